@@ -1,0 +1,439 @@
+//! The engine: replays a checked scenario through every variant.
+//!
+//! Pure arithmetic, no I/O and no clock. Request k of a run with N tool
+//! results carries `P + (k−1)·o + Σ_{j<k} T_j` input tokens (seed 003). The
+//! totals come from running integer sums over the result sizes, so a trace is
+//! replayed in one linear pass; token counts become exact decimals only at
+//! the end (bytes ÷ b, never rounded per result). Money is `Decimal` from
+//! price to total.
+
+pub mod bounds;
+pub mod stats;
+
+use crate::pricing::{Rates, PER_MILLION};
+use crate::scenario::{Assumptions, Cache, Content, PricedVariant, Scenario, TraceCall};
+pub use bounds::Bounds;
+use rust_decimal::Decimal;
+use serde::Serialize;
+pub use stats::{CapabilityStats, Ledger};
+
+/// How much detail to keep besides the totals.
+#[derive(Debug, Clone, Copy)]
+pub struct SimulateOptions {
+    /// Keep per-request rows and per-result attribution (memory linear in the trace).
+    pub detail: bool,
+}
+
+impl Default for SimulateOptions {
+    fn default() -> Self {
+        SimulateOptions { detail: true }
+    }
+}
+
+/// Tokens of one request of the run, for one content choice.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestTokens {
+    /// 1-based request number; request N+1 writes the final answer.
+    pub request: u64,
+    /// The call whose result was appended just before this request (none for the first).
+    pub after_call: Option<u32>,
+    /// Input tokens sent.
+    pub input: Bounds,
+    /// Tokens written to the cache when caching (input minus the previous request's input).
+    pub cache_write: Bounds,
+    /// Tokens read from the cache when caching (the previous request's input).
+    pub cache_read: Bounds,
+    /// Output tokens of this request (a step's output, or the final answer).
+    pub output: u64,
+}
+
+/// How the context grows over the run when results enter raw or trimmed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextProfile {
+    /// Raw or trimmed.
+    pub results: Content,
+    /// Bytes of all tool results that entered the context.
+    pub result_bytes: u64,
+    /// Those bytes as tokens.
+    pub result_tokens: Bounds,
+    /// Model requests in the run (tool results + 1).
+    pub requests: u64,
+    /// Input tokens of the last request.
+    pub final_request_input: Bounds,
+    /// Input tokens summed over all requests.
+    pub input_tokens: Bounds,
+    /// Tokens written to the cache over the run, when caching.
+    pub cache_write_tokens: Bounds,
+    /// Tokens read from the cache over the run, when caching.
+    pub cache_read_tokens: Bounds,
+    /// Output tokens of the run: N·o + F.
+    pub output_tokens: u64,
+    /// Per-request rows (only with `detail`).
+    pub per_request: Vec<RequestTokens>,
+}
+
+/// A cost split into the parts a bill shows, in USD.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct CostBreakdown {
+    /// Input billed at the uncached rate.
+    pub uncached_input: Bounds,
+    /// Cache writes.
+    pub cache_write: Bounds,
+    /// Cache reads.
+    pub cache_read: Bounds,
+    /// All model input: uncached + writes + reads.
+    pub input: Bounds,
+    /// Model output.
+    pub output: Bounds,
+    /// Data tools' fees (charged responses only).
+    pub data_fee: Bounds,
+    /// Everything.
+    pub total: Bounds,
+}
+
+impl CostBreakdown {
+    /// The same breakdown multiplied by a count (runs per day).
+    pub fn times(&self, n: Decimal) -> CostBreakdown {
+        CostBreakdown {
+            uncached_input: self.uncached_input * n,
+            cache_write: self.cache_write * n,
+            cache_read: self.cache_read * n,
+            input: self.input * n,
+            output: self.output * n,
+            data_fee: self.data_fee * n,
+            total: self.total * n,
+        }
+    }
+}
+
+/// One variant's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariantResult {
+    /// The variant and its rates.
+    #[serde(flatten)]
+    pub variant: PricedVariant,
+    /// Cost of one run.
+    pub cost: CostBreakdown,
+    /// Cost of `runs_per_day` runs.
+    pub per_day: CostBreakdown,
+    /// Model cost of each request, in request order (only with `detail`; data fees excluded).
+    pub request_costs: Vec<Bounds>,
+}
+
+/// What one tool result costs because it stays in the context.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultAttribution {
+    /// The run's call number, if the trace gives one.
+    pub call: Option<u32>,
+    /// Trace row.
+    pub row: usize,
+    /// Capability.
+    pub capability: String,
+    /// Raw size in bytes.
+    pub raw_bytes: u64,
+    /// Trimmed size in bytes.
+    pub trimmed_bytes: u64,
+    /// Requests that carry this result: N + 1 − j.
+    pub resends: u64,
+    /// Its tokens, raw.
+    pub raw_tokens: Bounds,
+    /// Its tokens, trimmed.
+    pub trimmed_tokens: Bounds,
+    /// Its input cost under each variant, in the scenario's variant order:
+    /// no cache, tokens × resends × input rate; cached, one write plus resends − 1 reads.
+    pub cost: Vec<Bounds>,
+}
+
+/// Everything one simulation produced: the single source for every renderer.
+#[derive(Debug, Clone, Serialize)]
+pub struct Simulation {
+    /// tokencast's version.
+    pub tokencast_version: String,
+    /// Scenario name.
+    pub scenario: String,
+    /// The question it answers.
+    pub question: String,
+    /// SHA-256 over the scenario, price book and trace.
+    pub fingerprint: String,
+    /// The input files.
+    pub inputs: Vec<crate::scenario::InputFile>,
+    /// The model's price book entry.
+    pub prices: crate::pricing::ModelPrices,
+    /// The assumptions used.
+    pub assumptions: Assumptions,
+    /// Tool results that entered the context (N).
+    pub tool_results: u64,
+    /// Context growth, raw then trimmed.
+    pub context: Vec<ContextProfile>,
+    /// Each variant's cost, in the scenario's order.
+    pub variants: Vec<VariantResult>,
+    /// Per tool result attribution (only with `detail`).
+    pub attribution: Vec<ResultAttribution>,
+    /// Per capability statistics.
+    pub capabilities: Vec<CapabilityStats>,
+    /// The data-fee ledger.
+    pub ledger: Ledger,
+    /// The trace as recorded.
+    pub trace: Vec<TraceCall>,
+}
+
+impl Simulation {
+    /// The context profile for raw or trimmed results.
+    pub fn profile(&self, results: Content) -> &ContextProfile {
+        self.context
+            .iter()
+            .find(|p| p.results == results)
+            .expect("both profiles are always computed")
+    }
+
+    /// Index of the cheapest and the most expensive variant by lower-bound total.
+    pub fn cheapest_and_dearest(&self) -> (usize, usize) {
+        let by_total = |i: &usize| self.variants[*i].cost.total.lower;
+        let idx = 0..self.variants.len();
+        let cheapest = idx.clone().min_by_key(by_total).unwrap_or(0);
+        let dearest = idx.max_by_key(by_total).unwrap_or(0);
+        (cheapest, dearest)
+    }
+}
+
+/// Replays `scenario` through every variant.
+pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
+    let a = &scenario.assumptions;
+    let results: Vec<&TraceCall> = scenario
+        .trace
+        .iter()
+        .filter(|c| c.enters_context())
+        .collect();
+    let raw: Vec<u64> = results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect();
+    let trimmed: Vec<u64> = results
+        .iter()
+        .map(|c| c.trimmed_bytes.unwrap_or(0))
+        .collect();
+    let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
+    let context = vec![
+        profile(Content::Raw, &raw, &calls, a, opts),
+        profile(Content::Trimmed, &trimmed, &calls, a, opts),
+    ];
+    let ledger = Ledger::of(&scenario.trace);
+    let data_fee = Bounds::exact(ledger.total_usd);
+    let runs = Decimal::from(a.runs_per_day);
+
+    let variants: Vec<VariantResult> = scenario
+        .variants
+        .iter()
+        .map(|pv| {
+            let p = context
+                .iter()
+                .find(|p| p.results == pv.variant.results)
+                .expect("both profiles computed");
+            let cost = run_cost(p, pv.variant.cache, &pv.rates, data_fee);
+            let request_costs = p
+                .per_request
+                .iter()
+                .map(|r| request_cost(r, pv.variant.cache, &pv.rates))
+                .collect();
+            VariantResult {
+                variant: pv.clone(),
+                cost,
+                per_day: cost.times(runs),
+                request_costs,
+            }
+        })
+        .collect();
+
+    let attribution = if opts.detail {
+        attribute(&results, a, &scenario.variants)
+    } else {
+        Vec::new()
+    };
+
+    Simulation {
+        tokencast_version: env!("CARGO_PKG_VERSION").to_string(),
+        scenario: scenario.name.clone(),
+        question: scenario.question.clone(),
+        fingerprint: scenario.fingerprint(),
+        inputs: scenario.inputs.clone(),
+        prices: scenario.prices.clone(),
+        assumptions: a.clone(),
+        tool_results: results.len() as u64,
+        context,
+        variants,
+        attribution,
+        capabilities: CapabilityStats::of(&scenario.trace),
+        ledger,
+        trace: scenario.trace.clone(),
+    }
+}
+
+/// Tokens of `bytes` of tool result: bytes ÷ b, and that × u.
+pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
+    let lower = Decimal::from(bytes) / a.bytes_per_token;
+    Bounds {
+        lower,
+        upper: lower * a.tokenizer_uplift,
+    }
+}
+
+/// Input tokens of a request given the prefix-plus-results part and the steps before it.
+fn request_input(cum_bytes: u128, steps_before: u64, a: &Assumptions) -> Bounds {
+    let carried = Decimal::from(a.prefix_tokens) + decimal_u128(cum_bytes) / a.bytes_per_token;
+    let outputs = Decimal::from(steps_before) * Decimal::from(a.output_tokens_per_step);
+    Bounds {
+        lower: carried + outputs,
+        upper: carried * a.tokenizer_uplift + outputs,
+    }
+}
+
+fn decimal_u128(v: u128) -> Decimal {
+    Decimal::from_i128_with_scale(v as i128, 0)
+}
+
+fn profile(
+    results: Content,
+    bytes: &[u64],
+    calls: &[Option<u32>],
+    a: &Assumptions,
+    opts: SimulateOptions,
+) -> ContextProfile {
+    let n = bytes.len() as u64;
+    // Running sums: cum = Σ_{j<k} bytes_j, sum_cum = Σ_k cum_k over requests k = 1..N+1.
+    let mut cum: u128 = 0;
+    let mut sum_cum: u128 = 0;
+    let mut per_request = Vec::with_capacity(if opts.detail { bytes.len() + 1 } else { 0 });
+    let mut previous = Bounds::default();
+    for k in 0..=n {
+        if k > 0 {
+            cum += u128::from(bytes[(k - 1) as usize]);
+        }
+        sum_cum += cum;
+        if opts.detail {
+            let input = request_input(cum, k, a);
+            per_request.push(RequestTokens {
+                request: k + 1,
+                after_call: if k == 0 {
+                    None
+                } else {
+                    calls[(k - 1) as usize]
+                },
+                input,
+                cache_write: input - previous,
+                cache_read: previous,
+                output: if k < n {
+                    a.output_tokens_per_step
+                } else {
+                    a.final_output_tokens
+                },
+            });
+            previous = input;
+        }
+    }
+    let requests = n + 1;
+    let p = Decimal::from(a.prefix_tokens);
+    let steps_sum = Decimal::from(n) * Decimal::from(n + 1) / Decimal::TWO; // Σ (k−1)
+    let outputs_carried = steps_sum * Decimal::from(a.output_tokens_per_step);
+    let carried = Decimal::from(requests) * p + decimal_u128(sum_cum) / a.bytes_per_token;
+    let input_tokens = Bounds {
+        lower: carried + outputs_carried,
+        upper: carried * a.tokenizer_uplift + outputs_carried,
+    };
+    let final_request_input = request_input(cum, n, a);
+    ContextProfile {
+        results,
+        result_bytes: cum as u64,
+        result_tokens: result_tokens(cum as u64, a),
+        requests,
+        final_request_input,
+        input_tokens,
+        cache_write_tokens: final_request_input,
+        cache_read_tokens: input_tokens - final_request_input,
+        output_tokens: n * a.output_tokens_per_step + a.final_output_tokens,
+        per_request,
+    }
+}
+
+fn usd(tokens: Bounds, rate: Decimal) -> Bounds {
+    tokens.map(|t| (t * rate / PER_MILLION).normalize())
+}
+
+fn run_cost(p: &ContextProfile, cache: Cache, rates: &Rates, data_fee: Bounds) -> CostBreakdown {
+    let (uncached_input, cache_write, cache_read) =
+        match (cache, rates.cache_write, rates.cache_read) {
+            (Cache::None, _, _) | (_, None, _) | (_, _, None) => (
+                usd(p.input_tokens, rates.input),
+                Bounds::default(),
+                Bounds::default(),
+            ),
+            (_, Some(w), Some(r)) => (
+                Bounds::default(),
+                usd(p.cache_write_tokens, w),
+                usd(p.cache_read_tokens, r),
+            ),
+        };
+    let input = uncached_input + cache_write + cache_read;
+    let output = usd(Bounds::exact(Decimal::from(p.output_tokens)), rates.output);
+    CostBreakdown {
+        uncached_input,
+        cache_write,
+        cache_read,
+        input,
+        output,
+        data_fee,
+        total: input + output + data_fee,
+    }
+}
+
+/// Model cost of one request under a variant's rates.
+pub fn request_cost(r: &RequestTokens, cache: Cache, rates: &Rates) -> Bounds {
+    let output = usd(Bounds::exact(Decimal::from(r.output)), rates.output);
+    let input = match (cache, rates.cache_write, rates.cache_read) {
+        (Cache::None, _, _) | (_, None, _) | (_, _, None) => usd(r.input, rates.input),
+        (_, Some(w), Some(rd)) => usd(r.cache_write, w) + usd(r.cache_read, rd),
+    };
+    input + output
+}
+
+fn attribute(
+    results: &[&TraceCall],
+    a: &Assumptions,
+    variants: &[PricedVariant],
+) -> Vec<ResultAttribution> {
+    let n = results.len() as u64;
+    results
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            let raw_bytes = c.raw_bytes.unwrap_or(0);
+            let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
+            let raw_tokens = result_tokens(raw_bytes, a);
+            let trimmed_tokens = result_tokens(trimmed_bytes, a);
+            let resends = n - j as u64;
+            let cost = variants
+                .iter()
+                .map(|pv| {
+                    let tokens = match pv.variant.results {
+                        Content::Raw => raw_tokens,
+                        Content::Trimmed => trimmed_tokens,
+                    };
+                    let rate = match (pv.variant.cache, pv.rates.cache_write, pv.rates.cache_read) {
+                        (Cache::None, _, _) | (_, None, _) | (_, _, None) => {
+                            Decimal::from(resends) * pv.rates.input
+                        }
+                        (_, Some(w), Some(r)) => w + Decimal::from(resends - 1) * r,
+                    };
+                    usd(tokens, rate)
+                })
+                .collect();
+            ResultAttribution {
+                call: c.call,
+                row: c.row,
+                capability: c.capability.clone(),
+                raw_bytes,
+                trimmed_bytes,
+                resends,
+                raw_tokens,
+                trimmed_tokens,
+                cost,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,136 @@
+//! Per-capability statistics and the data-fee ledger, from the trace alone.
+//!
+//! Medians use statrs; with an even count they are the mean of the two middle
+//! values (the seed's convention: 5.6 s for reddit/search's six calls).
+
+use crate::scenario::TraceCall;
+use rust_decimal::Decimal;
+use serde::Serialize;
+use statrs::statistics::{Data, Median};
+
+/// What one capability's successful responses looked like.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CapabilityStats {
+    /// Capability name.
+    pub capability: String,
+    /// Successful, non-replayed responses.
+    pub calls: u64,
+    /// Results returned in total.
+    pub items: u64,
+    /// Raw bytes in total.
+    pub raw_bytes: u64,
+    /// Trimmed bytes in total.
+    pub trimmed_bytes: u64,
+    /// Mean raw bytes per call.
+    pub mean_raw_bytes: Decimal,
+    /// Mean trimmed bytes per call.
+    pub mean_trimmed_bytes: Decimal,
+    /// Raw bytes per result item (total ÷ items; none when no items).
+    pub raw_bytes_per_item: Option<Decimal>,
+    /// Trimmed bytes per result item.
+    pub trimmed_bytes_per_item: Option<Decimal>,
+    /// Share of raw bytes the trim removes (0–1).
+    pub cut_share: Decimal,
+    /// Median latency in milliseconds.
+    pub median_latency_ms: f64,
+}
+
+impl CapabilityStats {
+    /// Statistics per capability, in order of first appearance in the trace.
+    pub fn of(trace: &[TraceCall]) -> Vec<CapabilityStats> {
+        let mut order: Vec<&str> = Vec::new();
+        for c in trace.iter().filter(|c| c.enters_context()) {
+            if !order.contains(&c.capability.as_str()) {
+                order.push(&c.capability);
+            }
+        }
+        order
+            .into_iter()
+            .map(|cap| {
+                let calls: Vec<&TraceCall> = trace
+                    .iter()
+                    .filter(|c| c.enters_context() && c.capability == cap)
+                    .collect();
+                let n = calls.len() as u64;
+                let items: u64 = calls.iter().map(|c| c.items).sum();
+                let raw: u64 = calls.iter().map(|c| c.raw_bytes.unwrap_or(0)).sum();
+                let trimmed: u64 = calls.iter().map(|c| c.trimmed_bytes.unwrap_or(0)).sum();
+                let per = |total: u64, count: u64| {
+                    (count > 0).then(|| Decimal::from(total) / Decimal::from(count))
+                };
+                CapabilityStats {
+                    capability: cap.to_string(),
+                    calls: n,
+                    items,
+                    raw_bytes: raw,
+                    trimmed_bytes: trimmed,
+                    mean_raw_bytes: per(raw, n).unwrap_or_default(),
+                    mean_trimmed_bytes: per(trimmed, n).unwrap_or_default(),
+                    raw_bytes_per_item: per(raw, items),
+                    trimmed_bytes_per_item: per(trimmed, items),
+                    cut_share: if raw == 0 {
+                        Decimal::ZERO
+                    } else {
+                        Decimal::ONE - Decimal::from(trimmed) / Decimal::from(raw)
+                    },
+                    median_latency_ms: median(calls.iter().map(|c| c.latency_ms)),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Median of whole milliseconds (mean of the middle two for an even count).
+pub fn median(values: impl Iterator<Item = u64>) -> f64 {
+    let v: Vec<f64> = values.map(|x| x as f64).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    Data::new(v).median()
+}
+
+/// The data tools' bill: charged responses only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ledger {
+    /// Requests recorded.
+    pub requests: u64,
+    /// Responses that were charged (fee > 0, not a replay).
+    pub charged: u64,
+    /// Non-replayed responses that cost nothing (errors, zero results).
+    pub uncharged: u64,
+    /// Idempotent replays skipped: they echo the first billing block.
+    pub replays_skipped: u64,
+    /// Error responses (non-2xx), kept in the ledger.
+    pub errors: u64,
+    /// Sum of `charged_usd` over charged responses.
+    pub total_usd: Decimal,
+    /// Median latency of successful, non-replayed calls that returned data, ms.
+    pub median_latency_with_data_ms: f64,
+}
+
+impl Ledger {
+    /// Builds the ledger from every row of the trace.
+    pub fn of(trace: &[TraceCall]) -> Ledger {
+        let charged = |c: &&TraceCall| !c.replayed && c.charged_usd > Decimal::ZERO;
+        Ledger {
+            requests: trace.len() as u64,
+            charged: trace.iter().filter(charged).count() as u64,
+            uncharged: trace
+                .iter()
+                .filter(|c| !c.replayed && c.charged_usd.is_zero())
+                .count() as u64,
+            replays_skipped: trace.iter().filter(|c| c.replayed).count() as u64,
+            errors: trace
+                .iter()
+                .filter(|c| !(200..300).contains(&c.status))
+                .count() as u64,
+            total_usd: trace.iter().filter(charged).map(|c| c.charged_usd).sum(),
+            median_latency_with_data_ms: median(
+                trace
+                    .iter()
+                    .filter(|c| c.enters_context() && c.items > 0)
+                    .map(|c| c.latency_ms),
+            ),
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Errors the user can fix: what is wrong, where, and what would be right.
+//!
+//! Every problem with a scenario, a price book or a trace becomes one
+//! [`InputError`]. It carries the offending file's text and a byte span, so
+//! miette prints a `file:line:col` snippet with a label, and a help line that
+//! says what a valid value looks like. `main` maps it to exit code 2.
+
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceSpan};
+use std::fmt;
+use thiserror::Error;
+
+/// A located, explained problem with the user's input.
+#[derive(Debug, Error, Diagnostic)]
+#[error("{message}")]
+#[diagnostic(code(tokencast::input))]
+pub struct InputError {
+    message: String,
+    #[source_code]
+    src: Option<NamedSource<String>>,
+    #[label(collection)]
+    labels: Vec<LabeledSpan>,
+    #[help]
+    help: Option<String>,
+}
+
+impl InputError {
+    /// An error with no source location (for example a file that cannot be read).
+    pub fn new(message: impl Into<String>) -> Self {
+        InputError {
+            message: message.into(),
+            src: None,
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// An error located at `span` in `text`, the contents of the file `name`.
+    pub fn at(
+        message: impl Into<String>,
+        name: &str,
+        text: &str,
+        span: impl Into<SourceSpan>,
+        label: impl Into<String>,
+    ) -> Self {
+        InputError {
+            message: message.into(),
+            src: Some(NamedSource::new(name, text.to_string())),
+            labels: vec![LabeledSpan::new_with_span(Some(label.into()), span.into())],
+            help: None,
+        }
+    }
+
+    /// Adds the line that tells the user what would be right.
+    pub fn with_help(mut self, help: impl fmt::Display) -> Self {
+        self.help = Some(help.to_string());
+        self
+    }
+
+    /// The one-line message, without location or help.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The help line, if any.
+    pub fn help_text(&self) -> Option<&str> {
+        self.help.as_deref()
+    }
+}
+
+/// Suggests the candidate closest to `given` (Jaro–Winkler), if any is close enough.
+pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(given, c), c))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// Turns serde's "unknown field `x`, expected one of `a`, `b`" (and the same for
+/// variants) into a help line that names the closest valid choice.
+pub fn suggest_from_serde_message(message: &str) -> Option<String> {
+    let (kind, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
+        ("key", rest)
+    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+        ("value", rest)
+    } else {
+        return None;
+    };
+    let given = rest.split('`').next()?;
+    let expected_part = rest.split_once("expected ")?.1;
+    let candidates: Vec<&str> = expected_part
+        .split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s)
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let list = candidates
+        .iter()
+        .map(|c| format!("`{c}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(match closest(given, candidates.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`? Valid {kind}s here: {list}"),
+        None => format!("valid {kind}s here: {list}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_closest_key_for_a_typo() {
+        let help = suggest_from_serde_message(
+            "unknown field `prefx_tokens`, expected one of `prefix_tokens`, `runs_per_day`",
+        )
+        .unwrap();
+        assert!(help.starts_with("did you mean `prefix_tokens`?"), "{help}");
+    }
+
+    #[test]
+    fn lists_choices_when_nothing_is_close() {
+        let help =
+            suggest_from_serde_message("unknown variant `zzz`, expected `none` or `5m`").unwrap();
+        assert!(help.contains("`none`, `5m`"), "{help}");
+        assert!(!help.contains("did you mean"), "{help}");
+    }
+}
+
+/// Renders an application error for stderr: a miette snippet for input
+/// errors (colour only on a terminal), one line plus help otherwise.
+pub fn render(e: &crate::cli::AppError) -> String {
+    use std::io::IsTerminal;
+    match e {
+        crate::cli::AppError::Input(input) => {
+            let theme = if std::io::stderr().is_terminal() {
+                miette::GraphicalTheme::unicode()
+            } else {
+                miette::GraphicalTheme::unicode_nocolor()
+            };
+            let handler = miette::GraphicalReportHandler::new_themed(theme)
+                .with_width(100)
+                .with_links(false);
+            let mut out = String::new();
+            match handler.render_report(&mut out, input) {
+                Ok(()) => format!("error: {}", out.trim_start_matches(['×', ' '])),
+                Err(_) => format!("error: {}", input.message()),
+            }
+        }
+        crate::cli::AppError::Output(o) => format!("error: {o}\n  help: {}", o.help()),
+    }
+}

@@ -1,0 +1,118 @@
+//! Display formatting: the one place where exact figures are rounded.
+//!
+//! Rounding is half away from zero, once, at display. Helpers with `plain`
+//! in their name write spreadsheet-friendly numbers (no separators, no `$`).
+
+use rust_decimal::{Decimal, RoundingStrategy};
+
+/// Rounds half away from zero to `dp` decimal places.
+pub fn round(d: Decimal, dp: u32) -> Decimal {
+    d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
+}
+
+/// `$1,038.25`-style money with `dp` decimals.
+pub fn usd(d: Decimal, dp: u32) -> String {
+    let s = fixed(d, dp);
+    match s.strip_prefix('-') {
+        Some(rest) => format!("-${}", group(rest)),
+        None => format!("${}", group(&s)),
+    }
+}
+
+/// A plain number with exactly `dp` decimals, rounded half away from zero.
+pub fn fixed(d: Decimal, dp: u32) -> String {
+    let r = round(d, dp);
+    let s = format!("{:.*}", dp as usize, r);
+    if s.starts_with('-') && s.trim_start_matches(['-', '0', '.']).is_empty() {
+        s[1..].to_string()
+    } else {
+        s
+    }
+}
+
+/// A whole count with thousands separators: `160,627`.
+pub fn count(d: Decimal) -> String {
+    group(&fixed(d, 0))
+}
+
+/// A whole count from an integer, with thousands separators.
+pub fn int(n: u64) -> String {
+    group(&n.to_string())
+}
+
+/// Bytes as kilobytes with one decimal (1 KB = 1,000 B, as the seed writes 35.2 KB).
+pub fn kb(bytes: u64) -> String {
+    format!(
+        "{} KB",
+        fixed(Decimal::from(bytes) / Decimal::from(1000), 1)
+    )
+}
+
+/// A share (0–1) as a whole percent: `78%`.
+pub fn percent(share: Decimal) -> String {
+    format!("{}%", fixed(share * Decimal::ONE_HUNDRED, 0))
+}
+
+/// Seconds with one decimal from milliseconds: `5.6 s`.
+pub fn seconds(ms: f64) -> String {
+    format!("{:.1} s", round_f64(ms / 1000.0, 1))
+}
+
+/// Rounds an `f64` half away from zero (statistics only).
+pub fn round_f64(v: f64, dp: i32) -> f64 {
+    let k = 10f64.powi(dp);
+    (v * k).round() / k
+}
+
+fn group(s: &str) -> String {
+    let (int_part, frac) = match s.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (s, None),
+    };
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in int_part.chars().enumerate() {
+        if i > 0 && (int_part.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if let Some(f) = frac {
+        out.push('.');
+        out.push_str(f);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn rounds_half_away_from_zero() {
+        assert_eq!(fixed(d("0.0005"), 3), "0.001");
+        assert_eq!(fixed(d("2.5"), 0), "3");
+        assert_eq!(fixed(d("-2.5"), 0), "-3");
+    }
+
+    #[test]
+    fn does_not_truncate() {
+        assert_eq!(fixed(d("10.38299"), 3), "10.383");
+    }
+
+    #[test]
+    fn groups_thousands() {
+        assert_eq!(usd(d("1038.254"), 2), "$1,038.25");
+        assert_eq!(count(d("206114.6")), "206,115");
+        assert_eq!(int(999), "999");
+    }
+
+    #[test]
+    fn negative_zero_prints_as_zero() {
+        assert_eq!(fixed(d("-0.0001"), 2), "0.00");
+    }
+}

@@ -1,0 +1,217 @@
+//! Reading what the user wrote: files, TOML documents and exact decimals.
+//!
+//! Everything here turns text into raw, deserialized values and reports
+//! failures as located [`InputError`]s. Checking what the values mean happens
+//! one layer up, in [`crate::scenario`] and [`crate::pricing`].
+
+use crate::error::{suggest_from_serde_message, InputError};
+use rust_decimal::Decimal;
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+/// A file the user gave us: its display name and its text.
+#[derive(Debug, Clone)]
+pub struct SourceText {
+    /// The path as it should appear in messages.
+    pub name: String,
+    /// The whole file.
+    pub text: String,
+}
+
+impl SourceText {
+    /// Reads `path`, saying which file and why when it cannot.
+    pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
+        if path.is_dir() {
+            return Err(InputError::new(format!(
+                "the {what} `{}` is a directory, not a file",
+                path.display()
+            ))
+            .with_help(format!("give the path of the {what} file itself")));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            let help = match e.kind() {
+                std::io::ErrorKind::NotFound => "check the path; paths inside a scenario are resolved from the scenario file's folder".to_string(),
+                std::io::ErrorKind::InvalidData => format!("the {what} must be UTF-8 text"),
+                _ => format!("make sure the {what} is readable"),
+            };
+            InputError::new(format!("cannot read the {what} `{}`: {e}", path.display()))
+                .with_help(help)
+        })?;
+        Ok(SourceText {
+            name: path.display().to_string(),
+            text,
+        })
+    }
+
+    /// An error pointing at `span` in this file.
+    pub fn error_at(
+        &self,
+        message: impl Into<String>,
+        span: std::ops::Range<usize>,
+        label: impl Into<String>,
+    ) -> InputError {
+        InputError::at(message, &self.name, &self.text, span, label)
+    }
+
+    /// Deserializes this file as TOML into `T`, with a located error on failure.
+    pub fn parse_toml<T: DeserializeOwned>(&self, what: &str) -> Result<T, InputError> {
+        toml::from_str(&self.text).map_err(|e| {
+            let message = e.message().trim().to_string();
+            let span = e.span().unwrap_or(0..0);
+            let help = suggest_from_serde_message(&message).unwrap_or_else(|| {
+                if message.starts_with("missing field") {
+                    format!("add the field; the {what} format is described in the README")
+                } else {
+                    format!("see the {what} format in the README")
+                }
+            });
+            self.error_at(format!("invalid {what}: {message}"), span, message.clone())
+                .with_help(help)
+        })
+    }
+}
+
+/// Deserializes a price: a non-negative decimal written as a TOML string.
+///
+/// Floats are rejected: a TOML float goes through binary `f64` before it could
+/// become a decimal, so `0.2` might not stay exactly 0.20. Integers are
+/// rejected too, so every price in a book is written the same way.
+pub fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    struct PriceVisitor;
+    impl Visitor<'_> for PriceVisitor {
+        type Value = Decimal;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a price in USD per million tokens written as a string, e.g. \"0.20\"")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Decimal, E> {
+            let d = Decimal::from_str_exact(s.trim()).map_err(|_| {
+                E::custom(format!(
+                    "price \"{s}\" is not a decimal number; write USD per million tokens like \"8\" or \"0.20\""
+                ))
+            })?;
+            if d.is_sign_negative() && !d.is_zero() {
+                return Err(E::custom(format!(
+                    "price \"{s}\" is negative; a price is zero or more USD per million tokens"
+                )));
+            }
+            Ok(d.normalize())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Decimal, E> {
+            Err(E::custom(format!(
+                "price {v} is a TOML float; write it as a string, \"{v}\": floats are binary and cannot hold every decimal price exactly"
+            )))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Decimal, E> {
+            Err(E::custom(format!(
+                "price {v} is a bare number; write it as a string, \"{v}\", so every price is an exact decimal"
+            )))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Decimal, E> {
+            self.visit_i64(v as i64)
+        }
+    }
+    d.deserialize_any(PriceVisitor)
+}
+
+/// Like [`price`] for an optional field: absent means the source does not give it.
+pub fn optional_price<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
+    price(d).map(Some)
+}
+
+/// Deserializes a positive exact decimal from a string, an integer or a float.
+///
+/// A float is read back through its shortest decimal representation, which is
+/// exactly what the user typed (`1.3` stays 1.3), so assumptions may be written
+/// as plain TOML numbers.
+pub fn positive_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    struct DecVisitor;
+    impl Visitor<'_> for DecVisitor {
+        type Value = Decimal;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a positive number, e.g. 4 or 1.3")
+        }
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<Decimal, E> {
+            let d = Decimal::from_str(s.trim()).map_err(|_| {
+                E::custom(format!(
+                    "\"{s}\" is not a number; write a positive number such as 4 or 1.3"
+                ))
+            })?;
+            if d <= Decimal::ZERO {
+                return Err(E::custom(format!("{s} must be greater than zero")));
+            }
+            Ok(d.normalize())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Decimal, E> {
+            if !v.is_finite() {
+                return Err(E::custom("expected a finite positive number"));
+            }
+            self.visit_str(&format!("{v}"))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Decimal, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Decimal, E> {
+            self.visit_str(&v.to_string())
+        }
+    }
+    d.deserialize_any(DecVisitor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Deserialize, Debug)]
+    struct P {
+        #[serde(deserialize_with = "price")]
+        p: Decimal,
+    }
+
+    #[derive(Deserialize, Debug)]
+    struct A {
+        #[serde(deserialize_with = "positive_decimal")]
+        a: Decimal,
+    }
+
+    #[test]
+    fn reads_string_price_exactly() {
+        let p: P = toml::from_str("p = \"0.20\"").unwrap();
+        assert_eq!(p.p, Decimal::new(2, 1));
+    }
+
+    #[test]
+    fn rejects_float_price_with_reason() {
+        let e = toml::from_str::<P>("p = 0.2").unwrap_err();
+        assert!(e.message().contains("floats are binary"), "{}", e.message());
+    }
+
+    #[test]
+    fn rejects_negative_price() {
+        let e = toml::from_str::<P>("p = \"-1\"").unwrap_err();
+        assert!(e.message().contains("negative"), "{}", e.message());
+    }
+
+    #[test]
+    fn rejects_non_numeric_price() {
+        let e = toml::from_str::<P>("p = \"eight\"").unwrap_err();
+        assert!(
+            e.message().contains("not a decimal number"),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn float_assumption_keeps_the_typed_digits() {
+        let a: A = toml::from_str("a = 1.3").unwrap();
+        assert_eq!(a.a, Decimal::new(13, 1));
+    }
+
+    #[test]
+    fn rejects_zero_assumption() {
+        assert!(toml::from_str::<A>("a = 0").is_err());
+    }
+}

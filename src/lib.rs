@@ -1,0 +1,20 @@
+//! tokencast: what an LLM agent's tool calls will cost, before the invoice does.
+//!
+//! The pipeline is load → validate → simulate → render:
+//! - [`scenario`] reads a scenario file, its price book and its trace into a
+//!   checked [`scenario::Scenario`];
+//! - [`pricing`] holds the price book and resolves each variant's rates;
+//! - [`engine`] replays the trace through every variant (pure, no I/O);
+//! - [`report`] renders one [`engine::Simulation`] as a terminal table, CSV,
+//!   JSON or HTML, each a pure function returning bytes;
+//! - [`output`] is the one place that writes files, atomically.
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod format;
+pub mod input;
+pub mod output;
+pub mod pricing;
+pub mod report;
+pub mod scenario;

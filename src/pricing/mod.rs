@@ -1,0 +1,229 @@
+//! The price book: what each model charges, kept as data with its source.
+//!
+//! A price book is a TOML file of `[models.<id>]` tables. Every price is an
+//! exact decimal in USD per million tokens, written as a string. A price the
+//! source does not give is left out and stays unknown; asking for a variant
+//! that needs it is an error, never a silent zero.
+
+use crate::input::{optional_price, price, SourceText};
+use crate::scenario::variant::{Cache, Mode};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One million: prices are quoted per million tokens.
+pub const PER_MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPriceBook {
+    models: BTreeMap<String, toml::Spanned<RawModelPrices>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawModelPrices {
+    source: String,
+    read_on: String,
+    #[serde(deserialize_with = "price")]
+    input: Decimal,
+    #[serde(deserialize_with = "price")]
+    output: Decimal,
+    #[serde(default, deserialize_with = "optional_price")]
+    cache_write_5m: Option<Decimal>,
+    #[serde(default, deserialize_with = "optional_price")]
+    cache_write_1h: Option<Decimal>,
+    #[serde(default, deserialize_with = "optional_price")]
+    cache_read: Option<Decimal>,
+    #[serde(default, deserialize_with = "optional_price")]
+    batch_input: Option<Decimal>,
+    #[serde(default, deserialize_with = "optional_price")]
+    batch_output: Option<Decimal>,
+}
+
+/// A model's prices in USD per million tokens; `None` where the source gives none.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelPrices {
+    /// The model id, e.g. `claude-fable-5-2`.
+    pub model: String,
+    /// Where the prices were read.
+    pub source: String,
+    /// When they were read (as written in the book).
+    pub read_on: String,
+    /// Uncached input.
+    pub input: Decimal,
+    /// Output (thinking included).
+    pub output: Decimal,
+    /// Cache write, 5-minute lifetime.
+    pub cache_write_5m: Option<Decimal>,
+    /// Cache write, 1-hour lifetime.
+    pub cache_write_1h: Option<Decimal>,
+    /// Cache read.
+    pub cache_read: Option<Decimal>,
+    /// Batch input.
+    pub batch_input: Option<Decimal>,
+    /// Batch output.
+    pub batch_output: Option<Decimal>,
+}
+
+/// The rates one variant pays, resolved from a model's prices (USD per million tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rates {
+    /// Uncached input.
+    pub input: Decimal,
+    /// Output.
+    pub output: Decimal,
+    /// Cache write, when the variant caches.
+    pub cache_write: Option<Decimal>,
+    /// Cache read, when the variant caches.
+    pub cache_read: Option<Decimal>,
+}
+
+/// A variant asked for prices its model's source does not give.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissingPrices(pub Vec<&'static str>);
+
+impl ModelPrices {
+    /// The rates for a cache tier and a sync/batch mode.
+    ///
+    /// In batch mode the cache multipliers (write ÷ input, read ÷ input) apply
+    /// to the batch input price.
+    pub fn rates(&self, cache: Cache, mode: Mode) -> Result<Rates, MissingPrices> {
+        let mut missing = Vec::new();
+        let mut need = |v: Option<Decimal>, name: &'static str| {
+            if v.is_none() {
+                missing.push(name);
+            }
+            v.unwrap_or_default()
+        };
+        let (input, output) = match mode {
+            Mode::Sync => (self.input, self.output),
+            Mode::Batch => (
+                need(self.batch_input, "batch_input"),
+                need(self.batch_output, "batch_output"),
+            ),
+        };
+        let cache_prices = match cache {
+            Cache::None => None,
+            Cache::FiveMinutes => Some((
+                need(self.cache_write_5m, "cache_write_5m"),
+                need(self.cache_read, "cache_read"),
+            )),
+            Cache::OneHour => Some((
+                need(self.cache_write_1h, "cache_write_1h"),
+                need(self.cache_read, "cache_read"),
+            )),
+        };
+        if !missing.is_empty() {
+            return Err(MissingPrices(missing));
+        }
+        let scale = |p: Decimal| match mode {
+            Mode::Sync => p,
+            Mode::Batch if self.input.is_zero() => p,
+            Mode::Batch => input * p / self.input,
+        };
+        Ok(Rates {
+            input,
+            output,
+            cache_write: cache_prices.map(|(w, _)| scale(w)),
+            cache_read: cache_prices.map(|(_, r)| scale(r)),
+        })
+    }
+}
+
+/// All models of one price book, by id.
+#[derive(Debug, Clone)]
+pub struct PriceBook {
+    models: BTreeMap<String, ModelPrices>,
+    /// Byte span of each model's table in the book, for error messages.
+    spans: BTreeMap<String, std::ops::Range<usize>>,
+}
+
+impl PriceBook {
+    /// Parses a price book file.
+    pub fn parse(src: &SourceText) -> Result<PriceBook, crate::error::InputError> {
+        let raw: RawPriceBook = src.parse_toml("price book")?;
+        let mut models = BTreeMap::new();
+        let mut spans = BTreeMap::new();
+        for (id, spanned) in raw.models {
+            spans.insert(id.clone(), spanned.span());
+            let r = spanned.into_inner();
+            models.insert(
+                id.clone(),
+                ModelPrices {
+                    model: id,
+                    source: r.source,
+                    read_on: r.read_on,
+                    input: r.input,
+                    output: r.output,
+                    cache_write_5m: r.cache_write_5m,
+                    cache_write_1h: r.cache_write_1h,
+                    cache_read: r.cache_read,
+                    batch_input: r.batch_input,
+                    batch_output: r.batch_output,
+                },
+            );
+        }
+        Ok(PriceBook { models, spans })
+    }
+
+    /// The prices of `model`, if the book has it.
+    pub fn get(&self, model: &str) -> Option<&ModelPrices> {
+        self.models.get(model)
+    }
+
+    /// The model ids in the book, sorted.
+    pub fn model_ids(&self) -> impl Iterator<Item = &str> {
+        self.models.keys().map(String::as_str)
+    }
+
+    /// Where `model`'s table sits in the book file.
+    pub fn span_of(&self, model: &str) -> Option<std::ops::Range<usize>> {
+        self.spans.get(model).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fable_5_2() -> ModelPrices {
+        ModelPrices {
+            model: "claude-fable-5-2".into(),
+            source: "test".into(),
+            read_on: "2026-11-14".into(),
+            input: Decimal::from(8),
+            output: Decimal::from(40),
+            cache_write_5m: Some(Decimal::from(10)),
+            cache_write_1h: Some(Decimal::from(16)),
+            cache_read: Some(Decimal::new(20, 2)),
+            batch_input: Some(Decimal::from(4)),
+            batch_output: Some(Decimal::from(20)),
+        }
+    }
+
+    #[test]
+    fn batch_applies_cache_multipliers_to_batch_input() {
+        let r = fable_5_2().rates(Cache::FiveMinutes, Mode::Batch).unwrap();
+        // 1.25 × $4 and 0.025 × $4
+        assert_eq!(r.cache_write, Some(Decimal::from(5)));
+        assert_eq!(r.cache_read, Some(Decimal::new(10, 2)));
+        assert_eq!(r.input, Decimal::from(4));
+        assert_eq!(r.output, Decimal::from(20));
+    }
+
+    #[test]
+    fn one_hour_tier_uses_its_write_price() {
+        let r = fable_5_2().rates(Cache::OneHour, Mode::Sync).unwrap();
+        assert_eq!(r.cache_write, Some(Decimal::from(16)));
+    }
+
+    #[test]
+    fn unknown_price_is_reported_not_zeroed() {
+        let mut m = fable_5_2();
+        m.cache_read = None;
+        m.batch_output = None;
+        let e = m.rates(Cache::FiveMinutes, Mode::Batch).unwrap_err();
+        assert_eq!(e.0, vec!["batch_output", "cache_read"]);
+    }
+}

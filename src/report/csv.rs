@@ -1,0 +1,15 @@
+//! CSV: a header row, plain exact numbers, stable column order.
+
+use super::tables::DataTable;
+
+/// One table as CSV bytes.
+pub fn render(t: &DataTable) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(t.columns.iter().map(|c| c.key.as_str()))
+        .expect("writing to memory cannot fail");
+    for row in &t.rows {
+        w.write_record(row.iter().map(|c| c.plain()))
+            .expect("writing to memory cannot fail");
+    }
+    w.into_inner().expect("writing to memory cannot fail")
+}

@@ -1,0 +1,320 @@
+//! The scenario format: a recorded run plus the assumptions around it.
+//!
+//! Loading happens in two stages, as in ripgrep's low/high arguments: the TOML
+//! is deserialized into raw structs (`deny_unknown_fields`, exact decimals),
+//! then checked once into a [`Scenario`] whose fields the engine trusts.
+
+pub mod trace;
+pub mod variant;
+
+use crate::error::{closest, InputError};
+use crate::input::{positive_decimal, SourceText};
+use crate::pricing::{MissingPrices, ModelPrices, PriceBook, Rates};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+pub use trace::TraceCall;
+pub use variant::{Cache, Content, Mode, Variant};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: String,
+    question: String,
+    model: Spanned<String>,
+    prices: Spanned<String>,
+    trace: Spanned<RawTrace>,
+    assumptions: RawAssumptions,
+    variants: Spanned<Vec<Spanned<RawVariant>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTrace {
+    #[serde(default)]
+    file: Option<Spanned<String>>,
+    #[serde(default)]
+    calls: Option<Vec<Spanned<trace::RawCall>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAssumptions {
+    prefix_tokens: u64,
+    output_tokens_per_step: u64,
+    final_output_tokens: u64,
+    #[serde(deserialize_with = "positive_decimal")]
+    bytes_per_token: Decimal,
+    #[serde(deserialize_with = "positive_decimal")]
+    tokenizer_uplift: Decimal,
+    runs_per_day: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVariant {
+    #[serde(default)]
+    name: Option<String>,
+    results: Content,
+    cache: Cache,
+    #[serde(default)]
+    mode: Mode,
+}
+
+/// What the run assumes beyond the trace (seed 003's symbols in brackets).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assumptions {
+    /// System prompt + tool definitions + user question, in tokens [P].
+    pub prefix_tokens: u64,
+    /// Model output per step: tool_use block and thinking [o].
+    pub output_tokens_per_step: u64,
+    /// The final answer's output tokens [F].
+    pub final_output_tokens: u64,
+    /// Bytes per token for the lower bound [b].
+    pub bytes_per_token: Decimal,
+    /// Tokenizer uplift for the upper bound [u]; applies to the prefix and tool results.
+    pub tokenizer_uplift: Decimal,
+    /// Runs per day for the projection.
+    pub runs_per_day: u64,
+}
+
+/// A variant with the rates it pays, resolved from the price book.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PricedVariant {
+    /// What the variant is.
+    #[serde(flatten)]
+    pub variant: Variant,
+    /// The rates it pays, USD per million tokens.
+    pub rates: Rates,
+}
+
+/// One input file and its SHA-256, for the report's fingerprint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputFile {
+    /// File name as referenced (no directories, so output does not depend on the working directory).
+    pub name: String,
+    /// Hex SHA-256 of the file's bytes.
+    pub sha256: String,
+}
+
+/// A checked scenario: everything the engine needs, already validated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Scenario {
+    /// Short name, used for default report file names.
+    pub name: String,
+    /// The question the scenario answers.
+    pub question: String,
+    /// The model and its prices.
+    pub prices: ModelPrices,
+    /// The run's assumptions.
+    pub assumptions: Assumptions,
+    /// Variants to compare, in the order written.
+    pub variants: Vec<PricedVariant>,
+    /// The recorded requests, in order.
+    pub trace: Vec<TraceCall>,
+    /// The files this scenario was read from.
+    pub inputs: Vec<InputFile>,
+}
+
+impl Scenario {
+    /// Reads and checks the scenario at `path`, with its price book and trace.
+    pub fn load(path: &Path) -> Result<Scenario, InputError> {
+        let src = SourceText::read(path, "scenario file")?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Scenario::from_source(&src, &base)
+    }
+
+    /// Checks a scenario whose text is already read; relative paths resolve from `base`.
+    pub fn from_source(src: &SourceText, base: &Path) -> Result<Scenario, InputError> {
+        let raw: RawScenario = src.parse_toml("scenario")?;
+        let mut inputs = vec![input_file(src)];
+
+        // Price book and model.
+        let book_path = resolve(base, raw.prices.get_ref());
+        let book_src = SourceText::read(&book_path, "price book").map_err(|e| {
+            src.error_at(
+                e.message().to_string(),
+                raw.prices.span(),
+                "price book path",
+            )
+            .with_help(e.help_text().unwrap_or("check the path"))
+        })?;
+        let book = PriceBook::parse(&book_src)?;
+        inputs.push(input_file(&book_src));
+        let model_id = raw.model.get_ref();
+        let prices = book.get(model_id).cloned().ok_or_else(|| {
+            let known: Vec<&str> = book.model_ids().collect();
+            let help = match closest(model_id, known.iter().copied()) {
+                Some(best) => format!(
+                    "did you mean `{best}`? The price book has: {}",
+                    known.join(", ")
+                ),
+                None => format!(
+                    "the price book has: {}; add a [models.{model_id}] table to it",
+                    known.join(", ")
+                ),
+            };
+            src.error_at(
+                format!(
+                    "model `{model_id}` is not in the price book `{}`",
+                    book_src.name
+                ),
+                raw.model.span(),
+                "unknown model",
+            )
+            .with_help(help)
+        })?;
+
+        // Trace.
+        let trace_span = raw.trace.span();
+        let raw_trace = raw.trace.into_inner();
+        let trace = match (raw_trace.file, raw_trace.calls) {
+            (Some(file), None) => {
+                let trace_path = resolve(base, file.get_ref());
+                let trace_src = SourceText::read(&trace_path, "trace file").map_err(|e| {
+                    src.error_at(e.message().to_string(), file.span(), "trace file path")
+                        .with_help(e.help_text().unwrap_or("check the path"))
+                })?;
+                inputs.push(input_file(&trace_src));
+                trace::parse_csv(&trace_src)?
+            }
+            (None, Some(calls)) => trace::check_inline(src, calls)?,
+            (Some(file), Some(_)) => {
+                return Err(src
+                    .error_at(
+                        "the trace has both `file` and inline `calls`",
+                        file.span(),
+                        "one of these",
+                    )
+                    .with_help(
+                        "keep either `file = \"…csv\"` or the [[trace.calls]] rows, not both",
+                    ))
+            }
+            (None, None) => {
+                return Err(src
+                    .error_at("the trace has no calls", trace_span, "empty trace")
+                    .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
+            }
+        };
+        if !trace.iter().any(TraceCall::enters_context) {
+            let what = if trace.is_empty() {
+                "the trace is empty".to_string()
+            } else {
+                "no call in the trace returned a successful, non-replayed result".to_string()
+            };
+            return Err(src.error_at(what, trace_span, "trace").with_help(
+                "a trace needs at least one row with a 2xx status and replayed = false",
+            ));
+        }
+
+        // Variants.
+        let variants_span = raw.variants.span();
+        let raw_variants = raw.variants.into_inner();
+        if raw_variants.is_empty() {
+            return Err(src
+                .error_at("no variants to compare", variants_span, "empty list")
+                .with_help("add [[variants]] tables with results, cache and mode"));
+        }
+        let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw_variants.len());
+        for spanned in raw_variants {
+            let span = spanned.span();
+            let rv = spanned.into_inner();
+            let name = rv
+                .name
+                .unwrap_or_else(|| Variant::default_name(rv.results, rv.cache, rv.mode));
+            if variants.iter().any(|v| v.variant.name == name) {
+                return Err(src
+                    .error_at(
+                        format!("two variants are named `{name}`"),
+                        span,
+                        "duplicate",
+                    )
+                    .with_help("give each variant a different `name`"));
+            }
+            let rates = prices.rates(rv.cache, rv.mode).map_err(|MissingPrices(missing)| {
+                src.error_at(
+                    format!(
+                        "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
+                        missing.join(" and ")
+                    ),
+                    span.clone(),
+                    "needs unknown prices",
+                )
+                .with_help(format!(
+                    "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
+                    missing.join(", "),
+                    book_src.name
+                ))
+            })?;
+            variants.push(PricedVariant {
+                variant: Variant {
+                    name,
+                    results: rv.results,
+                    cache: rv.cache,
+                    mode: rv.mode,
+                },
+                rates,
+            });
+        }
+
+        let a = raw.assumptions;
+        if raw.name.trim().is_empty() {
+            return Err(InputError::new(format!("{}: `name` is empty", src.name))
+                .with_help("give the scenario a short name, e.g. name = \"research\""));
+        }
+        Ok(Scenario {
+            name: raw.name,
+            question: raw.question,
+            prices,
+            assumptions: Assumptions {
+                prefix_tokens: a.prefix_tokens,
+                output_tokens_per_step: a.output_tokens_per_step,
+                final_output_tokens: a.final_output_tokens,
+                bytes_per_token: a.bytes_per_token,
+                tokenizer_uplift: a.tokenizer_uplift,
+                runs_per_day: a.runs_per_day,
+            },
+            variants,
+            trace,
+            inputs,
+        })
+    }
+
+    /// One SHA-256 over every input file, for the report's footer.
+    pub fn fingerprint(&self) -> String {
+        let mut h = Sha256::new();
+        for f in &self.inputs {
+            h.update(f.name.as_bytes());
+            h.update([0]);
+            h.update(f.sha256.as_bytes());
+            h.update([0]);
+        }
+        hex(&h.finalize())
+    }
+}
+
+fn resolve(base: &Path, rel: &str) -> PathBuf {
+    let p = Path::new(rel);
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
+fn input_file(src: &SourceText) -> InputFile {
+    let name = Path::new(&src.name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| src.name.clone());
+    InputFile {
+        name,
+        sha256: hex(&Sha256::digest(src.text.as_bytes())),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,368 @@
+//! The recorded trace: one row per tool request, from CSV or inline TOML.
+//!
+//! Rows keep everything the ledger needs (errors, replays, fees); only
+//! successful, non-replayed responses become tool results in the context.
+
+use crate::error::InputError;
+use crate::input::SourceText;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// One recorded tool request, as checked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceCall {
+    /// 1-based position in the trace.
+    pub row: usize,
+    /// The run's call number for results (empty for errors and replays).
+    pub call: Option<u32>,
+    /// The capability, e.g. `reddit/search`.
+    pub capability: String,
+    /// The request's parameters, as recorded (free text).
+    pub params: String,
+    /// HTTP status.
+    pub status: u16,
+    /// Results returned.
+    pub items: u64,
+    /// Response size as returned, in bytes (absent for errors without a body size).
+    pub raw_bytes: Option<u64>,
+    /// Response size after trimming, in bytes.
+    pub trimmed_bytes: Option<u64>,
+    /// Wall-clock latency in milliseconds.
+    pub latency_ms: u64,
+    /// The `charged_usd` of the response's billing block.
+    pub charged_usd: Decimal,
+    /// An idempotent replay: echoes the first billing, not charged again.
+    pub replayed: bool,
+}
+
+impl TraceCall {
+    /// A successful, first-time response: its body enters the context.
+    pub fn enters_context(&self) -> bool {
+        (200..300).contains(&self.status) && !self.replayed
+    }
+}
+
+/// A row as written in the CSV file or inline TOML.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCall {
+    #[serde(default)]
+    call: Option<u32>,
+    #[serde(default)]
+    round: Option<u32>,
+    capability: String,
+    #[serde(default)]
+    params: String,
+    status: u16,
+    items: u64,
+    #[serde(default)]
+    raw_bytes: Option<u64>,
+    #[serde(default)]
+    trimmed_bytes: Option<u64>,
+    latency_ms: u64,
+    #[serde(deserialize_with = "charged")]
+    charged_usd: Decimal,
+    #[serde(default)]
+    replayed: bool,
+    #[serde(default)]
+    note: String,
+}
+
+/// `charged_usd`: an exact, non-negative decimal (plain number in CSV, string or number in TOML).
+fn charged<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    use serde::de::Error;
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Num {
+        S(String),
+        I(i64),
+        F(f64),
+    }
+    let text = match Num::deserialize(d)? {
+        Num::S(s) => s,
+        Num::I(i) => i.to_string(),
+        Num::F(f) => format!("{f}"),
+    };
+    let v = text.trim().parse::<Decimal>().map_err(|_| {
+        D::Error::custom(format!(
+            "charged_usd \"{text}\" is not a number; write the fee in USD such as 0.000792"
+        ))
+    })?;
+    if v.is_sign_negative() && !v.is_zero() {
+        return Err(D::Error::custom(format!(
+            "charged_usd {text} is negative; a fee is zero or more"
+        )));
+    }
+    Ok(v)
+}
+
+/// Where a raw row came from, so checks can point at it.
+pub(crate) enum RowSite<'a> {
+    Csv {
+        src: &'a SourceText,
+        line: u64,
+        span: std::ops::Range<usize>,
+    },
+    Toml {
+        src: &'a SourceText,
+        span: std::ops::Range<usize>,
+    },
+}
+
+impl RowSite<'_> {
+    fn error(&self, row: usize, field: &str, message: &str, help: &str) -> InputError {
+        match self {
+            RowSite::Csv { src, line, span } => src
+                .error_at(
+                    format!(
+                        "{}: row {row} (line {line}), column `{field}`: {message}",
+                        src.name
+                    ),
+                    span.clone(),
+                    format!("column `{field}`"),
+                )
+                .with_help(help),
+            RowSite::Toml { src, span } => src
+                .error_at(
+                    format!("trace call {row}, field `{field}`: {message}"),
+                    span.clone(),
+                    format!("field `{field}`"),
+                )
+                .with_help(help),
+        }
+    }
+}
+
+impl RawCall {
+    /// Checks one row; `row` is 1-based.
+    pub(crate) fn check(self, row: usize, site: &RowSite) -> Result<TraceCall, InputError> {
+        let _ = (self.round, &self.note);
+        let ok = (200..300).contains(&self.status);
+        if !(100..600).contains(&self.status) {
+            return Err(site.error(
+                row,
+                "status",
+                &format!("{} is not an HTTP status", self.status),
+                "write the response's HTTP status code, e.g. 200 or 422",
+            ));
+        }
+        if ok && !self.replayed {
+            for (field, v) in [
+                ("raw_bytes", self.raw_bytes),
+                ("trimmed_bytes", self.trimmed_bytes),
+            ] {
+                if v.is_none() {
+                    return Err(site.error(
+                        row,
+                        field,
+                        "missing value",
+                        "a successful response enters the context, so its size in bytes is needed",
+                    ));
+                }
+            }
+        }
+        if let (Some(raw), Some(trimmed)) = (self.raw_bytes, self.trimmed_bytes) {
+            if trimmed > raw {
+                return Err(site.error(
+                    row,
+                    "trimmed_bytes",
+                    &format!("trimmed size {trimmed} B is larger than the raw size {raw} B"),
+                    "trimming only removes bytes: trimmed_bytes must be at most raw_bytes",
+                ));
+            }
+        }
+        if self.capability.trim().is_empty() {
+            return Err(site.error(
+                row,
+                "capability",
+                "missing value",
+                "name the tool capability, e.g. reddit/search",
+            ));
+        }
+        Ok(TraceCall {
+            row,
+            call: self.call,
+            capability: self.capability.trim().to_string(),
+            params: self.params,
+            status: self.status,
+            items: self.items,
+            raw_bytes: self.raw_bytes,
+            trimmed_bytes: self.trimmed_bytes,
+            latency_ms: self.latency_ms,
+            charged_usd: self.charged_usd,
+            replayed: self.replayed,
+        })
+    }
+}
+
+/// Reads and checks a trace CSV file.
+pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(src.text.as_bytes());
+    let headers = reader
+        .headers()
+        .map_err(|e| InputError::new(format!("{}: cannot read the header row: {e}", src.name)))?
+        .clone();
+    const REQUIRED: [&str; 8] = [
+        "capability",
+        "status",
+        "items",
+        "raw_bytes",
+        "trimmed_bytes",
+        "latency_ms",
+        "charged_usd",
+        "replayed",
+    ];
+    let header_len = src.text.lines().next().map_or(0, str::len);
+    for col in REQUIRED {
+        if !headers.iter().any(|h| h == col) {
+            return Err(src
+                .error_at(
+                    format!("{}: the header row has no `{col}` column", src.name),
+                    0..header_len,
+                    "header row",
+                )
+                .with_help(format!("a trace needs the columns {}", REQUIRED.join(", "))));
+        }
+    }
+    let mut calls = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let pos_before = reader.position().clone();
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(pos_before.line(), |p| p.line());
+                let start = pos_before.byte() as usize;
+                return Err(src
+                    .error_at(
+                        format!("{}: line {line}: {e}", src.name),
+                        start..line_end(&src.text, start),
+                        "this row",
+                    )
+                    .with_help("every row needs as many fields as the header row"));
+            }
+        }
+        let row = calls.len() + 1;
+        let pos = record.position().cloned().unwrap_or(pos_before);
+        let start = pos.byte() as usize;
+        let span = start..line_end(&src.text, start);
+        let site = RowSite::Csv {
+            src,
+            line: pos.line(),
+            span: span.clone(),
+        };
+        let raw: RawCall = record.deserialize(Some(&headers)).map_err(|e| {
+            let (field, message) = describe_csv_error(&e, &headers);
+            let help = column_help(&field);
+            let field_span = record
+                .position()
+                .and_then(|_| field_span(&src.text, span.clone(), &headers, &field))
+                .unwrap_or(span.clone());
+            src.error_at(
+                format!(
+                    "{}: row {row} (line {}), column `{field}`: {message}",
+                    src.name,
+                    pos.line()
+                ),
+                field_span,
+                format!("column `{field}`"),
+            )
+            .with_help(help)
+        })?;
+        calls.push(raw.check(row, &site)?);
+    }
+    Ok(calls)
+}
+
+fn line_end(text: &str, start: usize) -> usize {
+    let start = start.min(text.len());
+    text[start..].find('\n').map_or(text.len(), |i| start + i)
+}
+
+/// Byte span of one named field within a CSV line (best effort; quoted commas are handled).
+fn field_span(
+    text: &str,
+    line: std::ops::Range<usize>,
+    headers: &csv::StringRecord,
+    field: &str,
+) -> Option<std::ops::Range<usize>> {
+    let idx = headers.iter().position(|h| h == field)?;
+    let bytes = &text.as_bytes()[line.clone()];
+    let mut field_no = 0;
+    let mut in_quotes = false;
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'"' => in_quotes = !in_quotes,
+            b',' if !in_quotes => {
+                if field_no == idx {
+                    return Some(
+                        line.start + start..line.start + i.max(start + 1).min(bytes.len()),
+                    );
+                }
+                field_no += 1;
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    (field_no == idx).then(|| line.start + start..line.end.max(line.start + start + 1))
+}
+
+fn describe_csv_error(e: &csv::Error, headers: &csv::StringRecord) -> (String, String) {
+    if let csv::ErrorKind::Deserialize { err, .. } = e.kind() {
+        let field = err
+            .field()
+            .and_then(|i| headers.get(i as usize))
+            .map(str::to_string)
+            .unwrap_or_else(|| "?".into());
+        let message = match err.kind() {
+            csv::DeserializeErrorKind::ParseInt(pe) if pe.to_string().contains("empty") => {
+                "missing value".to_string()
+            }
+            csv::DeserializeErrorKind::ParseInt(_) => "not a whole number".to_string(),
+            csv::DeserializeErrorKind::ParseBool(_) => "not true or false".to_string(),
+            csv::DeserializeErrorKind::Message(m) if m.starts_with("missing field") => {
+                let f = m.split('`').nth(1).unwrap_or("?").to_string();
+                return (f, "missing column".to_string());
+            }
+            other => other.to_string(),
+        };
+        return (field, message);
+    }
+    ("?".into(), e.to_string())
+}
+
+fn column_help(field: &str) -> String {
+    match field {
+        "status" => "write the HTTP status code, e.g. 200".into(),
+        "items" | "latency_ms" | "call" | "round" => {
+            format!("`{field}` is a whole number, zero or more")
+        }
+        "raw_bytes" | "trimmed_bytes" => format!(
+            "`{field}` is the response size in bytes, a whole number (leave it empty only for error rows)"
+        ),
+        "charged_usd" => "write the fee in USD, e.g. 0.000792, or 0 when not charged".into(),
+        "replayed" => "write true or false".into(),
+        _ => "see the trace columns in the README".into(),
+    }
+}
+
+/// Checks inline `[[trace.calls]]` rows.
+pub(crate) fn check_inline(
+    src: &SourceText,
+    rows: Vec<toml::Spanned<RawCall>>,
+) -> Result<Vec<TraceCall>, InputError> {
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, spanned)| {
+            let span = spanned.span();
+            spanned
+                .into_inner()
+                .check(i + 1, &RowSite::Toml { src, span })
+        })
+        .collect()
+}
