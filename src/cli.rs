@@ -51,6 +51,15 @@ pub struct SimulateArgs {
     /// Also print the per-request table (terminal format).
     #[arg(long)]
     pub requests: bool,
+    /// Write the HTML report here [default: reports/<scenario file stem>.html].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Do not write the HTML report.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the generation time in the report's footer (off by default, so reruns are byte-identical).
+    #[arg(long)]
+    pub timestamp: bool,
     /// Write every table as a CSV file into this folder.
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,
@@ -68,6 +77,9 @@ pub enum AppError {
     /// Files could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A renderer failed (a bug: please report it).
+    #[error("could not render the report: {0}")]
+    Render(String),
 }
 
 impl AppError {
@@ -76,7 +88,7 @@ impl AppError {
         match self {
             AppError::Input(_) => 2,
             AppError::Output(e) if e.is_user_error() => 2,
-            AppError::Output(_) => 1,
+            AppError::Output(_) | AppError::Render(_) => 1,
         }
     }
 }
@@ -97,6 +109,20 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
     }
 }
 
+/// Where the HTML report goes, if anywhere.
+fn report_path(args: &SimulateArgs) -> Option<PathBuf> {
+    if args.no_report {
+        return None;
+    }
+    Some(args.report.clone().unwrap_or_else(|| {
+        let stem = args
+            .scenario
+            .file_stem()
+            .map_or("report".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from("reports").join(format!("{stem}.html"))
+    }))
+}
+
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let scenario = Scenario::load(&args.scenario)?;
     let sim = simulate(&scenario, SimulateOptions { detail: true });
@@ -112,6 +138,18 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         Format::Csv => report::csv::render(&report::tables::variants(&sim)),
     };
     let mut files = Vec::new();
+    if let Some(path) = report_path(&args) {
+        let timestamp = args
+            .timestamp
+            .then(|| humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
+        let bytes = report::html::render(&sim, &report::html::HtmlOptions { timestamp })
+            .map_err(|e| AppError::Render(e.to_string()))?;
+        files.push(PlannedFile {
+            path,
+            bytes,
+            owner: Owner::HtmlReport,
+        });
+    }
     if let Some(dir) = &args.csv {
         for t in report::tables::all(&sim) {
             let bytes = report::csv::render(&t);

@@ -12,7 +12,6 @@ use thiserror::Error;
 /// A located, explained problem with the user's input.
 #[derive(Debug, Error, Diagnostic)]
 #[error("{message}")]
-#[diagnostic(code(tokencast::input))]
 pub struct InputError {
     message: String,
     #[source_code]
@@ -144,7 +143,8 @@ pub fn render(e: &crate::cli::AppError) -> String {
             };
             let handler = miette::GraphicalReportHandler::new_themed(theme)
                 .with_width(100)
-                .with_links(false);
+                .with_links(false)
+                .with_wrap_lines(false);
             let mut out = String::new();
             match handler.render_report(&mut out, input) {
                 Ok(()) => format!("error: {}", out.trim_start_matches(['×', ' '])),
@@ -152,5 +152,6 @@ pub fn render(e: &crate::cli::AppError) -> String {
             }
         }
         crate::cli::AppError::Output(o) => format!("error: {o}\n  help: {}", o.help()),
+        crate::cli::AppError::Render(_) => format!("error: {e}"),
     }
 }

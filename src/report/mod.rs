@@ -3,6 +3,7 @@
 //! None of them touches the filesystem; [`crate::output`] writes files.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod tables;
 pub mod terminal;

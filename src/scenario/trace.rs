@@ -102,6 +102,7 @@ pub(crate) enum RowSite<'a> {
         src: &'a SourceText,
         line: u64,
         span: std::ops::Range<usize>,
+        headers: &'a csv::StringRecord,
     },
     Toml {
         src: &'a SourceText,
@@ -112,13 +113,18 @@ pub(crate) enum RowSite<'a> {
 impl RowSite<'_> {
     fn error(&self, row: usize, field: &str, message: &str, help: &str) -> InputError {
         match self {
-            RowSite::Csv { src, line, span } => src
+            RowSite::Csv {
+                src,
+                line,
+                span,
+                headers,
+            } => src
                 .error_at(
                     format!(
                         "{}: row {row} (line {line}), column `{field}`: {message}",
                         src.name
                     ),
-                    span.clone(),
+                    field_span(&src.text, span.clone(), headers, field).unwrap_or(span.clone()),
                     format!("column `{field}`"),
                 )
                 .with_help(help),
@@ -234,8 +240,9 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
-                let line = e.position().map_or(pos_before.line(), |p| p.line());
-                let start = pos_before.byte() as usize;
+                let start = e.position().map_or(pos_before.byte(), |p| p.byte()) as usize;
+                let start = record_start(&src.text, start);
+                let line = line_of(&src.text, start);
                 return Err(src
                     .error_at(
                         format!("{}: line {line}: {e}", src.name),
@@ -247,12 +254,14 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         }
         let row = calls.len() + 1;
         let pos = record.position().cloned().unwrap_or(pos_before);
-        let start = pos.byte() as usize;
+        let start = record_start(&src.text, pos.byte() as usize);
+        let line = line_of(&src.text, start);
         let span = start..line_end(&src.text, start);
         let site = RowSite::Csv {
             src,
-            line: pos.line(),
+            line,
             span: span.clone(),
+            headers: &headers,
         };
         let raw: RawCall = record.deserialize(Some(&headers)).map_err(|e| {
             let (field, message) = describe_csv_error(&e, &headers);
@@ -264,8 +273,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             src.error_at(
                 format!(
                     "{}: row {row} (line {}), column `{field}`: {message}",
-                    src.name,
-                    pos.line()
+                    src.name, line
                 ),
                 field_span,
                 format!("column `{field}`"),
@@ -279,7 +287,31 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
 
 fn line_end(text: &str, start: usize) -> usize {
     let start = start.min(text.len());
-    text[start..].find('\n').map_or(text.len(), |i| start + i)
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    if end > start && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    }
+}
+
+/// csv reports a record's start one byte early after a CRLF; skip line terminators.
+fn record_start(text: &str, byte: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = byte.min(bytes.len());
+    while i < bytes.len() && (bytes[i] == b'\n' || bytes[i] == b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// 1-based line number of a byte offset (csv's own count is off after the header).
+fn line_of(text: &str, byte: usize) -> u64 {
+    text.as_bytes()[..byte.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1
 }
 
 /// Byte span of one named field within a CSV line (best effort; quoted commas are handled).

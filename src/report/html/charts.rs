@@ -1,0 +1,583 @@
+//! Charts as inline SVG, drawn with plotters.
+//!
+//! Size, font and palette are module constants so every chart looks the same.
+//! Series differ in lightness and in line dash or outline, not only in hue,
+//! so the charts stay readable in greyscale. Text labels are escaped by
+//! plotters' SVG backend. `f64` appears here only because charts need it.
+
+use crate::engine::Simulation;
+use crate::scenario::{Cache, Content};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+
+/// Chart width in pixels (the SVG scales down on narrow screens and in print).
+pub const WIDTH: u32 = 880;
+/// Chart height in pixels.
+pub const HEIGHT: u32 = 380;
+/// Font family: a generic family, so no font file is referenced.
+pub const FONT: &str = "sans-serif";
+/// Title size.
+const TITLE_SIZE: u32 = 18;
+/// Axis label size.
+const LABEL_SIZE: u32 = 13;
+/// Text colour.
+const INK: RGBColor = RGBColor(33, 37, 41);
+/// Raw results: dark grey.
+pub const RAW: RGBColor = RGBColor(90, 90, 90);
+/// Trimmed results: teal, lighter than RAW in greyscale.
+pub const TRIMMED: RGBColor = RGBColor(0, 140, 140);
+/// Stack colours, dark to light: uncached input, cache writes, cache reads, output, data fee.
+pub const STACK: [RGBColor; 5] = [
+    RGBColor(55, 55, 55),
+    RGBColor(0, 110, 110),
+    RGBColor(110, 190, 190),
+    RGBColor(165, 165, 165),
+    RGBColor(230, 200, 120),
+];
+
+/// A drawn chart: its id, title, and SVG (or why it could not be drawn).
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// Stable id (the HTML anchor).
+    pub id: &'static str,
+    /// Title, also drawn in the SVG.
+    pub title: String,
+    /// One sentence telling the reader what to look at.
+    pub caption: String,
+    /// The SVG, or the error that stopped it.
+    pub svg: Result<String, String>,
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+fn f(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+fn draw(render: impl FnOnce(&Area) -> DrawResult) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        render(&root).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 {
+        1.0
+    } else {
+        v * 1.08
+    }
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max - 1).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// A category label for a numeric axis position (only at whole numbers).
+fn category(labels: &[String], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+        labels[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// One bar series: legend label, fill colour, one value per category.
+struct Series {
+    label: String,
+    color: RGBColor,
+    values: Vec<f64>,
+}
+
+/// Bars per category: grouped side by side or stacked; vertical or horizontal.
+struct Bars<'a> {
+    title: &'a str,
+    value_desc: &'a str,
+    category_desc: &'a str,
+    categories: Vec<String>,
+    series: Vec<Series>,
+    stacked: bool,
+    horizontal: bool,
+}
+
+fn bars(spec: Bars) -> Result<String, String> {
+    draw(|root| {
+        let n = spec.categories.len();
+        let totals: Vec<f64> = (0..n)
+            .map(|i| {
+                let vals = spec.series.iter().map(|s| s.values[i]);
+                if spec.stacked {
+                    vals.sum()
+                } else {
+                    vals.fold(0.0, f64::max)
+                }
+            })
+            .collect();
+        let vmax = nice_max(totals.iter().copied().fold(0.0, f64::max));
+        let cats = (-0.5)..(n as f64 - 0.5);
+        let label_len = spec
+            .categories
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(1);
+        let mut b = ChartBuilder::on(root);
+        b.caption(spec.title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .margin(12);
+        let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
+            let k = spec.series.len() as f64;
+            let (c0, c1) = if spec.stacked {
+                (i as f64 - 0.35, i as f64 + 0.35)
+            } else {
+                let w = 0.8 / k;
+                let c0 = i as f64 - 0.4 + s as f64 * w;
+                (c0, c0 + w * 0.92)
+            };
+            (c0, c1, v_lo, v_hi)
+        };
+        let mut shapes: Vec<(f64, f64, f64, f64, usize)> = Vec::new();
+        for i in 0..n {
+            let mut base = 0.0;
+            for (s, series) in spec.series.iter().enumerate() {
+                let v = series.values[i];
+                let (lo, hi) = if spec.stacked {
+                    (base, base + v)
+                } else {
+                    (0.0, v)
+                };
+                base += v;
+                let (c0, c1, v0, v1) = rects(i, s, lo, hi);
+                shapes.push((c0, c1, v0, v1, s));
+            }
+        }
+        let cat_labels = spec.categories.clone();
+        let cat_fmt = move |v: &f64| category(&cat_labels, *v);
+        let val_fmt = |v: &f64| format_axis(*v);
+        if spec.horizontal {
+            b.x_label_area_size(44)
+                .y_label_area_size((label_len as u32 * 7 + 24).clamp(60, 260));
+            let mut chart = b.build_cartesian_2d(0.0..vmax, cats)?;
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .y_labels(n.max(1))
+                .y_label_formatter(&cat_fmt)
+                .x_label_formatter(&val_fmt)
+                .x_desc(spec.value_desc)
+                .y_desc(spec.category_desc)
+                .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+                .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+                .draw()?;
+            for (s, series) in spec.series.iter().enumerate() {
+                let color = series.color;
+                chart
+                    .draw_series(
+                        shapes
+                            .iter()
+                            .filter(|r| r.4 == s)
+                            .map(|r| Rectangle::new([(r.2, r.0), (r.3, r.1)], color.filled())),
+                    )?
+                    .label(series.label.clone())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                    });
+                chart.draw_series(
+                    shapes
+                        .iter()
+                        .filter(|r| r.4 == s && r.3 > r.2)
+                        .map(|r| Rectangle::new([(r.2, r.0), (r.3, r.1)], INK.stroke_width(1))),
+                )?;
+            }
+            legend(&mut chart)?;
+        } else {
+            b.x_label_area_size(52).y_label_area_size(64);
+            let mut chart = b.build_cartesian_2d(cats, 0.0..vmax)?;
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(n.max(1))
+                .x_label_formatter(&cat_fmt)
+                .y_label_formatter(&val_fmt)
+                .x_desc(spec.category_desc)
+                .y_desc(spec.value_desc)
+                .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+                .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+                .draw()?;
+            for (s, series) in spec.series.iter().enumerate() {
+                let color = series.color;
+                chart
+                    .draw_series(
+                        shapes
+                            .iter()
+                            .filter(|r| r.4 == s)
+                            .map(|r| Rectangle::new([(r.0, r.2), (r.1, r.3)], color.filled())),
+                    )?
+                    .label(series.label.clone())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                    });
+                chart.draw_series(
+                    shapes
+                        .iter()
+                        .filter(|r| r.4 == s && r.3 > r.2)
+                        .map(|r| Rectangle::new([(r.0, r.2), (r.1, r.3)], INK.stroke_width(1))),
+                )?;
+            }
+            legend(&mut chart)?;
+        }
+        Ok(())
+    })
+}
+
+fn legend<'a, X, Y>(chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>) -> DrawResult
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+{
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(INK)
+        .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
+        .draw()?;
+    Ok(())
+}
+
+/// Axis numbers: no trailing zeros, thousands grouped.
+fn format_axis(v: f64) -> String {
+    let d = Decimal::from_f64_retain(v)
+        .unwrap_or_default()
+        .round_dp(3)
+        .normalize();
+    if d.abs() >= Decimal::from(1000) {
+        crate::format::count(d)
+    } else {
+        d.to_string()
+    }
+}
+
+/// (a) Input tokens per request, raw vs trimmed, lower–upper band shaded.
+pub fn context_growth(sim: &Simulation) -> Chart {
+    let title = "(a) Input tokens per request, raw vs trimmed";
+    let svg = draw(|root| {
+        let raw = &sim.profile(Content::Raw).per_request;
+        let trimmed = &sim.profile(Content::Trimmed).per_request;
+        let n = raw.len();
+        let ymax = nice_max(
+            raw.iter()
+                .chain(trimmed.iter())
+                .map(|r| f(r.input.upper) / 1000.0)
+                .fold(0.0, f64::max),
+        );
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.5..(n as f64 + 0.5), 0.0..ymax)?;
+        let xfmt = |v: &f64| format!("{v:.0}");
+        chart
+            .configure_mesh()
+            .x_labels(n.min(25))
+            .x_label_formatter(&xfmt)
+            .y_label_formatter(&|v| format_axis(*v))
+            .x_desc("request in the run")
+            .y_desc("input tokens (thousands)")
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        for (rows, color, name) in [(raw, RAW, "raw"), (trimmed, TRIMMED, "trimmed")] {
+            let mut band: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|r| (r.request as f64, f(r.input.upper) / 1000.0))
+                .collect();
+            band.extend(
+                rows.iter()
+                    .rev()
+                    .map(|r| (r.request as f64, f(r.input.lower) / 1000.0)),
+            );
+            chart.draw_series(std::iter::once(Polygon::new(
+                band,
+                color.mix(0.18).filled(),
+            )))?;
+            let lower: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|r| (r.request as f64, f(r.input.lower) / 1000.0))
+                .collect();
+            let style = color.stroke_width(2);
+            if name == "raw" {
+                chart
+                    .draw_series(LineSeries::new(lower.clone(), style))?
+                    .label("raw results (lower bound; band up to upper)")
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
+                chart.draw_series(lower.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+            } else {
+                chart
+                    .draw_series(DashedLineSeries::new(lower.clone(), 6, 4, style))?
+                    .label("trimmed results (lower bound; band up to upper)")
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
+                chart.draw_series(
+                    lower
+                        .iter()
+                        .map(|p| TriangleMarker::new(*p, 4, color.filled())),
+                )?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(INK)
+            .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        Ok(())
+    });
+    Chart {
+        id: "chart-context",
+        title: title.into(),
+        caption: "Every tool result stays in the conversation, so each request carries all earlier results. The shaded band runs from bytes ÷ b (lower) to the tokenizer uplift (upper).".into(),
+        svg,
+    }
+}
+
+fn call_labels(sim: &Simulation) -> Vec<String> {
+    sim.attribution
+        .iter()
+        .map(|a| a.call.map_or(format!("r{}", a.row), |c| c.to_string()))
+        .collect()
+}
+
+/// (b) Bytes per tool call, raw vs trimmed.
+pub fn bytes_per_call(sim: &Simulation) -> Chart {
+    let title = "(b) Bytes per tool call, raw vs trimmed";
+    let kb = |b: u64| b as f64 / 1000.0;
+    let svg = bars(Bars {
+        title,
+        value_desc: "response size (KB, 1 KB = 1,000 bytes)",
+        category_desc: "tool call",
+        categories: call_labels(sim),
+        series: vec![
+            Series {
+                label: "raw".into(),
+                color: RAW,
+                values: sim.attribution.iter().map(|a| kb(a.raw_bytes)).collect(),
+            },
+            Series {
+                label: "trimmed".into(),
+                color: TRIMMED,
+                values: sim
+                    .attribution
+                    .iter()
+                    .map(|a| kb(a.trimmed_bytes))
+                    .collect(),
+            },
+        ],
+        stacked: false,
+        horizontal: false,
+    });
+    Chart {
+        id: "chart-bytes",
+        title: title.into(),
+        caption: "Size of each tool result as returned (dark) and after trimming (teal).".into(),
+        svg,
+    }
+}
+
+/// (c) Cost of one run per variant, stacked by bill line.
+pub fn cost_per_variant(sim: &Simulation) -> Chart {
+    let title = "(c) Cost of one run per variant, lower bound";
+    let parts: [(&str, fn(&crate::engine::CostBreakdown) -> Decimal); 5] = [
+        ("uncached input", |c| c.uncached_input.lower),
+        ("cache writes", |c| c.cache_write.lower),
+        ("cache reads", |c| c.cache_read.lower),
+        ("output", |c| c.output.lower),
+        ("data fee", |c| c.data_fee.lower),
+    ];
+    let svg = bars(Bars {
+        title,
+        value_desc: "USD per run",
+        category_desc: "",
+        categories: sim
+            .variants
+            .iter()
+            .map(|v| shorten(&v.variant.variant.name, 36))
+            .collect(),
+        series: parts
+            .iter()
+            .zip(STACK)
+            .map(|((label, get), color)| Series {
+                label: (*label).into(),
+                color,
+                values: sim.variants.iter().map(|v| f(get(&v.cost))).collect(),
+            })
+            .collect(),
+        stacked: true,
+        horizontal: true,
+    });
+    Chart {
+        id: "chart-variants",
+        title: title.into(),
+        caption: "What one run costs under each variant, split into the lines of the bill.".into(),
+        svg,
+    }
+}
+
+/// (d) Input cost attributed to each tool result, no cache vs cached.
+pub fn cost_per_result(sim: &Simulation) -> Chart {
+    let title = "(d) Input cost attributed to each tool result";
+    // Prefer raw results; compare the first uncached and the first cached variant.
+    let pick = |content: Content| {
+        let none = sim.variants.iter().position(|v| {
+            v.variant.variant.results == content && v.variant.variant.cache == Cache::None
+        });
+        let cached = sim.variants.iter().position(|v| {
+            v.variant.variant.results == content && v.variant.variant.cache != Cache::None
+        });
+        none.zip(cached)
+    };
+    let pair = pick(Content::Raw).or_else(|| pick(Content::Trimmed));
+    let (svg, caption) = match pair {
+        Some((a, b)) => {
+            let series = [a, b]
+                .into_iter()
+                .zip([RAW, TRIMMED])
+                .map(|(i, color)| Series {
+                    label: sim.variants[i].variant.variant.name.clone(),
+                    color,
+                    values: sim.attribution.iter().map(|r| f(r.cost[i].lower)).collect(),
+                })
+                .collect();
+            (
+                bars(Bars {
+                    title,
+                    value_desc: "USD per run",
+                    category_desc: "tool call",
+                    categories: call_labels(sim),
+                    series,
+                    stacked: false,
+                    horizontal: false,
+                }),
+                format!(
+                    "Without a cache a result costs its tokens × its resends × the input price; with one it is written once and read on later requests. Compared: {} vs {}.",
+                    sim.variants[a].variant.variant.name, sim.variants[b].variant.variant.name
+                ),
+            )
+        }
+        None => (
+            Err(
+                "the scenario has no pair of uncached and cached variants with the same results"
+                    .into(),
+            ),
+            String::new(),
+        ),
+    };
+    Chart {
+        id: "chart-attribution",
+        title: title.into(),
+        caption,
+        svg,
+    }
+}
+
+/// (e) What a response of each capability is made of: kept vs cut.
+pub fn composition(sim: &Simulation) -> Chart {
+    let title = "(e) Mean response per capability: kept vs cut by trimming";
+    let kb = |d: Decimal| f(d) / 1000.0;
+    let svg = bars(Bars {
+        title,
+        value_desc: "mean bytes per call (KB)",
+        category_desc: "",
+        categories: sim
+            .capabilities
+            .iter()
+            .map(|c| shorten(&c.capability, 36))
+            .collect(),
+        series: vec![
+            Series {
+                label: "kept (trimmed)".into(),
+                color: TRIMMED,
+                values: sim
+                    .capabilities
+                    .iter()
+                    .map(|c| kb(c.mean_trimmed_bytes))
+                    .collect(),
+            },
+            Series {
+                label: "cut".into(),
+                color: STACK[3],
+                values: sim
+                    .capabilities
+                    .iter()
+                    .map(|c| kb(c.mean_raw_bytes - c.mean_trimmed_bytes))
+                    .collect(),
+            },
+        ],
+        stacked: true,
+        horizontal: true,
+    });
+    Chart {
+        id: "chart-composition",
+        title: title.into(),
+        caption: "The whole bar is the mean raw response; the teal part is what the field whitelist and text cut keep.".into(),
+        svg,
+    }
+}
+
+/// (f) Median latency per capability.
+pub fn latency(sim: &Simulation) -> Chart {
+    let title = "(f) Median latency per capability";
+    let svg = bars(Bars {
+        title,
+        value_desc: "median latency (seconds)",
+        category_desc: "",
+        categories: sim
+            .capabilities
+            .iter()
+            .map(|c| shorten(&c.capability, 36))
+            .collect(),
+        series: vec![Series {
+            label: "median latency".into(),
+            color: RAW,
+            values: sim
+                .capabilities
+                .iter()
+                .map(|c| c.median_latency_ms / 1000.0)
+                .collect(),
+        }],
+        stacked: false,
+        horizontal: true,
+    });
+    Chart {
+        id: "chart-latency",
+        title: title.into(),
+        caption: "Slow tools stretch the gap between requests; a gap longer than the cache lifetime means the cache expires.".into(),
+        svg,
+    }
+}
+
+/// Every chart, in report order.
+pub fn all(sim: &Simulation) -> Vec<Chart> {
+    vec![
+        context_growth(sim),
+        bytes_per_call(sim),
+        cost_per_variant(sim),
+        cost_per_result(sim),
+        composition(sim),
+        latency(sim),
+    ]
+}

@@ -1,0 +1,328 @@
+//! Bad input: each case gets a located, explained error, exit code 2, and
+//! nothing written.
+
+mod common;
+use common::tokencast;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A copy of the scenarios folder in a temporary directory, to break on purpose.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+        copy_dir(&src, dir.path());
+        Sandbox { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Rewrites a file with `from` replaced by `to` (which must occur).
+    fn edit(&self, rel: &str, from: &str, to: &str) {
+        let p = self.path(rel);
+        let text = fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{from} not in {rel}");
+        fs::write(&p, text.replacen(from, to, 1)).unwrap();
+    }
+
+    /// Runs simulate on `research.toml` inside the sandbox; expects exit 2 and returns stderr.
+    fn fails(&self) -> String {
+        let report = self.path("out/report.html");
+        let out = tokencast()
+            .current_dir(self.dir.path())
+            .args(["simulate", "research.toml", "--report"])
+            .arg(&report)
+            .args(["--csv", "out/csv"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+        assert!(out.stdout.is_empty(), "no partial output on stdout");
+        assert!(!self.path("out").exists(), "nothing written on error");
+        stderr
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).unwrap();
+            let mut perms = fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            fs::set_permissions(&target, perms).unwrap();
+        }
+    }
+}
+
+fn assert_has(stderr: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(stderr.contains(p), "expected {p:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn rejects_toml_syntax_error_with_location() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "runs_per_day = 100",
+        "runs_per_day = = 100",
+    );
+    let err = s.fails();
+    assert_has(&err, &["invalid scenario", "research.toml:17:16"]);
+}
+
+#[test]
+fn rejects_unknown_key_and_suggests_the_closest() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "prefix_tokens = 3000",
+        "prefx_tokens = 3000",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "unknown field `prefx_tokens`",
+            "research.toml:12:1",
+            "did you mean `prefix_tokens`?",
+        ],
+    );
+}
+
+#[test]
+fn rejects_missing_required_field() {
+    let s = Sandbox::new();
+    s.edit("research.toml", "final_output_tokens = 2000", "");
+    let err = s.fails();
+    assert_has(
+        &err,
+        &["missing field `final_output_tokens`", "research.toml:"],
+    );
+}
+
+#[test]
+fn rejects_float_price_and_says_why() {
+    let s = Sandbox::new();
+    s.edit(
+        "prices/anthropic.toml",
+        "cache_read = \"0.20\"",
+        "cache_read = 0.20",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "anthropic.toml:12:14",
+            "TOML float",
+            "write it as a string",
+            "cannot hold every decimal price exactly",
+        ],
+    );
+}
+
+#[test]
+fn rejects_negative_price() {
+    let s = Sandbox::new();
+    s.edit(
+        "prices/anthropic.toml",
+        "output = \"40\"",
+        "output = \"-40\"",
+    );
+    let err = s.fails();
+    assert_has(&err, &["anthropic.toml:9:", "is negative", "zero or more"]);
+}
+
+#[test]
+fn rejects_non_numeric_price() {
+    let s = Sandbox::new();
+    s.edit(
+        "prices/anthropic.toml",
+        "input = \"8\"",
+        "input = \"eight\"",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &["anthropic.toml:8:", "not a decimal number", "\"0.20\""],
+    );
+}
+
+#[test]
+fn rejects_csv_row_with_missing_value() {
+    let s = Sandbox::new();
+    s.edit("traces/research-trace.csv", ",25042,8549,", ",25042,,");
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "row 2 (line 3), column `trimmed_bytes`: missing value",
+            "research-trace.csv:3:",
+        ],
+    );
+}
+
+#[test]
+fn rejects_csv_row_with_non_numeric_value() {
+    let s = Sandbox::new();
+    s.edit(
+        "traces/research-trace.csv",
+        ",11232,3975,9400,",
+        ",11232,3975,9.4s,",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "row 3 (line 4), column `latency_ms`: not a whole number",
+            "research-trace.csv:4:",
+        ],
+    );
+}
+
+#[test]
+fn rejects_trimmed_larger_than_raw() {
+    let s = Sandbox::new();
+    s.edit("traces/research-trace.csv", ",868,74,", ",868,900,");
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "row 1 (line 2), column `trimmed_bytes`",
+            "900 B is larger than the raw size 868 B",
+            "at most raw_bytes",
+        ],
+    );
+}
+
+#[test]
+fn rejects_empty_trace() {
+    let s = Sandbox::new();
+    let header = "call,round,capability,params,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,note\n";
+    fs::write(s.path("traces/research-trace.csv"), header).unwrap();
+    let err = s.fails();
+    assert_has(&err, &["the trace is empty", "research.toml:"]);
+}
+
+#[test]
+fn rejects_model_not_in_price_book() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "model = \"claude-fable-5-2\"",
+        "model = \"claude-fable-5-3\"",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "model `claude-fable-5-3` is not in the price book",
+            "research.toml:5:9",
+            "did you mean `claude-fable-5-2`?",
+        ],
+    );
+}
+
+#[test]
+fn rejects_unknown_variant_value() {
+    let s = Sandbox::new();
+    s.edit("research.toml", "cache = \"5m\"", "cache = \"10m\"");
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "unknown variant `10m`",
+            "`none`, `5m`, `1h`",
+            "research.toml:",
+        ],
+    );
+}
+
+#[test]
+fn rejects_variant_needing_a_price_the_source_does_not_give() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "model = \"claude-fable-5-2\"",
+        "model = \"claude-fable-5-1\"",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "needs cache_write_5m and cache_read for `claude-fable-5-1`",
+            "does not give",
+        ],
+    );
+}
+
+#[test]
+fn rejects_missing_trace_file() {
+    let s = Sandbox::new();
+    fs::remove_file(s.path("traces/research-trace.csv")).unwrap();
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "cannot read the trace file",
+            "research-trace.csv",
+            "research.toml:9:",
+        ],
+    );
+}
+
+#[test]
+fn rejects_trace_path_that_is_a_directory() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "file = \"traces/research-trace.csv\"",
+        "file = \"traces\"",
+    );
+    let err = s.fails();
+    assert_has(&err, &["is a directory, not a file", "research.toml:9:"]);
+}
+
+#[test]
+fn rejects_missing_scenario_file() {
+    let out = tokencast()
+        .args(["simulate", "scenarios/nope.toml", "--no-report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_has(
+        &err,
+        &["cannot read the scenario file `scenarios/nope.toml`"],
+    );
+}
+
+#[test]
+fn refuses_to_overwrite_a_file_it_did_not_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("notes.html");
+    fs::write(&mine, "my own notes").unwrap();
+    let out = tokencast()
+        .args(["simulate", "scenarios/research.toml", "--report"])
+        .arg(&mine)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_has(&err, &["refusing to overwrite", "--force"]);
+    assert_eq!(fs::read_to_string(&mine).unwrap(), "my own notes");
+}

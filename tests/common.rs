@@ -1,0 +1,68 @@
+//! Helpers shared by the CLI tests.
+#![allow(dead_code)]
+
+use rust_decimal::{Decimal, RoundingStrategy};
+use std::str::FromStr;
+
+/// The tokencast binary, run from the crate root.
+pub fn tokencast() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_tokencast"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+/// Runs `simulate` on the research scenario and parses the JSON document.
+pub fn research_json() -> serde_json::Value {
+    let out = tokencast()
+        .args([
+            "simulate",
+            "scenarios/research.toml",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A JSON decimal string as a Decimal.
+pub fn dec(v: &serde_json::Value) -> Decimal {
+    Decimal::from_str(
+        v.as_str()
+            .unwrap_or_else(|| panic!("not a decimal string: {v}")),
+    )
+    .unwrap()
+}
+
+/// Rounded half away from zero to `dp` places, as the seed displays figures.
+pub fn shown(v: &serde_json::Value, dp: u32) -> String {
+    dec(v)
+        .round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
+        .to_string()
+}
+
+/// The variant with this name.
+pub fn variant<'a>(doc: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
+
+/// The context profile for "raw" or "trimmed".
+pub fn profile<'a>(doc: &'a serde_json::Value, results: &str) -> &'a serde_json::Value {
+    doc["context"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["results"] == results)
+        .unwrap()
+}
