@@ -42,9 +42,9 @@ pub fn dec(v: &serde_json::Value) -> Decimal {
 
 /// Rounded half away from zero to `dp` places, as the seed displays figures.
 pub fn shown(v: &serde_json::Value, dp: u32) -> String {
-    dec(v)
-        .round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
-        .to_string()
+    let rounded = dec(v).round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero);
+    // Rounded first, so the width only pads zeros.
+    format!("{:.*}", dp as usize, rounded)
 }
 
 /// The variant with this name.

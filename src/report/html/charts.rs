@@ -150,6 +150,8 @@ fn bars(spec: Bars) -> Result<String, String> {
             (c0, c1, v_lo, v_hi)
         };
         let mut shapes: Vec<(f64, f64, f64, f64, usize)> = Vec::new();
+        // Horizontal charts read top-down: the first category gets the top slot.
+        let slot = |i: usize| if spec.horizontal { n - 1 - i } else { i };
         for i in 0..n {
             let mut base = 0.0;
             for (s, series) in spec.series.iter().enumerate() {
@@ -160,11 +162,15 @@ fn bars(spec: Bars) -> Result<String, String> {
                     (0.0, v)
                 };
                 base += v;
-                let (c0, c1, v0, v1) = rects(i, s, lo, hi);
+                let (c0, c1, v0, v1) = rects(slot(i), s, lo, hi);
                 shapes.push((c0, c1, v0, v1, s));
             }
         }
-        let cat_labels = spec.categories.clone();
+        let cat_labels: Vec<String> = if spec.horizontal {
+            spec.categories.iter().rev().cloned().collect()
+        } else {
+            spec.categories.clone()
+        };
         let cat_fmt = move |v: &f64| category(&cat_labels, *v);
         let val_fmt = |v: &f64| format_axis(*v);
         if spec.horizontal {

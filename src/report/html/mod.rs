@@ -107,6 +107,8 @@ struct TableView {
 struct CellView {
     text: String,
     num: bool,
+    /// A row header (the label column of a transposed table).
+    head: bool,
 }
 
 fn view(t: &DataTable) -> TableView {
@@ -120,6 +122,7 @@ fn view(t: &DataTable) -> TableView {
             .map(|(i, c)| CellView {
                 text: c.label.clone(),
                 num: t.rows.first().is_some_and(|r| r[i].is_numeric()),
+                head: false,
             })
             .collect(),
         rows: t
@@ -130,6 +133,7 @@ fn view(t: &DataTable) -> TableView {
                     .map(|c| CellView {
                         text: c.display(),
                         num: c.is_numeric(),
+                        head: false,
                     })
                     .collect()
             })
@@ -142,10 +146,12 @@ fn transposed(t: &DataTable, skip: usize) -> TableView {
     let mut header = vec![CellView {
         text: String::new(),
         num: false,
+        head: false,
     }];
     header.extend(t.rows.iter().map(|r| CellView {
         text: r[0].display(),
         num: true,
+        head: false,
     }));
     TableView {
         id: t.id.to_string(),
@@ -160,10 +166,12 @@ fn transposed(t: &DataTable, skip: usize) -> TableView {
                 let mut row = vec![CellView {
                     text: c.label.clone(),
                     num: false,
+                    head: true,
                 }];
                 row.extend(t.rows.iter().map(|r| CellView {
                     text: r[i].display(),
                     num: true,
+                    head: false,
                 }));
                 row
             })
