@@ -1,1 +1,105 @@
-fn main() {}
+//! Replays a synthetic 1,000,000-call trace through every variant
+//! (raw/trimmed × no cache/5m/1h × sync/batch = 12 variants).
+//!
+//! Run: `cargo bench --bench engine`. Target (issue 2): under 1 s per replay.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use rust_decimal::Decimal;
+use std::hint::black_box;
+use tokencast::engine::{simulate, SimulateOptions};
+use tokencast::pricing::ModelPrices;
+use tokencast::scenario::{
+    Assumptions, Cache, Content, Mode, PricedVariant, Scenario, TraceCall, Variant,
+};
+
+fn synthetic(calls: usize) -> Scenario {
+    let prices = ModelPrices {
+        model: "claude-fable-5-2".into(),
+        source: "bench".into(),
+        read_on: "2026-11-14".into(),
+        input: Decimal::from(8),
+        output: Decimal::from(40),
+        cache_write_5m: Some(Decimal::from(10)),
+        cache_write_1h: Some(Decimal::from(16)),
+        cache_read: Some(Decimal::new(20, 2)),
+        batch_input: Some(Decimal::from(4)),
+        batch_output: Some(Decimal::from(20)),
+    };
+    let mut variants = Vec::new();
+    for results in [Content::Raw, Content::Trimmed] {
+        for cache in [Cache::None, Cache::FiveMinutes, Cache::OneHour] {
+            for mode in [Mode::Sync, Mode::Batch] {
+                variants.push(PricedVariant {
+                    variant: Variant {
+                        name: Variant::default_name(results, cache, mode),
+                        results,
+                        cache,
+                        mode,
+                    },
+                    rates: prices.rates(cache, mode).unwrap(),
+                });
+            }
+        }
+    }
+    let caps = [
+        "reddit/search",
+        "trustpilot/reviews",
+        "youtube/search",
+        "youtube/comments",
+    ];
+    // A fixed linear congruential sequence: varied sizes, same every run.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let trace = (0..calls)
+        .map(|i| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let raw = 500 + (x >> 33) % 100_000;
+            TraceCall {
+                row: i + 1,
+                call: Some(i as u32 + 1),
+                capability: caps[i % 4].to_string(),
+                params: String::new(),
+                status: 200,
+                items: 1 + (x >> 20) % 30,
+                raw_bytes: Some(raw),
+                trimmed_bytes: Some(raw / 5),
+                latency_ms: 1000 + (x >> 40) % 15_000,
+                charged_usd: Decimal::new(792, 6),
+                replayed: false,
+            }
+        })
+        .collect();
+    Scenario {
+        name: "synthetic".into(),
+        question: "bench".into(),
+        prices,
+        assumptions: Assumptions {
+            prefix_tokens: 3000,
+            output_tokens_per_step: 500,
+            final_output_tokens: 2000,
+            bytes_per_token: Decimal::from(4),
+            tokenizer_uplift: Decimal::new(13, 1),
+            runs_per_day: 100,
+        },
+        variants,
+        trace,
+        inputs: Vec::new(),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let scenario = synthetic(1_000_000);
+    let mut group = c.benchmark_group("replay_1m_calls_12_variants");
+    group.sample_size(10);
+    group.bench_function("totals", |b| {
+        b.iter(|| simulate(black_box(&scenario), SimulateOptions { detail: false }))
+    });
+    group.bench_function("with_per_request_detail", |b| {
+        b.iter(|| simulate(black_box(&scenario), SimulateOptions { detail: true }))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,271 @@
+//! The HTML report and CSV exports: where they go, that they are
+//! deterministic, self-contained, safe, and agree with the JSON.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+fn simulate_into(dir: &Path, extra: &[&str]) -> std::process::Output {
+    tokencast()
+        .args(["simulate", "scenarios/research.toml", "--report"])
+        .arg(dir.join("research.html"))
+        .args(["--csv"])
+        .arg(dir.join("csv"))
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn committed_report_is_up_to_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = simulate_into(dir.path(), &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fresh = fs::read(dir.path().join("research.html")).unwrap();
+    let committed = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/research.html"))
+        .expect("reports/research.html is committed");
+    assert!(
+        fresh == committed,
+        "reports/research.html is stale: run `cargo run --release -- simulate scenarios/research.toml` and commit it"
+    );
+}
+
+#[test]
+fn default_report_path_is_reports_scenario_stem() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("s")).unwrap();
+    for f in [
+        "research.toml",
+        "prices/anthropic.toml",
+        "traces/research-trace.csv",
+    ] {
+        let to = dir.path().join("s").join(f);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(f),
+            to,
+        )
+        .unwrap();
+    }
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "s/research.toml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(dir.path().join("reports/research.html").is_file());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("reports/research.html"),
+        "prints the path: {err}"
+    );
+}
+
+#[test]
+fn same_input_gives_byte_identical_outputs() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let out_a = simulate_into(a.path(), &[]);
+    let out_b = simulate_into(b.path(), &[]);
+    assert_eq!(out_a.stdout, out_b.stdout);
+    assert_eq!(
+        fs::read(a.path().join("research.html")).unwrap(),
+        fs::read(b.path().join("research.html")).unwrap()
+    );
+    for entry in fs::read_dir(a.path().join("csv")).unwrap() {
+        let name = entry.unwrap().file_name();
+        assert_eq!(
+            fs::read(a.path().join("csv").join(&name)).unwrap(),
+            fs::read(b.path().join("csv").join(&name)).unwrap(),
+            "{name:?}"
+        );
+    }
+}
+
+#[test]
+fn timestamp_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    simulate_into(dir.path(), &[]);
+    let html = fs::read_to_string(dir.path().join("research.html")).unwrap();
+    assert!(!html.contains("generated 20"), "no timestamp by default");
+    simulate_into(dir.path(), &["--timestamp"]);
+    let html = fs::read_to_string(dir.path().join("research.html")).unwrap();
+    assert!(html.contains("· generated 20"), "timestamp in footer");
+}
+
+#[test]
+fn report_is_self_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    simulate_into(dir.path(), &[]);
+    let html = fs::read_to_string(dir.path().join("research.html")).unwrap();
+    for forbidden in [
+        "<link",
+        "src=",
+        "href=\"http",
+        "@import",
+        "url(",
+        "@font-face",
+    ] {
+        assert!(!html.contains(forbidden), "found {forbidden}");
+    }
+    assert_eq!(html.matches("<svg").count(), 6, "six inline charts");
+    assert!(html.contains("@media print"), "print styles");
+}
+
+#[test]
+fn report_figures_agree_with_json() {
+    let doc = research_json();
+    let dir = tempfile::tempdir().unwrap();
+    simulate_into(dir.path(), &[]);
+    let html = fs::read_to_string(dir.path().join("research.html")).unwrap();
+    for v in doc["variants"].as_array().unwrap() {
+        for (path, dp) in [("total", 3), ("input", 3)] {
+            for bound in ["lower", "upper"] {
+                let shown = format!("${}", shown(&v["cost"][path][bound], dp));
+                assert!(
+                    html.contains(&format!(">{shown}<")),
+                    "{} {path} {bound}: {shown} not in the report",
+                    v["name"]
+                );
+            }
+        }
+        let per_day = v["per_day"]["total"]["lower"].clone();
+        let d = shown(&per_day, 2);
+        let (int, frac) = d.split_once('.').unwrap();
+        let grouped: Vec<String> = int
+            .as_bytes()
+            .rchunks(3)
+            .rev()
+            .map(|c| String::from_utf8(c.to_vec()).unwrap())
+            .collect();
+        let shown = format!("${}.{frac}", grouped.join(","));
+        assert!(html.contains(&format!(">{shown}<")), "per day {shown}");
+    }
+    assert!(html.contains(doc["fingerprint"].as_str().unwrap().get(..16).unwrap()));
+}
+
+#[test]
+fn user_labels_are_escaped_in_html_and_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = "<script>alert(1)</script>";
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let scenario = format!(
+        r#"name = "evil"
+question = "Is {evil} shown as text?"
+model = "claude-fable-5-2"
+prices = "{}"
+
+[trace]
+[[trace.calls]]
+capability = "{evil}"
+status = 200
+items = 3
+raw_bytes = 4000
+trimmed_bytes = 1000
+latency_ms = 1200
+charged_usd = "0.001"
+
+[[trace.calls]]
+capability = "reddit/search"
+status = 200
+items = 2
+raw_bytes = 8000
+trimmed_bytes = 2000
+latency_ms = 900
+charged_usd = "0.000792"
+
+[assumptions]
+prefix_tokens = 1000
+output_tokens_per_step = 100
+final_output_tokens = 200
+bytes_per_token = 4
+tokenizer_uplift = 1.3
+runs_per_day = 10
+
+[[variants]]
+name = "{evil}"
+results = "raw"
+cache = "none"
+
+[[variants]]
+results = "raw"
+cache = "5m"
+"#,
+        root.join("prices/anthropic.toml").display()
+    );
+    let path = dir.path().join("evil.toml");
+    fs::write(&path, scenario).unwrap();
+    let report = dir.path().join("evil.html");
+    let out = tokencast()
+        .args(["simulate"])
+        .arg(&path)
+        .args(["--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = fs::read_to_string(&report).unwrap();
+    assert!(!html.contains(evil), "raw script tag in the report");
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the report's own print script"
+    );
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;"),
+        "label kept as text"
+    );
+}
+
+#[test]
+fn csv_exports_one_spreadsheet_friendly_file_per_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = simulate_into(dir.path(), &[]);
+    assert!(out.status.success());
+    let csv_dir = dir.path().join("csv");
+    let mut names: Vec<String> = fs::read_dir(&csv_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "assumptions.csv",
+            "attribution.csv",
+            "capabilities.csv",
+            "ledger.csv",
+            "per_day.csv",
+            "prices.csv",
+            "requests.csv",
+            "variants.csv"
+        ]
+    );
+    let text = fs::read_to_string(csv_dir.join("variants.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let headers = rows.headers().unwrap().clone();
+    assert_eq!(&headers[0], "variant");
+    let total = headers.iter().position(|h| h == "total_usd_lower").unwrap();
+    for r in rows.records() {
+        let r = r.unwrap();
+        let v = &r[total];
+        assert!(!v.contains('$') && !v.contains(','), "plain number: {v}");
+        v.parse::<rust_decimal::Decimal>().unwrap();
+    }
+    let per_day = fs::read_to_string(csv_dir.join("per_day.csv")).unwrap();
+    assert!(
+        per_day.contains("1038.2502"),
+        "exact, no separators: {per_day}"
+    );
+}
