@@ -437,3 +437,178 @@ fn attribute(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pricing::ModelPrices;
+    use crate::scenario::{Mode, Variant};
+    use proptest::prelude::*;
+    use std::str::FromStr;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    fn prices() -> ModelPrices {
+        ModelPrices {
+            model: "m".into(),
+            source: "test".into(),
+            read_on: "2026-11-14".into(),
+            input: d("8"),
+            output: d("40"),
+            cache_write_5m: Some(d("10")),
+            cache_write_1h: Some(d("16")),
+            cache_read: Some(d("0.2")),
+            batch_input: Some(d("4")),
+            batch_output: Some(d("20")),
+        }
+    }
+
+    fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
+        TraceCall {
+            row,
+            call: Some(row as u32),
+            capability: "t/x".into(),
+            params: String::new(),
+            status: 200,
+            items: 1,
+            raw_bytes: Some(raw),
+            trimmed_bytes: Some(trimmed),
+            latency_ms: 1000,
+            charged_usd: d("0.001"),
+            replayed: false,
+        }
+    }
+
+    fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario {
+        let p = prices();
+        let variants = [Cache::None, Cache::FiveMinutes]
+            .into_iter()
+            .map(|cache| PricedVariant {
+                variant: Variant {
+                    name: format!("{cache}"),
+                    results: Content::Raw,
+                    cache,
+                    mode: Mode::Sync,
+                },
+                rates: p.rates(cache, Mode::Sync).unwrap(),
+            })
+            .collect();
+        let mut trace: Vec<TraceCall> = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, (r, t))| call(i + 1, *r, *t))
+            .collect();
+        trace.extend(extra);
+        Scenario {
+            name: "t".into(),
+            question: "?".into(),
+            prices: p,
+            assumptions: Assumptions {
+                prefix_tokens: 100,
+                output_tokens_per_step: 10,
+                final_output_tokens: 20,
+                bytes_per_token: d("4"),
+                tokenizer_uplift: d("1.5"),
+                runs_per_day: 3,
+            },
+            variants,
+            trace,
+            inputs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn two_result_run_matches_hand_computation() {
+        // T = 10, 20 tokens. Requests: 100; 100+10+10 = 120; 100+20+30 = 150.
+        let sim = simulate(
+            &scenario(&[(40, 4), (80, 8)], vec![]),
+            SimulateOptions::default(),
+        );
+        let p = sim.profile(Content::Raw);
+        assert_eq!(p.requests, 3);
+        assert_eq!(p.input_tokens.lower, d("370"));
+        // Upper: 150; 1.5 × 110 + 10 = 175; 1.5 × 130 + 20 = 215.
+        assert_eq!(p.input_tokens.upper, d("540"));
+        assert_eq!(
+            p.final_request_input,
+            Bounds {
+                lower: d("150"),
+                upper: d("215")
+            }
+        );
+        assert_eq!(p.cache_write_tokens.lower, d("150"));
+        assert_eq!(p.cache_read_tokens.lower, d("220"));
+        assert_eq!(p.output_tokens, 40);
+        let none = &sim.variants[0].cost;
+        assert_eq!(none.input.lower, d("0.00296")); // 370 × $8/M
+        assert_eq!(none.output.lower, d("0.0016")); // 40 × $40/M
+        let cached = &sim.variants[1].cost;
+        assert_eq!(cached.cache_write.lower, d("0.0015")); // 150 × $10/M
+        assert_eq!(cached.cache_read.lower, d("0.000044")); // 220 × $0.20/M
+        assert_eq!(cached.uncached_input.lower, Decimal::ZERO);
+        assert_eq!(cached.data_fee.lower, d("0.002"));
+        assert_eq!(
+            sim.variants[1].per_day.total.lower,
+            cached.total.lower * d("3")
+        );
+        // Result 1 is carried by 2 requests: 10 × 2 × $8/M; cached 10 × ($10 + $0.20)/M.
+        assert_eq!(sim.attribution[0].resends, 2);
+        assert_eq!(sim.attribution[0].cost[0].lower, d("0.00016"));
+        assert_eq!(sim.attribution[0].cost[1].lower, d("0.000102"));
+    }
+
+    #[test]
+    fn errors_and_replays_do_not_enter_the_context() {
+        let mut error = call(3, 999, 9);
+        error.status = 422;
+        error.charged_usd = Decimal::ZERO;
+        let mut replay = call(4, 40, 4);
+        replay.replayed = true;
+        let with = simulate(
+            &scenario(&[(40, 4), (80, 8)], vec![error, replay]),
+            SimulateOptions::default(),
+        );
+        let without = simulate(
+            &scenario(&[(40, 4), (80, 8)], vec![]),
+            SimulateOptions::default(),
+        );
+        assert_eq!(with.tool_results, 2);
+        assert_eq!(with.context, without.context);
+        assert_eq!(
+            with.ledger.total_usd,
+            d("0.002"),
+            "replay's echoed fee skipped"
+        );
+        assert_eq!(with.ledger.replays_skipped, 1);
+        assert_eq!(with.ledger.errors, 1);
+    }
+
+    proptest! {
+        #[test]
+        fn running_sums_equal_per_request_sums(bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40)) {
+            let bytes: Vec<(u64, u64)> = bytes.into_iter().map(|(r, t)| (r, t.min(r))).collect();
+            let sim = simulate(&scenario(&bytes, vec![]), SimulateOptions::default());
+            for p in &sim.context {
+                let sum: Bounds = p.per_request.iter().map(|r| r.input).sum();
+                prop_assert_eq!(sum, p.input_tokens);
+                let writes: Bounds = p.per_request.iter().map(|r| r.cache_write).sum();
+                prop_assert_eq!(writes, p.cache_write_tokens);
+                let reads: Bounds = p.per_request.iter().map(|r| r.cache_read).sum();
+                prop_assert_eq!(reads, p.cache_read_tokens);
+            }
+            for v in &sim.variants {
+                let model: Bounds = v.request_costs.iter().copied().sum();
+                prop_assert_eq!(model, v.cost.input + v.cost.output);
+            }
+            // Without a cache, attributed result costs + prefix + carried outputs = input cost.
+            let n = bytes.len() as u64;
+            let attributed: Bounds = sim.attribution.iter().map(|a| a.cost[0]).sum();
+            let prefix = Decimal::from((n + 1) * 100) * d("8") / PER_MILLION;
+            let outputs = Decimal::from(n * (n + 1) / 2 * 10) * d("8") / PER_MILLION;
+            let rest = Bounds { lower: prefix + outputs, upper: prefix * d("1.5") + outputs };
+            prop_assert_eq!(attributed + rest, sim.variants[0].cost.input);
+        }
+    }
+}
