@@ -24,6 +24,8 @@ fn synthetic(calls: usize) -> Scenario {
         cache_read: Some(Decimal::new(20, 2)),
         batch_input: Some(Decimal::from(4)),
         batch_output: Some(Decimal::from(20)),
+        min_cacheable_tokens: None,
+        long_context: None,
     };
     let mut variants = Vec::new();
     for results in [Content::Raw, Content::Trimmed] {
@@ -82,6 +84,7 @@ fn synthetic(calls: usize) -> Scenario {
             tokenizer_uplift: Decimal::new(13, 1),
             runs_per_day: 100,
         },
+        timing: None,
         variants,
         trace,
         inputs: Vec::new(),

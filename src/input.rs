@@ -7,6 +7,7 @@
 use crate::error::{suggest_from_serde_message, InputError};
 use rust_decimal::Decimal;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::Deserialize;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -157,6 +158,34 @@ pub fn positive_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::E
         }
     }
     d.deserialize_any(DecVisitor)
+}
+
+/// Like [`positive_decimal`] but zero is allowed (durations, waits).
+pub fn non_negative_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Num {
+        S(String),
+        I(i64),
+        F(f64),
+    }
+    let text = match Num::deserialize(d)? {
+        Num::S(s) => s,
+        Num::I(i) => i.to_string(),
+        Num::F(f) if f.is_finite() => format!("{f}"),
+        Num::F(_) => return Err(de::Error::custom("expected a finite number")),
+    };
+    let v = Decimal::from_str(text.trim()).map_err(|_| {
+        de::Error::custom(format!(
+            "\"{text}\" is not a number; write zero or more, e.g. 20 or 2.5"
+        ))
+    })?;
+    if v.is_sign_negative() && !v.is_zero() {
+        return Err(de::Error::custom(format!(
+            "{text} is negative; write zero or more"
+        )));
+    }
+    Ok(v.normalize())
 }
 
 #[cfg(test)]

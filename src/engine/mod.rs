@@ -8,11 +8,13 @@
 //! price to total.
 
 pub mod bounds;
+mod replay;
 pub mod stats;
 
-use crate::pricing::{Rates, PER_MILLION};
-use crate::scenario::{Assumptions, Cache, Content, PricedVariant, Scenario, TraceCall};
+use crate::pricing::PER_MILLION;
+use crate::scenario::{Assumptions, Cache, Content, PricedVariant, Scenario, Timing, TraceCall};
 pub use bounds::Bounds;
+use replay::{Run, Scale};
 use rust_decimal::Decimal;
 use serde::Serialize;
 pub use stats::{CapabilityStats, Ledger};
@@ -116,6 +118,12 @@ pub struct VariantResult {
     pub cost: CostBreakdown,
     /// Cost of `runs_per_day` runs.
     pub per_day: CostBreakdown,
+    /// Requests whose cache had expired and was written again (lower bound).
+    pub expiries: u64,
+    /// Requests below the model's minimum cacheable length (lower bound).
+    pub uncacheable_requests: u64,
+    /// Requests billed at the long-context tier (lower bound).
+    pub long_context_requests: u64,
     /// Model cost of each request, in request order (only with `detail`; data fees excluded).
     pub request_costs: Vec<Bounds>,
 }
@@ -161,6 +169,8 @@ pub struct Simulation {
     pub prices: crate::pricing::ModelPrices,
     /// The assumptions used.
     pub assumptions: Assumptions,
+    /// Request timing, if given.
+    pub timing: Option<Timing>,
     /// Tool results that entered the context (N).
     pub tool_results: u64,
     /// Context growth, raw then trimmed.
@@ -210,10 +220,15 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .map(|c| c.trimmed_bytes.unwrap_or(0))
         .collect();
     let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
+    let scale = Scale::new(a);
     let context = vec![
-        profile(Content::Raw, &raw, &calls, a, opts),
-        profile(Content::Trimmed, &trimmed, &calls, a, opts),
+        profile(Content::Raw, &raw, &calls, a, scale, opts),
+        profile(Content::Trimmed, &trimmed, &calls, a, scale, opts),
     ];
+    let gaps = scenario
+        .timing
+        .as_ref()
+        .map(|t| gaps_ms(&scenario.trace, t));
     let ledger = Ledger::of(&scenario.trace);
     let data_fee = Bounds::exact(ledger.total_usd);
     let runs = Decimal::from(a.runs_per_day);
@@ -222,20 +237,30 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants
         .iter()
         .map(|pv| {
-            let p = context
-                .iter()
-                .find(|p| p.results == pv.variant.results)
-                .expect("both profiles computed");
-            let cost = run_cost(p, pv.variant.cache, &pv.rates, data_fee);
-            let request_costs = p
-                .per_request
-                .iter()
-                .map(|r| request_cost(r, pv.variant.cache, &pv.rates))
-                .collect();
+            let bytes = match pv.variant.results {
+                Content::Raw => &raw,
+                Content::Trimmed => &trimmed,
+            };
+            let run = Run {
+                scale,
+                bytes,
+                final_output: a.final_output_tokens,
+                gaps_ms: gaps.as_deref(),
+            };
+            let mut request_costs = Vec::new();
+            let priced = run.price(
+                pv.variant.cache,
+                &pv.rates,
+                opts.detail.then_some(&mut request_costs),
+            );
+            let cost = breakdown(&priced, data_fee);
             VariantResult {
                 variant: pv.clone(),
                 cost,
                 per_day: cost.times(runs),
+                expiries: priced.counts.expiries,
+                uncacheable_requests: priced.counts.uncacheable,
+                long_context_requests: priced.counts.long_context,
                 request_costs,
             }
         })
@@ -255,14 +280,40 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         inputs: scenario.inputs.clone(),
         prices: scenario.prices.clone(),
         assumptions: a.clone(),
+        timing: scenario.timing.clone(),
         tool_results: results.len() as u64,
         context,
         variants,
         attribution,
         capabilities: CapabilityStats::of(&scenario.trace),
         ledger,
-        trace: scenario.trace.clone(),
+        trace: if opts.detail {
+            scenario.trace.clone()
+        } else {
+            Vec::new()
+        },
     }
+}
+
+/// The gap before each request in milliseconds (index 0 is request 1): the
+/// latency of every tool call since the previous request, the model's time per
+/// step, and any pause before it.
+pub fn gaps_ms(trace: &[TraceCall], timing: &Timing) -> Vec<u64> {
+    let mut gaps = vec![0u64];
+    let mut pending = 0u64;
+    for c in trace {
+        pending += c.latency_ms;
+        if c.enters_context() {
+            gaps.push(pending + timing.model_ms_per_step);
+            pending = 0;
+        }
+    }
+    for p in &timing.pauses {
+        if let Some(g) = gaps.get_mut((p.before_request as usize).wrapping_sub(1)) {
+            *g += p.ms;
+        }
+    }
+    gaps
 }
 
 /// Tokens of `bytes` of tool result: bytes ÷ b, and that × u.
@@ -274,40 +325,29 @@ pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
     }
 }
 
-/// Input tokens of a request given the prefix-plus-results part and the steps before it.
-fn request_input(cum_bytes: u128, steps_before: u64, a: &Assumptions) -> Bounds {
-    let carried = Decimal::from(a.prefix_tokens) + decimal_u128(cum_bytes) / a.bytes_per_token;
-    let outputs = Decimal::from(steps_before) * Decimal::from(a.output_tokens_per_step);
-    Bounds {
-        lower: carried + outputs,
-        upper: carried * a.tokenizer_uplift + outputs,
-    }
-}
-
-fn decimal_u128(v: u128) -> Decimal {
-    Decimal::from_i128_with_scale(v as i128, 0)
-}
-
 fn profile(
     results: Content,
     bytes: &[u64],
     calls: &[Option<u32>],
     a: &Assumptions,
+    scale: Scale,
     opts: SimulateOptions,
 ) -> ContextProfile {
     let n = bytes.len() as u64;
-    // Running sums: cum = Σ_{j<k} bytes_j, sum_cum = Σ_k cum_k over requests k = 1..N+1.
     let mut cum: u128 = 0;
-    let mut sum_cum: u128 = 0;
+    let mut sum = [0i128; 2];
+    let mut last = [0i128; 2];
     let mut per_request = Vec::with_capacity(if opts.detail { bytes.len() + 1 } else { 0 });
     let mut previous = Bounds::default();
     for k in 0..=n {
         if k > 0 {
             cum += u128::from(bytes[(k - 1) as usize]);
         }
-        sum_cum += cum;
+        let num = scale.numerators(k, cum);
+        sum = [sum[0] + num[0], sum[1] + num[1]];
+        last = num;
         if opts.detail {
-            let input = request_input(cum, k, a);
+            let input = scale.to_tokens(num);
             per_request.push(RequestTokens {
                 request: k + 1,
                 after_call: if k == 0 {
@@ -327,21 +367,13 @@ fn profile(
             previous = input;
         }
     }
-    let requests = n + 1;
-    let p = Decimal::from(a.prefix_tokens);
-    let steps_sum = Decimal::from(n) * Decimal::from(n + 1) / Decimal::TWO; // Σ (k−1)
-    let outputs_carried = steps_sum * Decimal::from(a.output_tokens_per_step);
-    let carried = Decimal::from(requests) * p + decimal_u128(sum_cum) / a.bytes_per_token;
-    let input_tokens = Bounds {
-        lower: carried + outputs_carried,
-        upper: carried * a.tokenizer_uplift + outputs_carried,
-    };
-    let final_request_input = request_input(cum, n, a);
+    let input_tokens = scale.to_tokens(sum);
+    let final_request_input = scale.to_tokens(last);
     ContextProfile {
         results,
         result_bytes: cum as u64,
         result_tokens: result_tokens(cum as u64, a),
-        requests,
+        requests: n + 1,
         final_request_input,
         input_tokens,
         cache_write_tokens: final_request_input,
@@ -355,41 +387,17 @@ fn usd(tokens: Bounds, rate: Decimal) -> Bounds {
     tokens.map(|t| (t * rate / PER_MILLION).normalize())
 }
 
-fn run_cost(p: &ContextProfile, cache: Cache, rates: &Rates, data_fee: Bounds) -> CostBreakdown {
-    let (uncached_input, cache_write, cache_read) =
-        match (cache, rates.cache_write, rates.cache_read) {
-            (Cache::None, _, _) | (_, None, _) | (_, _, None) => (
-                usd(p.input_tokens, rates.input),
-                Bounds::default(),
-                Bounds::default(),
-            ),
-            (_, Some(w), Some(r)) => (
-                Bounds::default(),
-                usd(p.cache_write_tokens, w),
-                usd(p.cache_read_tokens, r),
-            ),
-        };
-    let input = uncached_input + cache_write + cache_read;
-    let output = usd(Bounds::exact(Decimal::from(p.output_tokens)), rates.output);
+fn breakdown(p: &replay::Priced, data_fee: Bounds) -> CostBreakdown {
+    let input = p.uncached_input + p.cache_write + p.cache_read;
     CostBreakdown {
-        uncached_input,
-        cache_write,
-        cache_read,
+        uncached_input: p.uncached_input,
+        cache_write: p.cache_write,
+        cache_read: p.cache_read,
         input,
-        output,
+        output: p.output,
         data_fee,
-        total: input + output + data_fee,
+        total: input + p.output + data_fee,
     }
-}
-
-/// Model cost of one request under a variant's rates.
-pub fn request_cost(r: &RequestTokens, cache: Cache, rates: &Rates) -> Bounds {
-    let output = usd(Bounds::exact(Decimal::from(r.output)), rates.output);
-    let input = match (cache, rates.cache_write, rates.cache_read) {
-        (Cache::None, _, _) | (_, None, _) | (_, _, None) => usd(r.input, rates.input),
-        (_, Some(w), Some(rd)) => usd(r.cache_write, w) + usd(r.cache_read, rd),
-    };
-    input + output
 }
 
 fn attribute(
@@ -462,6 +470,8 @@ mod tests {
             cache_read: Some(d("0.2")),
             batch_input: Some(d("4")),
             batch_output: Some(d("20")),
+            min_cacheable_tokens: None,
+            long_context: None,
         }
     }
 
@@ -513,6 +523,7 @@ mod tests {
                 tokenizer_uplift: d("1.5"),
                 runs_per_day: 3,
             },
+            timing: None,
             variants,
             trace,
             inputs: Vec::new(),

@@ -39,6 +39,32 @@ struct RawModelPrices {
     batch_input: Option<Decimal>,
     #[serde(default, deserialize_with = "optional_price")]
     batch_output: Option<Decimal>,
+    #[serde(default)]
+    min_cacheable_tokens: Option<u64>,
+    #[serde(default)]
+    long_context: Option<RawLongContext>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLongContext {
+    threshold_tokens: u64,
+    #[serde(deserialize_with = "price")]
+    input: Decimal,
+    #[serde(deserialize_with = "price")]
+    output: Decimal,
+}
+
+/// A long-context tier: a request whose input is above `threshold_tokens` is
+/// billed entirely at these rates (cache prices keep the model's multipliers).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LongContext {
+    /// Input tokens above which the tier applies (strictly above).
+    pub threshold_tokens: u64,
+    /// Uncached input price in the tier.
+    pub input: Decimal,
+    /// Output price in the tier.
+    pub output: Decimal,
 }
 
 /// A model's prices in USD per million tokens; `None` where the source gives none.
@@ -64,11 +90,34 @@ pub struct ModelPrices {
     pub batch_input: Option<Decimal>,
     /// Batch output.
     pub batch_output: Option<Decimal>,
+    /// Prompts shorter than this are not cached at all.
+    pub min_cacheable_tokens: Option<u64>,
+    /// The long-context tier, if the model has one.
+    pub long_context: Option<LongContext>,
 }
 
 /// The rates one variant pays, resolved from a model's prices (USD per million tokens).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Rates {
+    /// Uncached input.
+    pub input: Decimal,
+    /// Output.
+    pub output: Decimal,
+    /// Cache write, when the variant caches.
+    pub cache_write: Option<Decimal>,
+    /// Cache read, when the variant caches.
+    pub cache_read: Option<Decimal>,
+    /// Prompts shorter than this are not cached.
+    pub min_cacheable_tokens: Option<u64>,
+    /// Rates above the long-context threshold.
+    pub long_context: Option<LongContextRates>,
+}
+
+/// A variant's rates above the long-context threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LongContextRates {
+    /// Input tokens above which these rates apply.
+    pub threshold_tokens: u64,
     /// Uncached input.
     pub input: Decimal,
     /// Output.
@@ -117,16 +166,41 @@ impl ModelPrices {
         if !missing.is_empty() {
             return Err(MissingPrices(missing));
         }
-        let scale = |p: Decimal| match mode {
-            Mode::Sync => p,
-            Mode::Batch if self.input.is_zero() => p,
-            Mode::Batch => input * p / self.input,
+        // A price relative to the sync input price, applied to another base.
+        let relative = |base: Decimal, p: Decimal| {
+            if self.input.is_zero() {
+                p
+            } else {
+                base * p / self.input
+            }
         };
+        let long_context = self.long_context.map(|lc| {
+            let (lc_input, lc_output) = match mode {
+                Mode::Sync => (lc.input, lc.output),
+                Mode::Batch => (
+                    relative(lc.input, input),
+                    if self.output.is_zero() {
+                        lc.output
+                    } else {
+                        lc.output * output / self.output
+                    },
+                ),
+            };
+            LongContextRates {
+                threshold_tokens: lc.threshold_tokens,
+                input: lc_input,
+                output: lc_output,
+                cache_write: cache_prices.map(|(w, _)| relative(lc_input, w)),
+                cache_read: cache_prices.map(|(_, r)| relative(lc_input, r)),
+            }
+        });
         Ok(Rates {
             input,
             output,
-            cache_write: cache_prices.map(|(w, _)| scale(w)),
-            cache_read: cache_prices.map(|(_, r)| scale(r)),
+            cache_write: cache_prices.map(|(w, _)| relative(input, w)),
+            cache_read: cache_prices.map(|(_, r)| relative(input, r)),
+            min_cacheable_tokens: self.min_cacheable_tokens,
+            long_context,
         })
     }
 }
@@ -161,6 +235,12 @@ impl PriceBook {
                     cache_read: r.cache_read,
                     batch_input: r.batch_input,
                     batch_output: r.batch_output,
+                    min_cacheable_tokens: r.min_cacheable_tokens,
+                    long_context: r.long_context.map(|lc| LongContext {
+                        threshold_tokens: lc.threshold_tokens,
+                        input: lc.input,
+                        output: lc.output,
+                    }),
                 },
             );
         }
@@ -199,6 +279,8 @@ mod tests {
             cache_read: Some(Decimal::new(20, 2)),
             batch_input: Some(Decimal::from(4)),
             batch_output: Some(Decimal::from(20)),
+            min_cacheable_tokens: None,
+            long_context: None,
         }
     }
 

@@ -27,7 +27,45 @@ struct RawScenario {
     prices: Spanned<String>,
     trace: Spanned<RawTrace>,
     assumptions: RawAssumptions,
+    #[serde(default)]
+    timing: Option<RawTiming>,
     variants: Spanned<Vec<Spanned<RawVariant>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTiming {
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    model_seconds_per_step: Decimal,
+    #[serde(default)]
+    pauses: Vec<RawPause>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPause {
+    before_request: u64,
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    seconds: Decimal,
+}
+
+/// When requests happen: the gap before request k is the tool time since the
+/// previous request, plus the model's time per step, plus any pause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timing {
+    /// The model's time per step, in milliseconds.
+    pub model_ms_per_step: u64,
+    /// Extra waits (human review, queues) before given requests.
+    pub pauses: Vec<Pause>,
+}
+
+/// A wait before one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pause {
+    /// 1-based request number.
+    pub before_request: u64,
+    /// Milliseconds.
+    pub ms: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -110,6 +148,8 @@ pub struct Scenario {
     pub prices: ModelPrices,
     /// The run's assumptions.
     pub assumptions: Assumptions,
+    /// Request timing, when the scenario gives it (enables cache expiry).
+    pub timing: Option<Timing>,
     /// Variants to compare, in the order written.
     pub variants: Vec<PricedVariant>,
     /// The recorded requests, in order.
@@ -259,6 +299,26 @@ impl Scenario {
             });
         }
 
+        let timing = match raw.timing {
+            None => None,
+            Some(t) => Some(Timing {
+                model_ms_per_step: to_ms(
+                    t.model_seconds_per_step,
+                    src,
+                    "timing.model_seconds_per_step",
+                )?,
+                pauses: t
+                    .pauses
+                    .into_iter()
+                    .map(|p| {
+                        Ok(Pause {
+                            before_request: p.before_request,
+                            ms: to_ms(p.seconds, src, "timing.pauses.seconds")?,
+                        })
+                    })
+                    .collect::<Result<_, InputError>>()?,
+            }),
+        };
         let a = raw.assumptions;
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
@@ -276,6 +336,7 @@ impl Scenario {
                 tokenizer_uplift: a.tokenizer_uplift,
                 runs_per_day: a.runs_per_day,
             },
+            timing,
             variants,
             trace,
             inputs,
@@ -293,6 +354,19 @@ impl Scenario {
         }
         hex(&h.finalize())
     }
+}
+
+/// Seconds as whole milliseconds; finer precision is an error, not a silent rounding.
+fn to_ms(seconds: Decimal, src: &SourceText, field: &str) -> Result<u64, InputError> {
+    let ms = seconds * Decimal::from(1000);
+    if ms.fract() != Decimal::ZERO || ms > Decimal::from(u32::MAX) {
+        return Err(InputError::new(format!(
+            "{}: `{field}` = {seconds} is not a whole number of milliseconds",
+            src.name
+        ))
+        .with_help("give seconds with at most three decimals, e.g. 2.5"));
+    }
+    Ok(u64::try_from(ms.trunc().mantissa()).unwrap_or(0) / 10u64.pow(ms.trunc().scale()))
 }
 
 fn resolve(base: &Path, rel: &str) -> PathBuf {

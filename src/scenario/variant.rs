@@ -54,6 +54,17 @@ pub struct Variant {
     pub mode: Mode,
 }
 
+impl Cache {
+    /// How long a cache entry lives without being read, in milliseconds.
+    pub fn lifetime_ms(self) -> Option<u64> {
+        match self {
+            Cache::None => None,
+            Cache::FiveMinutes => Some(5 * 60 * 1000),
+            Cache::OneHour => Some(60 * 60 * 1000),
+        }
+    }
+}
+
 impl fmt::Display for Content {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(match self {

@@ -1,0 +1,239 @@
+//! The replay itself: one linear pass per variant over exact integer sums.
+//!
+//! Tokens are rationals with a fixed denominator: with `b = mb / 10^sb` and
+//! `u = mu / 10^su`, request k's input is
+//!
+//! - lower: `NL_k / mb`, with `NL_k = (P + k·o)·mb + cum_k·10^sb`;
+//! - upper: `NU_k / (mb·10^su)`, with `NU_k = mu·(P·mb + cum_k·10^sb) + k·o·mb·10^su`,
+//!
+//! where `cum_k` is the bytes of the results before request k+1. Every rule
+//! (cache writes and reads, expiry, the minimum cacheable length, the
+//! long-context tier) only adds numerators into sums per price, so a replay is
+//! linear, exact, and needs one decimal division per sum at the end.
+
+use super::bounds::Bounds;
+use crate::pricing::{Rates, PER_MILLION};
+use crate::scenario::{Assumptions, Cache};
+use rust_decimal::Decimal;
+
+/// Fixed denominators for the lower and upper token numerators.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scale {
+    p: i128,
+    o: i128,
+    mb: i128,
+    pb: i128,
+    mu: i128,
+    pu: i128,
+}
+
+impl Scale {
+    pub(crate) fn new(a: &Assumptions) -> Scale {
+        let b = a.bytes_per_token.normalize();
+        let u = a.tokenizer_uplift.normalize();
+        Scale {
+            p: i128::from(a.prefix_tokens),
+            o: i128::from(a.output_tokens_per_step),
+            mb: b.mantissa(),
+            pb: 10i128.pow(b.scale()),
+            mu: u.mantissa(),
+            pu: 10i128.pow(u.scale()),
+        }
+    }
+
+    /// Numerators of request k+1's input (k results before it, `cum` bytes).
+    pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
+        let k = k as i128;
+        let cum = cum as i128;
+        let carried = self.p * self.mb + cum * self.pb;
+        [
+            carried + k * self.o * self.mb,
+            self.mu * carried + k * self.o * self.mb * self.pu,
+        ]
+    }
+
+    /// Denominators: lower, upper.
+    pub(crate) fn denominators(&self) -> [i128; 2] {
+        [self.mb, self.mb * self.pu]
+    }
+
+    /// A whole number of tokens as a numerator of each bound.
+    pub(crate) fn tokens(&self, t: u64) -> [i128; 2] {
+        let d = self.denominators();
+        [i128::from(t) * d[0], i128::from(t) * d[1]]
+    }
+
+    /// A numerator pair as exact token counts.
+    pub(crate) fn to_tokens(&self, n: [i128; 2]) -> Bounds {
+        let d = self.denominators();
+        Bounds {
+            lower: ratio(n[0], d[0]),
+            upper: ratio(n[1], d[1]),
+        }
+    }
+}
+
+fn ratio(n: i128, d: i128) -> Decimal {
+    (Decimal::from_i128_with_scale(n, 0) / Decimal::from_i128_with_scale(d, 0)).normalize()
+}
+
+/// Token sums by what they are billed as; index 0 normal rates, 1 long-context rates.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    uncached: [i128; 2],
+    write: [i128; 2],
+    read: [i128; 2],
+    output: [i128; 2],
+}
+
+/// What one variant's replay counted besides money.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Requests whose cache had expired (lower bound).
+    pub expiries: u64,
+    /// Requests too short to cache (lower bound).
+    pub uncacheable: u64,
+    /// Requests above the long-context threshold (lower bound).
+    pub long_context: u64,
+}
+
+/// USD amounts of one replay, per bound.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Priced {
+    pub uncached_input: Bounds,
+    pub cache_write: Bounds,
+    pub cache_read: Bounds,
+    pub output: Bounds,
+    pub counts: Counts,
+}
+
+/// The inputs of one replay: the result sizes in order and, when timing is
+/// known, the gap before each request in milliseconds.
+pub(crate) struct Run<'a> {
+    pub scale: Scale,
+    pub bytes: &'a [u64],
+    pub final_output: u64,
+    pub gaps_ms: Option<&'a [u64]>,
+}
+
+impl Run<'_> {
+    /// Replays every request under `rates` with cache tier `cache`.
+    /// `per_request`, when given, receives each request's model cost.
+    pub(crate) fn price(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        mut per_request: Option<&mut Vec<Bounds>>,
+    ) -> Priced {
+        let n = self.bytes.len() as u64;
+        let dens = self.scale.denominators();
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let lifetime = cache.lifetime_ms();
+        let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
+        let long = rates
+            .long_context
+            .map(|lc| self.scale.tokens(lc.threshold_tokens));
+        let mut sums = [Sums::default(); 2];
+        let mut prev: [Option<i128>; 2] = [None, None];
+        let mut counts = Counts::default();
+        let mut cum: u128 = 0;
+        for k in 0..=n {
+            if k > 0 {
+                cum += u128::from(self.bytes[(k - 1) as usize]);
+            }
+            let num = self.scale.numerators(k, cum);
+            let out = if k < n {
+                self.scale.o as u64
+            } else {
+                self.final_output
+            };
+            let expired = match (k, lifetime, self.gaps_ms) {
+                (1.., Some(life), Some(gaps)) => gaps[k as usize] > life,
+                _ => false,
+            };
+            let mut before = [Sums::default(); 2];
+            if per_request.is_some() {
+                before = sums;
+            }
+            for i in 0..2 {
+                let tier = usize::from(long.is_some_and(|t| num[i] > t[i]));
+                let s = &mut sums[i];
+                s.output[tier] += i128::from(out) * dens[i];
+                let cacheable = min.is_none_or(|m| num[i] >= m[i]);
+                if !caches || !cacheable {
+                    s.uncached[tier] += num[i];
+                    prev[i] = None;
+                    if i == 0 && caches {
+                        counts.uncacheable += 1;
+                    }
+                } else {
+                    match prev[i] {
+                        Some(p) if !expired => {
+                            s.write[tier] += num[i] - p;
+                            s.read[tier] += p;
+                        }
+                        _ => s.write[tier] += num[i],
+                    }
+                    if i == 0 && expired && prev[i].is_some() {
+                        counts.expiries += 1;
+                    }
+                    prev[i] = Some(num[i]);
+                }
+                if i == 0 && tier == 1 {
+                    counts.long_context += 1;
+                }
+            }
+            if let Some(rows) = per_request.as_deref_mut() {
+                let delta = |i: usize| Sums {
+                    uncached: sub(sums[i].uncached, before[i].uncached),
+                    write: sub(sums[i].write, before[i].write),
+                    read: sub(sums[i].read, before[i].read),
+                    output: sub(sums[i].output, before[i].output),
+                };
+                let p = self.usd([delta(0), delta(1)], rates);
+                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output);
+            }
+        }
+        let mut priced = self.usd(sums, rates);
+        priced.counts = counts;
+        priced
+    }
+
+    fn usd(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
+        let dens = self.scale.denominators();
+        let lc = rates.long_context;
+        let input = [rates.input, lc.map_or(rates.input, |l| l.input)];
+        let output = [rates.output, lc.map_or(rates.output, |l| l.output)];
+        let write = [
+            rates.cache_write.unwrap_or_default(),
+            lc.and_then(|l| l.cache_write).unwrap_or_default(),
+        ];
+        let read = [
+            rates.cache_read.unwrap_or_default(),
+            lc.and_then(|l| l.cache_read).unwrap_or_default(),
+        ];
+        let money = |get: fn(&Sums) -> [i128; 2], price: [Decimal; 2]| {
+            let one = |i: usize| {
+                let s = get(&sums[i]);
+                let scaled = Decimal::from_i128_with_scale(s[0], 0) * price[0]
+                    + Decimal::from_i128_with_scale(s[1], 0) * price[1];
+                (scaled / Decimal::from_i128_with_scale(dens[i], 0) / PER_MILLION).normalize()
+            };
+            Bounds {
+                lower: one(0),
+                upper: one(1),
+            }
+        };
+        Priced {
+            uncached_input: money(|s| s.uncached, input),
+            cache_write: money(|s| s.write, write),
+            cache_read: money(|s| s.read, read),
+            output: money(|s| s.output, output),
+            counts: Counts::default(),
+        }
+    }
+}
+
+fn sub(a: [i128; 2], b: [i128; 2]) -> [i128; 2] {
+    [a[0] - b[0], a[1] - b[1]]
+}
