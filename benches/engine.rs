@@ -85,6 +85,7 @@ fn synthetic(calls: usize) -> Scenario {
             runs_per_day: 100,
         },
         timing: None,
+        what_if: Default::default(),
         variants,
         trace,
         inputs: Vec::new(),

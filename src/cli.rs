@@ -125,7 +125,8 @@ fn report_path(args: &SimulateArgs) -> Option<PathBuf> {
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let scenario = Scenario::load(&args.scenario)?;
-    let sim = simulate(&scenario, SimulateOptions { detail: true });
+    let mut sim = simulate(&scenario, SimulateOptions { detail: true });
+    sim.what_if = Some(crate::analysis::what_if(&scenario, &sim));
     let stdout = match args.format {
         Format::Table => report::terminal::render(
             &sim,

@@ -9,6 +9,7 @@
 //!   JSON or HTML, each a pure function returning bytes;
 //! - [`output`] is the one place that writes files, atomically.
 
+pub mod analysis;
 pub mod cli;
 pub mod engine;
 pub mod error;

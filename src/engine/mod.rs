@@ -183,8 +183,11 @@ pub struct Simulation {
     pub capabilities: Vec<CapabilityStats>,
     /// The data-fee ledger.
     pub ledger: Ledger,
-    /// The trace as recorded.
+    /// The trace as recorded (only with `detail`).
     pub trace: Vec<TraceCall>,
+    /// What-if analyses, when run (see [`crate::analysis`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<crate::analysis::WhatIf>,
 }
 
 impl Simulation {
@@ -292,6 +295,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         } else {
             Vec::new()
         },
+        what_if: None,
     }
 }
 
@@ -524,6 +528,7 @@ mod tests {
                 runs_per_day: 3,
             },
             timing: None,
+            what_if: Default::default(),
             variants,
             trace,
             inputs: Vec::new(),

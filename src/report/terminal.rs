@@ -105,6 +105,21 @@ pub fn render(sim: &Simulation, opts: TerminalOptions) -> String {
         format::seconds(sim.ledger.median_latency_with_data_ms)
     ));
     s.push_str(&transposed(&tables::per_day(sim), 2));
+    let summary = tables::what_if_summary(sim);
+    if !summary.is_empty() {
+        s.push_str("\nWhat if\n");
+        for line in summary {
+            s.push_str(&format!("- {line}\n"));
+        }
+        // The long tables (sweep, restarts) are in the HTML report and the CSV exports.
+        for t in [tables::retry(sim), tables::cache_lifetime(sim), tables::effort(sim)]
+            .into_iter()
+            .flatten()
+        {
+            s.push('\n');
+            s.push_str(&plain_table(&t));
+        }
+    }
     if opts.requests {
         s.push('\n');
         s.push_str(&plain_table(&tables::requests(sim)));

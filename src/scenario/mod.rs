@@ -30,6 +30,100 @@ struct RawScenario {
     #[serde(default)]
     timing: Option<RawTiming>,
     variants: Spanned<Vec<Spanned<RawVariant>>>,
+    #[serde(default)]
+    retry: Option<Spanned<RawRetry>>,
+    #[serde(default)]
+    cache_lifetime: Option<RawLifetime>,
+    #[serde(default)]
+    effort: Option<RawEffort>,
+    #[serde(default)]
+    restart: Option<RawRestart>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetry {
+    input_tokens_per_attempt: u64,
+    output_tokens_per_attempt: u64,
+    baseline: RawRetryModel,
+    candidate: RawRetryModel,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetryModel {
+    model: Spanned<String>,
+    #[serde(default)]
+    attempts: Option<u64>,
+    #[serde(default)]
+    accepted: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLifetime {
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    model_seconds_per_step: Decimal,
+    sweep_model_seconds: Spanned<RawRange>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRange {
+    from: u64,
+    to: u64,
+    step: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEffort {
+    presets: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRestart {
+    idempotency_keys: bool,
+}
+
+/// Retry break-even between two models (seeds 000–002).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetryCase {
+    /// Uncached input tokens per attempt.
+    pub input_tokens_per_attempt: u64,
+    /// Output tokens per attempt.
+    pub output_tokens_per_attempt: u64,
+    /// The model in use today.
+    pub baseline: ModelPrices,
+    /// Attempts the baseline needs.
+    pub baseline_attempts: u64,
+    /// Independently accepted answers those attempts give.
+    pub accepted: u64,
+    /// The cheaper model considered.
+    pub candidate: ModelPrices,
+}
+
+/// Cache-lifetime what-if: model time per step and the sweep over it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LifetimeCase {
+    /// Model time per step, milliseconds.
+    pub model_ms_per_step: u64,
+    /// Sweep of the model time per step, seconds: from, to, step.
+    pub sweep_seconds: (u64, u64, u64),
+}
+
+/// The what-if analyses a scenario asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WhatIfs {
+    /// Retry break-even between two models.
+    pub retry: Option<RetryCase>,
+    /// Cache lifetime from timing.
+    pub cache_lifetime: Option<LifetimeCase>,
+    /// Effort presets: name → output tokens per step (sorted by tokens).
+    pub effort: Vec<(String, u64)>,
+    /// Restart analysis; `Some(keys)` says whether idempotency keys are used.
+    pub restart: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -150,6 +244,8 @@ pub struct Scenario {
     pub assumptions: Assumptions,
     /// Request timing, when the scenario gives it (enables cache expiry).
     pub timing: Option<Timing>,
+    /// What-if analyses to run.
+    pub what_if: WhatIfs,
     /// Variants to compare, in the order written.
     pub variants: Vec<PricedVariant>,
     /// The recorded requests, in order.
@@ -319,6 +415,71 @@ impl Scenario {
                     .collect::<Result<_, InputError>>()?,
             }),
         };
+        let what_if = WhatIfs {
+            retry: match raw.retry {
+                None => None,
+                Some(r) => {
+                    let span = r.span();
+                    let r = r.into_inner();
+                    let find = |m: &Spanned<String>| {
+                        book.get(m.get_ref()).cloned().ok_or_else(|| {
+                            let known: Vec<&str> = book.model_ids().collect();
+                            src.error_at(
+                                format!("retry model `{}` is not in the price book `{}`", m.get_ref(), book_src.name),
+                                m.span(),
+                                "unknown model",
+                            )
+                            .with_help(match closest(m.get_ref(), known.iter().copied()) {
+                                Some(best) => format!("did you mean `{best}`? The price book has: {}", known.join(", ")),
+                                None => format!("the price book has: {}", known.join(", ")),
+                            })
+                        })
+                    };
+                    let baseline = find(&r.baseline.model)?;
+                    let candidate = find(&r.candidate.model)?;
+                    let (Some(attempts), Some(accepted)) = (r.baseline.attempts, r.baseline.accepted) else {
+                        return Err(src
+                            .error_at("the retry baseline needs `attempts` and `accepted`", span, "retry")
+                            .with_help("e.g. baseline = { model = \"claude-fable-5-1\", attempts = 20, accepted = 20 }"));
+                    };
+                    if accepted == 0 || attempts < accepted {
+                        return Err(src
+                            .error_at(
+                                format!("retry baseline: {accepted} accepted answers from {attempts} attempts"),
+                                span,
+                                "retry",
+                            )
+                            .with_help("accepted must be at least 1 and at most attempts"));
+                    }
+                    Some(RetryCase {
+                        input_tokens_per_attempt: r.input_tokens_per_attempt,
+                        output_tokens_per_attempt: r.output_tokens_per_attempt,
+                        baseline,
+                        baseline_attempts: attempts,
+                        accepted,
+                        candidate,
+                    })
+                }
+            },
+            cache_lifetime: match raw.cache_lifetime {
+                None => None,
+                Some(l) => {
+                    let span = l.sweep_model_seconds.span();
+                    let r = l.sweep_model_seconds.into_inner();
+                    check_range(src, span, r.from, r.to, r.step)?;
+                    Some(LifetimeCase {
+                        model_ms_per_step: to_ms(l.model_seconds_per_step, src, "cache_lifetime.model_seconds_per_step")?,
+                        sweep_seconds: (r.from, r.to, r.step),
+                    })
+                }
+            },
+            effort: {
+                let mut presets: Vec<(String, u64)> = raw.effort.map(|e| e.presets.into_iter().collect()).unwrap_or_default();
+                presets.sort_by_key(|(name, tokens)| (*tokens, name.clone()));
+                presets
+            },
+            restart: raw.restart.map(|r| r.idempotency_keys),
+        };
         let a = raw.assumptions;
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
@@ -337,6 +498,7 @@ impl Scenario {
                 runs_per_day: a.runs_per_day,
             },
             timing,
+            what_if,
             variants,
             trace,
             inputs,
@@ -353,6 +515,33 @@ impl Scenario {
             h.update([0]);
         }
         hex(&h.finalize())
+    }
+}
+
+/// Most points a sweep range may have.
+pub const MAX_RANGE_POINTS: u64 = 10_000;
+
+fn check_range(
+    src: &SourceText,
+    span: std::ops::Range<usize>,
+    from: u64,
+    to: u64,
+    step: u64,
+) -> Result<(), InputError> {
+    let problem = if step == 0 {
+        Some("the step is zero".to_string())
+    } else if to < from {
+        Some(format!("the range is reversed: from {from} to {to}"))
+    } else if (to - from) / step + 1 > MAX_RANGE_POINTS {
+        Some(format!("the range has {} points, more than {MAX_RANGE_POINTS}", (to - from) / step + 1))
+    } else {
+        None
+    };
+    match problem {
+        Some(p) => Err(src
+            .error_at(format!("invalid sweep range: {p}"), span, "range")
+            .with_help("write { from = 0, to = 300, step = 20 } with from ≤ to and a step above zero")),
+        None => Ok(()),
     }
 }
 

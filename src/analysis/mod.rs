@@ -1,0 +1,526 @@
+//! What-if analyses: retry break-even, cache lifetime, effort, restarts.
+//!
+//! Every figure comes from the engine: an analysis changes one assumption of
+//! a checked scenario, replays it with [`crate::engine::simulate`], and reads
+//! the result. None has an arithmetic path of its own beyond counting
+//! attempts and comparing engine totals.
+
+pub mod sweep;
+
+use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};
+use crate::pricing::{ModelPrices, PER_MILLION};
+use crate::scenario::{
+    Assumptions, Cache, Content, Mode, Pause, PricedVariant, Scenario, Timing, Variant,
+};
+use rust_decimal::Decimal;
+use serde::Serialize;
+
+/// Results of every what-if the scenario asks for.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct WhatIf {
+    /// Retry break-even between two models.
+    pub retry: Option<RetryBreakEven>,
+    /// How often the cheapest variant's run can be retried before it costs
+    /// more than one run of the most expensive variant.
+    pub run_break_even: Option<RunBreakEven>,
+    /// 5-minute vs 1-hour cache from timing.
+    pub cache_lifetime: Option<Lifetime>,
+    /// Effort presets.
+    pub effort: Vec<EffortRow>,
+    /// One restart at each step.
+    pub restart: Option<Restart>,
+}
+
+/// Retry break-even between a baseline and a candidate model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetryBreakEven {
+    /// Baseline model id.
+    pub baseline_model: String,
+    /// Candidate model id.
+    pub candidate_model: String,
+    /// Cost of one attempt on the baseline.
+    pub baseline_cost_per_attempt: Decimal,
+    /// Cost of one attempt on the candidate.
+    pub candidate_cost_per_attempt: Decimal,
+    /// Baseline attempts.
+    pub baseline_attempts: u64,
+    /// Accepted answers.
+    pub accepted: u64,
+    /// Baseline cost of all its attempts.
+    pub baseline_total: Decimal,
+    /// Baseline cost per accepted answer.
+    pub baseline_cost_per_accepted: Decimal,
+    /// Most candidate attempts that cost no more than the baseline's total
+    /// (none when the candidate is not cheaper per attempt).
+    pub break_even_attempts: Option<u64>,
+    /// Extra candidate attempts per accepted answer that use the saving up.
+    pub extra_attempts_per_success: Option<Decimal>,
+    /// The same, as successes per extra attempt ("one extra attempt per four").
+    pub successes_per_extra_attempt: Option<Decimal>,
+    /// Cost as the candidate's attempts grow.
+    pub curve: Vec<RetryPoint>,
+}
+
+/// One point of the retry curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetryPoint {
+    /// Attempts for the same accepted answers.
+    pub attempts: u64,
+    /// Baseline cost of that many attempts.
+    pub baseline_total: Decimal,
+    /// Baseline cost per accepted answer at that many attempts.
+    pub baseline_per_accepted: Decimal,
+    /// Candidate cost of that many attempts.
+    pub candidate_total: Decimal,
+    /// Candidate cost per accepted answer (failed attempts included).
+    pub candidate_per_accepted: Decimal,
+}
+
+/// Whole-run break-even between the cheapest and the dearest variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunBreakEven {
+    /// Cheapest variant.
+    pub cheapest: String,
+    /// Most expensive variant.
+    pub dearest: String,
+    /// Runs of the cheapest that cost no more than one run of the dearest.
+    pub runs: u64,
+    /// Retries: runs − 1.
+    pub retries: u64,
+}
+
+/// The cache tiers compared for one kind of results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TierComparison {
+    /// Raw or trimmed.
+    pub results: Content,
+    /// Expiries under the 5-minute tier.
+    pub expiries_5m: u64,
+    /// Expiries under the 1-hour tier.
+    pub expiries_1h: u64,
+    /// Model input cost with the 5-minute tier.
+    pub input_5m: Bounds,
+    /// Model input cost with the 1-hour tier.
+    pub input_1h: Bounds,
+    /// The cheaper tier, lower bound ("5m" or "1h").
+    pub cheaper: String,
+}
+
+/// What one expiry before the final request costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FinalExpiry {
+    /// Raw or trimmed.
+    pub results: Content,
+    /// Tokens written again: the final request's whole prefix.
+    pub rewrite_tokens: Bounds,
+    /// Those tokens at the 5-minute write price.
+    pub rewrite_cost: Bounds,
+    /// How much more the run costs with the expiry than without.
+    pub extra_cost: Bounds,
+    /// How much more the whole run costs on the 1-hour tier, without expiries.
+    pub one_hour_premium: Bounds,
+}
+
+/// One point of the model-time sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LifetimePoint {
+    /// Model time per step, seconds.
+    pub model_seconds: u64,
+    /// Tier comparison per kind of results.
+    pub tiers: Vec<TierComparison>,
+}
+
+/// Cache lifetime from timing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Lifetime {
+    /// Model time per step used, milliseconds.
+    pub model_ms_per_step: u64,
+    /// The tiers at that timing.
+    pub tiers: Vec<TierComparison>,
+    /// One expiry before the final request.
+    pub final_expiry: Vec<FinalExpiry>,
+    /// The sweep over model time per step.
+    pub sweep: Vec<LifetimePoint>,
+    /// Per kind of results, the first swept model time at which the cheaper tier changes.
+    pub flips: Vec<(Content, Option<u64>)>,
+}
+
+/// One effort preset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EffortRow {
+    /// Preset name.
+    pub preset: String,
+    /// Output tokens per step.
+    pub output_tokens_per_step: u64,
+    /// Output tokens of the run.
+    pub output_tokens: u64,
+    /// Output cost per variant (scenario order).
+    pub output_cost: Vec<Decimal>,
+    /// Total cost per variant, lower bound (scenario order).
+    pub total: Vec<Decimal>,
+}
+
+/// Cost of one restart before request k, per variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestartRow {
+    /// The request the worker restarts before.
+    pub before_request: u64,
+    /// Resuming from an intact session: the cache expired, so request k writes its whole prefix again.
+    pub resume: Vec<Decimal>,
+    /// Starting over: requests before k paid again (and their data fees without idempotency keys).
+    pub start_over: Vec<Decimal>,
+}
+
+/// Restart and resume.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Restart {
+    /// Whether idempotency keys spare the data fee on a re-run.
+    pub idempotency_keys: bool,
+    /// One row per restart point.
+    pub rows: Vec<RestartRow>,
+    /// The cheapest variant.
+    pub cheapest: String,
+    /// Its lead over the next cheapest, lower bound.
+    pub lead: Decimal,
+    /// Restarts (at an average step) it absorbs before losing the lead, resuming.
+    pub absorbed_resuming: Option<u64>,
+    /// The same, starting over.
+    pub absorbed_starting_over: Option<u64>,
+}
+
+fn lower_total(s: &Simulation, i: usize) -> Decimal {
+    s.variants[i].cost.total.lower
+}
+
+/// The cost of one attempt: a single request with no tool results, replayed by the engine.
+pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) -> Decimal {
+    let rates = model
+        .rates(Cache::None, Mode::Sync)
+        .expect("input and output prices are always known");
+    let scenario = Scenario {
+        name: "attempt".into(),
+        question: String::new(),
+        prices: model.clone(),
+        assumptions: Assumptions {
+            prefix_tokens: input_tokens,
+            output_tokens_per_step: 0,
+            final_output_tokens: output_tokens,
+            bytes_per_token: Decimal::ONE,
+            tokenizer_uplift: Decimal::ONE,
+            runs_per_day: 1,
+        },
+        timing: None,
+        what_if: Default::default(),
+        variants: vec![PricedVariant {
+            variant: Variant {
+                name: model.model.clone(),
+                results: Content::Raw,
+                cache: Cache::None,
+                mode: Mode::Sync,
+            },
+            rates,
+        }],
+        trace: Vec::new(),
+        inputs: Vec::new(),
+    };
+    simulate(&scenario, SimulateOptions { detail: false }).variants[0]
+        .cost
+        .total
+        .lower
+}
+
+fn retry(case: &crate::scenario::RetryCase) -> RetryBreakEven {
+    let base = attempt_cost(&case.baseline, case.input_tokens_per_attempt, case.output_tokens_per_attempt);
+    let cand = attempt_cost(&case.candidate, case.input_tokens_per_attempt, case.output_tokens_per_attempt);
+    let accepted = Decimal::from(case.accepted);
+    let baseline_total = base * Decimal::from(case.baseline_attempts);
+    let break_even = (cand > Decimal::ZERO && cand <= base)
+        .then(|| (baseline_total / cand).floor())
+        .and_then(|d| u64::try_from(d.mantissa() / 10i128.pow(d.scale())).ok());
+    let extra = break_even.map(|b| (Decimal::from(b) - accepted) / accepted);
+    let last = break_even.unwrap_or(case.baseline_attempts).max(case.baseline_attempts) + 5;
+    let curve = (case.accepted..=last)
+        .map(|n| {
+            let a = Decimal::from(n);
+            RetryPoint {
+                attempts: n,
+                baseline_total: base * a,
+                baseline_per_accepted: base * a / accepted,
+                candidate_total: cand * a,
+                candidate_per_accepted: cand * a / accepted,
+            }
+        })
+        .collect();
+    RetryBreakEven {
+        baseline_model: case.baseline.model.clone(),
+        candidate_model: case.candidate.model.clone(),
+        baseline_cost_per_attempt: base,
+        candidate_cost_per_attempt: cand,
+        baseline_attempts: case.baseline_attempts,
+        accepted: case.accepted,
+        baseline_total,
+        baseline_cost_per_accepted: baseline_total / accepted,
+        break_even_attempts: break_even,
+        extra_attempts_per_success: extra,
+        successes_per_extra_attempt: extra.filter(|e| !e.is_zero()).map(|e| Decimal::ONE / e),
+        curve,
+    }
+}
+
+fn run_break_even(sim: &Simulation) -> Option<RunBreakEven> {
+    if sim.variants.len() < 2 {
+        return None;
+    }
+    let (lo, hi) = sim.cheapest_and_dearest();
+    let cheap = lower_total(sim, lo);
+    if cheap <= Decimal::ZERO {
+        return None;
+    }
+    let runs = (lower_total(sim, hi) / cheap).floor();
+    let runs = u64::try_from(runs.mantissa() / 10i128.pow(runs.scale())).unwrap_or(u64::MAX);
+    Some(RunBreakEven {
+        cheapest: sim.variants[lo].variant.variant.name.clone(),
+        dearest: sim.variants[hi].variant.variant.name.clone(),
+        runs,
+        retries: runs.saturating_sub(1),
+    })
+}
+
+/// The scenario's variants replaced by raw/trimmed × the given cache tiers, sync.
+fn with_tiers(s: &Scenario, tiers: &[Cache]) -> Option<Scenario> {
+    let mut out = s.clone();
+    out.variants = Vec::new();
+    for results in [Content::Raw, Content::Trimmed] {
+        for &cache in tiers {
+            let rates = s.prices.rates(cache, Mode::Sync).ok()?;
+            out.variants.push(PricedVariant {
+                variant: Variant {
+                    name: Variant::default_name(results, cache, Mode::Sync),
+                    results,
+                    cache,
+                    mode: Mode::Sync,
+                },
+                rates,
+            });
+        }
+    }
+    Some(out)
+}
+
+fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
+    [Content::Raw, Content::Trimmed]
+        .into_iter()
+        .map(|results| {
+            let find = |cache| {
+                sim.variants
+                    .iter()
+                    .find(|v| v.variant.variant.results == results && v.variant.variant.cache == cache)
+                    .expect("built with both tiers")
+            };
+            let (five, hour) = (find(Cache::FiveMinutes), find(Cache::OneHour));
+            TierComparison {
+                results,
+                expiries_5m: five.expiries,
+                expiries_1h: hour.expiries,
+                input_5m: five.cost.input,
+                input_1h: hour.cost.input,
+                cheaper: if hour.cost.input.lower < five.cost.input.lower { "1h" } else { "5m" }.into(),
+            }
+        })
+        .collect()
+}
+
+fn timed(s: &Scenario, model_ms: u64, pauses: Vec<Pause>) -> Scenario {
+    let mut out = s.clone();
+    out.timing = Some(Timing {
+        model_ms_per_step: model_ms,
+        pauses,
+    });
+    out
+}
+
+fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifetime> {
+    let tiers = with_tiers(s, &[Cache::FiveMinutes, Cache::OneHour])?;
+    let opts = SimulateOptions { detail: false };
+    let base = simulate(&timed(&tiers, case.model_ms_per_step, Vec::new()), opts);
+    // One expiry before the final request: a pause just past the 5-minute lifetime.
+    let last = base.context[0].requests;
+    let pause = Pause {
+        before_request: last,
+        ms: Cache::FiveMinutes.lifetime_ms().unwrap_or(0) + 1,
+    };
+    let expired = simulate(&timed(&tiers, case.model_ms_per_step, vec![pause]), opts);
+    let final_expiry = [Content::Raw, Content::Trimmed]
+        .into_iter()
+        .map(|results| {
+            let idx = |cache| {
+                base.variants
+                    .iter()
+                    .position(|v| v.variant.variant.results == results && v.variant.variant.cache == cache)
+                    .expect("built with both tiers")
+            };
+            let (five, hour) = (idx(Cache::FiveMinutes), idx(Cache::OneHour));
+            let rewrite_tokens = base.profile(results).final_request_input;
+            let write = base.variants[five].variant.rates.cache_write.unwrap_or_default();
+            FinalExpiry {
+                results,
+                rewrite_tokens,
+                rewrite_cost: rewrite_tokens.map(|t| t * write / PER_MILLION),
+                extra_cost: expired.variants[five].cost.input - base.variants[five].cost.input,
+                one_hour_premium: base.variants[hour].cost.input - base.variants[five].cost.input,
+            }
+        })
+        .collect();
+    let (from, to, step) = case.sweep_seconds;
+    let sweep: Vec<LifetimePoint> = (from..=to)
+        .step_by(step as usize)
+        .map(|secs| LifetimePoint {
+            model_seconds: secs,
+            tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new()), opts)),
+        })
+        .collect();
+    let flips = [0usize, 1]
+        .into_iter()
+        .map(|i| {
+            let results = if i == 0 { Content::Raw } else { Content::Trimmed };
+            let first = sweep.first().map(|p| p.tiers[i].cheaper.clone());
+            let flip = sweep
+                .iter()
+                .find(|p| Some(&p.tiers[i].cheaper) != first.as_ref())
+                .map(|p| p.model_seconds);
+            (results, flip)
+        })
+        .collect();
+    Some(Lifetime {
+        model_ms_per_step: case.model_ms_per_step,
+        tiers: tier_comparison(&base),
+        final_expiry,
+        sweep,
+        flips,
+    })
+}
+
+fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
+    presets
+        .iter()
+        .map(|(name, tokens)| {
+            let mut changed = s.clone();
+            changed.assumptions.output_tokens_per_step = *tokens;
+            let sim = simulate(&changed, SimulateOptions { detail: false });
+            EffortRow {
+                preset: name.clone(),
+                output_tokens_per_step: *tokens,
+                output_tokens: sim.context[0].output_tokens,
+                output_cost: sim.variants.iter().map(|v| v.cost.output.lower).collect(),
+                total: sim.variants.iter().map(|v| v.cost.total.lower).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Restart analysis is one replay per restart point; above this many tool
+/// results it samples this many evenly spaced points.
+pub const MAX_RESTART_POINTS: u64 = 200;
+
+fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
+    let requests = sim.context[0].requests;
+    if requests < 2 || sim.variants.len() < 2 {
+        return None;
+    }
+    let points: Vec<u64> = if requests - 1 <= MAX_RESTART_POINTS {
+        (2..=requests).collect()
+    } else {
+        (0..MAX_RESTART_POINTS)
+            .map(|i| 2 + i * (requests - 2) / (MAX_RESTART_POINTS - 1))
+            .collect()
+    };
+    // Data fee paid before request k: charged, non-replayed rows up to the (k−1)-th result.
+    let mut fee_before = vec![Decimal::ZERO; requests as usize + 1];
+    let mut fee = Decimal::ZERO;
+    let mut seen = 0usize;
+    for c in &s.trace {
+        if !c.replayed {
+            fee += c.charged_usd;
+        }
+        if c.enters_context() {
+            seen += 1;
+            fee_before[seen + 1] = fee;
+        }
+    }
+    let base_timing = s.timing.clone().unwrap_or(Timing {
+        model_ms_per_step: 0,
+        pauses: Vec::new(),
+    });
+    let detail = simulate(s, SimulateOptions { detail: true });
+    let baseline = if s.timing.is_some() {
+        sim.clone()
+    } else {
+        simulate(&timed(s, 0, Vec::new()), SimulateOptions { detail: false })
+    };
+    let rows: Vec<RestartRow> = points
+        .iter()
+        .map(|&k| {
+            let mut pauses = base_timing.pauses.clone();
+            pauses.push(Pause {
+                before_request: k,
+                ms: Cache::OneHour.lifetime_ms().unwrap_or(0) + 1,
+            });
+            let resumed = simulate(
+                &timed(s, base_timing.model_ms_per_step, pauses),
+                SimulateOptions { detail: false },
+            );
+            RestartRow {
+                before_request: k,
+                resume: resumed
+                    .variants
+                    .iter()
+                    .zip(&baseline.variants)
+                    .map(|(r, b)| r.cost.input.lower - b.cost.input.lower)
+                    .collect(),
+                start_over: detail
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        let model: Decimal = v.request_costs[..(k - 1) as usize]
+                            .iter()
+                            .map(|c| c.lower)
+                            .sum();
+                        model + if keys { Decimal::ZERO } else { fee_before[k as usize] }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..sim.variants.len()).collect();
+    order.sort_by_key(|&i| lower_total(sim, i));
+    let (first, second) = (order[0], order[1]);
+    let lead = lower_total(sim, second) - lower_total(sim, first);
+    let mean = |get: fn(&RestartRow) -> &Vec<Decimal>| {
+        rows.iter().map(|r| get(r)[first]).sum::<Decimal>() / Decimal::from(rows.len())
+    };
+    let absorbed = |m: Decimal| {
+        (m > Decimal::ZERO).then(|| {
+            let n = (lead / m).floor();
+            u64::try_from(n.mantissa() / 10i128.pow(n.scale())).unwrap_or(u64::MAX)
+        })
+    };
+    Some(Restart {
+        idempotency_keys: keys,
+        absorbed_resuming: absorbed(mean(|r| &r.resume)),
+        absorbed_starting_over: absorbed(mean(|r| &r.start_over)),
+        rows,
+        cheapest: sim.variants[first].variant.variant.name.clone(),
+        lead,
+    })
+}
+
+/// Runs every what-if the scenario asks for, from the engine's results.
+pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
+    WhatIf {
+        retry: s.what_if.retry.as_ref().map(retry),
+        run_break_even: run_break_even(sim),
+        cache_lifetime: s.what_if.cache_lifetime.as_ref().and_then(|c| lifetime(s, c)),
+        effort: effort(s, &s.what_if.effort),
+        restart: s.what_if.restart.and_then(|keys| restart(s, sim, keys)),
+    }
+}
