@@ -576,14 +576,240 @@ pub fn latency(sim: &Simulation) -> Chart {
     }
 }
 
+/// Line colours for many series, dark to light (dash patterns alternate too).
+pub const LINES: [RGBColor; 6] = [
+    RGBColor(40, 40, 40),
+    RGBColor(0, 120, 120),
+    RGBColor(120, 120, 120),
+    RGBColor(0, 170, 170),
+    RGBColor(170, 120, 40),
+    RGBColor(90, 60, 140),
+];
+
+/// One line of a line chart.
+struct Line {
+    label: String,
+    color: RGBColor,
+    dashed: bool,
+    points: Vec<(f64, f64)>,
+}
+
+/// A line chart with an optional marked point.
+struct Lines<'a> {
+    title: &'a str,
+    x_desc: &'a str,
+    y_desc: &'a str,
+    lines: Vec<Line>,
+    mark: Option<((f64, f64), String)>,
+}
+
+fn lines(spec: Lines) -> Result<String, String> {
+    draw(|root| {
+        let xs = spec.lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+        let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+        let ymax = nice_max(
+            spec.lines
+                .iter()
+                .flat_map(|l| l.points.iter().map(|p| p.1))
+                .fold(0.0, f64::max),
+        );
+        let mut chart = ChartBuilder::on(root)
+            .caption(spec.title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|v| format_axis(*v))
+            .y_label_formatter(&|v| format_axis(*v))
+            .x_desc(spec.x_desc)
+            .y_desc(spec.y_desc)
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        for l in &spec.lines {
+            let style = l.color.stroke_width(2);
+            let series = if l.dashed {
+                chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 5, style))?
+            } else {
+                chart.draw_series(LineSeries::new(l.points.clone(), style))?
+            };
+            series
+                .label(l.label.clone())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
+        }
+        if let Some((p, label)) = &spec.mark {
+            chart.draw_series(std::iter::once(Circle::new(*p, 6, INK.stroke_width(2))))?;
+            chart.draw_series(std::iter::once(Text::new(
+                label.clone(),
+                *p,
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            )))?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.9))
+            .border_style(INK)
+            .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// (g) Retry break-even: cost per accepted answer as attempts grow.
+pub fn retry(sim: &Simulation) -> Option<Chart> {
+    let r = sim.what_if.as_ref()?.retry.as_ref()?;
+    let title = "(g) Retry break-even: cost per accepted answer";
+    let pts = |get: fn(&crate::analysis::RetryPoint) -> Decimal| {
+        r.curve.iter().map(|p| (p.attempts as f64, f(get(p)))).collect::<Vec<_>>()
+    };
+    let today = f(r.baseline_cost_per_accepted);
+    let first = r.curve.first().map_or(0.0, |p| p.attempts as f64);
+    let last = r.curve.last().map_or(1.0, |p| p.attempts as f64);
+    let svg = lines(Lines {
+        title,
+        x_desc: &format!("attempts for {} accepted answers", r.accepted),
+        y_desc: "USD per accepted answer",
+        lines: vec![
+            Line {
+                label: r.baseline_model.clone(),
+                color: LINES[0],
+                dashed: false,
+                points: pts(|p| p.baseline_per_accepted),
+            },
+            Line {
+                label: r.candidate_model.clone(),
+                color: LINES[1],
+                dashed: false,
+                points: pts(|p| p.candidate_per_accepted),
+            },
+            Line {
+                label: format!("{} today ({} attempts)", r.baseline_model, r.baseline_attempts),
+                color: LINES[2],
+                dashed: true,
+                points: vec![(first, today), (last, today)],
+            },
+        ],
+        mark: r.break_even_attempts.map(|b| {
+            (
+                (b as f64, f(r.candidate_cost_per_attempt) * b as f64 / r.accepted as f64),
+                format!("  break-even: {b} attempts"),
+            )
+        }),
+    });
+    Some(Chart {
+        id: "chart-retry",
+        title: title.into(),
+        caption: "Failed attempts count: cost per accepted answer = cost of all attempts ÷ accepted answers. Past the marked point the cheaper model costs more than the baseline does today.".into(),
+        svg,
+    })
+}
+
+/// (h) Cache tier against the model's time per step.
+pub fn lifetime(sim: &Simulation) -> Option<Chart> {
+    let l = sim.what_if.as_ref()?.cache_lifetime.as_ref()?;
+    let title = "(h) Cache tier vs model time per step";
+    let mut series = Vec::new();
+    for (i, c) in [Content::Raw, Content::Trimmed].into_iter().enumerate() {
+        for (j, tier) in ["5m", "1h"].into_iter().enumerate() {
+            series.push(Line {
+                label: format!("{c}, {tier} tier"),
+                color: LINES[i * 2 + j],
+                dashed: j == 1,
+                points: l
+                    .sweep
+                    .iter()
+                    .map(|p| {
+                        let t = &p.tiers[i];
+                        (p.model_seconds as f64, f(if j == 0 { t.input_5m.lower } else { t.input_1h.lower }))
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let mark = l.flips.iter().rev().find_map(|(c, flip)| {
+        flip.map(|s| {
+            let i = usize::from(*c == Content::Trimmed);
+            let y = l
+                .sweep
+                .iter()
+                .find(|p| p.model_seconds == s)
+                .map_or(0.0, |p| f(p.tiers[i].input_1h.lower));
+            ((s as f64, y), format!("  {c}: 1h cheaper from {s} s"))
+        })
+    });
+    Some(Chart {
+        id: "chart-lifetime",
+        title: title.into(),
+        caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "model time per step (seconds)",
+            y_desc: "model input, USD per run",
+            lines: series,
+            mark,
+        }),
+    })
+}
+
+/// (i) Cost of one restart before each request.
+pub fn restart(sim: &Simulation) -> Option<Chart> {
+    let r = sim.what_if.as_ref()?.restart.as_ref()?;
+    let title = "(i) Extra cost of one restart, by step";
+    let mut series: Vec<Line> = sim
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Line {
+            label: format!("{}: start over", shorten(&v.variant.variant.name, 30)),
+            color: LINES[i % LINES.len()],
+            dashed: i >= LINES.len(),
+            points: r
+                .rows
+                .iter()
+                .map(|row| (row.before_request as f64, f(row.start_over[i])))
+                .collect(),
+        })
+        .collect();
+    if let Some(i) = sim.variants.iter().position(|v| v.variant.variant.name == r.cheapest) {
+        series.push(Line {
+            label: format!("{}: resume", shorten(&r.cheapest, 30)),
+            color: LINES[i % LINES.len()],
+            dashed: true,
+            points: r
+                .rows
+                .iter()
+                .map(|row| (row.before_request as f64, f(row.resume[i])))
+                .collect(),
+        });
+    }
+    Some(Chart {
+        id: "chart-restart",
+        title: title.into(),
+        caption: "Starting over pays every request before the restart again; resuming from an intact session rewrites the cache once.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "restart before request",
+            y_desc: "extra USD per run",
+            lines: series,
+            mark: None,
+        }),
+    })
+}
+
 /// Every chart, in report order.
 pub fn all(sim: &Simulation) -> Vec<Chart> {
-    vec![
+    let mut out = vec![
         context_growth(sim),
         bytes_per_call(sim),
         cost_per_variant(sim),
         cost_per_result(sim),
         composition(sim),
         latency(sim),
-    ]
+    ];
+    out.extend([retry(sim), lifetime(sim), restart(sim)].into_iter().flatten());
+    out
 }

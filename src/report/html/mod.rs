@@ -66,6 +66,7 @@ struct Headline {
 struct Block {
     heading: Option<String>,
     note: Option<String>,
+    list: Vec<String>,
     chart: Option<ChartView>,
     table: Option<TableView>,
     collapsible: bool,
@@ -283,7 +284,9 @@ fn blocks(sim: &Simulation) -> Vec<Block> {
         "Variants",
         Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
     )];
-    for (i, c) in charts::all(sim).into_iter().enumerate() {
+    let mut base_charts = charts::all(sim);
+    let what_if_charts = base_charts.split_off(base_charts.len().min(6));
+    for (i, c) in base_charts.into_iter().enumerate() {
         let b = chart_block(c);
         out.push(if i == 0 { b.heading("Charts", None) } else { b });
     }
@@ -295,6 +298,24 @@ fn blocks(sim: &Simulation) -> Vec<Block> {
             collapsible: true,
             ..Block::table(view(&t))
         });
+    }
+    let summary = tables::what_if_summary(sim);
+    if !summary.is_empty() {
+        out.push(Block {
+            list: summary,
+            ..Block::default()
+        }
+        .heading("What if", None));
+        for c in what_if_charts {
+            out.push(chart_block(c));
+        }
+        for t in tables::what_if(sim) {
+            let long = t.rows.len() > 12;
+            out.push(Block {
+                collapsible: long,
+                ..Block::table(view(&t))
+            });
+        }
     }
     out.push(
         Block::table(view(&tables::assumptions(sim))).heading("Assumptions and price book", None),
