@@ -27,6 +27,67 @@ pub struct Cli {
 pub enum Command {
     /// Replay a scenario's trace through every variant and compare costs.
     Simulate(SimulateArgs),
+    /// Vary one assumption, or two as a grid, and replay the scenario at every point.
+    Sweep(SweepArgs),
+    /// Compare two results (scenario .toml files or saved .json results) line by line.
+    Diff(DiffArgs),
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// A terminal table.
+    Table,
+    /// JSON: every line with exact decimals.
+    Json,
+    /// A self-contained HTML page.
+    Html,
+}
+
+/// Arguments of `sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// NAME=FROM..TO:STEP (or cache=none,5m,1h); give it twice for a grid.
+    #[arg(long = "vary", value_name = "SPEC", required = true)]
+    pub vary: Vec<String>,
+    /// Most points the sweep may have (all axes together).
+    #[arg(long, default_value_t = crate::analysis::sweep::DEFAULT_MAX_POINTS)]
+    pub max_points: usize,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Write the HTML page here [default: reports/<scenario file stem>-sweep.html].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Do not write the HTML page.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the generation time in the page's footer.
+    #[arg(long)]
+    pub timestamp: bool,
+    /// Replace output files even if they were not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The left side: a scenario (.toml) or a saved result (.json).
+    pub a: PathBuf,
+    /// The right side.
+    pub b: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Write the output to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Replace the output file even if it was not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats for stdout.
@@ -106,21 +167,164 @@ pub struct Outcome {
 pub fn run(cli: Cli) -> Result<Outcome, AppError> {
     match cli.command {
         Command::Simulate(args) => run_simulate(args),
+        Command::Sweep(args) => run_sweep(args),
+        Command::Diff(args) => run_diff(args),
     }
 }
 
-/// Where the HTML report goes, if anywhere.
-fn report_path(args: &SimulateArgs) -> Option<PathBuf> {
-    if args.no_report {
+/// Where an HTML page goes, if anywhere: the given path, or `reports/<stem><suffix>.html`.
+fn report_path(
+    scenario: &std::path::Path,
+    report: &Option<PathBuf>,
+    no_report: bool,
+    suffix: &str,
+) -> Option<PathBuf> {
+    if no_report {
         return None;
     }
-    Some(args.report.clone().unwrap_or_else(|| {
-        let stem = args
-            .scenario
+    Some(report.clone().unwrap_or_else(|| {
+        let stem = scenario
             .file_stem()
             .map_or("report".into(), |s| s.to_string_lossy().into_owned());
-        PathBuf::from("reports").join(format!("{stem}.html"))
+        PathBuf::from("reports").join(format!("{stem}{suffix}.html"))
     }))
+}
+
+fn now(asked: bool) -> Option<String> {
+    asked.then(|| humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
+}
+
+fn html_file(path: PathBuf, bytes: Result<Vec<u8>, tera::Error>) -> Result<PlannedFile, AppError> {
+    Ok(PlannedFile {
+        path,
+        bytes: bytes.map_err(|e| AppError::Render(e.to_string()))?,
+        owner: Owner::HtmlReport,
+    })
+}
+
+fn written(files: &[PlannedFile]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| format!("wrote {}", f.path.display()))
+        .collect()
+}
+
+fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
+    use crate::analysis::sweep;
+    if args.vary.len() > 2 {
+        return Err(InputError::new("--vary is given more than twice")
+            .with_help("vary one assumption, or two as a grid")
+            .into());
+    }
+    let axes = args
+        .vary
+        .iter()
+        .map(|v| sweep::parse_axis(v, args.max_points))
+        .collect::<Result<Vec<_>, _>>()?;
+    let total: usize = axes.iter().map(|a| a.values.len()).product();
+    if total > args.max_points {
+        return Err(InputError::new(format!(
+            "the grid has {total} points, more than the limit of {}",
+            args.max_points
+        ))
+        .with_help("use larger steps, or raise the limit with --max-points")
+        .into());
+    }
+    let scenario = Scenario::load(&args.scenario)?;
+    let result = sweep::run(&scenario, &axes)?;
+    let table = report::tables::sweep(&result);
+    let stdout = match args.format {
+        Format::Table => report::terminal::plain_table(&table).into_bytes(),
+        Format::Json => {
+            let mut v = serde_json::to_vec_pretty(&result).expect("a sweep always serializes");
+            v.push(b'\n');
+            v
+        }
+        Format::Csv => report::csv::render(&table),
+    };
+    let mut files = Vec::new();
+    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "-sweep") {
+        let meta = report::html::PageMeta {
+            fingerprint: scenario.fingerprint(),
+            inputs: scenario.inputs.clone(),
+            timestamp: now(args.timestamp),
+        };
+        files.push(html_file(path, report::html::render_sweep(&result, &meta))?);
+    }
+    output::write_all(&files, args.force)?;
+    Ok(Outcome {
+        stdout,
+        notes: written(&files),
+    })
+}
+
+/// One side of a diff as the canonical JSON document.
+fn diff_side(
+    path: &std::path::Path,
+) -> Result<(serde_json::Value, Vec<crate::scenario::InputFile>), AppError> {
+    if path.extension().is_some_and(|e| e == "json") {
+        let src = crate::input::SourceText::read(path, "result file")?;
+        let v = crate::diff::parse_result(&src)?;
+        let inputs = serde_json::from_value(v["inputs"].clone()).unwrap_or_default();
+        Ok((v, inputs))
+    } else {
+        let scenario = Scenario::load(path)?;
+        let sim = simulate(&scenario, SimulateOptions { detail: false });
+        let v = serde_json::to_value(&sim).expect("a simulation always serializes");
+        Ok((v, scenario.inputs))
+    }
+}
+
+fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
+    let (a, inputs_a) = diff_side(&args.a)?;
+    let (b, inputs_b) = diff_side(&args.b)?;
+    let label = |p: &std::path::Path| {
+        p.file_name().map_or(p.display().to_string(), |n| {
+            n.to_string_lossy().into_owned()
+        })
+    };
+    let d = crate::diff::compare(&a, &b, &label(&args.a), &label(&args.b));
+    let bytes = match args.format {
+        DiffFormat::Table => report::terminal::plain_table(&report::tables::diff(&d)).into_bytes(),
+        DiffFormat::Json => {
+            let mut v = serde_json::to_vec_pretty(&d).expect("a diff always serializes");
+            v.push(b'\n');
+            v
+        }
+        DiffFormat::Html => {
+            let inputs: Vec<_> = inputs_a.into_iter().chain(inputs_b).collect();
+            let meta = report::html::PageMeta {
+                fingerprint: crate::scenario::fingerprint(&inputs),
+                inputs,
+                timestamp: None,
+            };
+            report::html::render_diff(&d, &meta).map_err(|e| AppError::Render(e.to_string()))?
+        }
+    };
+    match args.output {
+        None => Ok(Outcome {
+            stdout: bytes,
+            notes: Vec::new(),
+        }),
+        Some(path) => {
+            let owner = match args.format {
+                DiffFormat::Html => Owner::HtmlReport,
+                _ => Owner::Csv(
+                    String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+            };
+            let files = vec![PlannedFile { path, bytes, owner }];
+            output::write_all(&files, args.force)?;
+            Ok(Outcome {
+                stdout: Vec::new(),
+                notes: written(&files),
+            })
+        }
+    }
 }
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
@@ -139,17 +343,11 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         Format::Csv => report::csv::render(&report::tables::variants(&sim)),
     };
     let mut files = Vec::new();
-    if let Some(path) = report_path(&args) {
-        let timestamp = args
-            .timestamp
-            .then(|| humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
-        let bytes = report::html::render(&sim, &report::html::HtmlOptions { timestamp })
-            .map_err(|e| AppError::Render(e.to_string()))?;
-        files.push(PlannedFile {
-            path,
-            bytes,
-            owner: Owner::HtmlReport,
-        });
+    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "") {
+        let options = report::html::HtmlOptions {
+            timestamp: now(args.timestamp),
+        };
+        files.push(html_file(path, report::html::render(&sim, &options))?);
     }
     if let Some(dir) = &args.csv {
         for t in report::tables::all(&sim) {
@@ -168,9 +366,8 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         }
     }
     output::write_all(&files, args.force)?;
-    let notes = files
-        .iter()
-        .map(|f| format!("wrote {}", f.path.display()))
-        .collect();
-    Ok(Outcome { stdout, notes })
+    Ok(Outcome {
+        stdout,
+        notes: written(&files),
+    })
 }

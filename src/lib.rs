@@ -11,6 +11,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod format;

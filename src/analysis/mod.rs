@@ -230,15 +230,26 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
 }
 
 fn retry(case: &crate::scenario::RetryCase) -> RetryBreakEven {
-    let base = attempt_cost(&case.baseline, case.input_tokens_per_attempt, case.output_tokens_per_attempt);
-    let cand = attempt_cost(&case.candidate, case.input_tokens_per_attempt, case.output_tokens_per_attempt);
+    let base = attempt_cost(
+        &case.baseline,
+        case.input_tokens_per_attempt,
+        case.output_tokens_per_attempt,
+    );
+    let cand = attempt_cost(
+        &case.candidate,
+        case.input_tokens_per_attempt,
+        case.output_tokens_per_attempt,
+    );
     let accepted = Decimal::from(case.accepted);
     let baseline_total = base * Decimal::from(case.baseline_attempts);
     let break_even = (cand > Decimal::ZERO && cand <= base)
         .then(|| (baseline_total / cand).floor())
         .and_then(|d| u64::try_from(d.mantissa() / 10i128.pow(d.scale())).ok());
     let extra = break_even.map(|b| (Decimal::from(b) - accepted) / accepted);
-    let last = break_even.unwrap_or(case.baseline_attempts).max(case.baseline_attempts) + 5;
+    let last = break_even
+        .unwrap_or(case.baseline_attempts)
+        .max(case.baseline_attempts)
+        + 5;
     let curve = (case.accepted..=last)
         .map(|n| {
             let a = Decimal::from(n);
@@ -314,7 +325,9 @@ fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
             let find = |cache| {
                 sim.variants
                     .iter()
-                    .find(|v| v.variant.variant.results == results && v.variant.variant.cache == cache)
+                    .find(|v| {
+                        v.variant.variant.results == results && v.variant.variant.cache == cache
+                    })
                     .expect("built with both tiers")
             };
             let (five, hour) = (find(Cache::FiveMinutes), find(Cache::OneHour));
@@ -324,7 +337,12 @@ fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
                 expiries_1h: hour.expiries,
                 input_5m: five.cost.input,
                 input_1h: hour.cost.input,
-                cheaper: if hour.cost.input.lower < five.cost.input.lower { "1h" } else { "5m" }.into(),
+                cheaper: if hour.cost.input.lower < five.cost.input.lower {
+                    "1h"
+                } else {
+                    "5m"
+                }
+                .into(),
             }
         })
         .collect()
@@ -356,12 +374,18 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
             let idx = |cache| {
                 base.variants
                     .iter()
-                    .position(|v| v.variant.variant.results == results && v.variant.variant.cache == cache)
+                    .position(|v| {
+                        v.variant.variant.results == results && v.variant.variant.cache == cache
+                    })
                     .expect("built with both tiers")
             };
             let (five, hour) = (idx(Cache::FiveMinutes), idx(Cache::OneHour));
             let rewrite_tokens = base.profile(results).final_request_input;
-            let write = base.variants[five].variant.rates.cache_write.unwrap_or_default();
+            let write = base.variants[five]
+                .variant
+                .rates
+                .cache_write
+                .unwrap_or_default();
             FinalExpiry {
                 results,
                 rewrite_tokens,
@@ -382,7 +406,11 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
     let flips = [0usize, 1]
         .into_iter()
         .map(|i| {
-            let results = if i == 0 { Content::Raw } else { Content::Trimmed };
+            let results = if i == 0 {
+                Content::Raw
+            } else {
+                Content::Trimmed
+            };
             let first = sweep.first().map(|p| p.tiers[i].cheaper.clone());
             let flip = sweep
                 .iter()
@@ -485,7 +513,12 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
                             .iter()
                             .map(|c| c.lower)
                             .sum();
-                        model + if keys { Decimal::ZERO } else { fee_before[k as usize] }
+                        model
+                            + if keys {
+                                Decimal::ZERO
+                            } else {
+                                fee_before[k as usize]
+                            }
                     })
                     .collect(),
             }
@@ -519,7 +552,11 @@ pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
     WhatIf {
         retry: s.what_if.retry.as_ref().map(retry),
         run_break_even: run_break_even(sim),
-        cache_lifetime: s.what_if.cache_lifetime.as_ref().and_then(|c| lifetime(s, c)),
+        cache_lifetime: s
+            .what_if
+            .cache_lifetime
+            .as_ref()
+            .and_then(|c| lifetime(s, c)),
         effort: effort(s, &s.what_if.effort),
         restart: s.what_if.restart.and_then(|keys| restart(s, sim, keys)),
     }

@@ -601,6 +601,84 @@ mod tests {
         assert_eq!(with.ledger.errors, 1);
     }
 
+    /// P = 100, o = F = 0, two results of 20 tokens: requests carry 100, 120, 140 tokens.
+    fn rules_scenario(edit: impl FnOnce(&mut ModelPrices)) -> Scenario {
+        let mut s = scenario(&[(80, 8), (80, 8)], vec![]);
+        s.assumptions.output_tokens_per_step = 0;
+        s.assumptions.final_output_tokens = 0;
+        edit(&mut s.prices);
+        for v in &mut s.variants {
+            v.rates = s.prices.rates(v.variant.cache, v.variant.mode).unwrap();
+        }
+        s
+    }
+
+    fn lower_input(s: &Scenario, variant: usize) -> (Decimal, VariantResult) {
+        let sim = simulate(s, SimulateOptions::default());
+        let v = sim.variants[variant].clone();
+        (v.cost.input.lower, v)
+    }
+
+    #[test]
+    fn minimum_cacheable_length_edges() {
+        // At 120: request 1 (100) is billed uncached, request 2 (120) writes all
+        // of itself, request 3 writes 20 and reads 120.
+        let (at, v) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(120)), 1);
+        assert_eq!(at, d("0.002224")); // (100×8 + 120×10 + 20×10 + 120×0.2) / 1M
+        assert_eq!(v.uncacheable_requests, 1);
+        let (below, _) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(119)), 1);
+        assert_eq!(below, d("0.002224"));
+        // One token above: request 2 is not cached either, request 3 writes 140.
+        let (above, v) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(121)), 1);
+        assert_eq!(above, d("0.00316")); // (100×8 + 120×8 + 140×10) / 1M
+        assert_eq!(v.uncacheable_requests, 2);
+    }
+
+    #[test]
+    fn long_context_tier_edges() {
+        let tier = |t| {
+            move |p: &mut ModelPrices| {
+                p.long_context = Some(crate::pricing::LongContext {
+                    threshold_tokens: t,
+                    input: d("16"),
+                    output: d("60"),
+                })
+            }
+        };
+        // Exactly at 120: request 2 is not above it; only request 3 (140) is.
+        let (at, v) = lower_input(&rules_scenario(tier(120)), 0);
+        assert_eq!(at, d("0.004")); // (100×8 + 120×8 + 140×16) / 1M
+        assert_eq!(v.long_context_requests, 1);
+        let (below, v) = lower_input(&rules_scenario(tier(119)), 0);
+        assert_eq!(below, d("0.00496")); // (100×8 + 120×16 + 140×16) / 1M
+        assert_eq!(v.long_context_requests, 2);
+        let (above, _) = lower_input(&rules_scenario(tier(121)), 0);
+        assert_eq!(above, d("0.004"));
+        // Cached requests above the threshold keep the multipliers on the tier's input price.
+        let (cached, _) = lower_input(&rules_scenario(tier(130)), 1);
+        // 100×10 + (20×10 + 100×0.2) + (20×20 + 120×0.4), per million
+        assert_eq!(cached, d("0.001668"));
+    }
+
+    #[test]
+    fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
+        let timed = |model_ms| {
+            let mut s = rules_scenario(|_| {});
+            s.timing = Some(Timing {
+                model_ms_per_step: model_ms,
+                pauses: vec![],
+            });
+            s
+        };
+        // Each tool call takes 1,000 ms: a gap of exactly 300,000 ms keeps the 5-minute cache.
+        let (kept, v) = lower_input(&timed(299_000), 1);
+        assert_eq!(kept, d("0.001444")); // 100×10 + (20×10 + 100×0.2) + (20×10 + 120×0.2)
+        assert_eq!(v.expiries, 0);
+        let (expired, v) = lower_input(&timed(299_001), 1);
+        assert_eq!(expired, d("0.0036")); // (100 + 120 + 140) × 10
+        assert_eq!(v.expiries, 2);
+    }
+
     proptest! {
         #[test]
         fn running_sums_equal_per_request_sums(bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40)) {

@@ -477,10 +477,16 @@ pub fn assumptions(sim: &Simulation) -> DataTable {
 
 /// The what-if tables the scenario asked for, in report order.
 pub fn what_if(sim: &Simulation) -> Vec<DataTable> {
-    [retry(sim), cache_lifetime(sim), lifetime_sweep(sim), effort(sim), restart(sim)]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        retry(sim),
+        cache_lifetime(sim),
+        lifetime_sweep(sim),
+        effort(sim),
+        restart(sim),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Every table, in report order.
@@ -516,10 +522,19 @@ pub fn retry(sim: &Simulation) -> Option<DataTable> {
         columns: vec![
             col("attempts", "attempts"),
             col("baseline_usd", format!("{} total", r.baseline_model)),
-            col("baseline_usd_per_accepted", format!("{} per accepted", r.baseline_model)),
+            col(
+                "baseline_usd_per_accepted",
+                format!("{} per accepted", r.baseline_model),
+            ),
             col("candidate_usd", format!("{} total", r.candidate_model)),
-            col("candidate_usd_per_accepted", format!("{} per accepted", r.candidate_model)),
-            col("candidate_cheaper_than_baseline_run", "candidate ≤ baseline's run"),
+            col(
+                "candidate_usd_per_accepted",
+                format!("{} per accepted", r.candidate_model),
+            ),
+            col(
+                "candidate_cheaper_than_baseline_run",
+                "candidate ≤ baseline's run",
+            ),
         ],
         rows: r
             .curve
@@ -531,7 +546,14 @@ pub fn retry(sim: &Simulation) -> Option<DataTable> {
                     Cell::Usd(p.baseline_per_accepted, 3),
                     Cell::Usd(p.candidate_total, 2),
                     Cell::Usd(p.candidate_per_accepted, 3),
-                    Cell::Text(if p.candidate_total <= r.baseline_total { "yes" } else { "no" }.into()),
+                    Cell::Text(
+                        if p.candidate_total <= r.baseline_total {
+                            "yes"
+                        } else {
+                            "no"
+                        }
+                        .into(),
+                    ),
                 ]
             })
             .collect(),
@@ -543,7 +565,10 @@ pub fn cache_lifetime(sim: &Simulation) -> Option<DataTable> {
     let l = sim.what_if.as_ref()?.cache_lifetime.as_ref()?;
     let mut rows = Vec::new();
     for t in &l.tiers {
-        for (tier, expiries, cost) in [("5m", t.expiries_5m, t.input_5m), ("1h", t.expiries_1h, t.input_1h)] {
+        for (tier, expiries, cost) in [
+            ("5m", t.expiries_5m, t.input_5m),
+            ("1h", t.expiries_1h, t.input_1h),
+        ] {
             rows.push(vec![
                 Cell::Text(t.results.to_string()),
                 Cell::Text(tier.into()),
@@ -593,8 +618,14 @@ pub fn lifetime_sweep(sim: &Simulation) -> Option<DataTable> {
     let mut columns = vec![col("model_seconds_per_step", "model s/step")];
     for c in [Content::Raw, Content::Trimmed] {
         columns.push(col(format!("{c}_expiries_5m"), format!("{c}: 5m expiries")));
-        columns.push(col(format!("{c}_input_5m_usd_lower"), format!("{c}: 5m input")));
-        columns.push(col(format!("{c}_input_1h_usd_lower"), format!("{c}: 1h input")));
+        columns.push(col(
+            format!("{c}_input_5m_usd_lower"),
+            format!("{c}: 5m input"),
+        ));
+        columns.push(col(
+            format!("{c}_input_1h_usd_lower"),
+            format!("{c}: 1h input"),
+        ));
         columns.push(col(format!("{c}_cheaper"), format!("{c}: cheaper")));
     }
     Some(DataTable {
@@ -631,7 +662,10 @@ pub fn effort(sim: &Simulation) -> Option<DataTable> {
         col("output_usd_sync", "output (sync)"),
     ];
     for (i, v) in sim.variants.iter().enumerate() {
-        columns.push(col(format!("{}_total_usd_lower", variant_key(i)), v.variant.variant.name.clone()));
+        columns.push(col(
+            format!("{}_total_usd_lower", variant_key(i)),
+            v.variant.variant.name.clone(),
+        ));
     }
     let sync = sim
         .variants
@@ -731,7 +765,10 @@ pub fn what_if_summary(sim: &Simulation) -> Vec<String> {
                     ));
                 }
             }
-            None => s.push_str(&format!(" {} is not cheaper per attempt.", r.candidate_model)),
+            None => s.push_str(&format!(
+                " {} is not cheaper per attempt.",
+                r.candidate_model
+            )),
         }
         out.push(s);
     }
@@ -773,4 +810,82 @@ pub fn what_if_summary(sim: &Simulation) -> Vec<String> {
         ));
     }
     out
+}
+
+/// A sweep: one row per point, the axes then each variant's total.
+pub fn sweep(s: &crate::analysis::sweep::Sweep) -> DataTable {
+    let mut columns: Vec<Column> = s
+        .axes
+        .iter()
+        .map(|a| col(a.param.name(), a.param.name()))
+        .collect();
+    for (i, v) in s.variants.iter().enumerate() {
+        columns.push(col(
+            format!("{}_total_usd_lower", variant_key(i)),
+            format!("{v}, lower"),
+        ));
+        columns.push(col(
+            format!("{}_total_usd_upper", variant_key(i)),
+            format!("{v}, upper"),
+        ));
+    }
+    DataTable {
+        id: "sweep",
+        title: format!(
+            "Sweep of {}: total cost of one run (USD)",
+            s.axes
+                .iter()
+                .map(|a| a.param.name())
+                .collect::<Vec<_>>()
+                .join(" × ")
+        ),
+        columns,
+        rows: s
+            .points
+            .iter()
+            .map(|p| {
+                let mut row: Vec<Cell> = p.values.iter().map(|v| Cell::Text(v.clone())).collect();
+                for t in &p.totals {
+                    row.push(Cell::Usd(t.lower, 3));
+                    row.push(Cell::Usd(t.upper, 3));
+                }
+                row
+            })
+            .collect(),
+    }
+}
+
+/// A diff: one row per compared figure.
+pub fn diff(d: &crate::diff::Diff) -> DataTable {
+    let opt =
+        |v: Option<Decimal>, dp: u32| v.map_or(Cell::Text("—".into()), |x| Cell::Usd(x, dp));
+    DataTable {
+        id: "diff",
+        title: format!("{} → {}", d.a, d.b),
+        columns: vec![
+            col("figure", "figure"),
+            col("a", d.a.clone()),
+            col("b", d.b.clone()),
+            col("delta", "Δ"),
+            col("delta_share", "Δ %"),
+        ],
+        rows: d
+            .lines
+            .iter()
+            .map(|l| {
+                let tokens = l.key.contains("tokens");
+                let value = |v: Option<Decimal>| match (v, tokens) {
+                    (Some(x), true) => Cell::Tokens(x),
+                    _ => opt(v, 4),
+                };
+                vec![
+                    Cell::Text(l.key.clone()),
+                    value(l.a),
+                    value(l.b),
+                    value(l.delta),
+                    l.delta_share.map_or(Cell::Text("—".into()), Cell::Share),
+                ]
+            })
+            .collect(),
+    }
 }

@@ -112,9 +112,13 @@ pub fn render(sim: &Simulation, opts: TerminalOptions) -> String {
             s.push_str(&format!("- {line}\n"));
         }
         // The long tables (sweep, restarts) are in the HTML report and the CSV exports.
-        for t in [tables::retry(sim), tables::cache_lifetime(sim), tables::effort(sim)]
-            .into_iter()
-            .flatten()
+        for t in [
+            tables::retry(sim),
+            tables::cache_lifetime(sim),
+            tables::effort(sim),
+        ]
+        .into_iter()
+        .flatten()
         {
             s.push('\n');
             s.push_str(&plain_table(&t));

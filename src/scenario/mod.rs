@@ -223,7 +223,7 @@ pub struct PricedVariant {
 }
 
 /// One input file and its SHA-256, for the report's fingerprint.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InputFile {
     /// File name as referenced (no directories, so output does not depend on the working directory).
     pub name: String,
@@ -425,19 +425,30 @@ impl Scenario {
                         book.get(m.get_ref()).cloned().ok_or_else(|| {
                             let known: Vec<&str> = book.model_ids().collect();
                             src.error_at(
-                                format!("retry model `{}` is not in the price book `{}`", m.get_ref(), book_src.name),
+                                format!(
+                                    "retry model `{}` is not in the price book `{}`",
+                                    m.get_ref(),
+                                    book_src.name
+                                ),
                                 m.span(),
                                 "unknown model",
                             )
-                            .with_help(match closest(m.get_ref(), known.iter().copied()) {
-                                Some(best) => format!("did you mean `{best}`? The price book has: {}", known.join(", ")),
-                                None => format!("the price book has: {}", known.join(", ")),
-                            })
+                            .with_help(
+                                match closest(m.get_ref(), known.iter().copied()) {
+                                    Some(best) => format!(
+                                        "did you mean `{best}`? The price book has: {}",
+                                        known.join(", ")
+                                    ),
+                                    None => format!("the price book has: {}", known.join(", ")),
+                                },
+                            )
                         })
                     };
                     let baseline = find(&r.baseline.model)?;
                     let candidate = find(&r.candidate.model)?;
-                    let (Some(attempts), Some(accepted)) = (r.baseline.attempts, r.baseline.accepted) else {
+                    let (Some(attempts), Some(accepted)) =
+                        (r.baseline.attempts, r.baseline.accepted)
+                    else {
                         return Err(src
                             .error_at("the retry baseline needs `attempts` and `accepted`", span, "retry")
                             .with_help("e.g. baseline = { model = \"claude-fable-5-1\", attempts = 20, accepted = 20 }"));
@@ -468,13 +479,20 @@ impl Scenario {
                     let r = l.sweep_model_seconds.into_inner();
                     check_range(src, span, r.from, r.to, r.step)?;
                     Some(LifetimeCase {
-                        model_ms_per_step: to_ms(l.model_seconds_per_step, src, "cache_lifetime.model_seconds_per_step")?,
+                        model_ms_per_step: to_ms(
+                            l.model_seconds_per_step,
+                            src,
+                            "cache_lifetime.model_seconds_per_step",
+                        )?,
                         sweep_seconds: (r.from, r.to, r.step),
                     })
                 }
             },
             effort: {
-                let mut presets: Vec<(String, u64)> = raw.effort.map(|e| e.presets.into_iter().collect()).unwrap_or_default();
+                let mut presets: Vec<(String, u64)> = raw
+                    .effort
+                    .map(|e| e.presets.into_iter().collect())
+                    .unwrap_or_default();
                 presets.sort_by_key(|(name, tokens)| (*tokens, name.clone()));
                 presets
             },
@@ -507,15 +525,20 @@ impl Scenario {
 
     /// One SHA-256 over every input file, for the report's footer.
     pub fn fingerprint(&self) -> String {
-        let mut h = Sha256::new();
-        for f in &self.inputs {
-            h.update(f.name.as_bytes());
-            h.update([0]);
-            h.update(f.sha256.as_bytes());
-            h.update([0]);
-        }
-        hex(&h.finalize())
+        fingerprint(&self.inputs)
     }
+}
+
+/// One SHA-256 over the names and hashes of input files.
+pub fn fingerprint(inputs: &[InputFile]) -> String {
+    let mut h = Sha256::new();
+    for f in inputs {
+        h.update(f.name.as_bytes());
+        h.update([0]);
+        h.update(f.sha256.as_bytes());
+        h.update([0]);
+    }
+    hex(&h.finalize())
 }
 
 /// Most points a sweep range may have.
@@ -533,14 +556,19 @@ fn check_range(
     } else if to < from {
         Some(format!("the range is reversed: from {from} to {to}"))
     } else if (to - from) / step + 1 > MAX_RANGE_POINTS {
-        Some(format!("the range has {} points, more than {MAX_RANGE_POINTS}", (to - from) / step + 1))
+        Some(format!(
+            "the range has {} points, more than {MAX_RANGE_POINTS}",
+            (to - from) / step + 1
+        ))
     } else {
         None
     };
     match problem {
         Some(p) => Err(src
             .error_at(format!("invalid sweep range: {p}"), span, "range")
-            .with_help("write { from = 0, to = 300, step = 20 } with from ≤ to and a step above zero")),
+            .with_help(
+                "write { from = 0, to = 300, step = 20 } with from ≤ to and a step above zero",
+            )),
         None => Ok(()),
     }
 }

@@ -664,7 +664,10 @@ pub fn retry(sim: &Simulation) -> Option<Chart> {
     let r = sim.what_if.as_ref()?.retry.as_ref()?;
     let title = "(g) Retry break-even: cost per accepted answer";
     let pts = |get: fn(&crate::analysis::RetryPoint) -> Decimal| {
-        r.curve.iter().map(|p| (p.attempts as f64, f(get(p)))).collect::<Vec<_>>()
+        r.curve
+            .iter()
+            .map(|p| (p.attempts as f64, f(get(p))))
+            .collect::<Vec<_>>()
     };
     let today = f(r.baseline_cost_per_accepted);
     let first = r.curve.first().map_or(0.0, |p| p.attempts as f64);
@@ -687,7 +690,10 @@ pub fn retry(sim: &Simulation) -> Option<Chart> {
                 points: pts(|p| p.candidate_per_accepted),
             },
             Line {
-                label: format!("{} today ({} attempts)", r.baseline_model, r.baseline_attempts),
+                label: format!(
+                    "{} today ({} attempts)",
+                    r.baseline_model, r.baseline_attempts
+                ),
                 color: LINES[2],
                 dashed: true,
                 points: vec![(first, today), (last, today)],
@@ -695,7 +701,10 @@ pub fn retry(sim: &Simulation) -> Option<Chart> {
         ],
         mark: r.break_even_attempts.map(|b| {
             (
-                (b as f64, f(r.candidate_cost_per_attempt) * b as f64 / r.accepted as f64),
+                (
+                    b as f64,
+                    f(r.candidate_cost_per_attempt) * b as f64 / r.accepted as f64,
+                ),
                 format!("  break-even: {b} attempts"),
             )
         }),
@@ -724,7 +733,14 @@ pub fn lifetime(sim: &Simulation) -> Option<Chart> {
                     .iter()
                     .map(|p| {
                         let t = &p.tiers[i];
-                        (p.model_seconds as f64, f(if j == 0 { t.input_5m.lower } else { t.input_1h.lower }))
+                        (
+                            p.model_seconds as f64,
+                            f(if j == 0 {
+                                t.input_5m.lower
+                            } else {
+                                t.input_1h.lower
+                            }),
+                        )
                     })
                     .collect(),
             });
@@ -774,7 +790,11 @@ pub fn restart(sim: &Simulation) -> Option<Chart> {
                 .collect(),
         })
         .collect();
-    if let Some(i) = sim.variants.iter().position(|v| v.variant.variant.name == r.cheapest) {
+    if let Some(i) = sim
+        .variants
+        .iter()
+        .position(|v| v.variant.variant.name == r.cheapest)
+    {
         series.push(Line {
             label: format!("{}: resume", shorten(&r.cheapest, 30)),
             color: LINES[i % LINES.len()],
@@ -800,6 +820,129 @@ pub fn restart(sim: &Simulation) -> Option<Chart> {
     })
 }
 
+/// A sweep: lines per variant for one axis, a heat map of the cheapest variant for two.
+pub fn sweep(s: &crate::analysis::sweep::Sweep) -> Chart {
+    let numeric = |v: &str| v.parse::<f64>().ok();
+    let title = format!(
+        "Total cost of one run by {}",
+        s.axes
+            .iter()
+            .map(|a| a.param.name())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
+    let svg = if s.axes.len() == 1 && s.axes[0].values.iter().all(|v| numeric(v).is_some()) {
+        lines(Lines {
+            title: &title,
+            x_desc: s.axes[0].param.name(),
+            y_desc: "USD per run, lower bound",
+            lines: s
+                .variants
+                .iter()
+                .enumerate()
+                .map(|(i, name)| Line {
+                    label: shorten(name, 34),
+                    color: LINES[i % LINES.len()],
+                    dashed: (i / LINES.len()) % 2 == 1,
+                    points: s
+                        .points
+                        .iter()
+                        .map(|p| (numeric(&p.values[0]).unwrap_or(0.0), f(p.totals[i].lower)))
+                        .collect(),
+                })
+                .collect(),
+            mark: None,
+        })
+    } else if s.axes.len() == 1 {
+        bars(Bars {
+            title: &title,
+            value_desc: "USD per run, lower bound",
+            category_desc: s.axes[0].param.name(),
+            categories: s.points.iter().map(|p| p.values[0].clone()).collect(),
+            series: s
+                .variants
+                .iter()
+                .enumerate()
+                .map(|(i, name)| Series {
+                    label: shorten(name, 34),
+                    color: LINES[i % LINES.len()],
+                    values: s.points.iter().map(|p| f(p.totals[i].lower)).collect(),
+                })
+                .collect(),
+            stacked: false,
+            horizontal: false,
+        })
+    } else {
+        heat_map(s, &title)
+    };
+    Chart {
+        id: "chart-sweep",
+        title,
+        caption: "Every point is a full replay of the scenario with the varied assumption.".into(),
+        svg,
+    }
+}
+
+/// Two axes: cells shaded by the cheapest variant's total, labelled with it.
+fn heat_map(s: &crate::analysis::sweep::Sweep, title: &str) -> Result<String, String> {
+    let (xs, ys) = (&s.axes[0].values, &s.axes[1].values);
+    let cheapest: Vec<f64> = s
+        .points
+        .iter()
+        .map(|p| p.totals.iter().map(|t| f(t.lower)).fold(f64::MAX, f64::min))
+        .collect();
+    let (lo, hi) = cheapest
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    draw(|root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                format!("{title} (cheapest variant)"),
+                (FONT, TITLE_SIZE).into_font().color(&INK),
+            )
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(-0.5..(xs.len() as f64 - 0.5), -0.5..(ys.len() as f64 - 0.5))?;
+        let xl = xs.clone();
+        let yl = ys.clone();
+        let xf = move |v: &f64| category(&xl, *v);
+        let yf = move |v: &f64| category(&yl, *v);
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(xs.len())
+            .y_labels(ys.len())
+            .x_label_formatter(&xf)
+            .y_label_formatter(&yf)
+            .x_desc(s.axes[0].param.name())
+            .y_desc(s.axes[1].param.name())
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        for (i, v) in cheapest.iter().enumerate() {
+            let (x, y) = ((i / ys.len()) as f64, (i % ys.len()) as f64);
+            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
+            // Light (cheap) to dark (dear): readable in greyscale.
+            let shade = (235.0 - 180.0 * t) as u8;
+            let fill = RGBColor(shade, shade.saturating_add(10), shade.saturating_add(10));
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
+                fill.filled(),
+            )))?;
+            if xs.len() * ys.len() <= 150 {
+                let ink = if t > 0.5 { WHITE } else { INK };
+                chart.draw_series(std::iter::once(Text::new(
+                    format!("{v:.2}"),
+                    (x - 0.3, y + 0.1),
+                    (FONT, 11).into_font().color(&ink),
+                )))?;
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Every chart, in report order.
 pub fn all(sim: &Simulation) -> Vec<Chart> {
     let mut out = vec![
@@ -810,6 +953,10 @@ pub fn all(sim: &Simulation) -> Vec<Chart> {
         composition(sim),
         latency(sim),
     ];
-    out.extend([retry(sim), lifetime(sim), restart(sim)].into_iter().flatten());
+    out.extend(
+        [retry(sim), lifetime(sim), restart(sim)]
+            .into_iter()
+            .flatten(),
+    );
     out
 }

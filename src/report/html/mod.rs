@@ -15,8 +15,8 @@ use crate::output::HTML_GENERATOR;
 use rust_decimal::Decimal;
 use serde::Serialize;
 
-const TEMPLATE: &str = include_str!("../../../templates/report.html");
-const TEMPLATE_NAME: &str = "report.html";
+const BASE: &str = include_str!("../../../templates/base.html");
+const REPORT: &str = include_str!("../../../templates/report.html");
 
 /// Options that change the page.
 #[derive(Debug, Clone, Default)]
@@ -301,11 +301,13 @@ fn blocks(sim: &Simulation) -> Vec<Block> {
     }
     let summary = tables::what_if_summary(sim);
     if !summary.is_empty() {
-        out.push(Block {
-            list: summary,
-            ..Block::default()
-        }
-        .heading("What if", None));
+        out.push(
+            Block {
+                list: summary,
+                ..Block::default()
+            }
+            .heading("What if", None),
+        );
         for c in what_if_charts {
             out.push(chart_block(c));
         }
@@ -349,8 +351,94 @@ pub fn render(sim: &Simulation, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Err
             .collect(),
         timestamp: opts.timestamp.clone(),
     };
+    render_template("report.html", &page)
+}
+
+/// Renders one of the compiled-in templates (names end in `.html`, so values are escaped).
+fn render_template(name: &str, page: &impl Serialize) -> Result<Vec<u8>, tera::Error> {
     let mut tera = tera::Tera::new();
-    tera.add_raw_template(TEMPLATE_NAME, TEMPLATE)?;
-    let context = tera::Context::from_serialize(&page)?;
-    tera.render(TEMPLATE_NAME, &context).map(String::into_bytes)
+    tera.add_raw_templates([("base.html", BASE), ("report.html", REPORT)])?;
+    let context = tera::Context::from_serialize(page)?;
+    tera.render(name, &context).map(String::into_bytes)
+}
+
+/// What the footer of a sweep or diff page shows.
+#[derive(Debug, Clone, Default)]
+pub struct PageMeta {
+    /// SHA-256 over the inputs.
+    pub fingerprint: String,
+    /// Input files and their hashes.
+    pub inputs: Vec<crate::scenario::InputFile>,
+    /// Generation time, when asked for.
+    pub timestamp: Option<String>,
+}
+
+#[derive(Serialize)]
+struct SimplePage {
+    generator: &'static str,
+    title: String,
+    question: String,
+    blocks: Vec<Block>,
+    version: String,
+    fingerprint: String,
+    fingerprint_short: String,
+    inputs: Vec<Fact>,
+    timestamp: Option<String>,
+}
+
+fn simple_page(title: String, question: String, blocks: Vec<Block>, meta: &PageMeta) -> SimplePage {
+    SimplePage {
+        generator: HTML_GENERATOR,
+        title,
+        question,
+        blocks,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        fingerprint: meta.fingerprint.clone(),
+        fingerprint_short: meta.fingerprint.chars().take(16).collect(),
+        inputs: meta
+            .inputs
+            .iter()
+            .map(|i| Fact {
+                label: i.name.clone(),
+                value: i.sha256.clone(),
+            })
+            .collect(),
+        timestamp: meta.timestamp.clone(),
+    }
+}
+
+/// Renders a sweep as a page: its chart and its table.
+pub fn render_sweep(
+    s: &crate::analysis::sweep::Sweep,
+    meta: &PageMeta,
+) -> Result<Vec<u8>, tera::Error> {
+    let blocks = vec![
+        chart_block(charts::sweep(s)),
+        Block::table(view(&tables::sweep(s))),
+    ];
+    let page = simple_page(
+        format!("tokencast sweep: {}", s.scenario),
+        format!(
+            "How the cost of one run changes with {}.",
+            s.axes
+                .iter()
+                .map(|a| a.param.name())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+        blocks,
+        meta,
+    );
+    render_template("base.html", &page)
+}
+
+/// Renders a diff as a page.
+pub fn render_diff(d: &crate::diff::Diff, meta: &PageMeta) -> Result<Vec<u8>, tera::Error> {
+    let page = simple_page(
+        format!("tokencast diff: {} → {}", d.a, d.b),
+        "Every figure of two results side by side, with absolute and relative change.".into(),
+        vec![Block::table(view(&tables::diff(d)))],
+        meta,
+    );
+    render_template("base.html", &page)
 }

@@ -1,0 +1,346 @@
+//! What-if analyses on the research scenario, checked against figures derived
+//! by hand from the model and the seeds (000–003).
+
+mod common;
+use common::*;
+use std::fs;
+
+fn what_if() -> serde_json::Value {
+    research_json()["what_if"].clone()
+}
+
+#[test]
+fn retry_break_even_matches_seeds_000_to_002() {
+    let r = &what_if()["retry"];
+    // 25,000 × $10/M + 2,000 × $50/M and 25,000 × $8/M + 2,000 × $40/M
+    assert_eq!(shown(&r["baseline_cost_per_attempt"], 2), "0.35");
+    assert_eq!(shown(&r["candidate_cost_per_attempt"], 2), "0.28");
+    assert_eq!(shown(&r["baseline_total"], 2), "7.00");
+    assert_eq!(r["break_even_attempts"], 25); // $7.00 ÷ $0.28
+    let at = |n: u64| {
+        r["curve"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["attempts"] == n)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(shown(&at(25)["candidate_total"], 2), "7.00");
+    assert_eq!(shown(&at(26)["candidate_total"], 2), "7.28");
+    assert_eq!(shown(&at(26)["candidate_per_accepted"], 3), "0.364");
+    // (25 − 20) ÷ 20 = 0.25: one extra attempt per four successes.
+    assert_eq!(shown(&r["extra_attempts_per_success"], 2), "0.25");
+    assert_eq!(shown(&r["successes_per_extra_attempt"], 0), "4");
+}
+
+#[test]
+fn whole_run_break_even_counts_retries_of_the_cheapest_variant() {
+    let b = &what_if()["run_break_even"];
+    // $10.839 (raw, no cache) ÷ $0.493 (trimmed, 5-min, batch) = 21.98 → 21 runs, 20 retries.
+    assert_eq!(b["cheapest"], "trimmed, 5-min cache, batch");
+    assert_eq!(b["dearest"], "raw, no cache");
+    assert_eq!(b["runs"], 21);
+    assert_eq!(b["retries"], 20);
+}
+
+#[test]
+fn cache_lifetime_reproduces_the_seed_comparison() {
+    let l = &what_if()["cache_lifetime"];
+    let trimmed = l["final_expiry"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["results"] == "trimmed")
+        .unwrap();
+    // One expiry at the last request rewrites 44,042 tokens × $10/M ≈ $0.44 …
+    assert_eq!(shown(&trimmed["rewrite_tokens"]["lower"], 0), "44042");
+    assert_eq!(shown(&trimmed["rewrite_cost"]["lower"], 2), "0.44");
+    // … while the 1-hour tier writes the same 44,042 tokens at $6/M more ≈ $0.26.
+    assert_eq!(shown(&trimmed["one_hour_premium"]["lower"], 2), "0.26");
+    // The expiry's extra cost: the final request writes 40,487.5 tokens it would
+    // have read, × ($10 − $0.20)/M = $0.397 > $0.264, so the 1-hour tier wins then.
+    assert_eq!(shown(&trimmed["extra_cost"]["lower"], 3), "0.397");
+    // At 20 s per step no gap reaches 5 minutes (the slowest call is 19.8 s).
+    for t in l["tiers"].as_array().unwrap() {
+        assert_eq!(t["expiries_5m"], 0);
+        assert_eq!(t["cheaper"], "5m");
+    }
+    // With 18 tool gaps of 4.8–19.8 s, every gap exceeds 300 s once the model
+    // takes 300 s per step: the sweep's answer flips there.
+    for (results, flip) in l["flips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f[0].clone(), f[1].clone()))
+    {
+        assert_eq!(flip, 300, "{results}");
+    }
+}
+
+#[test]
+fn effort_preset_high_costs_the_seed_output() {
+    let effort = what_if()["effort"].clone();
+    let high = effort
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["preset"] == "high")
+        .unwrap();
+    assert_eq!(high["output_tokens"], 38000); // 18 × 2,000 + 2,000
+    assert_eq!(shown(&high["output_cost"][0], 2), "1.52"); // × $40/M
+}
+
+#[test]
+fn batch_stacks_with_the_cache_multipliers() {
+    let doc = research_json();
+    let sync = dec(&variant(&doc, "trimmed, 5-min cache")["cost"]["input"]["lower"]);
+    let batch = dec(&variant(&doc, "trimmed, 5-min cache, batch")["cost"]["input"]["lower"]);
+    // Batch input is $4 = half of $8, so writes ($5) and reads ($0.10) halve too.
+    assert_eq!(batch * rust_decimal::Decimal::TWO, sync);
+    let rates = &variant(&doc, "trimmed, 5-min cache, batch")["rates"];
+    assert_eq!(dec(&rates["cache_write"]).to_string(), "5");
+    assert_eq!(dec(&rates["cache_read"]).to_string(), "0.1");
+}
+
+#[test]
+fn restart_costs_follow_the_model() {
+    let doc = research_json();
+    let r = &doc["what_if"]["restart"];
+    let names: Vec<&str> = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    let raw_none = names.iter().position(|n| *n == "raw, no cache").unwrap();
+    let first = &r["rows"][0];
+    assert_eq!(first["before_request"], 2);
+    // Starting over before request 2 pays request 1 again: 3,000 × $8/M + 500 × $40/M.
+    assert_eq!(shown(&first["start_over"][raw_none], 3), "0.044");
+    // Without a cache, resuming costs nothing extra.
+    for row in r["rows"].as_array().unwrap() {
+        assert_eq!(dec(&row["resume"][raw_none]), rust_decimal::Decimal::ZERO);
+    }
+    assert_eq!(r["idempotency_keys"], true);
+}
+
+#[test]
+fn terminal_prints_the_what_if_answers() {
+    let out = tokencast()
+        .args(["simulate", "scenarios/research.toml", "--no-report"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for s in [
+        "an attempt costs $0.35 on claude-fable-5-1 and $0.28 on claude-fable-5-2",
+        "breaks even at 25 attempts",
+        "attempt 26 makes it $7.28, $0.364 per accepted answer",
+        "One extra attempt per 4 successes",
+        "rewrites 44,042 tokens ($0.44",
+        "the 1-hour tier costs $0.26 more",
+        "$1.520",
+    ] {
+        assert!(text.contains(s), "missing {s:?}");
+    }
+}
+
+#[test]
+fn sweep_replays_every_point_with_the_engine() {
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "output_tokens_per_step=500..2000:1500",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let points = s["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    // At 500 tokens per step the sweep is the research run: $0.969 for trimmed, 5-min.
+    let i = s["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|v| v == "trimmed, 5-min cache")
+        .unwrap();
+    assert_eq!(shown(&points[0]["totals"][i]["lower"], 3), "0.969");
+    // At 2,000: output $1.52 instead of $0.44, and 18 × 1,500 more tokens carried
+    // in later requests' context: Σ_{k=1..18} k × 1,500 = 256,500 tokens; with the
+    // cache, the final request writes 27,000 more (× $10/M) and the rest is read
+    // (229,500 × $0.20/M): +$1.08 + $0.27 + $0.0459 = $0.969 + $1.3959 = $2.365.
+    assert_eq!(shown(&points[1]["totals"][i]["lower"], 3), "2.365");
+}
+
+fn sweep_fails(spec: &str) -> String {
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--no-report",
+            "--max-points",
+            "50",
+            "--vary",
+            spec,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{spec}");
+    assert!(out.stdout.is_empty());
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn sweep_rejects_bad_ranges_clearly() {
+    assert!(sweep_fails("runs_per_day=").contains("the range is empty"));
+    assert!(sweep_fails("runs_per_day=10..1:1").contains("the range is reversed"));
+    assert!(sweep_fails("runs_per_day=1..10:0").contains("the step must be greater than zero"));
+    let many = sweep_fails("runs_per_day=1..100:1");
+    assert!(
+        many.contains("100 points is more than the limit of 50"),
+        "{many}"
+    );
+    assert!(many.contains("--max-points"));
+    let unknown = sweep_fails("prefix_tokns=1..2:1");
+    assert!(unknown.contains("unknown parameter `prefix_tokns`"));
+    assert!(unknown.contains("did you mean `prefix_tokens`?"));
+}
+
+#[test]
+fn sweep_writes_a_chart_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("sweep.html");
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "trim_ratio=0.1..0.5:0.2",
+            "--vary",
+            "calls=10..30:10",
+            "--report",
+        ])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("cheapest variant"),
+        "heat map"
+    );
+    assert!(html.contains("trim_ratio"));
+}
+
+#[test]
+fn diff_compares_a_saved_result_with_a_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("before.json");
+    let out = tokencast()
+        .args([
+            "simulate",
+            "scenarios/research.toml",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    fs::write(&saved, &out.stdout).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = fs::read_to_string(root.join("research.toml"))
+        .unwrap()
+        .replace(
+            "output_tokens_per_step = 500",
+            "output_tokens_per_step = 2000",
+        )
+        .replace(
+            "prices/anthropic.toml",
+            &root.join("prices/anthropic.toml").display().to_string(),
+        )
+        .replace(
+            "traces/research-trace.csv",
+            &root.join("traces/research-trace.csv").display().to_string(),
+        );
+    let after = dir.path().join("after.toml");
+    fs::write(&after, text).unwrap();
+    let out = tokencast()
+        .args(["diff"])
+        .arg(&saved)
+        .arg(&after)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let line = |key: &str| {
+        d["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["key"] == key)
+            .unwrap()
+            .clone()
+    };
+    // Output: (18 × 2,000 + 2,000 − 11,000) × $40/M = $1.08 more.
+    let out_line = line("raw, no cache · output · lower");
+    assert_eq!(shown(&out_line["delta"], 2), "1.08");
+    // Final request: 18 × 1,500 = 27,000 more tokens, on 160,627 → +16.8 %.
+    let tokens = line("raw results · final request input tokens · lower");
+    assert_eq!(shown(&tokens["delta"], 0), "27000");
+    assert_eq!(shown(&tokens["delta_share"], 3), "0.168");
+    for format in ["table", "html"] {
+        let out = tokencast()
+            .args(["diff"])
+            .arg(&saved)
+            .arg(&after)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    }
+}
+
+#[test]
+fn diff_rejects_a_json_that_is_not_a_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    fs::write(&bad, "{\n  \"a\": 1,\n  oops\n}").unwrap();
+    let out = tokencast()
+        .args(["diff"])
+        .arg(&bad)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("is not valid JSON") && err.contains("bad.json:3:"),
+        "{err}"
+    );
+    fs::write(&bad, "{\"a\": 1}").unwrap();
+    let out = tokencast()
+        .args(["diff"])
+        .arg(&bad)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("is not a tokencast result"));
+}
