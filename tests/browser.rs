@@ -173,6 +173,30 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
                 "youtube/comments",
             ][..],
         ),
+        (
+            "chart-retry",
+            &[
+                "(g) Retry break-even",
+                "attempts for 20 accepted answers",
+                "break-even: 25 attempts",
+            ][..],
+        ),
+        (
+            "chart-lifetime",
+            &[
+                "(h) Cache tier vs model time per step",
+                "model time per step (seconds)",
+                "trimmed, 1h tier",
+            ][..],
+        ),
+        (
+            "chart-restart",
+            &[
+                "(i) Extra cost of one restart",
+                "restart before request",
+                "extra USD per run",
+            ][..],
+        ),
     ];
     assert_eq!(charts.len(), expected.len(), "{charts:?}");
     for (id, labels) in expected {

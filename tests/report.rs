@@ -115,7 +115,7 @@ fn report_is_self_contained() {
     ] {
         assert!(!html.contains(forbidden), "found {forbidden}");
     }
-    assert_eq!(html.matches("<svg").count(), 6, "six inline charts");
+    assert_eq!(html.matches("<svg").count(), 9, "nine inline charts (a–i)");
     assert!(html.contains("@media print"), "print styles");
 }
 
@@ -244,11 +244,16 @@ fn csv_exports_one_spreadsheet_friendly_file_per_table() {
         [
             "assumptions.csv",
             "attribution.csv",
+            "cache_lifetime.csv",
             "capabilities.csv",
+            "effort.csv",
             "ledger.csv",
+            "lifetime_sweep.csv",
             "per_day.csv",
             "prices.csv",
             "requests.csv",
+            "restart.csv",
+            "retry.csv",
             "variants.csv"
         ]
     );
