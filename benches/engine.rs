@@ -26,6 +26,7 @@ fn synthetic(calls: usize) -> Scenario {
         batch_output: Some(Decimal::from(20)),
         min_cacheable_tokens: None,
         long_context: None,
+        context_window_tokens: None,
     };
     let mut variants = Vec::new();
     for results in [Content::Raw, Content::Trimmed] {

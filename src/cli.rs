@@ -31,6 +31,60 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Compare two results (scenario .toml files or saved .json results) line by line.
     Diff(DiffArgs),
+    /// Forecast longer runs from the recorded distributions: percentiles and budgets.
+    Forecast(ForecastArgs),
+}
+
+/// How `forecast` draws tool results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Resample the recorded calls.
+    Bootstrap,
+    /// A log-normal per capability, fitted by maximum likelihood.
+    Lognormal,
+}
+
+/// Arguments of `forecast`.
+#[derive(Debug, clap::Args)]
+pub struct ForecastArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Tool results per run.
+    #[arg(long)]
+    pub calls: u64,
+    /// Runs to simulate.
+    #[arg(long, default_value_t = 100_000)]
+    pub runs: u64,
+    /// Random seed: the same seed gives the same output on any number of threads.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How tool results are drawn.
+    #[arg(long, value_enum, default_value_t = MethodArg::Bootstrap)]
+    pub method: MethodArg,
+    /// A budget per run in USD: report the share of runs above it.
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<String>,
+    /// Only draw these capabilities (repeatable).
+    #[arg(long = "capability", value_name = "NAME")]
+    pub capabilities: Vec<String>,
+    /// Worker threads [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Write the HTML page here [default: reports/<scenario file stem>-forecast.html].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Do not write the HTML page.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the generation time in the page's footer.
+    #[arg(long)]
+    pub timestamp: bool,
+    /// Replace output files even if they were not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats of `diff`.
@@ -141,6 +195,9 @@ pub enum AppError {
     /// A renderer failed (a bug: please report it).
     #[error("could not render the report: {0}")]
     Render(String),
+    /// Ctrl-C.
+    #[error("interrupted: nothing was written")]
+    Interrupted,
 }
 
 impl AppError {
@@ -150,6 +207,7 @@ impl AppError {
             AppError::Input(_) => 2,
             AppError::Output(e) if e.is_user_error() => 2,
             AppError::Output(_) | AppError::Render(_) => 1,
+            AppError::Interrupted => 130,
         }
     }
 }
@@ -169,6 +227,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Simulate(args) => run_simulate(args),
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
+        Command::Forecast(args) => run_forecast(args),
     }
 }
 
@@ -273,6 +332,119 @@ fn diff_side(
         let v = serde_json::to_value(&sim).expect("a simulation always serializes");
         Ok((v, scenario.inputs))
     }
+}
+
+fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
+    use crate::analysis::forecast::{self, ForecastError, ForecastSpec, Method, Sampler};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let budget = match &args.budget {
+        None => None,
+        Some(b) => Some(
+            b.trim()
+                .parse::<rust_decimal::Decimal>()
+                .ok()
+                .filter(|d| *d >= rust_decimal::Decimal::ZERO)
+                .ok_or_else(|| {
+                    InputError::new(format!("--budget {b}: not an amount in USD"))
+                        .with_help("write a number such as 2.50")
+                })?,
+        ),
+    };
+    if args.threads == Some(0) {
+        return Err(InputError::new("--threads is 0")
+            .with_help("use at least one thread")
+            .into());
+    }
+    let spec = ForecastSpec {
+        calls: args.calls,
+        runs: args.runs,
+        seed: args.seed,
+        method: match args.method {
+            MethodArg::Bootstrap => Method::Bootstrap,
+            MethodArg::Lognormal => Method::Lognormal,
+        },
+        budget,
+    };
+    let scenario = Scenario::load(&args.scenario)?;
+    let sampler = Sampler::new(&scenario.trace, spec.method)?.only(&args.capabilities)?;
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        // If a handler is already installed (tests calling run twice), keep it.
+        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(args.runs),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs ({eta} left)")
+            .expect("a valid template"),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| AppError::Render(e.to_string()))?;
+    let progress = |n: u64| bar.inc(n);
+    let result = pool.install(|| forecast::run(&scenario, &spec, &sampler, &cancel, &progress));
+    bar.finish_and_clear();
+    let result = match result {
+        Ok(r) => r,
+        Err(ForecastError::Input(e)) => return Err(e.into()),
+        Err(ForecastError::Interrupted) => return Err(AppError::Interrupted),
+    };
+    let stdout = match args.format {
+        Format::Table => {
+            let mut s = format!(
+                "tokencast {} · forecast {} · {} runs of {} tool results · method {:?} · seed {}\n{}\n\n",
+                env!("CARGO_PKG_VERSION"),
+                result.scenario,
+                result.runs,
+                result.calls,
+                result.method,
+                result.seed,
+                result.percentile_method
+            );
+            for t in [
+                report::tables::forecast_variants(&result),
+                report::tables::forecast_context(&result),
+                report::tables::forecast_fan(&result),
+            ] {
+                s.push_str(&report::terminal::plain_table(&t));
+                s.push('\n');
+            }
+            s.push_str("Read it as: half the runs cost less than p50, one in a hundred costs more than p99. Set the task budget at the p99 of the upper bound.\n");
+            s.into_bytes()
+        }
+        Format::Json => {
+            let mut v = serde_json::to_vec_pretty(&result).expect("a forecast always serializes");
+            v.push(b'\n');
+            v
+        }
+        Format::Csv => report::csv::render(&report::tables::forecast_variants(&result)),
+    };
+    let mut files = Vec::new();
+    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "-forecast") {
+        let meta = report::html::PageMeta {
+            fingerprint: scenario.fingerprint(),
+            inputs: scenario.inputs.clone(),
+            timestamp: now(args.timestamp),
+        };
+        files.push(html_file(
+            path,
+            report::html::render_forecast(&result, &meta),
+        )?);
+    }
+    if cancel.load(Ordering::SeqCst) {
+        return Err(AppError::Interrupted);
+    }
+    output::write_all(&files, args.force)?;
+    Ok(Outcome {
+        stdout,
+        notes: written(&files),
+    })
 }
 
 fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {

@@ -152,6 +152,8 @@ pub fn render(e: &crate::cli::AppError) -> String {
             }
         }
         crate::cli::AppError::Output(o) => format!("error: {o}\n  help: {}", o.help()),
-        crate::cli::AppError::Render(_) => format!("error: {e}"),
+        crate::cli::AppError::Render(_) | crate::cli::AppError::Interrupted => {
+            format!("error: {e}")
+        }
     }
 }

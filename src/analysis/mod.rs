@@ -5,6 +5,7 @@
 //! the result. None has an arithmetic path of its own beyond counting
 //! attempts and comparing engine totals.
 
+pub mod forecast;
 pub mod sweep;
 
 use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};

@@ -8,7 +8,7 @@
 //! price to total.
 
 pub mod bounds;
-mod replay;
+pub(crate) mod replay;
 pub mod stats;
 
 use crate::pricing::PER_MILLION;
@@ -476,6 +476,7 @@ mod tests {
             batch_output: Some(d("20")),
             min_cacheable_tokens: None,
             long_context: None,
+            context_window_tokens: None,
         }
     }
 
@@ -695,6 +696,11 @@ mod tests {
             for v in &sim.variants {
                 let model: Bounds = v.request_costs.iter().copied().sum();
                 prop_assert_eq!(model, v.cost.input + v.cost.output);
+            }
+            // The closed form (no detail, no rules) agrees with the per-request replay.
+            let quick = simulate(&scenario(&bytes, vec![]), SimulateOptions { detail: false });
+            for (a, b) in quick.variants.iter().zip(&sim.variants) {
+                prop_assert_eq!(a.cost, b.cost);
             }
             // Without a cache, attributed result costs + prefix + carried outputs = input cost.
             let n = bytes.len() as u64;

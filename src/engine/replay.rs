@@ -14,6 +14,7 @@
 use super::bounds::Bounds;
 use crate::pricing::{Rates, PER_MILLION};
 use crate::scenario::{Assumptions, Cache};
+use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
 /// Fixed denominators for the lower and upper token numerators.
@@ -79,7 +80,7 @@ fn ratio(n: i128, d: i128) -> Decimal {
 
 /// Token sums by what they are billed as; index 0 normal rates, 1 long-context rates.
 #[derive(Debug, Clone, Copy, Default)]
-struct Sums {
+pub(crate) struct Sums {
     uncached: [i128; 2],
     write: [i128; 2],
     read: [i128; 2],
@@ -107,6 +108,85 @@ pub(crate) struct Priced {
     pub counts: Counts,
 }
 
+/// A replay's exact sums, before prices turn them into money.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tally {
+    /// Per bound (lower, upper).
+    pub sums: [Sums; 2],
+    /// Expiries and rule counts.
+    pub counts: Counts,
+}
+
+/// Integer prices per class, so that a tally's cost is an exact integer:
+/// `cost = Σ sums × coefficient ÷ divisor` for each bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IntegerRates {
+    /// uncached, write, read, output × normal, long.
+    coef: [[i128; 2]; 4],
+    /// Per bound: denominator × 10^scale × 1,000,000.
+    divisor: [i128; 2],
+}
+
+impl IntegerRates {
+    /// Exact integer coefficients, when every rate has at most 12 decimals.
+    pub(crate) fn new(scale: &Scale, rates: &Rates) -> Option<IntegerRates> {
+        let lc = rates.long_context;
+        let classes = [
+            [rates.input, lc.map_or(rates.input, |l| l.input)],
+            [
+                rates.cache_write.unwrap_or_default(),
+                lc.and_then(|l| l.cache_write).unwrap_or_default(),
+            ],
+            [
+                rates.cache_read.unwrap_or_default(),
+                lc.and_then(|l| l.cache_read).unwrap_or_default(),
+            ],
+            [rates.output, lc.map_or(rates.output, |l| l.output)],
+        ];
+        let digits = classes
+            .iter()
+            .flatten()
+            .map(|d| d.normalize().scale())
+            .max()
+            .unwrap_or(0);
+        if digits > 12 {
+            return None;
+        }
+        let k = Decimal::from_i128_with_scale(10i128.pow(digits), 0);
+        let mut coef = [[0i128; 2]; 4];
+        for (c, class) in classes.iter().enumerate() {
+            for t in 0..2 {
+                coef[c][t] = (class[t] * k).trunc().to_i128().unwrap_or(0);
+            }
+        }
+        let dens = scale.denominators();
+        let per = 10i128.pow(digits) * 1_000_000;
+        Some(IntegerRates {
+            coef,
+            divisor: [dens[0] * per, dens[1] * per],
+        })
+    }
+
+    /// The cost of a tally, per bound, as an integer numerator over [`Self::divisor`].
+    pub(crate) fn numerators(&self, t: &Tally) -> [i128; 2] {
+        let mut out = [0i128; 2];
+        for (b, s) in t.sums.iter().enumerate() {
+            let classes = [s.uncached, s.write, s.read, s.output];
+            out[b] = classes
+                .iter()
+                .zip(&self.coef)
+                .map(|(v, c)| v[0] * c[0] + v[1] * c[1])
+                .sum();
+        }
+        out
+    }
+
+    /// Divisors of [`Self::numerators`], per bound.
+    pub(crate) fn divisor(&self) -> [i128; 2] {
+        self.divisor
+    }
+}
+
 /// The inputs of one replay: the result sizes in order and, when timing is
 /// known, the gap before each request in milliseconds.
 pub(crate) struct Run<'a> {
@@ -123,8 +203,50 @@ impl Run<'_> {
         &self,
         cache: Cache,
         rates: &Rates,
-        mut per_request: Option<&mut Vec<Bounds>>,
+        per_request: Option<&mut Vec<Bounds>>,
     ) -> Priced {
+        let tally = self.tally(cache, rates, per_request);
+        let mut priced = self.usd(tally.sums, rates);
+        priced.counts = tally.counts;
+        priced
+    }
+
+    /// Σ of every request's input numerators, and the last request's.
+    pub(crate) fn totals(&self) -> ([i128; 2], [i128; 2]) {
+        let mut cum: u128 = 0;
+        let mut sum = self.scale.numerators(0, 0);
+        let mut last = sum;
+        for (k, b) in self.bytes.iter().enumerate() {
+            cum += u128::from(*b);
+            last = self.scale.numerators(k as u64 + 1, cum);
+            sum = [sum[0] + last[0], sum[1] + last[1]];
+        }
+        (sum, last)
+    }
+
+    /// The replay's exact token sums per price class (numerators, see [`Scale`]).
+    ///
+    /// When no rule can apply (no expiry, no minimum length, no long-context
+    /// tier) and no per-request costs are asked for, the sums follow from the
+    /// input totals alone: writes are the last request's input, reads the rest.
+    /// `totals`, when given, must be [`Run::totals`] of this run.
+    pub(crate) fn tally(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        mut per_request: Option<&mut Vec<Bounds>>,
+    ) -> Tally {
+        self.tally_with(cache, rates, per_request.as_deref_mut(), None)
+    }
+
+    /// [`Run::tally`] with the input totals already known (shared by variants).
+    pub(crate) fn tally_with(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        mut per_request: Option<&mut Vec<Bounds>>,
+        totals: Option<([i128; 2], [i128; 2])>,
+    ) -> Tally {
         let n = self.bytes.len() as u64;
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
@@ -133,6 +255,25 @@ impl Run<'_> {
         let long = rates
             .long_context
             .map(|lc| self.scale.tokens(lc.threshold_tokens));
+        let rules = long.is_some() || (caches && (min.is_some() || self.gaps_ms.is_some()));
+        if !rules && per_request.is_none() {
+            let (sum, last) = totals.unwrap_or_else(|| self.totals());
+            let out = i128::from(n) * self.scale.o + i128::from(self.final_output);
+            let mut sums = [Sums::default(); 2];
+            for i in 0..2 {
+                sums[i].output[0] = out * dens[i];
+                if caches {
+                    sums[i].write[0] = last[i];
+                    sums[i].read[0] = sum[i] - last[i];
+                } else {
+                    sums[i].uncached[0] = sum[i];
+                }
+            }
+            return Tally {
+                sums,
+                counts: Counts::default(),
+            };
+        }
         let mut sums = [Sums::default(); 2];
         let mut prev: [Option<i128>; 2] = [None, None];
         let mut counts = Counts::default();
@@ -194,9 +335,7 @@ impl Run<'_> {
                 rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output);
             }
         }
-        let mut priced = self.usd(sums, rates);
-        priced.counts = counts;
-        priced
+        Tally { sums, counts }
     }
 
     fn usd(&self, sums: [Sums; 2], rates: &Rates) -> Priced {

@@ -43,6 +43,8 @@ struct RawModelPrices {
     min_cacheable_tokens: Option<u64>,
     #[serde(default)]
     long_context: Option<RawLongContext>,
+    #[serde(default)]
+    context_window_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,6 +96,8 @@ pub struct ModelPrices {
     pub min_cacheable_tokens: Option<u64>,
     /// The long-context tier, if the model has one.
     pub long_context: Option<LongContext>,
+    /// The context window, tokens, if the source gives it.
+    pub context_window_tokens: Option<u64>,
 }
 
 /// The rates one variant pays, resolved from a model's prices (USD per million tokens).
@@ -241,6 +245,7 @@ impl PriceBook {
                         input: lc.input,
                         output: lc.output,
                     }),
+                    context_window_tokens: r.context_window_tokens,
                 },
             );
         }
@@ -281,6 +286,7 @@ mod tests {
             batch_output: Some(Decimal::from(20)),
             min_cacheable_tokens: None,
             long_context: None,
+            context_window_tokens: None,
         }
     }
 

@@ -889,3 +889,143 @@ pub fn diff(d: &crate::diff::Diff) -> DataTable {
             .collect(),
     }
 }
+
+/// Forecast: cost percentiles per variant.
+pub fn forecast_variants(f: &crate::analysis::forecast::Forecast) -> DataTable {
+    let usd = |v: f64| Cell::Usd(crate::analysis::forecast::to_decimal(v), 3);
+    let mut columns = vec![col("variant", "variant")];
+    for p in ["p50", "p90", "p99"] {
+        columns.push(col(format!("{p}_usd_lower"), format!("{p}, lower")));
+        columns.push(col(format!("{p}_usd_upper"), format!("{p}, upper")));
+    }
+    columns.push(col("mean_usd_lower", "mean, lower"));
+    columns.push(col("recommended_budget_usd", "budget (p99 upper)"));
+    if f.budget.is_some() {
+        columns.push(col("share_over_budget", "runs over budget"));
+    }
+    DataTable {
+        id: "forecast_variants",
+        title: format!(
+            "Cost per run of {} tool results, {} runs (USD)",
+            format::int(f.calls),
+            format::int(f.runs)
+        ),
+        columns,
+        rows: f
+            .variants
+            .iter()
+            .map(|v| {
+                let mut row = vec![Cell::Text(v.name.clone())];
+                for i in 0..3 {
+                    row.push(usd(v.cost_lower.p[i]));
+                    row.push(usd(v.cost_upper.p[i]));
+                }
+                row.push(usd(v.cost_lower.mean));
+                row.push(usd(v.recommended_budget));
+                if let Some(share) = v.over_budget {
+                    row.push(Cell::Share(crate::analysis::forecast::to_decimal(share)));
+                }
+                row
+            })
+            .collect(),
+    }
+}
+
+/// Forecast: final context size.
+pub fn forecast_context(f: &crate::analysis::forecast::Forecast) -> DataTable {
+    let tok = |v: f64| Cell::Tokens(crate::analysis::forecast::to_decimal(v));
+    let mut columns = vec![col("results", "results")];
+    for p in ["p50", "p90", "p99"] {
+        columns.push(col(format!("{p}_tokens_lower"), format!("{p}, lower")));
+        columns.push(col(format!("{p}_tokens_upper"), format!("{p}, upper")));
+    }
+    if f.context_window.is_some() {
+        columns.push(col("share_over_context_window", "runs over the window"));
+    }
+    DataTable {
+        id: "forecast_context",
+        title: match f.context_window {
+            Some(w) => format!(
+                "Final request input tokens (context window {})",
+                format::int(w)
+            ),
+            None => "Final request input tokens".into(),
+        },
+        columns,
+        rows: f
+            .context
+            .iter()
+            .map(|c| {
+                let mut row = vec![Cell::Text(c.results.to_string())];
+                for i in 0..3 {
+                    row.push(tok(c.lower.p[i]));
+                    row.push(tok(c.upper.p[i]));
+                }
+                if let Some(share) = c.over_context_window {
+                    row.push(Cell::Share(crate::analysis::forecast::to_decimal(share)));
+                }
+                row
+            })
+            .collect(),
+    }
+}
+
+/// Forecast: context size against the number of calls.
+pub fn forecast_fan(f: &crate::analysis::forecast::Forecast) -> DataTable {
+    let tok = |v: f64| Cell::Tokens(crate::analysis::forecast::to_decimal(v));
+    let mut columns = vec![col("calls", "calls")];
+    for c in ["raw", "trimmed"] {
+        for p in ["p10", "p50", "p90", "p99"] {
+            columns.push(col(format!("{c}_{p}_tokens_lower"), format!("{c} {p}")));
+        }
+    }
+    DataTable {
+        id: "forecast_fan",
+        title: "Context after n calls (lower bound, tokens)".into(),
+        columns,
+        rows: f
+            .fan
+            .iter()
+            .map(|p| {
+                let mut row = vec![Cell::Int(p.calls)];
+                row.extend(p.raw.iter().chain(&p.trimmed).map(|v| tok(*v)));
+                row
+            })
+            .collect(),
+    }
+}
+
+/// Forecast: the capability mix and the log-normal fits.
+pub fn forecast_capabilities(f: &crate::analysis::forecast::Forecast) -> DataTable {
+    let fit = |x: Option<crate::analysis::forecast::Fit>| {
+        x.map_or(Cell::Empty, |x| {
+            Cell::Text(format!("μ {:.3}, σ {:.3}", x.mu, x.sigma))
+        })
+    };
+    DataTable {
+        id: "forecast_capabilities",
+        title: "Recorded mix and log-normal fits (maximum likelihood on ln x)".into(),
+        columns: vec![
+            col("capability", "capability"),
+            col("share", "share"),
+            col("calls", "recorded calls"),
+            col("items_fit", "items"),
+            col("raw_bytes_per_item_fit", "raw B/item"),
+            col("trimmed_bytes_per_item_fit", "trimmed B/item"),
+        ],
+        rows: f
+            .capabilities
+            .iter()
+            .map(|c| {
+                vec![
+                    Cell::Text(c.capability.clone()),
+                    Cell::Share(crate::analysis::forecast::to_decimal(c.share)),
+                    Cell::Int(c.calls),
+                    fit(c.items),
+                    fit(c.raw_bytes_per_item),
+                    fit(c.trimmed_bytes_per_item),
+                ]
+            })
+            .collect(),
+    }
+}

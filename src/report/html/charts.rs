@@ -41,7 +41,7 @@ pub const STACK: [RGBColor; 5] = [
 #[derive(Debug, Clone)]
 pub struct Chart {
     /// Stable id (the HTML anchor).
-    pub id: &'static str,
+    pub id: String,
     /// Title, also drawn in the SVG.
     pub title: String,
     /// One sentence telling the reader what to look at.
@@ -354,7 +354,7 @@ pub fn context_growth(sim: &Simulation) -> Chart {
         Ok(())
     });
     Chart {
-        id: "chart-context",
+        id: "chart-context".into(),
         title: title.into(),
         caption: "Every tool result stays in the conversation, so each request carries all earlier results. The shaded band runs from bytes ÷ b (lower) to the tokenizer uplift (upper).".into(),
         svg,
@@ -397,7 +397,7 @@ pub fn bytes_per_call(sim: &Simulation) -> Chart {
         horizontal: false,
     });
     Chart {
-        id: "chart-bytes",
+        id: "chart-bytes".into(),
         title: title.into(),
         caption: "Size of each tool result as returned (dark) and after trimming (teal).".into(),
         svg,
@@ -436,7 +436,7 @@ pub fn cost_per_variant(sim: &Simulation) -> Chart {
         horizontal: true,
     });
     Chart {
-        id: "chart-variants",
+        id: "chart-variants".into(),
         title: title.into(),
         caption: "What one run costs under each variant, split into the lines of the bill.".into(),
         svg,
@@ -493,7 +493,7 @@ pub fn cost_per_result(sim: &Simulation) -> Chart {
         ),
     };
     Chart {
-        id: "chart-attribution",
+        id: "chart-attribution".into(),
         title: title.into(),
         caption,
         svg,
@@ -537,7 +537,7 @@ pub fn composition(sim: &Simulation) -> Chart {
         horizontal: true,
     });
     Chart {
-        id: "chart-composition",
+        id: "chart-composition".into(),
         title: title.into(),
         caption: "The whole bar is the mean raw response; the teal part is what the field whitelist and text cut keep.".into(),
         svg,
@@ -569,7 +569,7 @@ pub fn latency(sim: &Simulation) -> Chart {
         horizontal: true,
     });
     Chart {
-        id: "chart-latency",
+        id: "chart-latency".into(),
         title: title.into(),
         caption: "Slow tools stretch the gap between requests; a gap longer than the cache lifetime means the cache expires.".into(),
         svg,
@@ -710,7 +710,7 @@ pub fn retry(sim: &Simulation) -> Option<Chart> {
         }),
     });
     Some(Chart {
-        id: "chart-retry",
+        id: "chart-retry".into(),
         title: title.into(),
         caption: "Failed attempts count: cost per accepted answer = cost of all attempts ÷ accepted answers. Past the marked point the cheaper model costs more than the baseline does today.".into(),
         svg,
@@ -758,7 +758,7 @@ pub fn lifetime(sim: &Simulation) -> Option<Chart> {
         })
     });
     Some(Chart {
-        id: "chart-lifetime",
+        id: "chart-lifetime".into(),
         title: title.into(),
         caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache.".into(),
         svg: lines(Lines {
@@ -807,7 +807,7 @@ pub fn restart(sim: &Simulation) -> Option<Chart> {
         });
     }
     Some(Chart {
-        id: "chart-restart",
+        id: "chart-restart".into(),
         title: title.into(),
         caption: "Starting over pays every request before the restart again; resuming from an intact session rewrites the cache once.".into(),
         svg: lines(Lines {
@@ -876,7 +876,7 @@ pub fn sweep(s: &crate::analysis::sweep::Sweep) -> Chart {
         heat_map(s, &title)
     };
     Chart {
-        id: "chart-sweep",
+        id: "chart-sweep".into(),
         title,
         caption: "Every point is a full replay of the scenario with the varied assumption.".into(),
         svg,
@@ -941,6 +941,110 @@ fn heat_map(s: &crate::analysis::sweep::Sweep, title: &str) -> Result<String, St
         }
         Ok(())
     })
+}
+
+/// Forecast: histogram of one variant's cost per run.
+pub fn forecast_histogram(v: &crate::analysis::forecast::VariantForecast, runs: u64) -> Chart {
+    let title = format!("Cost per run: {}", shorten(&v.name, 40));
+    let edges = &v.histogram_edges;
+    let bins = edges.len().saturating_sub(1);
+    let svg = draw(|root| {
+        let ymax = nice_max(
+            v.histogram_counts.iter().copied().max().unwrap_or(0) as f64 / runs as f64 * 100.0,
+        );
+        let (x0, x1) = (edges[0], edges[bins]);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_label_formatter(&|v| format_axis(*v))
+            .y_label_formatter(&|v| format_axis(*v))
+            .x_desc("USD per run, lower bound")
+            .y_desc("share of runs (%)")
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        chart.draw_series((0..bins).map(|i| {
+            let share = v.histogram_counts[i] as f64 / runs as f64 * 100.0;
+            Rectangle::new([(edges[i], 0.0), (edges[i + 1], share)], TRIMMED.filled())
+        }))?;
+        chart.draw_series((0..bins).filter(|i| v.histogram_counts[*i] > 0).map(|i| {
+            let share = v.histogram_counts[i] as f64 / runs as f64 * 100.0;
+            Rectangle::new(
+                [(edges[i], 0.0), (edges[i + 1], share)],
+                INK.stroke_width(1),
+            )
+        }))?;
+        for (label, x) in [("p50", v.cost_lower.p[0]), ("p99", v.cost_lower.p[2])] {
+            let style = INK.stroke_width(2);
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(x, 0.0), (x, ymax * 0.92)],
+                style,
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!(" {label}"),
+                (x, ymax * 0.97),
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            )))?;
+        }
+        Ok(())
+    });
+    let over = v.histogram_counts.last().copied().unwrap_or(0);
+    Chart {
+        id: "chart-forecast-histogram".into(),
+        title,
+        caption: if over > 0 {
+            format!("{over} runs cost more than the chart's range and are not drawn.")
+        } else {
+            "Vertical lines: p50 and p99 of the lower-bound cost.".into()
+        },
+        svg,
+    }
+}
+
+/// Forecast: percentile fan of the context size against the number of calls.
+pub fn forecast_fan(f: &crate::analysis::forecast::Forecast) -> Chart {
+    let title = "Context size against the number of calls (p10–p99)";
+    let mut series = Vec::new();
+    for (c, name) in [(0, "raw"), (1, "trimmed")] {
+        for (q, label, dashed) in [
+            (1, "p50", false),
+            (0, "p10", true),
+            (2, "p90", true),
+            (3, "p99", true),
+        ] {
+            series.push(Line {
+                label: format!("{name} {label}"),
+                color: if c == 0 { RAW } else { TRIMMED },
+                dashed,
+                points: f
+                    .fan
+                    .iter()
+                    .map(|p| {
+                        let v = if c == 0 { p.raw[q] } else { p.trimmed[q] };
+                        (p.calls as f64, v / 1000.0)
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Chart {
+        id: "chart-forecast-fan".into(),
+        title: title.into(),
+        caption: "Solid: median; dashed: p10, p90 and p99 of the context (lower bound) after n tool calls.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "tool calls in the run",
+            y_desc: "input tokens (thousands)",
+            lines: series,
+            mark: None,
+        }),
+    }
 }
 
 /// Every chart, in report order.

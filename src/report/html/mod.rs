@@ -89,7 +89,7 @@ impl Block {
 
 #[derive(Serialize)]
 struct ChartView {
-    id: &'static str,
+    id: String,
     title: String,
     caption: String,
     svg: Option<String>,
@@ -425,6 +425,53 @@ pub fn render_sweep(
                 .map(|a| a.param.name())
                 .collect::<Vec<_>>()
                 .join(" and ")
+        ),
+        blocks,
+        meta,
+    );
+    render_template("base.html", &page)
+}
+
+/// Renders a forecast as a page: percentile tables, histograms and the fan.
+pub fn render_forecast(
+    f: &crate::analysis::forecast::Forecast,
+    meta: &PageMeta,
+) -> Result<Vec<u8>, tera::Error> {
+    let mut blocks = vec![
+        Block::table(view(&tables::forecast_variants(f))).heading(
+            "Cost per run",
+            Some(format!(
+                "{} runs of {} tool results, method {:?}, seed {}. Percentiles: {}. The recommended task budget is the p99 of the upper-bound cost.",
+                format::int(f.runs),
+                format::int(f.calls),
+                f.method,
+                f.seed,
+                f.percentile_method
+            )),
+        ),
+        Block::table(view(&tables::forecast_context(f))),
+        chart_block(charts::forecast_fan(f)).heading("Context size", None),
+        Block::table(view(&tables::forecast_fan(f))),
+    ];
+    for (i, v) in f.variants.iter().enumerate() {
+        let mut chart = charts::forecast_histogram(v, f.runs);
+        chart.id = format!("chart-forecast-histogram-{}", i + 1);
+        let b = chart_block(chart);
+        blocks.push(if i == 0 {
+            b.heading("Cost distribution per variant", None)
+        } else {
+            b
+        });
+    }
+    blocks.push(
+        Block::table(view(&tables::forecast_capabilities(f)))
+            .heading("Recorded distributions", None),
+    );
+    let page = simple_page(
+        format!("tokencast forecast: {}", f.scenario),
+        format!(
+            "What does a run of {} tool calls cost, and what budget covers 99 % of runs?",
+            format::int(f.calls)
         ),
         blocks,
         meta,

@@ -1,0 +1,783 @@
+//! `tokencast forecast`: longer runs drawn from the recorded distributions.
+//!
+//! A recorded run is one sample. The forecast draws R runs of N tool results:
+//! for each result a capability (by the recorded mix), a number of items (from
+//! that capability's recorded calls), and bytes per item, raw and trimmed
+//! (as a pair, from one recorded call with results). `--method lognormal`
+//! instead fits a log-normal per capability by maximum likelihood (the mean
+//! and the population standard deviation of the logarithms) to items and to
+//! bytes per item, with the recorded share of empty responses kept.
+//!
+//! Every run is replayed with the engine's own integer arithmetic
+//! ([`crate::engine`]'s replay); costs are exact integers until they enter the
+//! statistics. Percentiles stream into DDSketch quantile sketches (relative
+//! accuracy 0.1 %, rank ⌊q·(n−1)⌋, clamped to the exact minimum and maximum),
+//! so memory does not grow with R. Runs are split into fixed chunks, each with
+//! its own seed derived from `--seed`, and merged in chunk order: the same
+//! seed gives the same output on any number of threads.
+
+use crate::engine::replay::{IntegerRates, Run, Scale, Tally};
+use crate::error::InputError;
+use crate::scenario::{Content, Scenario, TraceCall};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rayon::prelude::*;
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use rust_decimal::Decimal;
+use serde::Serialize;
+use sketches_ddsketch::{Config, DDSketch};
+use statrs::distribution::LogNormal;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Runs per chunk: the unit of parallel work and of seeding.
+pub const CHUNK: u64 = 8192;
+/// Relative accuracy of the quantile sketches.
+pub const SKETCH_ACCURACY: f64 = 0.001;
+/// Histogram bins per variant.
+pub const BINS: usize = 40;
+/// Percentiles reported.
+pub const PERCENTILES: [f64; 3] = [0.50, 0.90, 0.99];
+/// Points of the context fan (numbers of calls).
+pub const FAN_POINTS: u64 = 10;
+
+/// How results are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Resample recorded values.
+    Bootstrap,
+    /// Fitted log-normal per capability (maximum likelihood).
+    Lognormal,
+}
+
+/// What to forecast.
+#[derive(Debug, Clone)]
+pub struct ForecastSpec {
+    /// Tool results per run (N).
+    pub calls: u64,
+    /// Runs (R).
+    pub runs: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Sampling method.
+    pub method: Method,
+    /// A budget per run in USD, if given.
+    pub budget: Option<Decimal>,
+}
+
+/// Why a forecast did not finish.
+#[derive(Debug)]
+pub enum ForecastError {
+    /// Bad parameters or data.
+    Input(InputError),
+    /// Ctrl-C.
+    Interrupted,
+}
+
+impl From<InputError> for ForecastError {
+    fn from(e: InputError) -> Self {
+        ForecastError::Input(e)
+    }
+}
+
+/// One recorded call, reduced to what sampling needs.
+#[derive(Debug, Clone, Copy)]
+struct Recorded {
+    items: u64,
+    raw: u64,
+    trimmed: u64,
+    latency_ms: u64,
+}
+
+/// A log-normal fit by maximum likelihood: μ and σ of ln x.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Fit {
+    /// Mean of the logarithms.
+    pub mu: f64,
+    /// Population standard deviation of the logarithms.
+    pub sigma: f64,
+}
+
+impl Fit {
+    fn of(values: impl Iterator<Item = f64>) -> Option<Fit> {
+        let logs: Vec<f64> = values.filter(|v| *v > 0.0).map(f64::ln).collect();
+        if logs.is_empty() {
+            return None;
+        }
+        let n = logs.len() as f64;
+        let mu = logs.iter().sum::<f64>() / n;
+        let var = logs.iter().map(|l| (l - mu).powi(2)).sum::<f64>() / n;
+        Some(Fit {
+            mu,
+            sigma: var.sqrt(),
+        })
+    }
+
+    fn sample(&self, rng: &mut Pcg64Mcg) -> f64 {
+        if self.sigma <= 0.0 {
+            return self.mu.exp();
+        }
+        match LogNormal::new(self.mu, self.sigma) {
+            Ok(d) => rand::distr::Distribution::sample(&d, rng),
+            Err(_) => self.mu.exp(),
+        }
+    }
+}
+
+/// One capability's recorded data and fits.
+#[derive(Debug, Clone)]
+struct Capability {
+    name: String,
+    calls: Vec<Recorded>,
+    with_items: Vec<Recorded>,
+    empty: Vec<Recorded>,
+    items: Option<Fit>,
+    raw_per_item: Option<Fit>,
+    trimmed_per_item: Option<Fit>,
+    latency: Option<Fit>,
+}
+
+/// The recorded distributions of a scenario's trace.
+#[derive(Debug, Clone)]
+pub struct Sampler {
+    caps: Vec<Capability>,
+    /// Capability index of every recorded result: drawing uniformly gives the mix.
+    mix: Vec<usize>,
+    method: Method,
+}
+
+/// What the fit found per capability (for the report).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CapabilityFit {
+    /// Capability.
+    pub capability: String,
+    /// Share of the recorded results.
+    pub share: f64,
+    /// Recorded calls.
+    pub calls: u64,
+    /// Fit of items per call (calls with results).
+    pub items: Option<Fit>,
+    /// Fit of raw bytes per item.
+    pub raw_bytes_per_item: Option<Fit>,
+    /// Fit of trimmed bytes per item.
+    pub trimmed_bytes_per_item: Option<Fit>,
+}
+
+impl Sampler {
+    /// Builds the distributions from the trace's successful, non-replayed calls.
+    pub fn new(trace: &[TraceCall], method: Method) -> Result<Sampler, InputError> {
+        let mut caps: Vec<Capability> = Vec::new();
+        let mut mix = Vec::new();
+        for c in trace.iter().filter(|c| c.enters_context()) {
+            let r = Recorded {
+                items: c.items,
+                raw: c.raw_bytes.unwrap_or(0),
+                trimmed: c.trimmed_bytes.unwrap_or(0),
+                latency_ms: c.latency_ms,
+            };
+            let i = match caps.iter().position(|k| k.name == c.capability) {
+                Some(i) => i,
+                None => {
+                    caps.push(Capability {
+                        name: c.capability.clone(),
+                        calls: Vec::new(),
+                        with_items: Vec::new(),
+                        empty: Vec::new(),
+                        items: None,
+                        raw_per_item: None,
+                        trimmed_per_item: None,
+                        latency: None,
+                    });
+                    caps.len() - 1
+                }
+            };
+            caps[i].calls.push(r);
+            if r.items > 0 {
+                caps[i].with_items.push(r);
+            } else {
+                caps[i].empty.push(r);
+            }
+            mix.push(i);
+        }
+        for cap in &mut caps {
+            let per =
+                |get: fn(&Recorded) -> u64| move |r: &Recorded| get(r) as f64 / r.items as f64;
+            cap.items = Fit::of(cap.with_items.iter().map(|r| r.items as f64));
+            cap.raw_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.raw)));
+            cap.trimmed_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.trimmed)));
+            cap.latency = Fit::of(cap.calls.iter().map(|r| r.latency_ms as f64));
+            if method == Method::Lognormal && cap.with_items.is_empty() && !cap.empty.is_empty() {
+                // Only empty responses: nothing per item to fit, but nothing needed either.
+            }
+        }
+        if mix.is_empty() {
+            return Err(
+                InputError::new("the trace has no successful call to draw from").with_help(
+                    "a forecast needs at least one row with a 2xx status and replayed = false",
+                ),
+            );
+        }
+        Ok(Sampler { caps, mix, method })
+    }
+
+    /// Restricts the mix to the named capabilities.
+    pub fn only(mut self, names: &[String]) -> Result<Sampler, InputError> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let known: Vec<&str> = self.caps.iter().map(|c| c.name.as_str()).collect();
+        let mut keep = Vec::new();
+        for n in names {
+            match self.caps.iter().position(|c| &c.name == n) {
+                Some(i) => keep.push(i),
+                None => {
+                    let help = match crate::error::closest(n, known.iter().copied()) {
+                        Some(best) => {
+                            format!("did you mean `{best}`? Recorded: {}", known.join(", "))
+                        }
+                        None => format!("recorded capabilities: {}", known.join(", ")),
+                    };
+                    return Err(InputError::new(format!(
+                        "--capability {n}: no recorded data for this capability in the trace"
+                    ))
+                    .with_help(help));
+                }
+            }
+        }
+        self.mix.retain(|i| keep.contains(i));
+        Ok(self)
+    }
+
+    /// The fits, for the report.
+    pub fn fits(&self) -> Vec<CapabilityFit> {
+        self.caps
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.mix.contains(i))
+            .map(|(i, c)| CapabilityFit {
+                capability: c.name.clone(),
+                share: self.mix.iter().filter(|m| **m == i).count() as f64 / self.mix.len() as f64,
+                calls: c.calls.len() as u64,
+                items: c.items,
+                raw_bytes_per_item: c.raw_per_item,
+                trimmed_bytes_per_item: c.trimmed_per_item,
+            })
+            .collect()
+    }
+
+    /// Draws one tool result: (raw bytes, trimmed bytes, latency ms).
+    pub fn draw(&self, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
+        let cap = &self.caps[self.mix[rng.random_range(0..self.mix.len())]];
+        match self.method {
+            Method::Bootstrap => {
+                let call = cap.calls[rng.random_range(0..cap.calls.len())];
+                if call.items == 0 || cap.with_items.is_empty() {
+                    return (call.raw, call.trimmed, call.latency_ms);
+                }
+                let per = cap.with_items[rng.random_range(0..cap.with_items.len())];
+                let raw = (call.items as f64 * per.raw as f64 / per.items as f64).round() as u64;
+                let trimmed =
+                    (call.items as f64 * per.trimmed as f64 / per.items as f64).round() as u64;
+                (raw, trimmed.min(raw), call.latency_ms)
+            }
+            Method::Lognormal => {
+                let latency = cap.latency.map_or(0.0, |f| f.sample(rng)).round() as u64;
+                let empty_share = cap.empty.len() as f64 / cap.calls.len() as f64;
+                if cap.with_items.is_empty() || rng.random::<f64>() < empty_share {
+                    let e = cap.empty[rng.random_range(0..cap.empty.len())];
+                    return (e.raw, e.trimmed, latency);
+                }
+                let items = cap.items.map_or(1.0, |f| f.sample(rng)).round().max(1.0);
+                let raw = (items * cap.raw_per_item.map_or(0.0, |f| f.sample(rng))).round();
+                let trimmed = (items * cap.trimmed_per_item.map_or(0.0, |f| f.sample(rng))).round();
+                (raw as u64, (trimmed as u64).min(raw as u64), latency)
+            }
+        }
+    }
+}
+
+/// Percentiles of one quantity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Quantiles {
+    /// p50, p90, p99.
+    pub p: [f64; 3],
+    /// Mean.
+    pub mean: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+}
+
+/// The forecast for one variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VariantForecast {
+    /// Variant name.
+    pub name: String,
+    /// Cost per run, lower bound (USD).
+    pub cost_lower: Quantiles,
+    /// Cost per run, upper bound (USD).
+    pub cost_upper: Quantiles,
+    /// Share of runs whose upper-bound cost exceeds the budget.
+    pub over_budget: Option<f64>,
+    /// The recommended task budget: p99 of the upper-bound cost.
+    pub recommended_budget: f64,
+    /// Histogram of the lower-bound cost: bin edges (BINS + 1) and counts (last bin: above the range).
+    pub histogram_edges: Vec<f64>,
+    /// Counts per bin, then the overflow count.
+    pub histogram_counts: Vec<u64>,
+}
+
+/// Final context size for raw or trimmed results.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContextForecast {
+    /// Raw or trimmed.
+    pub results: Content,
+    /// Final request input tokens, lower bound.
+    pub lower: Quantiles,
+    /// Final request input tokens, upper bound.
+    pub upper: Quantiles,
+    /// Share of runs whose final request (upper bound) exceeds the context window.
+    pub over_context_window: Option<f64>,
+}
+
+/// One point of the fan: context after n calls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FanPoint {
+    /// Calls so far.
+    pub calls: u64,
+    /// Raw results: p10, p50, p90, p99 of the context (lower bound, tokens).
+    pub raw: [f64; 4],
+    /// Trimmed results.
+    pub trimmed: [f64; 4],
+}
+
+/// A whole forecast.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Forecast {
+    /// Scenario name.
+    pub scenario: String,
+    /// Tool results per run.
+    pub calls: u64,
+    /// Runs.
+    pub runs: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Method.
+    pub method: Method,
+    /// How percentiles are computed.
+    pub percentile_method: String,
+    /// Budget per run, USD.
+    pub budget: Option<Decimal>,
+    /// The model's context window, tokens.
+    pub context_window: Option<u64>,
+    /// Per capability: share and fits.
+    pub capabilities: Vec<CapabilityFit>,
+    /// Per variant.
+    pub variants: Vec<VariantForecast>,
+    /// Final context size.
+    pub context: Vec<ContextForecast>,
+    /// Context size against the number of calls.
+    pub fan: Vec<FanPoint>,
+    /// Mean raw bytes per drawn tool result (for checking against the trace).
+    pub mean_raw_bytes_per_result: f64,
+}
+
+fn sketch() -> DDSketch {
+    DDSketch::new(Config::new(SKETCH_ACCURACY, 16_384, 1e-9))
+}
+
+/// Everything one chunk accumulates; merged in chunk order.
+struct Acc {
+    cost: Vec<[DDSketch; 2]>,
+    context: [[DDSketch; 2]; 2],
+    fan: Vec<[DDSketch; 2]>,
+    over_budget: Vec<u64>,
+    over_window: [u64; 2],
+    hist: Vec<Vec<u64>>,
+    raw_bytes: u128,
+    results: u64,
+    /// Exact sums of the cost numerators, per variant and bound (for the mean).
+    cost_sum: Vec<[i128; 2]>,
+    /// Exact sums of the final context numerators, per content and bound.
+    context_sum: [[i128; 2]; 2],
+}
+
+impl Acc {
+    fn new(variants: usize, fan: usize) -> Acc {
+        Acc {
+            cost: (0..variants).map(|_| [sketch(), sketch()]).collect(),
+            context: [[sketch(), sketch()], [sketch(), sketch()]],
+            fan: (0..fan).map(|_| [sketch(), sketch()]).collect(),
+            over_budget: vec![0; variants],
+            over_window: [0; 2],
+            hist: vec![vec![0; BINS + 1]; variants],
+            raw_bytes: 0,
+            results: 0,
+            cost_sum: vec![[0; 2]; variants],
+            context_sum: [[0; 2]; 2],
+        }
+    }
+
+    fn merge(&mut self, o: &Acc) {
+        let m = |a: &mut DDSketch, b: &DDSketch| {
+            a.merge(b).expect("sketches share one configuration");
+        };
+        for (a, b) in self.cost.iter_mut().zip(&o.cost) {
+            m(&mut a[0], &b[0]);
+            m(&mut a[1], &b[1]);
+        }
+        for (a, b) in self.context.iter_mut().zip(&o.context) {
+            m(&mut a[0], &b[0]);
+            m(&mut a[1], &b[1]);
+        }
+        for (a, b) in self.fan.iter_mut().zip(&o.fan) {
+            m(&mut a[0], &b[0]);
+            m(&mut a[1], &b[1]);
+        }
+        for (a, b) in self.over_budget.iter_mut().zip(&o.over_budget) {
+            *a += b;
+        }
+        for (a, b) in self.over_window.iter_mut().zip(&o.over_window) {
+            *a += b;
+        }
+        for (a, b) in self.hist.iter_mut().zip(&o.hist) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        self.raw_bytes += o.raw_bytes;
+        self.results += o.results;
+        for (a, b) in self.cost_sum.iter_mut().zip(&o.cost_sum) {
+            a[0] += b[0];
+            a[1] += b[1];
+        }
+        for (a, b) in self.context_sum.iter_mut().zip(&o.context_sum) {
+            a[0] += b[0];
+            a[1] += b[1];
+        }
+    }
+}
+
+/// Prepared, read-only state shared by every chunk.
+struct Plan<'a> {
+    s: &'a Scenario,
+    sampler: &'a Sampler,
+    spec: &'a ForecastSpec,
+    scale: Scale,
+    rates: Vec<Option<IntegerRates>>,
+    fan_at: Vec<u64>,
+    budget_num: Vec<[Option<i128>; 2]>,
+    window_num: Option<[i128; 2]>,
+    edges: Vec<f64>,
+}
+
+/// Quantiles from a sketch; the mean from an exact integer sum (so it does not
+/// depend on the order in which chunks were merged).
+fn quantiles(s: &DDSketch, sum: i128, scale: f64) -> Quantiles {
+    let (min, max) = (s.min().unwrap_or(0.0), s.max().unwrap_or(0.0));
+    let q = |p: f64| s.quantile(p).ok().flatten().unwrap_or(0.0).clamp(min, max) / scale;
+    Quantiles {
+        p: [q(PERCENTILES[0]), q(PERCENTILES[1]), q(PERCENTILES[2])],
+        mean: (Decimal::from_i128_with_scale(sum, 0)
+            / Decimal::from(s.count().max(1))
+            / Decimal::from_f64(scale).unwrap_or(Decimal::ONE))
+        .to_f64()
+        .unwrap_or(0.0),
+        min: min / scale,
+        max: max / scale,
+    }
+}
+
+impl Plan<'_> {
+    fn chunk(&self, index: u64, count: u64) -> Acc {
+        let variants = &self.s.variants;
+        let mut acc = Acc::new(variants.len(), self.fan_at.len());
+        let mut rng = Pcg64Mcg::seed_from_u64(
+            self.spec.seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
+        let n = self.spec.calls as usize;
+        let (mut raw, mut trimmed, mut latency) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
+        let mut gaps = vec![0u64; n + 1];
+        for _ in 0..count {
+            for i in 0..n {
+                let (r, t, l) = self.sampler.draw(&mut rng);
+                raw[i] = r;
+                trimmed[i] = t;
+                latency[i] = l;
+                acc.raw_bytes += u128::from(r);
+            }
+            acc.results += n as u64;
+            if let Some(t) = &self.s.timing {
+                for i in 0..n {
+                    gaps[i + 1] = latency[i] + t.model_ms_per_step;
+                }
+                for p in &t.pauses {
+                    if let Some(g) = gaps.get_mut((p.before_request as usize).wrapping_sub(1)) {
+                        *g += p.ms;
+                    }
+                }
+            }
+            // Context after n calls, and the fan points.
+            for (c, bytes) in [&raw, &trimmed].into_iter().enumerate() {
+                let mut cum: u128 = 0;
+                let mut next = 0;
+                for (k, b) in bytes.iter().enumerate() {
+                    cum += u128::from(*b);
+                    if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
+                        let num = self.scale.numerators(k as u64 + 1, cum);
+                        let den = self.scale.denominators();
+                        acc.fan[next][c].add(num[0] as f64 / den[0] as f64);
+                        next += 1;
+                    }
+                }
+                let num = self.scale.numerators(n as u64, cum);
+                acc.context[c][0].add(num[0] as f64);
+                acc.context[c][1].add(num[1] as f64);
+                acc.context_sum[c][0] += num[0];
+                acc.context_sum[c][1] += num[1];
+                if let Some(w) = self.window_num {
+                    if num[1] > w[1] {
+                        acc.over_window[c] += 1;
+                    }
+                }
+            }
+            let runs = [&raw, &trimmed].map(|bytes| Run {
+                scale: self.scale,
+                bytes,
+                final_output: self.s.assumptions.final_output_tokens,
+                gaps_ms: self.s.timing.as_ref().map(|_| gaps.as_slice()),
+            });
+            let totals = [runs[0].totals(), runs[1].totals()];
+            for (v, pv) in variants.iter().enumerate() {
+                let c = usize::from(pv.variant.results == Content::Trimmed);
+                let tally: Tally =
+                    runs[c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[c]));
+                let ir = self.rates[v].as_ref().expect("checked when planning");
+                let (cost, div) = (ir.numerators(&tally), ir.divisor());
+                acc.cost[v][0].add(cost[0] as f64);
+                acc.cost[v][1].add(cost[1] as f64);
+                acc.cost_sum[v][0] += cost[0];
+                acc.cost_sum[v][1] += cost[1];
+                if let Some(limit) = self.budget_num[v][1] {
+                    if cost[1] > limit {
+                        acc.over_budget[v] += 1;
+                    }
+                }
+                let usd = cost[0] as f64 / div[0] as f64;
+                let bin = self.edges.get(v * (BINS + 1) + BINS).map_or(BINS, |top| {
+                    let lo = self.edges[v * (BINS + 1)];
+                    if usd > *top || top <= &lo {
+                        BINS
+                    } else {
+                        (((usd - lo) / (top - lo) * BINS as f64) as usize).min(BINS - 1)
+                    }
+                });
+                acc.hist[v][bin] += 1;
+            }
+        }
+        acc
+    }
+}
+
+/// Runs the forecast. `progress` is told how many runs finished; `cancel`
+/// stops it between chunks.
+pub fn run(
+    s: &Scenario,
+    spec: &ForecastSpec,
+    sampler: &Sampler,
+    cancel: &AtomicBool,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Forecast, ForecastError> {
+    if spec.runs == 0 {
+        return Err(InputError::new("--runs is 0")
+            .with_help("simulate at least one run, e.g. --runs 10000")
+            .into());
+    }
+    if spec.calls == 0 {
+        return Err(InputError::new("--calls is 0")
+            .with_help("a run needs at least one tool call, e.g. --calls 20")
+            .into());
+    }
+    let scale = Scale::new(&s.assumptions);
+    let rates: Vec<Option<IntegerRates>> = s
+        .variants
+        .iter()
+        .map(|v| IntegerRates::new(&scale, &v.rates))
+        .collect();
+    if let Some(i) = rates.iter().position(Option::is_none) {
+        return Err(InputError::new(format!(
+            "variant `{}` has a rate with more than 12 decimals; the forecast keeps costs as exact integers",
+            s.variants[i].variant.name
+        ))
+        .with_help("round the price book's prices to at most 12 decimals")
+        .into());
+    }
+    let budget_num = rates
+        .iter()
+        .map(|r| {
+            let r = r.as_ref().expect("checked");
+            let div = r.divisor();
+            spec.budget.map_or([None, None], |b| {
+                [0, 1].map(|i| {
+                    (b * Decimal::from_i128_with_scale(div[i], 0))
+                        .floor()
+                        .to_i128()
+                })
+            })
+        })
+        .collect();
+    let window_num = s.prices.context_window_tokens.map(|w| {
+        let d = scale.denominators();
+        [i128::from(w) * d[0], i128::from(w) * d[1]]
+    });
+    let mut fan_at: Vec<u64> = (1..=FAN_POINTS)
+        .map(|i| (i * spec.calls).div_ceil(FAN_POINTS))
+        .collect();
+    fan_at.dedup();
+    let chunks = spec.runs.div_ceil(CHUNK);
+    let size = |i: u64| CHUNK.min(spec.runs - i * CHUNK);
+    let mut plan = Plan {
+        s,
+        sampler,
+        spec,
+        scale,
+        rates,
+        fan_at,
+        budget_num,
+        window_num,
+        edges: Vec::new(),
+    };
+    // The first chunk runs alone and fixes the histogram ranges (0 to 1.25 × its
+    // largest cost), so the bins do not depend on the number of threads.
+    let first = plan.chunk(0, size(0));
+    progress(size(0));
+    plan.edges = first
+        .cost
+        .iter()
+        .zip(&plan.rates)
+        .flat_map(|(sk, r)| {
+            let div = r.as_ref().expect("checked").divisor()[0] as f64;
+            let top = sk[0].max().unwrap_or(0.0) / div * 1.25;
+            let top = if top > 0.0 { top } else { 1.0 };
+            (0..=BINS).map(move |i| top * i as f64 / BINS as f64)
+        })
+        .collect();
+    // Re-run chunk 0 with the bins fixed, then the rest in parallel.
+    let plan = plan;
+    // Every aggregate is an integer count or sum, so merging in any order gives
+    // the same result: memory stays at one accumulator per thread.
+    let total = (0..chunks)
+        .into_par_iter()
+        .map(|i| {
+            if cancel.load(Ordering::Relaxed) {
+                return None;
+            }
+            let acc = plan.chunk(i, size(i));
+            if i > 0 {
+                progress(size(i));
+            }
+            Some(acc)
+        })
+        .reduce(
+            || Some(Acc::new(s.variants.len(), plan.fan_at.len())),
+            |a, b| match (a, b) {
+                (Some(mut a), Some(b)) => {
+                    a.merge(&b);
+                    Some(a)
+                }
+                _ => None,
+            },
+        );
+    let total = match total {
+        Some(t) if !cancel.load(Ordering::Relaxed) => t,
+        _ => return Err(ForecastError::Interrupted),
+    };
+    let r = spec.runs as f64;
+    let variants = s
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(v, pv)| {
+            let div = plan.rates[v].as_ref().expect("checked").divisor();
+            let lower = quantiles(&total.cost[v][0], total.cost_sum[v][0], div[0] as f64);
+            let upper = quantiles(&total.cost[v][1], total.cost_sum[v][1], div[1] as f64);
+            VariantForecast {
+                name: pv.variant.name.clone(),
+                recommended_budget: upper.p[2],
+                cost_lower: lower,
+                cost_upper: upper,
+                over_budget: spec.budget.map(|_| total.over_budget[v] as f64 / r),
+                histogram_edges: plan.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
+                histogram_counts: total.hist[v].clone(),
+            }
+        })
+        .collect();
+    let context = [Content::Raw, Content::Trimmed]
+        .into_iter()
+        .enumerate()
+        .map(|(c, results)| ContextForecast {
+            results,
+            lower: quantiles(
+                &total.context[c][0],
+                total.context_sum[c][0],
+                plan.scale.denominators()[0] as f64,
+            ),
+            upper: quantiles(
+                &total.context[c][1],
+                total.context_sum[c][1],
+                plan.scale.denominators()[1] as f64,
+            ),
+            over_context_window: window_num.map(|_| total.over_window[c] as f64 / r),
+        })
+        .collect();
+    let fan = plan
+        .fan_at
+        .iter()
+        .enumerate()
+        .map(|(i, &calls)| {
+            let q = |sk: &DDSketch| {
+                [0.10, 0.50, 0.90, 0.99].map(|p| {
+                    sk.quantile(p)
+                        .ok()
+                        .flatten()
+                        .unwrap_or(0.0)
+                        .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0))
+                })
+            };
+            FanPoint {
+                calls,
+                raw: q(&total.fan[i][0]),
+                trimmed: q(&total.fan[i][1]),
+            }
+        })
+        .collect();
+    Ok(Forecast {
+        scenario: s.name.clone(),
+        calls: spec.calls,
+        runs: spec.runs,
+        seed: spec.seed,
+        method: spec.method,
+        percentile_method: format!(
+            "DDSketch quantile sketches, relative accuracy {}%: rank floor(q·(n−1)), clamped to the exact minimum and maximum",
+            SKETCH_ACCURACY * 100.0
+        ),
+        budget: spec.budget,
+        context_window: s.prices.context_window_tokens,
+        capabilities: sampler.fits(),
+        variants,
+        context,
+        fan,
+        mean_raw_bytes_per_result: (total.raw_bytes as f64) / (total.results.max(1) as f64),
+    })
+}
+
+/// A decimal from a forecast figure, for display (statistics are `f64`).
+pub fn to_decimal(v: f64) -> Decimal {
+    Decimal::from_f64(v).unwrap_or_default()
+}
+
+/// Converts to `f64` for comparisons in tests and charts.
+pub fn to_f64(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
