@@ -1,0 +1,363 @@
+//! Forecast: convergence to the recorded distributions, the exact answer for
+//! a degenerate trace, determinism across threads, interruption and errors.
+
+mod common;
+use common::tokencast;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use tokencast::analysis::forecast::{self, ForecastError, ForecastSpec, Method, Sampler};
+use tokencast::engine::{simulate, SimulateOptions};
+use tokencast::scenario::Scenario;
+
+fn research() -> Scenario {
+    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml")).unwrap()
+}
+
+fn spec(calls: u64, runs: u64) -> ForecastSpec {
+    ForecastSpec {
+        calls,
+        runs,
+        seed: 7,
+        method: Method::Bootstrap,
+        budget: None,
+    }
+}
+
+fn run(s: &Scenario, spec: &ForecastSpec) -> forecast::Forecast {
+    let sampler = Sampler::new(&s.trace, spec.method).unwrap();
+    forecast::run(s, spec, &sampler, &AtomicBool::new(false), &|_| {})
+        .unwrap_or_else(|_| panic!("forecast failed"))
+}
+
+/// The exact distribution of one bootstrap draw's raw bytes, enumerated from
+/// the trace: a recorded result (its capability: the mix), a recorded call of
+/// that capability (its items), and a recorded call with results (its bytes
+/// per item). Returns (bytes, probability) pairs.
+fn exact_one_call(s: &Scenario) -> Vec<(f64, f64)> {
+    let results: Vec<_> = s.trace.iter().filter(|c| c.enters_context()).collect();
+    let mut out = Vec::new();
+    for r in &results {
+        let same: Vec<_> = results
+            .iter()
+            .filter(|c| c.capability == r.capability)
+            .collect();
+        let with_items: Vec<_> = same.iter().filter(|c| c.items > 0).collect();
+        for call in &same {
+            let p = 1.0 / results.len() as f64 / same.len() as f64;
+            if call.items == 0 {
+                out.push((call.raw_bytes.unwrap() as f64, p));
+                continue;
+            }
+            for per in &with_items {
+                let bytes =
+                    (call.items as f64 * per.raw_bytes.unwrap() as f64 / per.items as f64).round();
+                out.push((bytes, p / with_items.len() as f64));
+            }
+        }
+    }
+    out
+}
+
+fn inverse_cdf(dist: &[(f64, f64)], q: f64) -> f64 {
+    let mut d = dist.to_vec();
+    d.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut acc = 0.0;
+    for (x, p) in &d {
+        acc += p;
+        if acc >= q - 1e-12 {
+            return *x;
+        }
+    }
+    d.last().unwrap().0
+}
+
+#[test]
+fn bootstrap_converges_to_the_recorded_distribution() {
+    // Tolerances at 200,000 runs: the mean within 0.5 %; each percentile q lies
+    // between the exact distribution's (q − 0.01) and (q + 0.01) quantiles,
+    // widened by the sketch's 0.1 % relative accuracy. (The distribution is
+    // discrete, so a fixed relative tolerance would fail at its jumps.)
+    let s = research();
+    let f = run(&s, &spec(1, 200_000));
+    let dist = exact_one_call(&s);
+    let mean: f64 = dist.iter().map(|(x, p)| x * p).sum();
+    let rel = |a: f64, b: f64| (a - b).abs() / b;
+    assert!(
+        rel(f.mean_raw_bytes_per_result, mean) < 0.005,
+        "{} vs {mean}",
+        f.mean_raw_bytes_per_result
+    );
+    // Final context of a one-call run, lower bound: P + o + bytes ÷ 4.
+    let a = &s.assumptions;
+    let tokens = |bytes: f64| (a.prefix_tokens + a.output_tokens_per_step) as f64 + bytes / 4.0;
+    let raw = &f.context[0];
+    assert!(
+        rel(raw.lower.mean, tokens(mean)) < 0.005,
+        "mean {} vs {}",
+        raw.lower.mean,
+        tokens(mean)
+    );
+    for (i, q) in [(0, 0.5), (1, 0.9), (2, 0.99)] {
+        let lo = tokens(inverse_cdf(&dist, q - 0.01)) * 0.999;
+        let hi = tokens(inverse_cdf(&dist, (q + 0.01_f64).min(1.0))) * 1.001;
+        let got = raw.lower.p[i];
+        assert!(
+            lo <= got && got <= hi,
+            "p{}: {got} not in [{lo}, {hi}]",
+            q * 100.0
+        );
+    }
+}
+
+#[test]
+fn lognormal_fit_is_maximum_likelihood_on_logs() {
+    let s = research();
+    let sampler = Sampler::new(&s.trace, Method::Lognormal).unwrap();
+    let fits = sampler.fits();
+    let yc = fits
+        .iter()
+        .find(|f| f.capability == "youtube/search")
+        .unwrap();
+    // Two calls with 10 items each: μ = ln 10, σ = 0.
+    let items = yc.items.unwrap();
+    assert!((items.mu - 10f64.ln()).abs() < 1e-12 && items.sigma == 0.0);
+    // Bytes per item 2,873.6 and 2,513: μ = mean of logs, σ = half their difference.
+    let per = yc.raw_bytes_per_item.unwrap();
+    let (a, b) = (2873.6f64.ln(), 2513f64.ln());
+    assert!((per.mu - (a + b) / 2.0).abs() < 1e-9);
+    assert!((per.sigma - (a - b).abs() / 2.0).abs() < 1e-9);
+    // The fitted model's mean bytes per result lands near the recorded mean.
+    let f = run(
+        &s,
+        &ForecastSpec {
+            method: Method::Lognormal,
+            ..spec(1, 100_000)
+        },
+    );
+    let recorded: f64 = s
+        .trace
+        .iter()
+        .filter(|c| c.enters_context())
+        .map(|c| c.raw_bytes.unwrap() as f64)
+        .sum::<f64>()
+        / 18.0;
+    assert!(
+        (f.mean_raw_bytes_per_result / recorded - 1.0).abs() < 0.25,
+        "{}",
+        f.mean_raw_bytes_per_result
+    );
+}
+
+#[test]
+fn degenerate_trace_gives_the_exact_closed_form() {
+    let mut s = research();
+    let one = s.trace.iter().find(|c| c.call == Some(9)).unwrap().clone();
+    s.trace = vec![one.clone(), one.clone(), one];
+    let f = run(&s, &spec(5, 3_000));
+    // Every run is the same five calls: the engine's answer for that run.
+    let mut five = s.clone();
+    five.trace = (0..5)
+        .map(|i| {
+            let mut c = s.trace[0].clone();
+            c.row = i + 1;
+            c
+        })
+        .collect();
+    let exact = simulate(&five, SimulateOptions { detail: false });
+    for (fv, ev) in f.variants.iter().zip(&exact.variants) {
+        for (q, e) in [
+            (&fv.cost_lower, ev.cost.total.lower - ev.cost.data_fee.lower),
+            (&fv.cost_upper, ev.cost.total.upper - ev.cost.data_fee.upper),
+        ] {
+            let e = e.to_f64().unwrap();
+            assert_eq!(q.p[0], q.p[2], "{}: all percentiles equal", fv.name);
+            assert_eq!(q.min, q.max);
+            assert!(
+                (q.p[1] - e).abs() <= e * 1e-12,
+                "{}: {} vs {e}",
+                fv.name,
+                q.p[1]
+            );
+        }
+    }
+    let ctx = exact
+        .profile(tokencast::scenario::Content::Raw)
+        .final_request_input;
+    assert_eq!(
+        Decimal::try_from(f.context[0].lower.p[0]).unwrap(),
+        ctx.lower
+    );
+}
+
+#[test]
+fn cancelled_forecast_returns_nothing() {
+    let s = research();
+    let sampler = Sampler::new(&s.trace, Method::Bootstrap).unwrap();
+    let r = forecast::run(
+        &s,
+        &spec(20, 100_000),
+        &sampler,
+        &AtomicBool::new(true),
+        &|_| {},
+    );
+    assert!(matches!(r, Err(ForecastError::Interrupted)));
+}
+
+fn cli(args: &[&str]) -> std::process::Output {
+    tokencast()
+        .args(["forecast", "scenarios/research.toml", "--no-report"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn same_seed_same_output_on_one_and_two_threads() {
+    let one = cli(&[
+        "--calls",
+        "60",
+        "--runs",
+        "30000",
+        "--seed",
+        "1",
+        "--threads",
+        "1",
+        "--format",
+        "json",
+    ]);
+    let two = cli(&[
+        "--calls",
+        "60",
+        "--runs",
+        "30000",
+        "--seed",
+        "1",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        one.status.success(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+    assert_eq!(one.stdout, two.stdout);
+    let other = cli(&[
+        "--calls",
+        "60",
+        "--runs",
+        "30000",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_ne!(one.stdout, other.stdout, "the seed matters");
+    // Not a terminal: no progress bar on stderr.
+    assert!(
+        one.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&one.stderr)
+    );
+}
+
+#[test]
+fn table_states_the_percentile_method_and_budget() {
+    let out = cli(&["--calls", "20", "--runs", "20000", "--budget", "1.00"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("DDSketch") && text.contains("floor(q·(n−1))"));
+    assert!(text.contains("runs over budget") && text.contains("budget (p99 upper)"));
+    assert!(text.contains("runs over the window"));
+}
+
+#[test]
+fn rejects_bad_parameters() {
+    for (args, msg) in [
+        (vec!["--calls", "20", "--runs", "0"], "--runs is 0"),
+        (vec!["--calls", "0", "--runs", "10"], "--calls is 0"),
+        (
+            vec!["--calls", "5", "--capability", "reddit/serch"],
+            "no recorded data for this capability",
+        ),
+        (
+            vec!["--calls", "5", "--budget", "lots"],
+            "--budget lots: not an amount in USD",
+        ),
+    ] {
+        let out = cli(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    let err =
+        String::from_utf8(cli(&["--calls", "5", "--capability", "reddit/serch"]).stderr).unwrap();
+    assert!(err.contains("did you mean `reddit/search`?"), "{err}");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("f.html");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tokencast"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "forecast",
+            "scenarios/research.toml",
+            "--calls",
+            "200",
+            "--runs",
+            "50000000",
+            "--report",
+        ])
+        .arg(&report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted: nothing was written"));
+    assert!(!report.exists());
+}
+
+#[test]
+fn writes_the_forecast_page_with_histograms_and_fan() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("f.html");
+    let out = tokencast()
+        .args([
+            "forecast",
+            "scenarios/research.toml",
+            "--calls",
+            "60",
+            "--runs",
+            "20000",
+            "--report",
+        ])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        html.matches("chart-forecast-histogram-").count(),
+        6,
+        "one histogram per variant"
+    );
+    assert!(html.contains("chart-forecast-fan"));
+    assert!(html.contains("Context size against the number of calls"));
+}
