@@ -106,5 +106,36 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Issue 5's target: 1,000,000 forecast runs of 20 calls in at most 2 s.
+fn bench_forecast(c: &mut Criterion) {
+    use std::sync::atomic::AtomicBool;
+    use tokencast::analysis::forecast::{self, ForecastSpec, Method, Sampler};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml");
+    let scenario = Scenario::load(&path).expect("the research scenario loads");
+    let sampler = Sampler::new(&scenario.trace, Method::Bootstrap).unwrap();
+    let spec = ForecastSpec {
+        calls: 20,
+        runs: 1_000_000,
+        seed: 1,
+        method: Method::Bootstrap,
+        budget: None,
+    };
+    let mut group = c.benchmark_group("forecast_1m_runs_20_calls");
+    group.sample_size(10);
+    group.bench_function("bootstrap_all_threads", |b| {
+        b.iter(|| {
+            forecast::run(
+                black_box(&scenario),
+                &spec,
+                &sampler,
+                &AtomicBool::new(false),
+                &|_| {},
+            )
+            .ok()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_forecast);
 criterion_main!(benches);
