@@ -73,18 +73,9 @@ pub struct ForecastArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Write the HTML page here [default: reports/<scenario file stem>-forecast.html].
-    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
-    pub report: Option<PathBuf>,
-    /// Do not write the HTML page.
-    #[arg(long)]
-    pub no_report: bool,
-    /// Print the generation time in the page's footer.
-    #[arg(long)]
-    pub timestamp: bool,
-    /// Replace output files even if they were not written by tokencast.
-    #[arg(long)]
-    pub force: bool,
+    /// Where the HTML page goes.
+    #[command(flatten)]
+    pub page: PageArgs,
 }
 
 /// Output formats of `diff`.
@@ -112,18 +103,9 @@ pub struct SweepArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Write the HTML page here [default: reports/<scenario file stem>-sweep.html].
-    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
-    pub report: Option<PathBuf>,
-    /// Do not write the HTML page.
-    #[arg(long)]
-    pub no_report: bool,
-    /// Print the generation time in the page's footer.
-    #[arg(long)]
-    pub timestamp: bool,
-    /// Replace output files even if they were not written by tokencast.
-    #[arg(long)]
-    pub force: bool,
+    /// Where the HTML page goes.
+    #[command(flatten)]
+    pub page: PageArgs,
 }
 
 /// Arguments of `diff`.
@@ -166,18 +148,26 @@ pub struct SimulateArgs {
     /// Also print the per-request table (terminal format).
     #[arg(long)]
     pub requests: bool,
-    /// Write the HTML report here [default: reports/<scenario file stem>.html].
-    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
-    pub report: Option<PathBuf>,
-    /// Do not write the HTML report.
-    #[arg(long)]
-    pub no_report: bool,
-    /// Print the generation time in the report's footer (off by default, so reruns are byte-identical).
-    #[arg(long)]
-    pub timestamp: bool,
     /// Write every table as a CSV file into this folder.
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,
+    /// Where the HTML report goes.
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+/// Options shared by every command that writes an HTML page.
+#[derive(Debug, clap::Args)]
+pub struct PageArgs {
+    /// Write the HTML page here [default: reports/<scenario file stem>[-sweep|-forecast].html].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Do not write the HTML page.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the generation time in the page's footer (off by default, so reruns are byte-identical).
+    #[arg(long)]
+    pub timestamp: bool,
     /// Replace output files even if they were not written by tokencast.
     #[arg(long)]
     pub force: bool,
@@ -232,16 +222,11 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
 }
 
 /// Where an HTML page goes, if anywhere: the given path, or `reports/<stem><suffix>.html`.
-fn report_path(
-    scenario: &std::path::Path,
-    report: &Option<PathBuf>,
-    no_report: bool,
-    suffix: &str,
-) -> Option<PathBuf> {
-    if no_report {
+fn report_path(scenario: &std::path::Path, page: &PageArgs, suffix: &str) -> Option<PathBuf> {
+    if page.no_report {
         return None;
     }
-    Some(report.clone().unwrap_or_else(|| {
+    Some(page.report.clone().unwrap_or_else(|| {
         let stem = scenario
             .file_stem()
             .map_or("report".into(), |s| s.to_string_lossy().into_owned());
@@ -302,15 +287,15 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
         Format::Csv => report::csv::render(&table),
     };
     let mut files = Vec::new();
-    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "-sweep") {
+    if let Some(path) = report_path(&args.scenario, &args.page, "-sweep") {
         let meta = report::html::PageMeta {
             fingerprint: scenario.fingerprint(),
             inputs: scenario.inputs.clone(),
-            timestamp: now(args.timestamp),
+            timestamp: now(args.page.timestamp),
         };
         files.push(html_file(path, report::html::render_sweep(&result, &meta))?);
     }
-    output::write_all(&files, args.force)?;
+    output::write_all(&files, args.page.force)?;
     Ok(Outcome {
         stdout,
         notes: written(&files),
@@ -426,11 +411,11 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
         Format::Csv => report::csv::render(&report::tables::forecast_variants(&result)),
     };
     let mut files = Vec::new();
-    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "-forecast") {
+    if let Some(path) = report_path(&args.scenario, &args.page, "-forecast") {
         let meta = report::html::PageMeta {
             fingerprint: scenario.fingerprint(),
             inputs: scenario.inputs.clone(),
-            timestamp: now(args.timestamp),
+            timestamp: now(args.page.timestamp),
         };
         files.push(html_file(
             path,
@@ -440,7 +425,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     if cancel.load(Ordering::SeqCst) {
         return Err(AppError::Interrupted);
     }
-    output::write_all(&files, args.force)?;
+    output::write_all(&files, args.page.force)?;
     Ok(Outcome {
         stdout,
         notes: written(&files),
@@ -515,9 +500,9 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         Format::Csv => report::csv::render(&report::tables::variants(&sim)),
     };
     let mut files = Vec::new();
-    if let Some(path) = report_path(&args.scenario, &args.report, args.no_report, "") {
+    if let Some(path) = report_path(&args.scenario, &args.page, "") {
         let options = report::html::HtmlOptions {
-            timestamp: now(args.timestamp),
+            timestamp: now(args.page.timestamp),
         };
         files.push(html_file(path, report::html::render(&sim, &options))?);
     }
@@ -537,7 +522,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
             });
         }
     }
-    output::write_all(&files, args.force)?;
+    output::write_all(&files, args.page.force)?;
     Ok(Outcome {
         stdout,
         notes: written(&files),

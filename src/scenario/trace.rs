@@ -60,40 +60,12 @@ pub(crate) struct RawCall {
     #[serde(default)]
     trimmed_bytes: Option<u64>,
     latency_ms: u64,
-    #[serde(deserialize_with = "charged")]
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
     charged_usd: Decimal,
     #[serde(default)]
     replayed: bool,
     #[serde(default)]
     note: String,
-}
-
-/// `charged_usd`: an exact, non-negative decimal (plain number in CSV, string or number in TOML).
-fn charged<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-    use serde::de::Error;
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Num {
-        S(String),
-        I(i64),
-        F(f64),
-    }
-    let text = match Num::deserialize(d)? {
-        Num::S(s) => s,
-        Num::I(i) => i.to_string(),
-        Num::F(f) => format!("{f}"),
-    };
-    let v = text.trim().parse::<Decimal>().map_err(|_| {
-        D::Error::custom(format!(
-            "charged_usd \"{text}\" is not a number; write the fee in USD such as 0.000792"
-        ))
-    })?;
-    if v.is_sign_negative() && !v.is_zero() {
-        return Err(D::Error::custom(format!(
-            "charged_usd {text} is negative; a fee is zero or more"
-        )));
-    }
-    Ok(v)
 }
 
 /// Where a raw row came from, so checks can point at it.
