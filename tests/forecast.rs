@@ -321,7 +321,7 @@ fn ctrl_c_stops_cleanly_and_writes_nothing() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(700));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
