@@ -173,78 +173,59 @@ fn bars(spec: Bars) -> Result<String, String> {
         };
         let cat_fmt = move |v: &f64| category(&cat_labels, *v);
         let val_fmt = |v: &f64| format_axis(*v);
-        if spec.horizontal {
+        // One drawing for both orientations: `pt` puts (category, value) on the right axes.
+        let horizontal = spec.horizontal;
+        let pt = move |c: f64, v: f64| if horizontal { (v, c) } else { (c, v) };
+        let (x_range, y_range) = if horizontal {
             b.x_label_area_size(44)
                 .y_label_area_size((label_len as u32 * 7 + 24).clamp(60, 260));
-            let mut chart = b.build_cartesian_2d(0.0..vmax, cats)?;
-            chart
-                .configure_mesh()
-                .disable_y_mesh()
+            (0.0..vmax, cats)
+        } else {
+            b.x_label_area_size(52).y_label_area_size(64);
+            (cats, 0.0..vmax)
+        };
+        let mut chart = b.build_cartesian_2d(x_range, y_range)?;
+        let mut mesh = chart.configure_mesh();
+        if horizontal {
+            mesh.disable_y_mesh()
                 .y_labels(n.max(1))
                 .y_label_formatter(&cat_fmt)
                 .x_label_formatter(&val_fmt)
                 .x_desc(spec.value_desc)
-                .y_desc(spec.category_desc)
-                .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-                .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-                .draw()?;
-            for (s, series) in spec.series.iter().enumerate() {
-                let color = series.color;
-                chart
-                    .draw_series(
-                        shapes
-                            .iter()
-                            .filter(|r| r.4 == s)
-                            .map(|r| Rectangle::new([(r.2, r.0), (r.3, r.1)], color.filled())),
-                    )?
-                    .label(series.label.clone())
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                    });
-                chart.draw_series(
-                    shapes
-                        .iter()
-                        .filter(|r| r.4 == s && r.3 > r.2)
-                        .map(|r| Rectangle::new([(r.2, r.0), (r.3, r.1)], INK.stroke_width(1))),
-                )?;
-            }
-            legend(&mut chart)?;
+                .y_desc(spec.category_desc);
         } else {
-            b.x_label_area_size(52).y_label_area_size(64);
-            let mut chart = b.build_cartesian_2d(cats, 0.0..vmax)?;
-            chart
-                .configure_mesh()
-                .disable_x_mesh()
+            mesh.disable_x_mesh()
                 .x_labels(n.max(1))
                 .x_label_formatter(&cat_fmt)
                 .y_label_formatter(&val_fmt)
                 .x_desc(spec.category_desc)
-                .y_desc(spec.value_desc)
-                .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-                .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-                .draw()?;
-            for (s, series) in spec.series.iter().enumerate() {
-                let color = series.color;
-                chart
-                    .draw_series(
-                        shapes
-                            .iter()
-                            .filter(|r| r.4 == s)
-                            .map(|r| Rectangle::new([(r.0, r.2), (r.1, r.3)], color.filled())),
-                    )?
-                    .label(series.label.clone())
-                    .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                    });
-                chart.draw_series(
+                .y_desc(spec.value_desc);
+        }
+        mesh.label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        for (s, series) in spec.series.iter().enumerate() {
+            let color = series.color;
+            let rect = |r: &(f64, f64, f64, f64, usize)| [pt(r.0, r.2), pt(r.1, r.3)];
+            chart
+                .draw_series(
                     shapes
                         .iter()
-                        .filter(|r| r.4 == s && r.3 > r.2)
-                        .map(|r| Rectangle::new([(r.0, r.2), (r.1, r.3)], INK.stroke_width(1))),
-                )?;
-            }
-            legend(&mut chart)?;
+                        .filter(|r| r.4 == s)
+                        .map(|r| Rectangle::new(rect(r), color.filled())),
+                )?
+                .label(series.label.clone())
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
+                });
+            chart.draw_series(
+                shapes
+                    .iter()
+                    .filter(|r| r.4 == s && r.3 > r.2)
+                    .map(|r| Rectangle::new(rect(r), INK.stroke_width(1))),
+            )?;
         }
+        legend(&mut chart)?;
         Ok(())
     })
 }
