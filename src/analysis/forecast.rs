@@ -594,6 +594,15 @@ pub fn run(
             .with_help("simulate at least one run, e.g. --runs 10000")
             .into());
     }
+    if spec.calls > super::sweep::MAX_CALLS {
+        return Err(InputError::new(format!(
+            "--calls {} is more than {}",
+            spec.calls,
+            super::sweep::MAX_CALLS
+        ))
+        .with_help("forecast runs of at most ten million tool calls")
+        .into());
+    }
     if spec.calls == 0 {
         return Err(InputError::new("--calls is 0")
             .with_help("a run needs at least one tool call, e.g. --calls 20")

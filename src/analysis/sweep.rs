@@ -8,6 +8,9 @@ use rust_decimal::Decimal;
 use serde::Serialize;
 use std::str::FromStr;
 
+/// Most tool calls a swept or forecast run may have.
+pub const MAX_CALLS: u64 = 10_000_000;
+
 /// Default limit on the number of points (the user can raise it with `--max-points`).
 pub const DEFAULT_MAX_POINTS: usize = 1_000;
 
@@ -196,6 +199,26 @@ fn check_value(param: Param, v: Decimal) -> Result<(), String> {
             Err(format!("trim_ratio is a share between 0 and 1, not {v}"))
         }
         Param::Calls if v.is_zero() => Err("calls must be at least 1".into()),
+        Param::Calls if v > Decimal::from(MAX_CALLS) => {
+            Err(format!("calls is at most {MAX_CALLS}"))
+        }
+        Param::PrefixTokens | Param::OutputTokensPerStep | Param::FinalOutputTokens
+            if v > Decimal::from(crate::scenario::MAX_TOKENS) =>
+        {
+            Err(format!(
+                "{} is at most {} tokens",
+                param.name(),
+                crate::scenario::MAX_TOKENS
+            ))
+        }
+        Param::BytesPerToken | Param::TokenizerUplift
+            if v.scale() > 6 || v > Decimal::from(1000) =>
+        {
+            Err(format!(
+                "{} takes at most six decimals and at most 1000",
+                param.name()
+            ))
+        }
         _ => Ok(()),
     }
 }

@@ -499,6 +499,7 @@ impl Scenario {
             restart: raw.restart.map(|r| r.idempotency_keys),
         };
         let a = raw.assumptions;
+        check_limits(src, &a)?;
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
@@ -539,6 +540,39 @@ pub fn fingerprint(inputs: &[InputFile]) -> String {
         h.update([0]);
     }
     hex(&h.finalize())
+}
+
+/// Largest token count an assumption may hold (far above any context window).
+pub const MAX_TOKENS: u64 = 1_000_000_000;
+
+/// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.
+fn check_limits(src: &SourceText, a: &RawAssumptions) -> Result<(), InputError> {
+    for (field, v) in [
+        ("prefix_tokens", a.prefix_tokens),
+        ("output_tokens_per_step", a.output_tokens_per_step),
+        ("final_output_tokens", a.final_output_tokens),
+    ] {
+        if v > MAX_TOKENS {
+            return Err(InputError::new(format!(
+                "{}: assumptions.{field} = {v} is more than {MAX_TOKENS} tokens",
+                src.name
+            ))
+            .with_help("token counts per request are at most in the millions"));
+        }
+    }
+    for (field, v) in [
+        ("bytes_per_token", a.bytes_per_token),
+        ("tokenizer_uplift", a.tokenizer_uplift),
+    ] {
+        if v.scale() > 6 || v > Decimal::from(1000) {
+            return Err(InputError::new(format!(
+                "{}: assumptions.{field} = {v} is outside what tokencast accepts",
+                src.name
+            ))
+            .with_help("use at most six decimals and a value of at most 1000, e.g. 4 or 1.3"));
+        }
+    }
+    Ok(())
 }
 
 /// Most points a sweep range may have.

@@ -8,6 +8,9 @@ use crate::input::SourceText;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+/// Largest response size accepted for one row (10 GB).
+pub const MAX_RESULT_BYTES: u64 = 10_000_000_000;
+
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceCall {
@@ -137,6 +140,19 @@ impl RawCall {
                         "a successful response enters the context, so its size in bytes is needed",
                     ));
                 }
+            }
+        }
+        for (field, v) in [
+            ("raw_bytes", self.raw_bytes),
+            ("trimmed_bytes", self.trimmed_bytes),
+        ] {
+            if v.is_some_and(|b| b > MAX_RESULT_BYTES) {
+                return Err(site.error(
+                    row,
+                    field,
+                    &format!("{} B is more than the {MAX_RESULT_BYTES} B tokencast accepts for one response", v.unwrap_or(0)),
+                    "one tool result of more than 10 GB cannot fit any model's context",
+                ));
             }
         }
         if let (Some(raw), Some(trimmed)) = (self.raw_bytes, self.trimmed_bytes) {
