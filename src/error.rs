@@ -108,28 +108,6 @@ pub fn suggest_from_serde_message(message: &str) -> Option<String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn suggests_closest_key_for_a_typo() {
-        let help = suggest_from_serde_message(
-            "unknown field `prefx_tokens`, expected one of `prefix_tokens`, `runs_per_day`",
-        )
-        .unwrap();
-        assert!(help.starts_with("did you mean `prefix_tokens`?"), "{help}");
-    }
-
-    #[test]
-    fn lists_choices_when_nothing_is_close() {
-        let help =
-            suggest_from_serde_message("unknown variant `zzz`, expected `none` or `5m`").unwrap();
-        assert!(help.contains("`none`, `5m`"), "{help}");
-        assert!(!help.contains("did you mean"), "{help}");
-    }
-}
-
 /// Renders an application error for stderr: a miette snippet for input
 /// errors (colour only on a terminal), one line plus help otherwise.
 pub fn render(e: &crate::cli::AppError) -> String {
@@ -155,5 +133,27 @@ pub fn render(e: &crate::cli::AppError) -> String {
         crate::cli::AppError::Render(_) | crate::cli::AppError::Interrupted => {
             format!("error: {e}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_closest_key_for_a_typo() {
+        let help = suggest_from_serde_message(
+            "unknown field `prefx_tokens`, expected one of `prefix_tokens`, `runs_per_day`",
+        )
+        .unwrap();
+        assert!(help.starts_with("did you mean `prefix_tokens`?"), "{help}");
+    }
+
+    #[test]
+    fn lists_choices_when_nothing_is_close() {
+        let help =
+            suggest_from_serde_message("unknown variant `zzz`, expected `none` or `5m`").unwrap();
+        assert!(help.contains("`none`, `5m`"), "{help}");
+        assert!(!help.contains("did you mean"), "{help}");
     }
 }

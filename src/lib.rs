@@ -9,6 +9,9 @@
 //!   JSON or HTML, each a pure function returning bytes;
 //! - [`output`] is the one place that writes files, atomically.
 
+// Errors carry their source text for located messages; they are the cold path.
+#![allow(clippy::result_large_err)]
+
 pub mod analysis;
 pub mod cli;
 pub mod diff;

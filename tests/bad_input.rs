@@ -330,10 +330,21 @@ fn refuses_to_overwrite_a_file_it_did_not_write() {
 #[test]
 fn rejects_assumptions_beyond_exact_arithmetic() {
     let s = Sandbox::new();
-    s.edit("research.toml", "prefix_tokens = 3000", "prefix_tokens = 3000000000000");
+    s.edit(
+        "research.toml",
+        "prefix_tokens = 3000",
+        "prefix_tokens = 3000000000000",
+    );
     let err = s.fails();
-    assert_has(&err, &["assumptions.prefix_tokens = 3000000000000 is more than 1000000000 tokens"]);
+    assert_has(
+        &err,
+        &["assumptions.prefix_tokens = 3000000000000 is more than 1000000000 tokens"],
+    );
     let s = Sandbox::new();
-    s.edit("research.toml", "bytes_per_token = 4", "bytes_per_token = \"4.0000001\"");
+    s.edit(
+        "research.toml",
+        "bytes_per_token = 4",
+        "bytes_per_token = \"4.0000001\"",
+    );
     assert_has(&s.fails(), &["bytes_per_token", "at most six decimals"]);
 }

@@ -305,7 +305,7 @@ fn rejects_bad_parameters() {
 fn ctrl_c_stops_cleanly_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("f.html");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tokencast"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_tokencast"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "forecast",

@@ -351,7 +351,7 @@ fn profile(
         sum = [sum[0] + num[0], sum[1] + num[1]];
         last = num;
         if opts.detail {
-            let input = scale.to_tokens(num);
+            let input = scale.tokens_of(num);
             per_request.push(RequestTokens {
                 request: k + 1,
                 after_call: if k == 0 {
@@ -371,8 +371,8 @@ fn profile(
             previous = input;
         }
     }
-    let input_tokens = scale.to_tokens(sum);
-    let final_request_input = scale.to_tokens(last);
+    let input_tokens = scale.tokens_of(sum);
+    let final_request_input = scale.tokens_of(last);
     ContextProfile {
         results,
         result_bytes: cum as u64,

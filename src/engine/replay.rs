@@ -65,7 +65,7 @@ impl Scale {
     }
 
     /// A numerator pair as exact token counts.
-    pub(crate) fn to_tokens(&self, n: [i128; 2]) -> Bounds {
+    pub(crate) fn tokens_of(&self, n: [i128; 2]) -> Bounds {
         let d = self.denominators();
         Bounds {
             lower: ratio(n[0], d[0]),
@@ -234,9 +234,9 @@ impl Run<'_> {
         &self,
         cache: Cache,
         rates: &Rates,
-        mut per_request: Option<&mut Vec<Bounds>>,
+        per_request: Option<&mut Vec<Bounds>>,
     ) -> Tally {
-        self.tally_with(cache, rates, per_request.as_deref_mut(), None)
+        self.tally_with(cache, rates, per_request, None)
     }
 
     /// [`Run::tally`] with the input totals already known (shared by variants).

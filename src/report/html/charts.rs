@@ -388,7 +388,8 @@ pub fn bytes_per_call(sim: &Simulation) -> Chart {
 /// (c) Cost of one run per variant, stacked by bill line.
 pub fn cost_per_variant(sim: &Simulation) -> Chart {
     let title = "(c) Cost of one run per variant, lower bound";
-    let parts: [(&str, fn(&crate::engine::CostBreakdown) -> Decimal); 5] = [
+    type Part = fn(&crate::engine::CostBreakdown) -> Decimal;
+    let parts: [(&str, Part); 5] = [
         ("uncached input", |c| c.uncached_input.lower),
         ("cache writes", |c| c.cache_write.lower),
         ("cache reads", |c| c.cache_read.lower),
