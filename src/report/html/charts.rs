@@ -225,19 +225,23 @@ fn bars(spec: Bars) -> Result<String, String> {
                     .map(|r| Rectangle::new(rect(r), INK.stroke_width(1))),
             )?;
         }
-        legend(&mut chart)?;
+        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
 
-fn legend<'a, X, Y>(chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>) -> DrawResult
+/// The legend box every chart uses, at `position`.
+fn legend<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> DrawResult
 where
     X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
     Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
 {
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(position)
         .background_style(WHITE.mix(0.9))
         .border_style(INK)
         .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
@@ -325,13 +329,7 @@ pub fn context_growth(sim: &Simulation) -> Chart {
                 )?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(INK)
-            .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     });
     Chart {
@@ -630,13 +628,7 @@ fn lines(spec: Lines) -> Result<String, String> {
                 (FONT, LABEL_SIZE).into_font().color(&INK),
             )))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.9))
-            .border_style(INK)
-            .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })
 }
