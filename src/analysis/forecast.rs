@@ -657,8 +657,10 @@ pub fn run(
         window_num,
         edges: Vec::new(),
     };
-    // The first chunk runs alone and fixes the histogram ranges (0 to 1.25 × its
-    // largest cost), so the bins do not depend on the number of threads.
+    // The first chunk runs alone and fixes the histogram ranges (0.75 × its
+    // smallest cost to 1.25 × its largest; anything below lands in the first
+    // bin, anything above in the overflow count), so the bins do not depend on
+    // the number of threads.
     let first = plan.chunk(0, size(0));
     progress(size(0));
     plan.edges = first
@@ -669,7 +671,8 @@ pub fn run(
             let div = r.as_ref().expect("checked").divisor()[0] as f64;
             let top = sk[0].max().unwrap_or(0.0) / div * 1.25;
             let top = if top > 0.0 { top } else { 1.0 };
-            (0..=BINS).map(move |i| top * i as f64 / BINS as f64)
+            let lo = sk[0].min().unwrap_or(0.0) / div * 0.75;
+            (0..=BINS).map(move |i| lo + (top - lo) * i as f64 / BINS as f64)
         })
         .collect();
     // Re-run chunk 0 with the bins fixed, then the rest in parallel.
