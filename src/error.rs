@@ -76,6 +76,27 @@ pub fn closest<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .map(|(_, c)| c)
 }
 
+/// A help line naming the closest of `known` to `given` and listing them all:
+/// "did you mean `x`? {what}: a, b, c" or, with nothing close, "{what}: a, b, c".
+pub fn did_you_mean<'a>(
+    given: &str,
+    known: impl IntoIterator<Item = &'a str>,
+    what: &str,
+) -> String {
+    let known: Vec<&str> = known.into_iter().collect();
+    let list = known.join(", ");
+    match closest(given, known.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`? {what}: {list}"),
+        None => {
+            let mut w = what.chars();
+            let what = w
+                .next()
+                .map_or(String::new(), |c| c.to_lowercase().chain(w).collect());
+            format!("{what}: {list}")
+        }
+    }
+}
+
 /// Turns serde's "unknown field `x`, expected one of `a`, `b`" (and the same for
 /// variants) into a help line that names the closest valid choice.
 pub fn suggest_from_serde_message(message: &str) -> Option<String> {
@@ -108,30 +129,58 @@ pub fn suggest_from_serde_message(message: &str) -> Option<String> {
     })
 }
 
-/// Renders an application error for stderr: a miette snippet for input
-/// errors (colour only on a terminal), one line plus help otherwise.
-pub fn render(e: &crate::cli::AppError) -> String {
-    use std::io::IsTerminal;
-    match e {
-        crate::cli::AppError::Input(input) => {
-            let theme = if std::io::stderr().is_terminal() {
-                miette::GraphicalTheme::unicode()
-            } else {
-                miette::GraphicalTheme::unicode_nocolor()
-            };
-            let handler = miette::GraphicalReportHandler::new_themed(theme)
-                .with_width(100)
-                .with_links(false)
-                .with_wrap_lines(false);
-            let mut out = String::new();
-            match handler.render_report(&mut out, input) {
-                Ok(()) => format!("error: {}", out.trim_start_matches(['×', ' '])),
-                Err(_) => format!("error: {}", input.message()),
-            }
+/// Everything that can stop a command.
+#[derive(Debug, Error)]
+pub enum AppError {
+    /// The scenario, price book, trace or arguments are wrong.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Files could not be written.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// A renderer failed (a bug: please report it).
+    #[error("could not render the report: {0}")]
+    Render(String),
+    /// Ctrl-C.
+    #[error("interrupted: nothing was written")]
+    Interrupted,
+}
+
+impl AppError {
+    /// 2 for anything the user can fix in their input or arguments, 130 for
+    /// Ctrl-C, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AppError::Input(_) => 2,
+            AppError::Output(e) if e.is_user_error() => 2,
+            AppError::Output(_) | AppError::Render(_) => 1,
+            AppError::Interrupted => 130,
         }
-        crate::cli::AppError::Output(o) => format!("error: {o}\n  help: {}", o.help()),
-        crate::cli::AppError::Render(_) | crate::cli::AppError::Interrupted => {
-            format!("error: {e}")
+    }
+
+    /// The error for stderr: a miette snippet for input errors (colour only
+    /// on a terminal), one line plus help otherwise.
+    pub fn render(&self) -> String {
+        use std::io::IsTerminal;
+        match self {
+            AppError::Input(input) => {
+                let theme = if std::io::stderr().is_terminal() {
+                    miette::GraphicalTheme::unicode()
+                } else {
+                    miette::GraphicalTheme::unicode_nocolor()
+                };
+                let handler = miette::GraphicalReportHandler::new_themed(theme)
+                    .with_width(100)
+                    .with_links(false)
+                    .with_wrap_lines(false);
+                let mut out = String::new();
+                match handler.render_report(&mut out, input) {
+                    Ok(()) => format!("error: {}", out.trim_start_matches(['×', ' '])),
+                    Err(_) => format!("error: {}", input.message()),
+                }
+            }
+            AppError::Output(o) => format!("error: {o}\n  help: {}", o.help()),
+            AppError::Render(_) | AppError::Interrupted => format!("error: {self}"),
         }
     }
 }

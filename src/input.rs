@@ -188,6 +188,16 @@ pub fn non_negative_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, 
     Ok(v.normalize())
 }
 
+/// The whole part of a non-negative decimal as a `u64`, if it fits (the
+/// one conversion from exact decimals to counts).
+pub fn whole(d: Decimal) -> Option<u64> {
+    use rust_decimal::prelude::ToPrimitive;
+    if d.is_sign_negative() && !d.trunc().is_zero() {
+        return None;
+    }
+    d.trunc().to_u64()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +247,14 @@ mod tests {
     fn float_assumption_keeps_the_typed_digits() {
         let a: A = toml::from_str("a = 1.3").unwrap();
         assert_eq!(a.a, Decimal::new(13, 1));
+    }
+
+    #[test]
+    fn whole_truncates_and_refuses_what_does_not_fit() {
+        assert_eq!(whole(Decimal::new(259, 1)), Some(25));
+        assert_eq!(whole(Decimal::ZERO), Some(0));
+        assert_eq!(whole(Decimal::from(-3)), None);
+        assert_eq!(whole(Decimal::MAX), None);
     }
 
     #[test]

@@ -14,10 +14,9 @@
 
 pub mod analysis;
 pub mod cli;
-pub mod diff;
+pub mod document;
 pub mod engine;
 pub mod error;
-pub mod format;
 pub mod input;
 pub mod output;
 pub mod pricing;

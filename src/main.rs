@@ -16,7 +16,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("{}", tokencast::error::render(&e));
+            eprintln!("{}", e.render());
             ExitCode::from(e.exit_code())
         }
     }

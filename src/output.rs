@@ -12,13 +12,45 @@ use thiserror::Error;
 /// Marker that identifies an HTML report written by tokencast.
 pub const HTML_GENERATOR: &str = "<meta name=\"generator\" content=\"tokencast\">";
 
-/// How to recognise a file tokencast wrote earlier (which it may replace).
-#[derive(Debug, Clone)]
-pub enum Owner {
-    /// An HTML report carrying [`HTML_GENERATOR`].
-    HtmlReport,
-    /// A CSV file whose first line is this header.
+/// How JSON written by tokencast begins: its marker is the first key.
+pub const JSON_GENERATOR: &str = "{\n  \"generator\": \"tokencast\",";
+
+/// How terminal text written to a file by tokencast begins.
+pub const TEXT_GENERATOR: &str = "tokencast ";
+
+/// The marker by which tokencast recognises a file it wrote earlier (which it
+/// may replace). Ownership is read from this marker, never guessed from a
+/// file's shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marker {
+    /// An HTML page carrying [`HTML_GENERATOR`] in its head.
+    Html,
+    /// A JSON document whose first key is `"generator": "tokencast"`.
+    Json,
+    /// A CSV export whose header row is exactly this one (CSV has no place
+    /// for anything else: the header of each table is its marker).
     Csv(String),
+    /// Terminal text whose first line starts with `tokencast `.
+    Text,
+}
+
+/// Bytes read from an existing file to look for a marker.
+const MARKER_WINDOW: u64 = 64 * 1024;
+
+impl Marker {
+    /// True when `head`, the start of an existing file, carries this marker.
+    pub fn found_in(&self, head: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(head);
+        match self {
+            Marker::Html => text.contains(HTML_GENERATOR),
+            Marker::Json => text.starts_with(JSON_GENERATOR),
+            Marker::Csv(header) => text
+                .split('\n')
+                .next()
+                .is_some_and(|l| l.trim_end_matches('\r') == header),
+            Marker::Text => text.starts_with(TEXT_GENERATOR),
+        }
+    }
 }
 
 /// One file to write.
@@ -29,7 +61,7 @@ pub struct PlannedFile {
     /// What.
     pub bytes: Vec<u8>,
     /// How to tell an earlier version of it.
-    pub owner: Owner,
+    pub marker: Marker,
 }
 
 /// Why files could not be written.
@@ -67,15 +99,16 @@ impl OutputError {
     }
 }
 
-fn is_ours(path: &Path, owner: &Owner) -> bool {
-    let Ok(existing) = std::fs::read(path) else {
+fn is_ours(path: &Path, marker: &Marker) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let text = String::from_utf8_lossy(&existing);
-    match owner {
-        Owner::HtmlReport => text.contains(HTML_GENERATOR),
-        Owner::Csv(header) => text.lines().next() == Some(header.as_str()),
+    let mut head = Vec::new();
+    if file.take(MARKER_WINDOW).read_to_end(&mut head).is_err() {
+        return false;
     }
+    marker.found_in(&head)
 }
 
 /// Checks every target, then writes each atomically.
@@ -84,7 +117,7 @@ pub fn write_all(files: &[PlannedFile], force: bool) -> Result<(), OutputError> 
         if f.path.is_dir() {
             return Err(OutputError::IsDirectory(f.path.clone()));
         }
-        if f.path.exists() && !force && !is_ours(&f.path, &f.owner) {
+        if f.path.exists() && !force && !is_ours(&f.path, &f.marker) {
             return Err(OutputError::NotOurs(f.path.clone()));
         }
     }
@@ -137,7 +170,7 @@ mod tests {
         let plan = [PlannedFile {
             path: path.clone(),
             bytes: b"new".to_vec(),
-            owner: Owner::HtmlReport,
+            marker: Marker::Html,
         }];
         assert!(matches!(
             write_all(&plan, false),
@@ -156,11 +189,30 @@ mod tests {
         let plan = [PlannedFile {
             path: path.clone(),
             bytes: b"a,b\n3,4\n".to_vec(),
-            owner: Owner::Csv("a,b".into()),
+            marker: Marker::Csv("a,b".into()),
         }];
         write_all(&plan, false).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n3,4\n");
         let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    #[test]
+    fn json_is_ours_only_with_the_generator_key_first() {
+        assert!(
+            Marker::Json.found_in(b"{\n  \"generator\": \"tokencast\",\n  \"document\": \"diff\"}")
+        );
+        assert!(!Marker::Json.found_in(b"{\"my\": \"notes\"}"));
+        assert!(!Marker::Json.found_in(b"{\n  \"notes\": \"generator: tokencast\"}"));
+    }
+
+    #[test]
+    fn text_and_csv_markers() {
+        assert!(
+            Marker::Text.found_in(b"tokencast 0.1.0 \xc2\xb7 diff a.json \xe2\x86\x92 b.json\n")
+        );
+        assert!(!Marker::Text.found_in(b"my notes about tokencast\n"));
+        assert!(Marker::Csv("a,b".into()).found_in(b"a,b\r\n1,2\r\n"));
+        assert!(!Marker::Csv("a,b".into()).found_in(b"a,b,c\n"));
     }
 }

@@ -24,7 +24,7 @@ use rand_pcg::Pcg64Mcg;
 use rayon::prelude::*;
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sketches_ddsketch::{Config, DDSketch};
 use statrs::distribution::LogNormal;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,7 +41,7 @@ pub const PERCENTILES: [f64; 3] = [0.50, 0.90, 0.99];
 pub const FAN_POINTS: u64 = 10;
 
 /// How results are drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// Resample recorded values.
@@ -90,7 +90,7 @@ struct Recorded {
 }
 
 /// A log-normal fit by maximum likelihood: μ and σ of ln x.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Fit {
     /// Mean of the logarithms.
     pub mu: f64,
@@ -147,7 +147,7 @@ pub struct Sampler {
 }
 
 /// What the fit found per capability (for the report).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapabilityFit {
     /// Capability.
     pub capability: String,
@@ -206,9 +206,6 @@ impl Sampler {
             cap.raw_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.raw)));
             cap.trimmed_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.trimmed)));
             cap.latency = Fit::of(cap.calls.iter().map(|r| r.latency_ms as f64));
-            if method == Method::Lognormal && cap.with_items.is_empty() && !cap.empty.is_empty() {
-                // Only empty responses: nothing per item to fit, but nothing needed either.
-            }
         }
         if mix.is_empty() {
             return Err(
@@ -220,32 +217,23 @@ impl Sampler {
         Ok(Sampler { caps, mix, method })
     }
 
-    /// Restricts the mix to the named capabilities.
-    pub fn only(mut self, names: &[String]) -> Result<Sampler, InputError> {
+    /// The recorded capabilities, in order of first appearance.
+    pub fn capabilities(&self) -> impl Iterator<Item = &str> {
+        self.caps.iter().map(|c| c.name.as_str())
+    }
+
+    /// Restricts the mix to the named capabilities (all of them when none is
+    /// named). Names must be among [`Sampler::capabilities`].
+    pub fn only(mut self, names: &[String]) -> Sampler {
         if names.is_empty() {
-            return Ok(self);
+            return self;
         }
-        let known: Vec<&str> = self.caps.iter().map(|c| c.name.as_str()).collect();
-        let mut keep = Vec::new();
-        for n in names {
-            match self.caps.iter().position(|c| &c.name == n) {
-                Some(i) => keep.push(i),
-                None => {
-                    let help = match crate::error::closest(n, known.iter().copied()) {
-                        Some(best) => {
-                            format!("did you mean `{best}`? Recorded: {}", known.join(", "))
-                        }
-                        None => format!("recorded capabilities: {}", known.join(", ")),
-                    };
-                    return Err(InputError::new(format!(
-                        "--capability {n}: no recorded data for this capability in the trace"
-                    ))
-                    .with_help(help));
-                }
-            }
-        }
+        let keep: Vec<usize> = names
+            .iter()
+            .filter_map(|n| self.caps.iter().position(|c| &c.name == n))
+            .collect();
         self.mix.retain(|i| keep.contains(i));
-        Ok(self)
+        self
     }
 
     /// The fits, for the report.
@@ -297,7 +285,7 @@ impl Sampler {
 }
 
 /// Percentiles of one quantity.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
     /// p50, p90, p99.
     pub p: [f64; 3],
@@ -310,7 +298,7 @@ pub struct Quantiles {
 }
 
 /// The forecast for one variant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VariantForecast {
     /// Variant name.
     pub name: String,
@@ -329,7 +317,7 @@ pub struct VariantForecast {
 }
 
 /// Final context size for raw or trimmed results.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextForecast {
     /// Raw or trimmed.
     pub results: Content,
@@ -342,7 +330,7 @@ pub struct ContextForecast {
 }
 
 /// One point of the fan: context after n calls.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FanPoint {
     /// Calls so far.
     pub calls: u64,
@@ -353,10 +341,13 @@ pub struct FanPoint {
 }
 
 /// A whole forecast.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forecast {
     /// Scenario name.
     pub scenario: String,
+    /// The scenario's input files.
+    #[serde(default)]
+    pub inputs: Vec<crate::scenario::InputFile>,
     /// Tool results per run.
     pub calls: u64,
     /// Runs.
@@ -509,14 +500,7 @@ impl Plan<'_> {
             }
             acc.results += n as u64;
             if let Some(t) = &self.s.timing {
-                for i in 0..n {
-                    gaps[i + 1] = latency[i] + t.model_ms_per_step;
-                }
-                for p in &t.pauses {
-                    if let Some(g) = gaps.get_mut((p.before_request as usize).wrapping_sub(1)) {
-                        *g += p.ms;
-                    }
-                }
+                t.gaps_into(latency.iter().copied(), &mut gaps);
             }
             // Context after n calls, and the fan points.
             for (c, bytes) in [&raw, &trimmed].into_iter().enumerate() {
@@ -581,7 +565,8 @@ impl Plan<'_> {
 }
 
 /// Runs the forecast. `progress` is told how many runs finished; `cancel`
-/// stops it between chunks.
+/// stops it between chunks. The spec is checked (runs and calls at least 1,
+/// calls at most [`super::sweep::MAX_CALLS`]).
 pub fn run(
     s: &Scenario,
     spec: &ForecastSpec,
@@ -589,207 +574,218 @@ pub fn run(
     cancel: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Forecast, ForecastError> {
-    if spec.runs == 0 {
-        return Err(InputError::new("--runs is 0")
-            .with_help("simulate at least one run, e.g. --runs 10000")
-            .into());
+    let mut plan = Plan::new(s, spec, sampler)?;
+    plan.fix_bins(progress);
+    let total = plan.run_chunks(cancel, progress);
+    match total {
+        Some(t) if !cancel.load(Ordering::Relaxed) => Ok(plan.summarise(&t)),
+        _ => Err(ForecastError::Interrupted),
     }
-    if spec.calls > super::sweep::MAX_CALLS {
-        return Err(InputError::new(format!(
-            "--calls {} is more than {}",
-            spec.calls,
-            super::sweep::MAX_CALLS
-        ))
-        .with_help("forecast runs of at most ten million tool calls")
-        .into());
-    }
-    if spec.calls == 0 {
-        return Err(InputError::new("--calls is 0")
-            .with_help("a run needs at least one tool call, e.g. --calls 20")
-            .into());
-    }
-    let scale = Scale::new(&s.assumptions);
-    let rates: Vec<Option<IntegerRates>> = s
-        .variants
-        .iter()
-        .map(|v| IntegerRates::new(&scale, &v.rates))
-        .collect();
-    if let Some(i) = rates.iter().position(Option::is_none) {
-        return Err(InputError::new(format!(
-            "variant `{}` has a rate with more than 12 decimals; the forecast keeps costs as exact integers",
-            s.variants[i].variant.name
-        ))
-        .with_help("round the price book's prices to at most 12 decimals")
-        .into());
-    }
-    let budget_num = rates
-        .iter()
-        .map(|r| {
-            let r = r.as_ref().expect("checked");
-            let div = r.divisor();
-            spec.budget.map_or([None, None], |b| {
-                [0, 1].map(|i| {
-                    (b * Decimal::from_i128_with_scale(div[i], 0))
-                        .floor()
-                        .to_i128()
+}
+
+impl<'a> Plan<'a> {
+    /// Integer rates, budget and context-window numerators, fan points.
+    fn new(
+        s: &'a Scenario,
+        spec: &'a ForecastSpec,
+        sampler: &'a Sampler,
+    ) -> Result<Plan<'a>, InputError> {
+        let scale = Scale::new(&s.assumptions);
+        let rates: Vec<Option<IntegerRates>> = s
+            .variants
+            .iter()
+            .map(|v| IntegerRates::new(&scale, &v.rates))
+            .collect();
+        if let Some(i) = rates.iter().position(Option::is_none) {
+            return Err(InputError::new(format!(
+                "variant `{}` has a rate with more than 12 decimals; the forecast keeps costs as exact integers",
+                s.variants[i].variant.name
+            ))
+            .with_help("round the price book's prices to at most 12 decimals"));
+        }
+        let budget_num = rates
+            .iter()
+            .map(|r| {
+                let div = r.as_ref().expect("checked").divisor();
+                spec.budget.map_or([None, None], |b| {
+                    [0, 1].map(|i| {
+                        b.checked_mul(Decimal::from_i128_with_scale(div[i], 0))
+                            .and_then(|n| n.floor().to_i128())
+                    })
                 })
             })
+            .collect();
+        let window_num = s.prices.context_window_tokens.map(|w| {
+            let d = scale.denominators();
+            [i128::from(w) * d[0], i128::from(w) * d[1]]
+        });
+        let mut fan_at: Vec<u64> = (1..=FAN_POINTS)
+            .map(|i| (i * spec.calls).div_ceil(FAN_POINTS))
+            .collect();
+        fan_at.dedup();
+        Ok(Plan {
+            s,
+            sampler,
+            spec,
+            scale,
+            rates,
+            fan_at,
+            budget_num,
+            window_num,
+            edges: Vec::new(),
         })
-        .collect();
-    let window_num = s.prices.context_window_tokens.map(|w| {
-        let d = scale.denominators();
-        [i128::from(w) * d[0], i128::from(w) * d[1]]
-    });
-    let mut fan_at: Vec<u64> = (1..=FAN_POINTS)
-        .map(|i| (i * spec.calls).div_ceil(FAN_POINTS))
-        .collect();
-    fan_at.dedup();
-    let chunks = spec.runs.div_ceil(CHUNK);
-    let size = |i: u64| CHUNK.min(spec.runs - i * CHUNK);
-    let mut plan = Plan {
-        s,
-        sampler,
-        spec,
-        scale,
-        rates,
-        fan_at,
-        budget_num,
-        window_num,
-        edges: Vec::new(),
-    };
-    // The first chunk runs alone and fixes the histogram ranges (0.75 × its
-    // smallest cost to 1.25 × its largest; anything below lands in the first
-    // bin, anything above in the overflow count), so the bins do not depend on
-    // the number of threads.
-    let first = plan.chunk(0, size(0));
-    progress(size(0));
-    plan.edges = first
-        .cost
-        .iter()
-        .zip(&plan.rates)
-        .flat_map(|(sk, r)| {
-            let div = r.as_ref().expect("checked").divisor()[0] as f64;
-            let top = sk[0].max().unwrap_or(0.0) / div * 1.25;
-            let top = if top > 0.0 { top } else { 1.0 };
-            let lo = sk[0].min().unwrap_or(0.0) / div * 0.75;
-            (0..=BINS).map(move |i| lo + (top - lo) * i as f64 / BINS as f64)
-        })
-        .collect();
-    // Re-run chunk 0 with the bins fixed, then the rest in parallel.
-    let plan = plan;
-    // Every aggregate is an integer count or sum, so merging in any order gives
-    // the same result: memory stays at one accumulator per thread.
-    let total = (0..chunks)
-        .into_par_iter()
-        .map(|i| {
-            if cancel.load(Ordering::Relaxed) {
-                return None;
-            }
-            let acc = plan.chunk(i, size(i));
-            if i > 0 {
-                progress(size(i));
-            }
-            Some(acc)
-        })
-        .reduce(
-            || Some(Acc::new(s.variants.len(), plan.fan_at.len())),
-            |a, b| match (a, b) {
-                (Some(mut a), Some(b)) => {
-                    a.merge(&b);
-                    Some(a)
+    }
+
+    fn chunks(&self) -> u64 {
+        self.spec.runs.div_ceil(CHUNK)
+    }
+
+    fn size(&self, i: u64) -> u64 {
+        CHUNK.min(self.spec.runs - i * CHUNK)
+    }
+
+    fn divisor(&self, v: usize) -> [i128; 2] {
+        self.rates[v]
+            .as_ref()
+            .expect("checked when planning")
+            .divisor()
+    }
+
+    /// Runs the first chunk alone to fix the histogram ranges (0.75 × its
+    /// smallest cost to 1.25 × its largest; anything below lands in the first
+    /// bin, anything above in the overflow count), so the bins do not depend
+    /// on the number of threads.
+    fn fix_bins(&mut self, progress: &(dyn Fn(u64) + Sync)) {
+        let first = self.chunk(0, self.size(0));
+        progress(self.size(0));
+        self.edges = first
+            .cost
+            .iter()
+            .enumerate()
+            .flat_map(|(v, sk)| {
+                let div = self.divisor(v)[0] as f64;
+                let top = sk[0].max().unwrap_or(0.0) / div * 1.25;
+                let top = if top > 0.0 { top } else { 1.0 };
+                let lo = sk[0].min().unwrap_or(0.0) / div * 0.75;
+                (0..=BINS).map(move |i| lo + (top - lo) * i as f64 / BINS as f64)
+            })
+            .collect();
+    }
+
+    /// Every chunk (chunk 0 again, now with the bins fixed), in parallel.
+    /// Every aggregate is an integer count or sum, so merging in any order
+    /// gives the same result; memory stays at one accumulator per thread.
+    fn run_chunks(&self, cancel: &AtomicBool, progress: &(dyn Fn(u64) + Sync)) -> Option<Acc> {
+        (0..self.chunks())
+            .into_par_iter()
+            .map(|i| {
+                if cancel.load(Ordering::Relaxed) {
+                    return None;
                 }
-                _ => None,
-            },
-        );
-    let total = match total {
-        Some(t) if !cancel.load(Ordering::Relaxed) => t,
-        _ => return Err(ForecastError::Interrupted),
-    };
-    let r = spec.runs as f64;
-    let variants = s
-        .variants
-        .iter()
-        .enumerate()
-        .map(|(v, pv)| {
-            let div = plan.rates[v].as_ref().expect("checked").divisor();
-            let lower = quantiles(&total.cost[v][0], total.cost_sum[v][0], div[0] as f64);
-            let upper = quantiles(&total.cost[v][1], total.cost_sum[v][1], div[1] as f64);
-            VariantForecast {
-                name: pv.variant.name.clone(),
-                recommended_budget: upper.p[2],
-                cost_lower: lower,
-                cost_upper: upper,
-                over_budget: spec.budget.map(|_| total.over_budget[v] as f64 / r),
-                histogram_edges: plan.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
-                histogram_counts: total.hist[v].clone(),
-            }
-        })
-        .collect();
-    let context = [Content::Raw, Content::Trimmed]
-        .into_iter()
-        .enumerate()
-        .map(|(c, results)| ContextForecast {
-            results,
-            lower: quantiles(
-                &total.context[c][0],
-                total.context_sum[c][0],
-                plan.scale.denominators()[0] as f64,
+                let acc = self.chunk(i, self.size(i));
+                if i > 0 {
+                    progress(self.size(i));
+                }
+                Some(acc)
+            })
+            .reduce(
+                || Some(Acc::new(self.s.variants.len(), self.fan_at.len())),
+                |a, b| match (a, b) {
+                    (Some(mut a), Some(b)) => {
+                        a.merge(&b);
+                        Some(a)
+                    }
+                    _ => None,
+                },
+            )
+    }
+
+    /// The forecast document from the merged accumulator.
+    fn summarise(&self, total: &Acc) -> Forecast {
+        let (s, spec) = (self.s, self.spec);
+        let r = spec.runs as f64;
+        let variants = s
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(v, pv)| {
+                let div = self.divisor(v);
+                let lower = quantiles(&total.cost[v][0], total.cost_sum[v][0], div[0] as f64);
+                let upper = quantiles(&total.cost[v][1], total.cost_sum[v][1], div[1] as f64);
+                VariantForecast {
+                    name: pv.variant.name.clone(),
+                    recommended_budget: upper.p[2],
+                    cost_lower: lower,
+                    cost_upper: upper,
+                    over_budget: spec.budget.map(|_| total.over_budget[v] as f64 / r),
+                    histogram_edges: self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
+                    histogram_counts: total.hist[v].clone(),
+                }
+            })
+            .collect();
+        let dens = self.scale.denominators();
+        let context = [Content::Raw, Content::Trimmed]
+            .into_iter()
+            .enumerate()
+            .map(|(c, results)| ContextForecast {
+                results,
+                lower: quantiles(
+                    &total.context[c][0],
+                    total.context_sum[c][0],
+                    dens[0] as f64,
+                ),
+                upper: quantiles(
+                    &total.context[c][1],
+                    total.context_sum[c][1],
+                    dens[1] as f64,
+                ),
+                over_context_window: self.window_num.map(|_| total.over_window[c] as f64 / r),
+            })
+            .collect();
+        let fan = self
+            .fan_at
+            .iter()
+            .enumerate()
+            .map(|(i, &calls)| {
+                let q = |sk: &DDSketch| {
+                    [0.10, 0.50, 0.90, 0.99].map(|p| {
+                        sk.quantile(p)
+                            .ok()
+                            .flatten()
+                            .unwrap_or(0.0)
+                            .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0))
+                    })
+                };
+                FanPoint {
+                    calls,
+                    raw: q(&total.fan[i][0]),
+                    trimmed: q(&total.fan[i][1]),
+                }
+            })
+            .collect();
+        Forecast {
+            scenario: s.name.clone(),
+            inputs: s.inputs.clone(),
+            calls: spec.calls,
+            runs: spec.runs,
+            seed: spec.seed,
+            method: spec.method,
+            percentile_method: format!(
+                "DDSketch quantile sketches, relative accuracy {}%: rank floor(q·(n−1)), clamped to the exact minimum and maximum",
+                SKETCH_ACCURACY * 100.0
             ),
-            upper: quantiles(
-                &total.context[c][1],
-                total.context_sum[c][1],
-                plan.scale.denominators()[1] as f64,
-            ),
-            over_context_window: window_num.map(|_| total.over_window[c] as f64 / r),
-        })
-        .collect();
-    let fan = plan
-        .fan_at
-        .iter()
-        .enumerate()
-        .map(|(i, &calls)| {
-            let q = |sk: &DDSketch| {
-                [0.10, 0.50, 0.90, 0.99].map(|p| {
-                    sk.quantile(p)
-                        .ok()
-                        .flatten()
-                        .unwrap_or(0.0)
-                        .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0))
-                })
-            };
-            FanPoint {
-                calls,
-                raw: q(&total.fan[i][0]),
-                trimmed: q(&total.fan[i][1]),
-            }
-        })
-        .collect();
-    Ok(Forecast {
-        scenario: s.name.clone(),
-        calls: spec.calls,
-        runs: spec.runs,
-        seed: spec.seed,
-        method: spec.method,
-        percentile_method: format!(
-            "DDSketch quantile sketches, relative accuracy {}%: rank floor(q·(n−1)), clamped to the exact minimum and maximum",
-            SKETCH_ACCURACY * 100.0
-        ),
-        budget: spec.budget,
-        context_window: s.prices.context_window_tokens,
-        capabilities: sampler.fits(),
-        variants,
-        context,
-        fan,
-        mean_raw_bytes_per_result: (total.raw_bytes as f64) / (total.results.max(1) as f64),
-    })
+            budget: spec.budget,
+            context_window: s.prices.context_window_tokens,
+            capabilities: self.sampler.fits(),
+            variants,
+            context,
+            fan,
+            mean_raw_bytes_per_result: (total.raw_bytes as f64) / (total.results.max(1) as f64),
+        }
+    }
 }
 
 /// A decimal from a forecast figure, for display (statistics are `f64`).
 pub fn to_decimal(v: f64) -> Decimal {
     Decimal::from_f64(v).unwrap_or_default()
-}
-
-/// Converts to `f64` for comparisons in tests and charts.
-pub fn to_f64(d: Decimal) -> f64 {
-    d.to_f64().unwrap_or(0.0)
 }

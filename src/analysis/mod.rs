@@ -9,15 +9,16 @@ pub mod forecast;
 pub mod sweep;
 
 use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};
+use crate::input::whole;
 use crate::pricing::{ModelPrices, PER_MILLION};
 use crate::scenario::{
     Assumptions, Cache, Content, Mode, Pause, PricedVariant, Scenario, Timing, Variant,
 };
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Results of every what-if the scenario asks for.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct WhatIf {
     /// Retry break-even between two models.
     pub retry: Option<RetryBreakEven>,
@@ -33,7 +34,7 @@ pub struct WhatIf {
 }
 
 /// Retry break-even between a baseline and a candidate model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryBreakEven {
     /// Baseline model id.
     pub baseline_model: String,
@@ -63,7 +64,7 @@ pub struct RetryBreakEven {
 }
 
 /// One point of the retry curve.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryPoint {
     /// Attempts for the same accepted answers.
     pub attempts: u64,
@@ -78,7 +79,7 @@ pub struct RetryPoint {
 }
 
 /// Whole-run break-even between the cheapest and the dearest variant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunBreakEven {
     /// Cheapest variant.
     pub cheapest: String,
@@ -91,7 +92,7 @@ pub struct RunBreakEven {
 }
 
 /// The cache tiers compared for one kind of results.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TierComparison {
     /// Raw or trimmed.
     pub results: Content,
@@ -103,12 +104,12 @@ pub struct TierComparison {
     pub input_5m: Bounds,
     /// Model input cost with the 1-hour tier.
     pub input_1h: Bounds,
-    /// The cheaper tier, lower bound ("5m" or "1h").
-    pub cheaper: String,
+    /// The cheaper tier, lower bound (5m or 1h).
+    pub cheaper: Cache,
 }
 
 /// What one expiry before the final request costs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FinalExpiry {
     /// Raw or trimmed.
     pub results: Content,
@@ -123,7 +124,7 @@ pub struct FinalExpiry {
 }
 
 /// One point of the model-time sweep.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LifetimePoint {
     /// Model time per step, seconds.
     pub model_seconds: u64,
@@ -132,7 +133,7 @@ pub struct LifetimePoint {
 }
 
 /// Cache lifetime from timing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Lifetime {
     /// Model time per step used, milliseconds.
     pub model_ms_per_step: u64,
@@ -147,7 +148,7 @@ pub struct Lifetime {
 }
 
 /// One effort preset.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EffortRow {
     /// Preset name.
     pub preset: String,
@@ -162,7 +163,7 @@ pub struct EffortRow {
 }
 
 /// Cost of one restart before request k, per variant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RestartRow {
     /// The request the worker restarts before.
     pub before_request: u64,
@@ -173,7 +174,7 @@ pub struct RestartRow {
 }
 
 /// Restart and resume.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Restart {
     /// Whether idempotency keys spare the data fee on a re-run.
     pub idempotency_keys: bool,
@@ -244,8 +245,8 @@ fn retry(case: &crate::scenario::RetryCase) -> RetryBreakEven {
     let accepted = Decimal::from(case.accepted);
     let baseline_total = base * Decimal::from(case.baseline_attempts);
     let break_even = (cand > Decimal::ZERO && cand <= base)
-        .then(|| (baseline_total / cand).floor())
-        .and_then(|d| u64::try_from(d.mantissa() / 10i128.pow(d.scale())).ok());
+        .then(|| baseline_total / cand)
+        .and_then(whole);
     let extra = break_even.map(|b| (Decimal::from(b) - accepted) / accepted);
     let last = break_even
         .unwrap_or(case.baseline_attempts)
@@ -288,8 +289,7 @@ fn run_break_even(sim: &Simulation) -> Option<RunBreakEven> {
     if cheap <= Decimal::ZERO {
         return None;
     }
-    let runs = (lower_total(sim, hi) / cheap).floor();
-    let runs = u64::try_from(runs.mantissa() / 10i128.pow(runs.scale())).unwrap_or(u64::MAX);
+    let runs = whole(lower_total(sim, hi) / cheap).unwrap_or(u64::MAX);
     Some(RunBreakEven {
         cheapest: sim.variants[lo].variant.variant.name.clone(),
         dearest: sim.variants[hi].variant.variant.name.clone(),
@@ -339,11 +339,10 @@ fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
                 input_5m: five.cost.input,
                 input_1h: hour.cost.input,
                 cheaper: if hour.cost.input.lower < five.cost.input.lower {
-                    "1h"
+                    Cache::OneHour
                 } else {
-                    "5m"
-                }
-                .into(),
+                    Cache::FiveMinutes
+                },
             }
         })
         .collect()
@@ -412,10 +411,10 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
             } else {
                 Content::Trimmed
             };
-            let first = sweep.first().map(|p| p.tiers[i].cheaper.clone());
+            let first = sweep.first().map(|p| p.tiers[i].cheaper);
             let flip = sweep
                 .iter()
-                .find(|p| Some(&p.tiers[i].cheaper) != first.as_ref())
+                .find(|p| Some(p.tiers[i].cheaper) != first)
                 .map(|p| p.model_seconds);
             (results, flip)
         })
@@ -532,12 +531,7 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
     let mean = |get: fn(&RestartRow) -> &Vec<Decimal>| {
         rows.iter().map(|r| get(r)[first]).sum::<Decimal>() / Decimal::from(rows.len())
     };
-    let absorbed = |m: Decimal| {
-        (m > Decimal::ZERO).then(|| {
-            let n = (lead / m).floor();
-            u64::try_from(n.mantissa() / 10i128.pow(n.scale())).unwrap_or(u64::MAX)
-        })
-    };
+    let absorbed = |m: Decimal| (m > Decimal::ZERO).then(|| whole(lead / m).unwrap_or(u64::MAX));
     Some(Restart {
         idempotency_keys: keys,
         absorbed_resuming: absorbed(mean(|r| &r.resume)),

@@ -1,11 +1,16 @@
 //! `tokencast sweep`: vary one assumption, or two as a grid, and replay the
 //! scenario at every point with the engine.
+//!
+//! The axes arrive checked and typed ([`Axis`]); this module only applies
+//! each value to a copy of the scenario and replays it.
 
 use crate::engine::{simulate, Bounds, SimulateOptions};
-use crate::error::{closest, InputError};
-use crate::scenario::{Cache, Scenario, Timing};
+use crate::input::whole;
+use crate::pricing::{Cache, Mode};
+use crate::scenario::{limits, InputFile, Scenario, Timing};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 use std::str::FromStr;
 
 /// Most tool calls a swept or forecast run may have.
@@ -15,7 +20,7 @@ pub const MAX_CALLS: u64 = 10_000_000;
 pub const DEFAULT_MAX_POINTS: usize = 1_000;
 
 /// What can be varied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Param {
     /// P, tokens.
@@ -40,29 +45,44 @@ pub enum Param {
     Cache,
 }
 
-const PARAMS: [(&str, Param); 10] = [
-    ("prefix_tokens", Param::PrefixTokens),
-    ("output_tokens_per_step", Param::OutputTokensPerStep),
-    ("final_output_tokens", Param::FinalOutputTokens),
-    ("runs_per_day", Param::RunsPerDay),
-    ("calls", Param::Calls),
-    ("trim_ratio", Param::TrimRatio),
-    ("bytes_per_token", Param::BytesPerToken),
-    ("tokenizer_uplift", Param::TokenizerUplift),
-    ("model_seconds_per_step", Param::ModelSecondsPerStep),
-    ("cache", Param::Cache),
-];
-
 impl Param {
+    /// Every parameter, in the order they are listed to users.
+    pub const ALL: [Param; 10] = [
+        Param::PrefixTokens,
+        Param::OutputTokensPerStep,
+        Param::FinalOutputTokens,
+        Param::RunsPerDay,
+        Param::Calls,
+        Param::TrimRatio,
+        Param::BytesPerToken,
+        Param::TokenizerUplift,
+        Param::ModelSecondsPerStep,
+        Param::Cache,
+    ];
+
     /// The name used on the command line.
     pub fn name(self) -> &'static str {
-        PARAMS
-            .iter()
-            .find(|(_, p)| *p == self)
-            .map_or("?", |(n, _)| n)
+        match self {
+            Param::PrefixTokens => "prefix_tokens",
+            Param::OutputTokensPerStep => "output_tokens_per_step",
+            Param::FinalOutputTokens => "final_output_tokens",
+            Param::RunsPerDay => "runs_per_day",
+            Param::Calls => "calls",
+            Param::TrimRatio => "trim_ratio",
+            Param::BytesPerToken => "bytes_per_token",
+            Param::TokenizerUplift => "tokenizer_uplift",
+            Param::ModelSecondsPerStep => "model_seconds_per_step",
+            Param::Cache => "cache",
+        }
     }
 
-    fn integer(self) -> bool {
+    /// The parameter named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// True for parameters that take whole numbers.
+    pub fn integer(self) -> bool {
         matches!(
             self,
             Param::PrefixTokens
@@ -72,160 +92,112 @@ impl Param {
                 | Param::Calls
         )
     }
+
+    /// Whether `v` is a value this parameter may take; the problem if not.
+    pub fn check(self, v: Decimal) -> Result<(), String> {
+        let name = self.name();
+        match self {
+            Param::BytesPerToken | Param::TokenizerUplift => limits::factor(name, v),
+            Param::TrimRatio if v < Decimal::ZERO || v > Decimal::ONE => {
+                Err(format!("trim_ratio is a share between 0 and 1, not {v}"))
+            }
+            Param::Calls if v.is_zero() => Err("calls must be at least 1".into()),
+            Param::Calls if v > Decimal::from(MAX_CALLS) => {
+                Err(format!("calls is at most {MAX_CALLS}"))
+            }
+            Param::PrefixTokens | Param::OutputTokensPerStep | Param::FinalOutputTokens => {
+                limits::tokens(name, whole(v).unwrap_or(u64::MAX))
+            }
+            Param::RunsPerDay if whole(v).is_none() => {
+                Err(format!("runs_per_day is at most {}", u64::MAX))
+            }
+            Param::ModelSecondsPerStep if v > Decimal::from(u32::MAX / 1000) => Err(format!(
+                "model_seconds_per_step is at most {} s",
+                u32::MAX / 1000
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
-/// One varied axis: the parameter and its values.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One value of an axis: a number, or a cache tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// A number (whole for integer parameters, checked when parsed).
+    Number(Decimal),
+    /// A cache tier.
+    Cache(Cache),
+}
+
+impl Value {
+    /// The number as a float, for charts (none for a cache tier).
+    pub fn as_f64(self) -> Option<f64> {
+        use rust_decimal::prelude::ToPrimitive;
+        match self {
+            Value::Number(d) => d.to_f64(),
+            Value::Cache(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Value::Number(d) => write!(f, "{}", d.normalize()),
+            Value::Cache(c) => f.write_str(c.key()),
+        }
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        let s = String::deserialize(d)?;
+        match Cache::from_key(&s) {
+            Some(c) => Ok(Value::Cache(c)),
+            None => Decimal::from_str(&s)
+                .map(Value::Number)
+                .map_err(|_| serde::de::Error::custom(format!("`{s}` is not a sweep value"))),
+        }
+    }
+}
+
+/// One varied axis: the parameter and its checked values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Axis {
     /// The parameter.
     pub param: Param,
-    /// Its values, as written (`5m`) or as exact decimals.
-    pub values: Vec<String>,
+    /// Its values, in order.
+    pub values: Vec<Value>,
 }
 
-fn arg_error(spec: &str, problem: impl Into<String>, help: impl std::fmt::Display) -> InputError {
-    InputError::new(format!("--vary {spec}: {}", problem.into())).with_help(help)
+/// The first variant mode whose model lacks a cache tier's prices, if a
+/// cache sweep cannot run on this scenario.
+pub fn missing_cache_prices(s: &Scenario) -> Option<(Cache, Mode)> {
+    s.variants.iter().find_map(|pv| {
+        [Cache::FiveMinutes, Cache::OneHour]
+            .into_iter()
+            .find(|tier| s.prices.rates(*tier, pv.variant.mode).is_err())
+            .map(|tier| (tier, pv.variant.mode))
+    })
 }
 
-/// Parses `NAME=FROM..TO:STEP` or `cache=none,5m,1h`.
-pub fn parse_axis(spec: &str, max_points: usize) -> Result<Axis, InputError> {
-    let Some((name, range)) = spec.split_once('=') else {
-        return Err(arg_error(
-            spec,
-            "expected NAME=FROM..TO:STEP",
-            "for example --vary output_tokens_per_step=500..4000:500",
-        ));
-    };
-    let name = name.trim();
-    let param = PARAMS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, p)| *p)
-        .ok_or_else(|| {
-            let names: Vec<&str> = PARAMS.iter().map(|(n, _)| *n).collect();
-            let help = match closest(name, names.iter().copied()) {
-                Some(best) => format!("did you mean `{best}`? Parameters: {}", names.join(", ")),
-                None => format!("parameters: {}", names.join(", ")),
-            };
-            arg_error(spec, format!("unknown parameter `{name}`"), help)
-        })?;
-    let range = range.trim();
-    if range.is_empty() {
-        return Err(arg_error(
-            spec,
-            "the range is empty",
-            "give FROM..TO:STEP, e.g. 0..600:30",
-        ));
-    }
-    if param == Param::Cache {
-        let values: Vec<String> = range.split(',').map(|v| v.trim().to_string()).collect();
-        for v in &values {
-            if !["none", "5m", "1h"].contains(&v.as_str()) {
-                return Err(arg_error(
-                    spec,
-                    format!("unknown cache tier `{v}`"),
-                    "cache tiers: none, 5m, 1h (comma-separated)",
-                ));
+fn apply(s: &mut Scenario, param: Param, value: Value) {
+    let d = match value {
+        Value::Number(d) => d,
+        Value::Cache(cache) => {
+            for v in &mut s.variants {
+                v.variant.cache = cache;
             }
+            return;
         }
-        return Ok(Axis { param, values });
-    }
-    let bad = || {
-        arg_error(
-            spec,
-            "expected FROM..TO:STEP",
-            "for example 500..4000:500 (the step is required)",
-        )
     };
-    let (bounds, step) = range.split_once(':').ok_or_else(bad)?;
-    let (from, to) = bounds.split_once("..").ok_or_else(bad)?;
-    let num = |s: &str| {
-        Decimal::from_str(s.trim()).map_err(|_| {
-            arg_error(
-                spec,
-                format!("`{}` is not a number", s.trim()),
-                "write plain numbers such as 500 or 0.25",
-            )
-        })
-    };
-    let (from, to, step) = (num(from)?, num(to)?, num(step)?);
-    if step <= Decimal::ZERO {
-        return Err(arg_error(
-            spec,
-            "the step must be greater than zero",
-            "for example 0..600:30",
-        ));
-    }
-    if to < from {
-        return Err(arg_error(
-            spec,
-            format!("the range is reversed ({from} > {to})"),
-            format!("write {to}..{from}:{step}"),
-        ));
-    }
-    if param.integer()
-        && (from.fract() != Decimal::ZERO || step.fract() != Decimal::ZERO || from < Decimal::ZERO)
-    {
-        return Err(arg_error(
-            spec,
-            format!("`{}` takes whole numbers", param.name()),
-            "for example 0..4000:500",
-        ));
-    }
-    let count = ((to - from) / step).floor() + Decimal::ONE;
-    if count > Decimal::from(max_points) {
-        return Err(arg_error(
-            spec,
-            format!("{count} points is more than the limit of {max_points}"),
-            "use a larger step, or raise the limit with --max-points",
-        ));
-    }
-    let mut values = Vec::new();
-    let mut v = from;
-    while v <= to {
-        check_value(param, v).map_err(|p| arg_error(spec, p, "choose a range of valid values"))?;
-        values.push(v.normalize().to_string());
-        v += step;
-    }
-    Ok(Axis { param, values })
-}
-
-fn check_value(param: Param, v: Decimal) -> Result<(), String> {
-    match param {
-        Param::BytesPerToken | Param::TokenizerUplift if v <= Decimal::ZERO => {
-            Err(format!("{} must be above zero, not {v}", param.name()))
-        }
-        Param::TrimRatio if v < Decimal::ZERO || v > Decimal::ONE => {
-            Err(format!("trim_ratio is a share between 0 and 1, not {v}"))
-        }
-        Param::Calls if v.is_zero() => Err("calls must be at least 1".into()),
-        Param::Calls if v > Decimal::from(MAX_CALLS) => {
-            Err(format!("calls is at most {MAX_CALLS}"))
-        }
-        Param::PrefixTokens | Param::OutputTokensPerStep | Param::FinalOutputTokens
-            if v > Decimal::from(crate::scenario::MAX_TOKENS) =>
-        {
-            Err(format!(
-                "{} is at most {} tokens",
-                param.name(),
-                crate::scenario::MAX_TOKENS
-            ))
-        }
-        Param::BytesPerToken | Param::TokenizerUplift
-            if v.scale() > 6 || v > Decimal::from(1000) =>
-        {
-            Err(format!(
-                "{} takes at most six decimals and at most 1000",
-                param.name()
-            ))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn apply(s: &mut Scenario, param: Param, value: &str) {
-    let d = Decimal::from_str(value).unwrap_or_default();
-    let int = || u64::try_from(d.trunc().mantissa()).unwrap_or(0);
+    let int = || whole(d).unwrap_or(0);
     match param {
         Param::PrefixTokens => s.assumptions.prefix_tokens = int(),
         Param::OutputTokensPerStep => s.assumptions.output_tokens_per_step = int(),
@@ -236,8 +208,7 @@ fn apply(s: &mut Scenario, param: Param, value: &str) {
         Param::TrimRatio => {
             for c in &mut s.trace {
                 if let Some(raw) = c.raw_bytes {
-                    let t = (Decimal::from(raw) * d).round();
-                    c.trimmed_bytes = Some(u64::try_from(t.mantissa()).unwrap_or(0));
+                    c.trimmed_bytes = whole((Decimal::from(raw) * d).round());
                 }
             }
         }
@@ -248,8 +219,7 @@ fn apply(s: &mut Scenario, param: Param, value: &str) {
                 .filter(|c| c.enters_context())
                 .cloned()
                 .collect();
-            let n = int() as usize;
-            s.trace = (0..n)
+            s.trace = (0..int() as usize)
                 .map(|i| {
                     let mut c = results[i % results.len()].clone();
                     c.row = i + 1;
@@ -259,44 +229,37 @@ fn apply(s: &mut Scenario, param: Param, value: &str) {
                 .collect();
         }
         Param::ModelSecondsPerStep => {
-            let ms = u64::try_from((d * Decimal::from(1000)).round().mantissa()).unwrap_or(0);
             let pauses = s
                 .timing
                 .as_ref()
                 .map(|t| t.pauses.clone())
                 .unwrap_or_default();
             s.timing = Some(Timing {
-                model_ms_per_step: ms,
+                model_ms_per_step: whole((d * Decimal::from(1000)).round()).unwrap_or(0),
                 pauses,
             });
         }
-        Param::Cache => {
-            let cache = match value {
-                "5m" => Cache::FiveMinutes,
-                "1h" => Cache::OneHour,
-                _ => Cache::None,
-            };
-            for v in &mut s.variants {
-                v.variant.cache = cache;
-            }
-        }
+        Param::Cache => {}
     }
 }
 
 /// One point of the sweep.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// One value per axis.
-    pub values: Vec<String>,
+    pub values: Vec<Value>,
     /// Total cost of one run per variant (scenario order).
     pub totals: Vec<Bounds>,
 }
 
 /// A whole sweep.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
     /// Scenario name.
     pub scenario: String,
+    /// The scenario's input files.
+    #[serde(default)]
+    pub inputs: Vec<InputFile>,
     /// The axes (one or two).
     pub axes: Vec<Axis>,
     /// Variant names, in the order of `totals`.
@@ -305,29 +268,17 @@ pub struct Sweep {
     pub points: Vec<Point>,
 }
 
-/// Replays `s` at every point of the grid.
-pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, InputError> {
-    if axes.iter().any(|a| a.param == Param::Cache) {
-        for pv in &s.variants {
-            for tier in [Cache::FiveMinutes, Cache::OneHour] {
-                if s.prices.rates(tier, pv.variant.mode).is_err() {
-                    return Err(InputError::new(format!(
-                        "--vary cache: `{}` has no {tier} prices for mode {:?}",
-                        s.prices.model, pv.variant.mode
-                    ))
-                    .with_help("add the cache prices to the price book"));
-                }
-            }
-        }
-    }
-    let mut grid: Vec<Vec<String>> = vec![Vec::new()];
+/// Replays `s` at every point of the grid. A cache axis needs
+/// [`missing_cache_prices`] to be none.
+pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
+    let mut grid: Vec<Vec<Value>> = vec![Vec::new()];
     for a in axes {
         grid = grid
             .into_iter()
             .flat_map(|prefix| {
                 a.values.iter().map(move |v| {
                     let mut p = prefix.clone();
-                    p.push(v.clone());
+                    p.push(*v);
                     p
                 })
             })
@@ -338,7 +289,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, InputError> {
         .map(|values| {
             let mut changed = s.clone();
             for (a, v) in axes.iter().zip(&values) {
-                apply(&mut changed, a.param, v);
+                apply(&mut changed, a.param, *v);
             }
             // Re-resolve rates: a cache sweep changes the tier.
             for pv in &mut changed.variants {
@@ -353,12 +304,13 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, InputError> {
             }
         })
         .collect();
-    Ok(Sweep {
+    Sweep {
         scenario: s.name.clone(),
+        inputs: s.inputs.clone(),
         axes: axes.to_vec(),
         variants: s.variants.iter().map(|v| v.variant.name.clone()).collect(),
         points,
-    })
+    }
 }
 
 #[cfg(test)]
@@ -366,49 +318,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_a_range() {
-        let a = parse_axis("output_tokens_per_step=500..2000:500", 100).unwrap();
-        assert_eq!(a.values, ["500", "1000", "1500", "2000"]);
+    fn values_print_as_written_and_read_back() {
+        for (v, s) in [
+            (Value::Number(Decimal::new(500, 0)), "500"),
+            (Value::Number(Decimal::new(10, 2)), "0.1"),
+            (Value::Cache(Cache::OneHour), "1h"),
+        ] {
+            let json = serde_json::to_string(&v).unwrap();
+            assert_eq!(json, format!("\"{s}\""));
+            assert_eq!(serde_json::from_str::<Value>(&json).unwrap(), v);
+        }
     }
 
     #[test]
-    fn suggests_the_nearest_parameter() {
-        let e = parse_axis("output_tokens_per_stp=1..2:1", 100).unwrap_err();
-        assert!(e
-            .help_text()
-            .unwrap()
-            .contains("did you mean `output_tokens_per_step`?"));
-    }
-
-    #[test]
-    fn rejects_zero_step_reversed_and_too_many_points() {
-        assert!(parse_axis("runs_per_day=1..10:0", 100)
-            .unwrap_err()
-            .message()
-            .contains("step"));
-        assert!(parse_axis("runs_per_day=10..1:1", 100)
-            .unwrap_err()
-            .message()
-            .contains("reversed"));
-        let e = parse_axis("runs_per_day=1..1000:1", 100).unwrap_err();
-        assert!(
-            e.message()
-                .contains("1000 points is more than the limit of 100"),
-            "{}",
-            e.message()
-        );
-        assert!(e.help_text().unwrap().contains("--max-points"));
-        assert!(parse_axis("runs_per_day=", 100)
-            .unwrap_err()
-            .message()
-            .contains("empty"));
-    }
-
-    #[test]
-    fn one_point_when_from_equals_to() {
-        assert_eq!(
-            parse_axis("trim_ratio=0.5..0.5:0.1", 10).unwrap().values,
-            ["0.5"]
-        );
+    fn parameter_checks_share_the_scenario_limits() {
+        assert!(Param::BytesPerToken.check(Decimal::ZERO).is_err());
+        assert!(Param::TokenizerUplift.check(Decimal::from(1001)).is_err());
+        assert!(Param::PrefixTokens
+            .check(Decimal::from(limits::MAX_TOKENS + 1))
+            .is_err());
+        assert!(Param::TrimRatio.check(Decimal::new(11, 1)).is_err());
+        assert!(Param::Calls.check(Decimal::ZERO).is_err());
     }
 }

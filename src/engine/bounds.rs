@@ -1,11 +1,11 @@
 //! A lower and an upper estimate of the same quantity.
 
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ops::{Add, Mul, Sub};
 
 /// Every token figure is an estimate: bytes ÷ b (lower) and that × uplift (upper).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Bounds {
     /// Lower bound.
     pub lower: Decimal,

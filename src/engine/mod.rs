@@ -16,7 +16,7 @@ use crate::scenario::{Assumptions, Cache, Content, PricedVariant, Scenario, Timi
 pub use bounds::Bounds;
 use replay::{Run, Scale};
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use stats::{CapabilityStats, Ledger};
 
 /// How much detail to keep besides the totals.
@@ -33,7 +33,7 @@ impl Default for SimulateOptions {
 }
 
 /// Tokens of one request of the run, for one content choice.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestTokens {
     /// 1-based request number; request N+1 writes the final answer.
     pub request: u64,
@@ -50,7 +50,7 @@ pub struct RequestTokens {
 }
 
 /// How the context grows over the run when results enter raw or trimmed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContextProfile {
     /// Raw or trimmed.
     pub results: Content,
@@ -75,7 +75,7 @@ pub struct ContextProfile {
 }
 
 /// A cost split into the parts a bill shows, in USD.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct CostBreakdown {
     /// Input billed at the uncached rate.
     pub uncached_input: Bounds,
@@ -109,7 +109,7 @@ impl CostBreakdown {
 }
 
 /// One variant's result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VariantResult {
     /// The variant and its rates.
     #[serde(flatten)]
@@ -129,7 +129,7 @@ pub struct VariantResult {
 }
 
 /// What one tool result costs because it stays in the context.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultAttribution {
     /// The run's call number, if the trace gives one.
     pub call: Option<u32>,
@@ -153,7 +153,7 @@ pub struct ResultAttribution {
 }
 
 /// Everything one simulation produced: the single source for every renderer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Simulation {
     /// tokencast's version.
     pub tokencast_version: String,
@@ -185,9 +185,6 @@ pub struct Simulation {
     pub ledger: Ledger,
     /// The trace as recorded (only with `detail`).
     pub trace: Vec<TraceCall>,
-    /// What-if analyses, when run (see [`crate::analysis`]).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub what_if: Option<crate::analysis::WhatIf>,
 }
 
 impl Simulation {
@@ -295,7 +292,6 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         } else {
             Vec::new()
         },
-        what_if: None,
     }
 }
 
@@ -303,20 +299,17 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
 /// latency of every tool call since the previous request, the model's time per
 /// step, and any pause before it.
 pub fn gaps_ms(trace: &[TraceCall], timing: &Timing) -> Vec<u64> {
-    let mut gaps = vec![0u64];
+    let mut tool_ms = Vec::new();
     let mut pending = 0u64;
     for c in trace {
-        pending += c.latency_ms;
+        pending = pending.saturating_add(c.latency_ms);
         if c.enters_context() {
-            gaps.push(pending + timing.model_ms_per_step);
+            tool_ms.push(pending);
             pending = 0;
         }
     }
-    for p in &timing.pauses {
-        if let Some(g) = gaps.get_mut((p.before_request as usize).wrapping_sub(1)) {
-            *g += p.ms;
-        }
-    }
+    let mut gaps = Vec::with_capacity(tool_ms.len() + 1);
+    timing.gaps_into(tool_ms, &mut gaps);
     gaps
 }
 

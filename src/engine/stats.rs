@@ -5,11 +5,11 @@
 
 use crate::scenario::TraceCall;
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::statistics::{Data, Median};
 
 /// What one capability's successful responses looked like.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CapabilityStats {
     /// Capability name.
     pub capability: String,
@@ -90,7 +90,7 @@ pub fn median(values: impl Iterator<Item = u64>) -> f64 {
 }
 
 /// The data tools' bill: charged responses only.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ledger {
     /// Requests recorded.
     pub requests: u64,

@@ -6,10 +6,12 @@
 //! that needs it is an error, never a silent zero.
 
 use crate::input::{optional_price, price, SourceText};
-use crate::scenario::variant::{Cache, Mode};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+pub mod tier;
+pub use tier::{Cache, Mode};
 
 /// One million: prices are quoted per million tokens.
 pub const PER_MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
@@ -59,7 +61,7 @@ struct RawLongContext {
 
 /// A long-context tier: a request whose input is above `threshold_tokens` is
 /// billed entirely at these rates (cache prices keep the model's multipliers).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LongContext {
     /// Input tokens above which the tier applies (strictly above).
     pub threshold_tokens: u64,
@@ -70,7 +72,7 @@ pub struct LongContext {
 }
 
 /// A model's prices in USD per million tokens; `None` where the source gives none.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelPrices {
     /// The model id, e.g. `claude-fable-5-2`.
     pub model: String,
@@ -101,7 +103,7 @@ pub struct ModelPrices {
 }
 
 /// The rates one variant pays, resolved from a model's prices (USD per million tokens).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
     /// Uncached input.
     pub input: Decimal,
@@ -118,7 +120,7 @@ pub struct Rates {
 }
 
 /// A variant's rates above the long-context threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LongContextRates {
     /// Input tokens above which these rates apply.
     pub threshold_tokens: u64,
@@ -213,8 +215,6 @@ impl ModelPrices {
 #[derive(Debug, Clone)]
 pub struct PriceBook {
     models: BTreeMap<String, ModelPrices>,
-    /// Byte span of each model's table in the book, for error messages.
-    spans: BTreeMap<String, std::ops::Range<usize>>,
 }
 
 impl PriceBook {
@@ -222,9 +222,7 @@ impl PriceBook {
     pub fn parse(src: &SourceText) -> Result<PriceBook, crate::error::InputError> {
         let raw: RawPriceBook = src.parse_toml("price book")?;
         let mut models = BTreeMap::new();
-        let mut spans = BTreeMap::new();
         for (id, spanned) in raw.models {
-            spans.insert(id.clone(), spanned.span());
             let r = spanned.into_inner();
             models.insert(
                 id.clone(),
@@ -249,7 +247,7 @@ impl PriceBook {
                 },
             );
         }
-        Ok(PriceBook { models, spans })
+        Ok(PriceBook { models })
     }
 
     /// The prices of `model`, if the book has it.
@@ -260,11 +258,6 @@ impl PriceBook {
     /// The model ids in the book, sorted.
     pub fn model_ids(&self) -> impl Iterator<Item = &str> {
         self.models.keys().map(String::as_str)
-    }
-
-    /// Where `model`'s table sits in the book file.
-    pub fn span_of(&self, model: &str) -> Option<std::ops::Range<usize>> {
-        self.spans.get(model).cloned()
     }
 }
 

@@ -1,6 +1,6 @@
 //! CSV: a header row, plain exact numbers, stable column order.
 
-use super::tables::DataTable;
+use super::table::DataTable;
 
 /// One table as CSV bytes.
 pub fn render(t: &DataTable) -> Vec<u8> {

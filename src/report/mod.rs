@@ -1,9 +1,70 @@
-//! Renderers: each turns one [`crate::engine::Simulation`] into bytes.
+//! Renderers: each result document as terminal tables, CSV, JSON and HTML.
 //!
-//! None of them touches the filesystem; [`crate::output`] writes files.
+//! Every document implements [`Render`] (as hyperfine's exporters implement
+//! one trait): each method is a pure function of the document that returns
+//! text or bytes, and only lays out what the document holds. None of them
+//! touches the filesystem; [`crate::output`] writes files.
+//!
+//! - [`table`]: the table model all formats share; [`terminal`], [`csv`],
+//!   [`json`] and [`html`] lay it out;
+//! - [`simulation`], [`sweep`], [`forecast`], [`diff`]: each command's
+//!   tables, terminal layout and page.
 
 pub mod csv;
+pub mod diff;
+pub mod forecast;
+pub mod format;
 pub mod html;
 pub mod json;
-pub mod tables;
+pub mod simulation;
+pub mod sweep;
+pub mod table;
 pub mod terminal;
+
+use crate::document::Document;
+use table::DataTable;
+
+/// What the terminal output includes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TerminalOptions {
+    /// Also print the per-request table (`simulate --requests`).
+    pub requests: bool,
+}
+
+/// Options that change an HTML page.
+#[derive(Debug, Clone, Default)]
+pub struct HtmlOptions {
+    /// A generation time to print in the footer (the renderer never reads the clock).
+    pub timestamp: Option<String>,
+}
+
+/// A renderer failed: a template or chart bug, never the user's input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RenderError(pub String);
+
+impl From<tera::Error> for RenderError {
+    fn from(e: tera::Error) -> Self {
+        RenderError(e.to_string())
+    }
+}
+
+/// One renderer interface for every result document.
+pub trait Render: Document {
+    /// Terminal tables and sentences.
+    fn terminal(&self, opts: &TerminalOptions) -> String;
+    /// Every table of the document, in report order (`--csv DIR` writes one file each).
+    fn tables(&self) -> Vec<DataTable>;
+    /// The table `--format csv` prints.
+    fn csv_table(&self) -> DataTable;
+    /// A self-contained HTML page.
+    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
+    /// The canonical JSON document, with its marker.
+    fn json(&self) -> Vec<u8> {
+        json::render(self)
+    }
+    /// [`Render::csv_table`] as CSV bytes.
+    fn csv(&self) -> Vec<u8> {
+        csv::render(&self.csv_table())
+    }
+}

@@ -4,10 +4,11 @@
 //! is deserialized into raw structs (`deny_unknown_fields`, exact decimals),
 //! then checked once into a [`Scenario`] whose fields the engine trusts.
 
+pub mod limits;
 pub mod trace;
 pub mod variant;
 
-use crate::error::{closest, InputError};
+use crate::error::{closest, did_you_mean, InputError};
 use crate::input::{positive_decimal, SourceText};
 use crate::pricing::{MissingPrices, ModelPrices, PriceBook, Rates};
 use rust_decimal::Decimal;
@@ -88,7 +89,7 @@ struct RawRestart {
 }
 
 /// Retry break-even between two models (seeds 000–002).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryCase {
     /// Uncached input tokens per attempt.
     pub input_tokens_per_attempt: u64,
@@ -105,7 +106,7 @@ pub struct RetryCase {
 }
 
 /// Cache-lifetime what-if: model time per step and the sweep over it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LifetimeCase {
     /// Model time per step, milliseconds.
     pub model_ms_per_step: u64,
@@ -114,7 +115,7 @@ pub struct LifetimeCase {
 }
 
 /// The what-if analyses a scenario asks for.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct WhatIfs {
     /// Retry break-even between two models.
     pub retry: Option<RetryCase>,
@@ -145,7 +146,7 @@ struct RawPause {
 
 /// When requests happen: the gap before request k is the tool time since the
 /// previous request, plus the model's time per step, plus any pause.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
     /// The model's time per step, in milliseconds.
     pub model_ms_per_step: u64,
@@ -153,8 +154,28 @@ pub struct Timing {
     pub pauses: Vec<Pause>,
 }
 
+impl Timing {
+    /// The gap before each request in milliseconds into `out` (index 0 is
+    /// request 1): `tool_ms` gives the tool time before each later request,
+    /// to which the model's time per step and any pause are added.
+    pub fn gaps_into(&self, tool_ms: impl IntoIterator<Item = u64>, out: &mut Vec<u64>) {
+        out.clear();
+        out.push(0);
+        out.extend(
+            tool_ms
+                .into_iter()
+                .map(|t| t.saturating_add(self.model_ms_per_step)),
+        );
+        for p in &self.pauses {
+            if let Some(g) = out.get_mut((p.before_request as usize).wrapping_sub(1)) {
+                *g = g.saturating_add(p.ms);
+            }
+        }
+    }
+}
+
 /// A wait before one request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pause {
     /// 1-based request number.
     pub before_request: u64,
@@ -196,7 +217,7 @@ struct RawVariant {
 }
 
 /// What the run assumes beyond the trace (seed 003's symbols in brackets).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Assumptions {
     /// System prompt + tool definitions + user question, in tokens [P].
     pub prefix_tokens: u64,
@@ -213,7 +234,7 @@ pub struct Assumptions {
 }
 
 /// A variant with the rates it pays, resolved from the price book.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PricedVariant {
     /// What the variant is.
     #[serde(flatten)]
@@ -232,7 +253,7 @@ pub struct InputFile {
 }
 
 /// A checked scenario: everything the engine needs, already validated.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Scenario {
     /// Short name, used for default report file names.
     pub name: String,
@@ -266,240 +287,22 @@ impl Scenario {
     pub fn from_source(src: &SourceText, base: &Path) -> Result<Scenario, InputError> {
         let raw: RawScenario = src.parse_toml("scenario")?;
         let mut inputs = vec![input_file(src)];
-
-        // Price book and model.
-        let book_path = resolve(base, raw.prices.get_ref());
-        let book_src = SourceText::read(&book_path, "price book").map_err(|e| {
-            src.error_at(
-                e.message().to_string(),
-                raw.prices.span(),
-                "price book path",
-            )
-            .with_help(e.help_text().unwrap_or("check the path"))
-        })?;
-        let book = PriceBook::parse(&book_src)?;
-        inputs.push(input_file(&book_src));
-        let model_id = raw.model.get_ref();
-        let prices = book.get(model_id).cloned().ok_or_else(|| {
-            let known: Vec<&str> = book.model_ids().collect();
-            let help = match closest(model_id, known.iter().copied()) {
-                Some(best) => format!(
-                    "did you mean `{best}`? The price book has: {}",
-                    known.join(", ")
-                ),
-                None => format!(
-                    "the price book has: {}; add a [models.{model_id}] table to it",
-                    known.join(", ")
-                ),
-            };
-            src.error_at(
-                format!(
-                    "model `{model_id}` is not in the price book `{}`",
-                    book_src.name
-                ),
-                raw.model.span(),
-                "unknown model",
-            )
-            .with_help(help)
-        })?;
-
-        // Trace.
-        let trace_span = raw.trace.span();
-        let raw_trace = raw.trace.into_inner();
-        let trace = match (raw_trace.file, raw_trace.calls) {
-            (Some(file), None) => {
-                let trace_path = resolve(base, file.get_ref());
-                let trace_src = SourceText::read(&trace_path, "trace file").map_err(|e| {
-                    src.error_at(e.message().to_string(), file.span(), "trace file path")
-                        .with_help(e.help_text().unwrap_or("check the path"))
-                })?;
-                inputs.push(input_file(&trace_src));
-                trace::parse_csv(&trace_src)?
-            }
-            (None, Some(calls)) => trace::check_inline(src, calls)?,
-            (Some(file), Some(_)) => {
-                return Err(src
-                    .error_at(
-                        "the trace has both `file` and inline `calls`",
-                        file.span(),
-                        "one of these",
-                    )
-                    .with_help(
-                        "keep either `file = \"…csv\"` or the [[trace.calls]] rows, not both",
-                    ))
-            }
-            (None, None) => {
-                return Err(src
-                    .error_at("the trace has no calls", trace_span, "empty trace")
-                    .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
-            }
-        };
-        if !trace.iter().any(TraceCall::enters_context) {
-            let what = if trace.is_empty() {
-                "the trace is empty".to_string()
-            } else {
-                "no call in the trace returned a successful, non-replayed result".to_string()
-            };
-            return Err(src.error_at(what, trace_span, "trace").with_help(
-                "a trace needs at least one row with a 2xx status and replayed = false",
-            ));
-        }
-
-        // Variants.
-        let variants_span = raw.variants.span();
-        let raw_variants = raw.variants.into_inner();
-        if raw_variants.is_empty() {
-            return Err(src
-                .error_at("no variants to compare", variants_span, "empty list")
-                .with_help("add [[variants]] tables with results, cache and mode"));
-        }
-        let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw_variants.len());
-        for spanned in raw_variants {
-            let span = spanned.span();
-            let rv = spanned.into_inner();
-            let name = rv
-                .name
-                .unwrap_or_else(|| Variant::default_name(rv.results, rv.cache, rv.mode));
-            if variants.iter().any(|v| v.variant.name == name) {
-                return Err(src
-                    .error_at(
-                        format!("two variants are named `{name}`"),
-                        span,
-                        "duplicate",
-                    )
-                    .with_help("give each variant a different `name`"));
-            }
-            let rates = prices.rates(rv.cache, rv.mode).map_err(|MissingPrices(missing)| {
-                src.error_at(
-                    format!(
-                        "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
-                        missing.join(" and ")
-                    ),
-                    span.clone(),
-                    "needs unknown prices",
-                )
-                .with_help(format!(
-                    "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
-                    missing.join(", "),
-                    book_src.name
-                ))
-            })?;
-            variants.push(PricedVariant {
-                variant: Variant {
-                    name,
-                    results: rv.results,
-                    cache: rv.cache,
-                    mode: rv.mode,
-                },
-                rates,
-            });
-        }
-
-        let timing = match raw.timing {
-            None => None,
-            Some(t) => Some(Timing {
-                model_ms_per_step: to_ms(
-                    t.model_seconds_per_step,
-                    src,
-                    "timing.model_seconds_per_step",
-                )?,
-                pauses: t
-                    .pauses
-                    .into_iter()
-                    .map(|p| {
-                        Ok(Pause {
-                            before_request: p.before_request,
-                            ms: to_ms(p.seconds, src, "timing.pauses.seconds")?,
-                        })
-                    })
-                    .collect::<Result<_, InputError>>()?,
-            }),
-        };
+        let book = Book::load(src, base, &raw.prices)?;
+        inputs.push(input_file(&book.src));
+        let prices = book.model(src, &raw.model, "model")?;
+        let trace = load_trace(src, base, raw.trace, &mut inputs)?;
+        let variants = check_variants(src, &book, &prices, raw.variants)?;
+        let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let what_if = WhatIfs {
-            retry: match raw.retry {
-                None => None,
-                Some(r) => {
-                    let span = r.span();
-                    let r = r.into_inner();
-                    let find = |m: &Spanned<String>| {
-                        book.get(m.get_ref()).cloned().ok_or_else(|| {
-                            let known: Vec<&str> = book.model_ids().collect();
-                            src.error_at(
-                                format!(
-                                    "retry model `{}` is not in the price book `{}`",
-                                    m.get_ref(),
-                                    book_src.name
-                                ),
-                                m.span(),
-                                "unknown model",
-                            )
-                            .with_help(
-                                match closest(m.get_ref(), known.iter().copied()) {
-                                    Some(best) => format!(
-                                        "did you mean `{best}`? The price book has: {}",
-                                        known.join(", ")
-                                    ),
-                                    None => format!("the price book has: {}", known.join(", ")),
-                                },
-                            )
-                        })
-                    };
-                    let baseline = find(&r.baseline.model)?;
-                    let candidate = find(&r.candidate.model)?;
-                    let (Some(attempts), Some(accepted)) =
-                        (r.baseline.attempts, r.baseline.accepted)
-                    else {
-                        return Err(src
-                            .error_at("the retry baseline needs `attempts` and `accepted`", span, "retry")
-                            .with_help("e.g. baseline = { model = \"claude-fable-5-1\", attempts = 20, accepted = 20 }"));
-                    };
-                    if accepted == 0 || attempts < accepted {
-                        return Err(src
-                            .error_at(
-                                format!("retry baseline: {accepted} accepted answers from {attempts} attempts"),
-                                span,
-                                "retry",
-                            )
-                            .with_help("accepted must be at least 1 and at most attempts"));
-                    }
-                    Some(RetryCase {
-                        input_tokens_per_attempt: r.input_tokens_per_attempt,
-                        output_tokens_per_attempt: r.output_tokens_per_attempt,
-                        baseline,
-                        baseline_attempts: attempts,
-                        accepted,
-                        candidate,
-                    })
-                }
-            },
-            cache_lifetime: match raw.cache_lifetime {
-                None => None,
-                Some(l) => {
-                    let span = l.sweep_model_seconds.span();
-                    let r = l.sweep_model_seconds.into_inner();
-                    check_range(src, span, r.from, r.to, r.step)?;
-                    Some(LifetimeCase {
-                        model_ms_per_step: to_ms(
-                            l.model_seconds_per_step,
-                            src,
-                            "cache_lifetime.model_seconds_per_step",
-                        )?,
-                        sweep_seconds: (r.from, r.to, r.step),
-                    })
-                }
-            },
-            effort: {
-                let mut presets: Vec<(String, u64)> = raw
-                    .effort
-                    .map(|e| e.presets.into_iter().collect())
-                    .unwrap_or_default();
-                presets.sort_by_key(|(name, tokens)| (*tokens, name.clone()));
-                presets
-            },
+            retry: raw.retry.map(|r| check_retry(src, &book, r)).transpose()?,
+            cache_lifetime: raw
+                .cache_lifetime
+                .map(|l| check_lifetime(src, l))
+                .transpose()?,
+            effort: effort_presets(raw.effort),
             restart: raw.restart.map(|r| r.idempotency_keys),
         };
-        let a = raw.assumptions;
-        check_limits(src, &a)?;
+        let assumptions = check_assumptions(src, raw.assumptions)?;
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
@@ -508,14 +311,7 @@ impl Scenario {
             name: raw.name,
             question: raw.question,
             prices,
-            assumptions: Assumptions {
-                prefix_tokens: a.prefix_tokens,
-                output_tokens_per_step: a.output_tokens_per_step,
-                final_output_tokens: a.final_output_tokens,
-                bytes_per_token: a.bytes_per_token,
-                tokenizer_uplift: a.tokenizer_uplift,
-                runs_per_day: a.runs_per_day,
-            },
+            assumptions,
             timing,
             what_if,
             variants,
@@ -530,6 +326,275 @@ impl Scenario {
     }
 }
 
+/// The scenario's price book, read and parsed, with its text for messages.
+struct Book {
+    src: SourceText,
+    book: PriceBook,
+}
+
+impl Book {
+    fn load(src: &SourceText, base: &Path, path: &Spanned<String>) -> Result<Book, InputError> {
+        let book_path = resolve(base, path.get_ref());
+        let book_src = SourceText::read(&book_path, "price book").map_err(|e| {
+            src.error_at(e.message().to_string(), path.span(), "price book path")
+                .with_help(e.help_text().unwrap_or("check the path"))
+        })?;
+        let book = PriceBook::parse(&book_src)?;
+        Ok(Book {
+            src: book_src,
+            book,
+        })
+    }
+
+    /// The prices of the model named at `id`, or an error pointing at it.
+    fn model(
+        &self,
+        src: &SourceText,
+        id: &Spanned<String>,
+        what: &str,
+    ) -> Result<ModelPrices, InputError> {
+        let model_id = id.get_ref();
+        self.book.get(model_id).cloned().ok_or_else(|| {
+            let mut help = did_you_mean(model_id, self.book.model_ids(), "The price book has");
+            if closest(model_id, self.book.model_ids()).is_none() {
+                help.push_str(&format!("; add a [models.{model_id}] table to it"));
+            }
+            src.error_at(
+                format!(
+                    "{what} `{model_id}` is not in the price book `{}`",
+                    self.src.name
+                ),
+                id.span(),
+                "unknown model",
+            )
+            .with_help(help)
+        })
+    }
+}
+
+/// Reads the trace from its CSV file or the inline rows; it must have a result.
+fn load_trace(
+    src: &SourceText,
+    base: &Path,
+    raw: Spanned<RawTrace>,
+    inputs: &mut Vec<InputFile>,
+) -> Result<Vec<TraceCall>, InputError> {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    let trace = match (raw.file, raw.calls) {
+        (Some(file), None) => {
+            let trace_path = resolve(base, file.get_ref());
+            let trace_src = SourceText::read(&trace_path, "trace file").map_err(|e| {
+                src.error_at(e.message().to_string(), file.span(), "trace file path")
+                    .with_help(e.help_text().unwrap_or("check the path"))
+            })?;
+            inputs.push(input_file(&trace_src));
+            trace::parse_csv(&trace_src)?
+        }
+        (None, Some(calls)) => trace::check_inline(src, calls)?,
+        (Some(file), Some(_)) => {
+            return Err(src
+                .error_at(
+                    "the trace has both `file` and inline `calls`",
+                    file.span(),
+                    "one of these",
+                )
+                .with_help("keep either `file = \"…csv\"` or the [[trace.calls]] rows, not both"))
+        }
+        (None, None) => {
+            return Err(src
+                .error_at("the trace has no calls", span, "empty trace")
+                .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
+        }
+    };
+    if !trace.iter().any(TraceCall::enters_context) {
+        let what = if trace.is_empty() {
+            "the trace is empty".to_string()
+        } else {
+            "no call in the trace returned a successful, non-replayed result".to_string()
+        };
+        return Err(src
+            .error_at(what, span, "trace")
+            .with_help("a trace needs at least one row with a 2xx status and replayed = false"));
+    }
+    Ok(trace)
+}
+
+/// Names each variant, refuses duplicates, and resolves its rates.
+fn check_variants(
+    src: &SourceText,
+    book: &Book,
+    prices: &ModelPrices,
+    raw: Spanned<Vec<Spanned<RawVariant>>>,
+) -> Result<Vec<PricedVariant>, InputError> {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    if raw.is_empty() {
+        return Err(src
+            .error_at("no variants to compare", span, "empty list")
+            .with_help("add [[variants]] tables with results, cache and mode"));
+    }
+    let model_id = &prices.model;
+    let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw.len());
+    for spanned in raw {
+        let span = spanned.span();
+        let rv = spanned.into_inner();
+        let name = rv
+            .name
+            .unwrap_or_else(|| Variant::default_name(rv.results, rv.cache, rv.mode));
+        if variants.iter().any(|v| v.variant.name == name) {
+            return Err(src
+                .error_at(
+                    format!("two variants are named `{name}`"),
+                    span,
+                    "duplicate",
+                )
+                .with_help("give each variant a different `name`"));
+        }
+        let rates = prices.rates(rv.cache, rv.mode).map_err(|MissingPrices(missing)| {
+            src.error_at(
+                format!(
+                    "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
+                    missing.join(" and ")
+                ),
+                span.clone(),
+                "needs unknown prices",
+            )
+            .with_help(format!(
+                "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
+                missing.join(", "),
+                book.src.name
+            ))
+        })?;
+        variants.push(PricedVariant {
+            variant: Variant {
+                name,
+                results: rv.results,
+                cache: rv.cache,
+                mode: rv.mode,
+            },
+            rates,
+        });
+    }
+    Ok(variants)
+}
+
+fn check_timing(src: &SourceText, t: RawTiming) -> Result<Timing, InputError> {
+    Ok(Timing {
+        model_ms_per_step: to_ms(
+            t.model_seconds_per_step,
+            src,
+            "timing.model_seconds_per_step",
+        )?,
+        pauses: t
+            .pauses
+            .into_iter()
+            .map(|p| {
+                Ok(Pause {
+                    before_request: p.before_request,
+                    ms: to_ms(p.seconds, src, "timing.pauses.seconds")?,
+                })
+            })
+            .collect::<Result<_, InputError>>()?,
+    })
+}
+
+fn check_retry(
+    src: &SourceText,
+    book: &Book,
+    r: Spanned<RawRetry>,
+) -> Result<RetryCase, InputError> {
+    let span = r.span();
+    let r = r.into_inner();
+    let baseline = book.model(src, &r.baseline.model, "retry model")?;
+    let candidate = book.model(src, &r.candidate.model, "retry model")?;
+    let (Some(attempts), Some(accepted)) = (r.baseline.attempts, r.baseline.accepted) else {
+        return Err(src
+            .error_at(
+                "the retry baseline needs `attempts` and `accepted`",
+                span,
+                "retry",
+            )
+            .with_help(
+                "e.g. baseline = { model = \"claude-fable-5-1\", attempts = 20, accepted = 20 }",
+            ));
+    };
+    if accepted == 0 || attempts < accepted {
+        return Err(src
+            .error_at(
+                format!("retry baseline: {accepted} accepted answers from {attempts} attempts"),
+                span,
+                "retry",
+            )
+            .with_help("accepted must be at least 1 and at most attempts"));
+    }
+    Ok(RetryCase {
+        input_tokens_per_attempt: r.input_tokens_per_attempt,
+        output_tokens_per_attempt: r.output_tokens_per_attempt,
+        baseline,
+        baseline_attempts: attempts,
+        accepted,
+        candidate,
+    })
+}
+
+fn check_lifetime(src: &SourceText, l: RawLifetime) -> Result<LifetimeCase, InputError> {
+    let span = l.sweep_model_seconds.span();
+    let r = l.sweep_model_seconds.into_inner();
+    check_range(src, span, r.from, r.to, r.step)?;
+    Ok(LifetimeCase {
+        model_ms_per_step: to_ms(
+            l.model_seconds_per_step,
+            src,
+            "cache_lifetime.model_seconds_per_step",
+        )?,
+        sweep_seconds: (r.from, r.to, r.step),
+    })
+}
+
+/// Effort presets sorted by tokens, then name.
+fn effort_presets(raw: Option<RawEffort>) -> Vec<(String, u64)> {
+    let mut presets: Vec<(String, u64)> = raw
+        .map(|e| e.presets.into_iter().collect())
+        .unwrap_or_default();
+    presets.sort_by_key(|(name, tokens)| (*tokens, name.clone()));
+    presets
+}
+
+/// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.
+fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions, InputError> {
+    let problem = |p: String, help: &str| {
+        InputError::new(format!("{}: assumptions.{p}", src.name)).with_help(help)
+    };
+    for (field, v) in [
+        ("prefix_tokens", a.prefix_tokens),
+        ("output_tokens_per_step", a.output_tokens_per_step),
+        ("final_output_tokens", a.final_output_tokens),
+    ] {
+        limits::tokens(field, v)
+            .map_err(|p| problem(p, "token counts per request are at most in the millions"))?;
+    }
+    for (field, v) in [
+        ("bytes_per_token", a.bytes_per_token),
+        ("tokenizer_uplift", a.tokenizer_uplift),
+    ] {
+        limits::factor(field, v).map_err(|p| {
+            problem(
+                p,
+                "use at most six decimals and a value of at most 1000, e.g. 4 or 1.3",
+            )
+        })?;
+    }
+    Ok(Assumptions {
+        prefix_tokens: a.prefix_tokens,
+        output_tokens_per_step: a.output_tokens_per_step,
+        final_output_tokens: a.final_output_tokens,
+        bytes_per_token: a.bytes_per_token,
+        tokenizer_uplift: a.tokenizer_uplift,
+        runs_per_day: a.runs_per_day,
+    })
+}
+
 /// One SHA-256 over the names and hashes of input files.
 pub fn fingerprint(inputs: &[InputFile]) -> String {
     let mut h = Sha256::new();
@@ -542,38 +607,7 @@ pub fn fingerprint(inputs: &[InputFile]) -> String {
     hex(&h.finalize())
 }
 
-/// Largest token count an assumption may hold (far above any context window).
-pub const MAX_TOKENS: u64 = 1_000_000_000;
-
-/// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.
-fn check_limits(src: &SourceText, a: &RawAssumptions) -> Result<(), InputError> {
-    for (field, v) in [
-        ("prefix_tokens", a.prefix_tokens),
-        ("output_tokens_per_step", a.output_tokens_per_step),
-        ("final_output_tokens", a.final_output_tokens),
-    ] {
-        if v > MAX_TOKENS {
-            return Err(InputError::new(format!(
-                "{}: assumptions.{field} = {v} is more than {MAX_TOKENS} tokens",
-                src.name
-            ))
-            .with_help("token counts per request are at most in the millions"));
-        }
-    }
-    for (field, v) in [
-        ("bytes_per_token", a.bytes_per_token),
-        ("tokenizer_uplift", a.tokenizer_uplift),
-    ] {
-        if v.scale() > 6 || v > Decimal::from(1000) {
-            return Err(InputError::new(format!(
-                "{}: assumptions.{field} = {v} is outside what tokencast accepts",
-                src.name
-            ))
-            .with_help("use at most six decimals and a value of at most 1000, e.g. 4 or 1.3"));
-        }
-    }
-    Ok(())
-}
+pub use limits::MAX_TOKENS;
 
 /// Most points a sweep range may have.
 pub const MAX_RANGE_POINTS: u64 = 10_000;
@@ -609,15 +643,17 @@ fn check_range(
 
 /// Seconds as whole milliseconds; finer precision is an error, not a silent rounding.
 fn to_ms(seconds: Decimal, src: &SourceText, field: &str) -> Result<u64, InputError> {
-    let ms = seconds * Decimal::from(1000);
-    if ms.fract() != Decimal::ZERO || ms > Decimal::from(u32::MAX) {
-        return Err(InputError::new(format!(
-            "{}: `{field}` = {seconds} is not a whole number of milliseconds",
-            src.name
+    let ms = seconds
+        .checked_mul(Decimal::from(1000))
+        .filter(|ms| ms.fract().is_zero() && *ms <= Decimal::from(u32::MAX));
+    ms.and_then(crate::input::whole).ok_or_else(|| {
+        InputError::new(format!(
+            "{}: `{field}` = {seconds} is not a whole number of milliseconds up to {} s",
+            src.name,
+            u32::MAX / 1000
         ))
-        .with_help("give seconds with at most three decimals, e.g. 2.5"));
-    }
-    Ok(u64::try_from(ms.trunc().mantissa()).unwrap_or(0) / 10u64.pow(ms.trunc().scale()))
+        .with_help("give seconds with at most three decimals, e.g. 2.5")
+    })
 }
 
 fn resolve(base: &Path, rel: &str) -> PathBuf {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_RESULT_BYTES: u64 = 10_000_000_000;
 
 /// One recorded tool request, as checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceCall {
     /// 1-based position in the trace.
     pub row: usize,

@@ -1,0 +1,165 @@
+//! The command line as parsed by clap, before any checking (ripgrep's
+//! "low-level arguments"); [`super::spec`] turns these into checked specs.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// tokencast: what your LLM agent's tool calls will cost, before the invoice does.
+#[derive(Debug, Parser)]
+#[command(name = "tokencast", version, about)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay a scenario's trace through every variant and compare costs.
+    Simulate(SimulateArgs),
+    /// Vary one assumption, or two as a grid, and replay the scenario at every point.
+    Sweep(SweepArgs),
+    /// Compare two results (scenario .toml files or saved .json results) line by line.
+    Diff(DiffArgs),
+    /// Forecast longer runs from the recorded distributions: percentiles and budgets.
+    Forecast(ForecastArgs),
+}
+
+/// How `forecast` draws tool results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Resample the recorded calls.
+    Bootstrap,
+    /// A log-normal per capability, fitted by maximum likelihood.
+    Lognormal,
+}
+
+/// Arguments of `forecast`.
+#[derive(Debug, clap::Args)]
+pub struct ForecastArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Tool results per run.
+    #[arg(long)]
+    pub calls: u64,
+    /// Runs to simulate.
+    #[arg(long, default_value_t = 100_000)]
+    pub runs: u64,
+    /// Random seed: the same seed gives the same output on any number of threads.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How tool results are drawn.
+    #[arg(long, value_enum, default_value_t = MethodArg::Bootstrap)]
+    pub method: MethodArg,
+    /// A budget per run in USD: report the share of runs above it.
+    #[arg(long, value_name = "USD")]
+    pub budget: Option<String>,
+    /// Only draw these capabilities (repeatable).
+    #[arg(long = "capability", value_name = "NAME")]
+    pub capabilities: Vec<String>,
+    /// Worker threads [default: all cores].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Where the HTML page goes.
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// A terminal table.
+    Table,
+    /// JSON: every line with exact decimals.
+    Json,
+    /// A self-contained HTML page.
+    Html,
+}
+
+/// Arguments of `sweep`.
+#[derive(Debug, clap::Args)]
+pub struct SweepArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// NAME=FROM..TO:STEP (or cache=none,5m,1h); give it twice for a grid.
+    #[arg(long = "vary", value_name = "SPEC", required = true)]
+    pub vary: Vec<String>,
+    /// Most points the sweep may have (all axes together).
+    #[arg(long, default_value_t = crate::analysis::sweep::DEFAULT_MAX_POINTS)]
+    pub max_points: usize,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Where the HTML page goes.
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The left side: a scenario (.toml) or a saved result (.json).
+    pub a: PathBuf,
+    /// The right side.
+    pub b: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+    pub format: DiffFormat,
+    /// Write the output to this file instead of stdout.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Replace the output file even if it was not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Output formats for stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Terminal tables.
+    Table,
+    /// The canonical JSON document, exact decimals as strings.
+    Json,
+    /// The variants summary as CSV.
+    Csv,
+}
+
+/// Arguments of `simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also print the per-request table (terminal format).
+    #[arg(long)]
+    pub requests: bool,
+    /// Write every table as a CSV file into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
+    /// Where the HTML report goes.
+    #[command(flatten)]
+    pub page: PageArgs,
+}
+
+/// Options shared by every command that writes an HTML page.
+#[derive(Debug, clap::Args)]
+pub struct PageArgs {
+    /// Write the HTML page here [default: reports/<scenario file stem>[-sweep|-forecast].html].
+    #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
+    pub report: Option<PathBuf>,
+    /// Do not write the HTML page.
+    #[arg(long)]
+    pub no_report: bool,
+    /// Print the generation time in the page's footer (off by default, so reruns are byte-identical).
+    #[arg(long)]
+    pub timestamp: bool,
+    /// Replace output files even if they were not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
+}

@@ -1,0 +1,225 @@
+//! The steps of each command: check the arguments, load the inputs, build
+//! the result document, render every output in memory, then write files.
+//!
+//! [`args`] is the command line as clap parses it; [`spec`] checks it into
+//! typed specs. `main` prints what [`run`] returns and picks the exit code.
+
+pub mod args;
+pub mod spec;
+
+pub use args::Cli;
+use args::{
+    Command, DiffArgs, DiffFormat, ForecastArgs, Format, PageArgs, SimulateArgs, SweepArgs,
+};
+
+use crate::analysis::{forecast, sweep};
+use crate::document::{self, diff, Contents, SimulationDoc};
+use crate::error::AppError;
+use crate::input::SourceText;
+use crate::output::{self, Marker, PlannedFile};
+use crate::report::{HtmlOptions, Render, TerminalOptions};
+use crate::scenario::Scenario;
+use std::path::{Path, PathBuf};
+
+/// What a successful command produced: stdout bytes and notes for stderr.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Bytes for stdout.
+    pub stdout: Vec<u8>,
+    /// Lines for stderr (files written).
+    pub notes: Vec<String>,
+}
+
+/// Runs a parsed command.
+pub fn run(cli: Cli) -> Result<Outcome, AppError> {
+    match cli.command {
+        Command::Simulate(args) => run_simulate(args),
+        Command::Sweep(args) => run_sweep(args),
+        Command::Diff(args) => run_diff(args),
+        Command::Forecast(args) => run_forecast(args),
+    }
+}
+
+/// `doc` in the stdout format asked for.
+fn stdout_of(doc: &impl Render, format: Format, terminal: &TerminalOptions) -> Vec<u8> {
+    match format {
+        Format::Table => doc.terminal(terminal).into_bytes(),
+        Format::Json => doc.json(),
+        Format::Csv => doc.csv(),
+    }
+}
+
+/// The HTML page, if the arguments ask for one: the given path, or
+/// `reports/<scenario stem><suffix>.html`.
+fn page_file(
+    doc: &impl Render,
+    scenario: &Path,
+    page: &PageArgs,
+    suffix: &str,
+) -> Result<Option<PlannedFile>, AppError> {
+    if page.no_report {
+        return None.map(Ok).transpose();
+    }
+    let path = page.report.clone().unwrap_or_else(|| {
+        let stem = scenario
+            .file_stem()
+            .map_or("report".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from("reports").join(format!("{stem}{suffix}.html"))
+    });
+    let opts = HtmlOptions {
+        timestamp: page
+            .timestamp
+            .then(|| humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+    };
+    let bytes = doc
+        .html(&opts)
+        .map_err(|e| AppError::Render(e.to_string()))?;
+    Ok(Some(PlannedFile {
+        path,
+        bytes,
+        marker: Marker::Html,
+    }))
+}
+
+/// Writes every planned file (all checked first) and says which.
+fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcome, AppError> {
+    output::write_all(&files, force)?;
+    Ok(Outcome {
+        stdout,
+        notes: files
+            .iter()
+            .map(|f| format!("wrote {}", f.path.display()))
+            .collect(),
+    })
+}
+
+fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
+    let scenario = Scenario::load(&args.scenario)?;
+    let doc = SimulationDoc::build(&scenario, Contents::FULL);
+    let terminal = TerminalOptions {
+        requests: args.requests,
+    };
+    let stdout = stdout_of(&doc, args.format, &terminal);
+    let mut files: Vec<PlannedFile> = page_file(&doc, &args.scenario, &args.page, "")?
+        .into_iter()
+        .collect();
+    if let Some(dir) = &args.csv {
+        files.extend(doc.tables().iter().map(|t| PlannedFile {
+            path: dir.join(format!("{}.csv", t.id)),
+            bytes: crate::report::csv::render(t),
+            marker: Marker::Csv(t.header()),
+        }));
+    }
+    write(stdout, files, args.page.force)
+}
+
+fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
+    let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
+    let scenario = Scenario::load(&args.scenario)?;
+    spec.check_against(&scenario)?;
+    let doc = sweep::run(&scenario, &spec.axes);
+    let stdout = stdout_of(&doc, args.format, &TerminalOptions::default());
+    let files = page_file(&doc, &args.scenario, &args.page, "-sweep")?
+        .into_iter()
+        .collect();
+    write(stdout, files, args.page.force)
+}
+
+fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
+    let spec = spec::forecast_spec(&args)?;
+    let scenario = Scenario::load(&args.scenario)?;
+    let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
+    spec::check_capabilities(&args.capabilities, &sampler)?;
+    let sampler = sampler.only(&args.capabilities);
+    let doc = forecast_with_progress(&scenario, &spec, &sampler, args.threads)?;
+    let stdout = stdout_of(&doc, args.format, &TerminalOptions::default());
+    let files = page_file(&doc, &args.scenario, &args.page, "-forecast")?
+        .into_iter()
+        .collect();
+    write(stdout, files, args.page.force)
+}
+
+/// Runs the forecast on its own thread pool with a progress bar on stderr
+/// (hidden when stderr is not a terminal); Ctrl-C stops it and writes nothing.
+fn forecast_with_progress(
+    scenario: &Scenario,
+    spec: &forecast::ForecastSpec,
+    sampler: &forecast::Sampler,
+    threads: Option<usize>,
+) -> Result<document::Forecast, AppError> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        // If a handler is already installed (tests calling run twice), keep it.
+        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(spec.runs),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs ({eta} left)")
+            .expect("a valid template"),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| AppError::Render(e.to_string()))?;
+    let progress = |n: u64| bar.inc(n);
+    let result = pool.install(|| forecast::run(scenario, spec, sampler, &cancel, &progress));
+    bar.finish_and_clear();
+    match result {
+        Ok(_) if cancel.load(Ordering::SeqCst) => Err(AppError::Interrupted),
+        Ok(doc) => Ok(doc),
+        Err(forecast::ForecastError::Input(e)) => Err(e.into()),
+        Err(forecast::ForecastError::Interrupted) => Err(AppError::Interrupted),
+    }
+}
+
+/// One side of a diff: a saved simulation document, or a scenario simulated now.
+fn diff_side(path: &Path) -> Result<SimulationDoc, AppError> {
+    if path.extension().is_some_and(|e| e == "json") {
+        let src = SourceText::read(path, "result file")?;
+        Ok(document::load::load::<SimulationDoc>(&src)?)
+    } else {
+        let scenario = Scenario::load(path)?;
+        Ok(SimulationDoc::build(&scenario, Contents::FIGURES))
+    }
+}
+
+fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
+    let label = |p: &Path| {
+        p.file_name().map_or(p.display().to_string(), |n| {
+            n.to_string_lossy().into_owned()
+        })
+    };
+    let a = diff_side(&args.a)?;
+    let b = diff_side(&args.b)?;
+    let doc = diff::compare(&a, &b, &label(&args.a), &label(&args.b));
+    let (bytes, marker) = match args.format {
+        DiffFormat::Table => (
+            doc.terminal(&TerminalOptions::default()).into_bytes(),
+            Marker::Text,
+        ),
+        DiffFormat::Json => (doc.json(), Marker::Json),
+        DiffFormat::Html => (
+            doc.html(&HtmlOptions::default())
+                .map_err(|e| AppError::Render(e.to_string()))?,
+            Marker::Html,
+        ),
+    };
+    match args.output {
+        None => write(bytes, Vec::new(), args.force),
+        Some(path) => write(
+            Vec::new(),
+            vec![PlannedFile {
+                path,
+                bytes,
+                marker,
+            }],
+            args.force,
+        ),
+    }
+}

@@ -1,0 +1,326 @@
+//! Checked arguments (ripgrep's "high-level arguments"): every flag is
+//! validated here, once, into a typed spec. The analysis code receives these
+//! specs and never names a flag.
+
+use super::args::{ForecastArgs, MethodArg};
+use crate::analysis::forecast::{ForecastSpec, Method, Sampler};
+use crate::analysis::sweep::{self, Axis, Param, Value, MAX_CALLS};
+use crate::error::{did_you_mean, InputError};
+use crate::pricing::Cache;
+use crate::scenario::Scenario;
+use rust_decimal::Decimal;
+use std::str::FromStr;
+
+fn vary_error(spec: &str, problem: impl Into<String>, help: impl std::fmt::Display) -> InputError {
+    InputError::new(format!("--vary {spec}: {}", problem.into())).with_help(help)
+}
+
+/// Parses one `--vary NAME=FROM..TO:STEP` (or `cache=none,5m,1h`) into a typed axis.
+pub fn parse_axis(spec: &str, max_points: usize) -> Result<Axis, InputError> {
+    let Some((name, range)) = spec.split_once('=') else {
+        return Err(vary_error(
+            spec,
+            "expected NAME=FROM..TO:STEP",
+            "for example --vary output_tokens_per_step=500..4000:500",
+        ));
+    };
+    let name = name.trim();
+    let param = Param::from_name(name).ok_or_else(|| {
+        vary_error(
+            spec,
+            format!("unknown parameter `{name}`"),
+            did_you_mean(name, Param::ALL.map(Param::name), "Parameters"),
+        )
+    })?;
+    let range = range.trim();
+    if range.is_empty() {
+        return Err(vary_error(
+            spec,
+            "the range is empty",
+            "give FROM..TO:STEP, e.g. 0..600:30",
+        ));
+    }
+    if param == Param::Cache {
+        return range
+            .split(',')
+            .map(|v| {
+                Cache::from_key(v.trim()).map(Value::Cache).ok_or_else(|| {
+                    vary_error(
+                        spec,
+                        format!("`{}` is not a cache tier", v.trim()),
+                        "cache tiers: none, 5m, 1h (comma-separated)",
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()
+            .map(|values| Axis { param, values });
+    }
+    let values = numeric_range(spec, param, range, max_points)?;
+    Ok(Axis { param, values })
+}
+
+/// `FROM..TO:STEP` as checked values of `param`.
+fn numeric_range(
+    spec: &str,
+    param: Param,
+    range: &str,
+    max_points: usize,
+) -> Result<Vec<Value>, InputError> {
+    let bad = || {
+        vary_error(
+            spec,
+            "expected FROM..TO:STEP",
+            "for example 500..4000:500 (the step is required)",
+        )
+    };
+    let (bounds, step) = range.split_once(':').ok_or_else(bad)?;
+    let (from, to) = bounds.split_once("..").ok_or_else(bad)?;
+    let num = |s: &str| {
+        Decimal::from_str(s.trim()).map_err(|_| {
+            vary_error(
+                spec,
+                format!("`{}` is not a number", s.trim()),
+                "write plain numbers such as 500 or 0.25",
+            )
+        })
+    };
+    let (from, to, step) = (num(from)?, num(to)?, num(step)?);
+    if step <= Decimal::ZERO {
+        return Err(vary_error(
+            spec,
+            "the step must be greater than zero",
+            "for example 0..600:30",
+        ));
+    }
+    if to < from {
+        return Err(vary_error(
+            spec,
+            format!("the range is reversed ({from} > {to})"),
+            format!("write {to}..{from}:{step}"),
+        ));
+    }
+    if param.integer()
+        && (from.fract() != Decimal::ZERO || step.fract() != Decimal::ZERO || from < Decimal::ZERO)
+    {
+        return Err(vary_error(
+            spec,
+            format!("`{}` takes whole numbers", param.name()),
+            "for example 0..4000:500",
+        ));
+    }
+    let count = (to - from)
+        .checked_div(step)
+        .map(|c| c.floor() + Decimal::ONE)
+        .filter(|c| *c <= Decimal::from(max_points));
+    let Some(count) = count.and_then(crate::input::whole) else {
+        let shown = (to - from)
+            .checked_div(step)
+            .map_or("too many".to_string(), |c| {
+                (c.floor() + Decimal::ONE).to_string()
+            });
+        return Err(vary_error(
+            spec,
+            format!("{shown} points is more than the limit of {max_points}"),
+            "use a larger step, or raise the limit with --max-points",
+        ));
+    };
+    let mut values = Vec::with_capacity(count as usize);
+    let mut v = from;
+    for _ in 0..count {
+        param
+            .check(v)
+            .map_err(|p| vary_error(spec, p, "choose a range of valid values"))?;
+        values.push(Value::Number(v.normalize()));
+        match v.checked_add(step) {
+            Some(next) => v = next,
+            None => break,
+        }
+    }
+    Ok(values)
+}
+
+/// The checked axes of a sweep.
+#[derive(Debug, Clone)]
+pub struct SweepSpec {
+    /// One or two axes.
+    pub axes: Vec<Axis>,
+}
+
+impl SweepSpec {
+    /// Parses every `--vary` and checks the grid's size.
+    pub fn check(vary: &[String], max_points: usize) -> Result<SweepSpec, InputError> {
+        if vary.len() > 2 {
+            return Err(InputError::new("--vary is given more than twice")
+                .with_help("vary one assumption, or two as a grid"));
+        }
+        let axes = vary
+            .iter()
+            .map(|v| parse_axis(v, max_points))
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = axes
+            .iter()
+            .try_fold(1usize, |n, a| n.checked_mul(a.values.len()));
+        if total.is_none_or(|t| t > max_points) {
+            return Err(InputError::new(format!(
+                "the grid has {} points, more than the limit of {max_points}",
+                total.map_or("too many".to_string(), |t| t.to_string())
+            ))
+            .with_help("use larger steps, or raise the limit with --max-points"));
+        }
+        Ok(SweepSpec { axes })
+    }
+
+    /// Checks the axes against the scenario: a cache axis needs every cache price.
+    pub fn check_against(&self, s: &Scenario) -> Result<(), InputError> {
+        if !self.axes.iter().any(|a| a.param == Param::Cache) {
+            return Ok(());
+        }
+        match sweep::missing_cache_prices(s) {
+            None => Ok(()),
+            Some((tier, mode)) => Err(InputError::new(format!(
+                "--vary cache: `{}` has no {tier} prices for mode {}",
+                s.prices.model,
+                mode.key()
+            ))
+            .with_help("add the cache prices to the price book")),
+        }
+    }
+}
+
+/// The forecast's runs, calls, seed, method and budget, checked.
+pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
+    if args.runs == 0 {
+        return Err(InputError::new("--runs is 0")
+            .with_help("simulate at least one run, e.g. --runs 10000"));
+    }
+    if args.calls == 0 {
+        return Err(InputError::new("--calls is 0")
+            .with_help("a run needs at least one tool call, e.g. --calls 20"));
+    }
+    if args.calls > MAX_CALLS {
+        return Err(
+            InputError::new(format!("--calls {} is more than {MAX_CALLS}", args.calls))
+                .with_help("forecast runs of at most ten million tool calls"),
+        );
+    }
+    if args.threads == Some(0) {
+        return Err(InputError::new("--threads is 0").with_help("use at least one thread"));
+    }
+    let budget = args.budget.as_deref().map(budget).transpose()?;
+    Ok(ForecastSpec {
+        calls: args.calls,
+        runs: args.runs,
+        seed: args.seed,
+        method: match args.method {
+            MethodArg::Bootstrap => Method::Bootstrap,
+            MethodArg::Lognormal => Method::Lognormal,
+        },
+        budget,
+    })
+}
+
+/// `--budget USD`: a non-negative amount.
+fn budget(b: &str) -> Result<Decimal, InputError> {
+    b.trim()
+        .parse::<Decimal>()
+        .ok()
+        .filter(|d| *d >= Decimal::ZERO)
+        .ok_or_else(|| {
+            InputError::new(format!("--budget {b}: not an amount in USD"))
+                .with_help("write a number such as 2.50")
+        })
+}
+
+/// `--capability NAME`: every name must be recorded in the trace.
+pub fn check_capabilities(names: &[String], sampler: &Sampler) -> Result<(), InputError> {
+    for n in names {
+        if !sampler.capabilities().any(|c| c == n) {
+            return Err(InputError::new(format!(
+                "--capability {n}: no recorded data for this capability in the trace"
+            ))
+            .with_help(did_you_mean(n, sampler.capabilities(), "Recorded")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbers(a: &Axis) -> Vec<String> {
+        a.values.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn parses_a_range() {
+        let a = parse_axis("output_tokens_per_step=500..2000:500", 100).unwrap();
+        assert_eq!(numbers(&a), ["500", "1000", "1500", "2000"]);
+    }
+
+    #[test]
+    fn suggests_the_nearest_parameter() {
+        let e = parse_axis("output_tokens_per_stp=1..2:1", 100).unwrap_err();
+        assert!(e
+            .help_text()
+            .unwrap()
+            .contains("did you mean `output_tokens_per_step`?"));
+    }
+
+    #[test]
+    fn rejects_zero_step_reversed_and_too_many_points() {
+        assert!(parse_axis("runs_per_day=1..10:0", 100)
+            .unwrap_err()
+            .message()
+            .contains("step"));
+        assert!(parse_axis("runs_per_day=10..1:1", 100)
+            .unwrap_err()
+            .message()
+            .contains("reversed"));
+        let e = parse_axis("runs_per_day=1..1000:1", 100).unwrap_err();
+        assert!(
+            e.message()
+                .contains("1000 points is more than the limit of 100"),
+            "{}",
+            e.message()
+        );
+        assert!(e.help_text().unwrap().contains("--max-points"));
+        assert!(parse_axis("runs_per_day=", 100)
+            .unwrap_err()
+            .message()
+            .contains("empty"));
+    }
+
+    #[test]
+    fn one_point_when_from_equals_to() {
+        assert_eq!(
+            numbers(&parse_axis("trim_ratio=0.5..0.5:0.1", 10).unwrap()),
+            ["0.5"]
+        );
+    }
+
+    #[test]
+    fn cache_axis_is_typed() {
+        let a = parse_axis("cache=none,1h", 10).unwrap();
+        assert_eq!(
+            a.values,
+            [Value::Cache(Cache::None), Value::Cache(Cache::OneHour)]
+        );
+        let e = parse_axis("cache=10m", 10).unwrap_err();
+        assert!(
+            e.message().contains("`10m` is not a cache tier"),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn huge_ranges_are_errors_not_panics() {
+        assert!(parse_axis("trim_ratio=0..79228162514264337593543950335:1", 1000).is_err());
+        assert!(parse_axis(
+            "tokenizer_uplift=2..18446744073709551615:0.0000000000000000000000000001",
+            1000
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,106 @@
+//! The `simulate` document: the engine's replay, the what-ifs the scenario
+//! asks for, and the comparison of the variants.
+
+use crate::analysis::{what_if, WhatIf};
+use crate::engine::{simulate, SimulateOptions, Simulation};
+use crate::scenario::Scenario;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// Cheapest against dearest variant, by the lower-bound total of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The cheapest variant.
+    pub cheapest: String,
+    /// Its total for one run, lower bound.
+    pub cheapest_total: Decimal,
+    /// The most expensive variant.
+    pub dearest: String,
+    /// Its total for one run, lower bound.
+    pub dearest_total: Decimal,
+    /// Dearest minus cheapest, one run.
+    pub saving: Decimal,
+    /// The saving as a share (0–1) of the dearest total.
+    pub saving_share: Decimal,
+    /// The saving over `runs_per_day` runs.
+    pub saving_per_day: Decimal,
+}
+
+impl Comparison {
+    /// The comparison of a simulation's variants; none with fewer than two.
+    pub fn of(sim: &Simulation) -> Option<Comparison> {
+        if sim.variants.len() < 2 {
+            return None;
+        }
+        let (lo, hi) = sim.cheapest_and_dearest();
+        let (c, d) = (&sim.variants[lo], &sim.variants[hi]);
+        let saving = d.cost.total.lower - c.cost.total.lower;
+        Some(Comparison {
+            cheapest: c.variant.variant.name.clone(),
+            cheapest_total: c.cost.total.lower,
+            dearest: d.variant.variant.name.clone(),
+            dearest_total: d.cost.total.lower,
+            saving,
+            saving_share: if d.cost.total.lower.is_zero() {
+                Decimal::ZERO
+            } else {
+                saving / d.cost.total.lower
+            },
+            saving_per_day: d.per_day.total.lower - c.per_day.total.lower,
+        })
+    }
+}
+
+/// What `simulate` produced: the single source of its table, CSV, JSON and HTML.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SimulationDoc {
+    /// The replay.
+    #[serde(flatten)]
+    pub simulation: Simulation,
+    /// Cheapest against dearest variant.
+    #[serde(default)]
+    pub comparison: Option<Comparison>,
+    /// The what-if analyses, when they were run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_if: Option<WhatIf>,
+}
+
+/// How much a simulation document holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Contents {
+    /// Per-request rows, attribution and the trace (memory linear in the trace).
+    pub detail: bool,
+    /// The scenario's what-if analyses.
+    pub what_ifs: bool,
+}
+
+impl Contents {
+    /// Everything, as `simulate` shows it.
+    pub const FULL: Contents = Contents {
+        detail: true,
+        what_ifs: true,
+    };
+    /// The totals only, as `diff` compares them.
+    pub const FIGURES: Contents = Contents {
+        detail: false,
+        what_ifs: false,
+    };
+}
+
+impl SimulationDoc {
+    /// Replays `scenario` and runs what `contents` asks for.
+    pub fn build(scenario: &Scenario, contents: Contents) -> SimulationDoc {
+        let simulation = simulate(
+            scenario,
+            SimulateOptions {
+                detail: contents.detail,
+            },
+        );
+        let what_if = contents.what_ifs.then(|| what_if(scenario, &simulation));
+        SimulationDoc {
+            comparison: Comparison::of(&simulation),
+            simulation,
+            what_if,
+        }
+    }
+}

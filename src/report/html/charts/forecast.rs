@@ -1,0 +1,109 @@
+//! Forecast charts: the cost histogram per variant and the context fan.
+
+use super::*;
+use crate::analysis::forecast::VariantForecast;
+use crate::document::Forecast;
+
+/// Forecast: histogram of one variant's cost per run.
+pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
+    let title = format!("Cost per run: {}", shorten(&v.name, 40));
+    let edges = &v.histogram_edges;
+    let bins = edges.len().saturating_sub(1);
+    let svg = draw(|root| {
+        let ymax = nice_max(
+            v.histogram_counts.iter().copied().max().unwrap_or(0) as f64 / runs as f64 * 100.0,
+        );
+        let (x0, x1) = (edges[0], edges[bins]);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_label_formatter(&|v| format_axis(*v))
+            .y_label_formatter(&|v| format_axis(*v))
+            .x_desc("USD per run, lower bound")
+            .y_desc("share of runs (%)")
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .draw()?;
+        chart.draw_series((0..bins).map(|i| {
+            let share = v.histogram_counts[i] as f64 / runs as f64 * 100.0;
+            Rectangle::new([(edges[i], 0.0), (edges[i + 1], share)], TRIMMED.filled())
+        }))?;
+        chart.draw_series((0..bins).filter(|i| v.histogram_counts[*i] > 0).map(|i| {
+            let share = v.histogram_counts[i] as f64 / runs as f64 * 100.0;
+            Rectangle::new(
+                [(edges[i], 0.0), (edges[i + 1], share)],
+                INK.stroke_width(1),
+            )
+        }))?;
+        for (label, x) in [("p50", v.cost_lower.p[0]), ("p99", v.cost_lower.p[2])] {
+            let style = INK.stroke_width(2);
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(x, 0.0), (x, ymax * 0.92)],
+                style,
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!(" {label}"),
+                (x, ymax * 0.97),
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            )))?;
+        }
+        Ok(())
+    });
+    let over = v.histogram_counts.last().copied().unwrap_or(0);
+    Chart {
+        id: "chart-forecast-histogram".into(),
+        title,
+        caption: if over > 0 {
+            format!("{over} runs cost more than the chart's range and are not drawn.")
+        } else {
+            "Vertical lines: p50 and p99 of the lower-bound cost.".into()
+        },
+        svg,
+    }
+}
+
+/// Forecast: percentile fan of the context size against the number of calls.
+pub fn forecast_fan(f: &Forecast) -> Chart {
+    let title = "Context size against the number of calls (p10–p99)";
+    let mut series = Vec::new();
+    for (c, name) in [(0, "raw"), (1, "trimmed")] {
+        for (q, label, dashed) in [
+            (1, "p50", false),
+            (0, "p10", true),
+            (2, "p90", true),
+            (3, "p99", true),
+        ] {
+            series.push(Line {
+                label: format!("{name} {label}"),
+                color: if c == 0 { RAW } else { TRIMMED },
+                dashed,
+                points: f
+                    .fan
+                    .iter()
+                    .map(|p| {
+                        let v = if c == 0 { p.raw[q] } else { p.trimmed[q] };
+                        (p.calls as f64, v / 1000.0)
+                    })
+                    .collect(),
+            });
+        }
+    }
+    Chart {
+        id: "chart-forecast-fan".into(),
+        title: title.into(),
+        caption: "Solid: median; dashed: p10, p90 and p99 of the context (lower bound) after n tool calls.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "tool calls in the run",
+            y_desc: "input tokens (thousands)",
+            lines: series,
+            mark: None,
+        }),
+    }
+}

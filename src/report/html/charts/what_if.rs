@@ -1,0 +1,174 @@
+//! Charts (g)–(i): the retry break-even, the cache tier against model time,
+//! and the cost of a restart by step.
+
+use super::*;
+use crate::document::SimulationDoc;
+use crate::scenario::{Cache, Content};
+
+/// (g) Retry break-even: cost per accepted answer as attempts grow.
+pub fn retry(doc: &SimulationDoc) -> Option<Chart> {
+    let r = doc.what_if.as_ref()?.retry.as_ref()?;
+    let title = "(g) Retry break-even: cost per accepted answer";
+    let pts = |get: fn(&crate::analysis::RetryPoint) -> Decimal| {
+        r.curve
+            .iter()
+            .map(|p| (p.attempts as f64, f(get(p))))
+            .collect::<Vec<_>>()
+    };
+    let today = f(r.baseline_cost_per_accepted);
+    let first = r.curve.first().map_or(0.0, |p| p.attempts as f64);
+    let last = r.curve.last().map_or(1.0, |p| p.attempts as f64);
+    let svg = lines(Lines {
+        title,
+        x_desc: &format!("attempts for {} accepted answers", r.accepted),
+        y_desc: "USD per accepted answer",
+        lines: vec![
+            Line {
+                label: r.baseline_model.clone(),
+                color: LINES[0],
+                dashed: false,
+                points: pts(|p| p.baseline_per_accepted),
+            },
+            Line {
+                label: r.candidate_model.clone(),
+                color: LINES[1],
+                dashed: false,
+                points: pts(|p| p.candidate_per_accepted),
+            },
+            Line {
+                label: format!(
+                    "{} today ({} attempts)",
+                    r.baseline_model, r.baseline_attempts
+                ),
+                color: LINES[2],
+                dashed: true,
+                points: vec![(first, today), (last, today)],
+            },
+        ],
+        mark: r.break_even_attempts.and_then(|b| {
+            let p = r.curve.iter().find(|p| p.attempts == b)?;
+            Some((
+                (b as f64, f(p.candidate_per_accepted)),
+                format!("  break-even: {b} attempts"),
+            ))
+        }),
+    });
+    Some(Chart {
+        id: "chart-retry".into(),
+        title: title.into(),
+        caption: "Failed attempts count: cost per accepted answer = cost of all attempts ÷ accepted answers. Past the marked point the cheaper model costs more than the baseline does today.".into(),
+        svg,
+    })
+}
+
+/// (h) Cache tier against the model's time per step.
+pub fn lifetime(doc: &SimulationDoc) -> Option<Chart> {
+    let l = doc.what_if.as_ref()?.cache_lifetime.as_ref()?;
+    let title = "(h) Cache tier vs model time per step";
+    let mut series = Vec::new();
+    for (i, c) in [Content::Raw, Content::Trimmed].into_iter().enumerate() {
+        for (j, tier) in [Cache::FiveMinutes, Cache::OneHour].into_iter().enumerate() {
+            series.push(Line {
+                label: format!("{c}, {} tier", tier.key()),
+                color: LINES[i * 2 + j],
+                dashed: j == 1,
+                points: l
+                    .sweep
+                    .iter()
+                    .map(|p| {
+                        let t = &p.tiers[i];
+                        (
+                            p.model_seconds as f64,
+                            f(if j == 0 {
+                                t.input_5m.lower
+                            } else {
+                                t.input_1h.lower
+                            }),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let mark = l.flips.iter().rev().find_map(|(c, flip)| {
+        flip.map(|s| {
+            let i = usize::from(*c == Content::Trimmed);
+            let y = l
+                .sweep
+                .iter()
+                .find(|p| p.model_seconds == s)
+                .map_or(0.0, |p| f(p.tiers[i].input_1h.lower));
+            ((s as f64, y), format!("  {c}: 1h cheaper from {s} s"))
+        })
+    });
+    Some(Chart {
+        id: "chart-lifetime".into(),
+        title: title.into(),
+        caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "model time per step (seconds)",
+            y_desc: "model input, USD per run",
+            lines: series,
+            mark,
+        }),
+    })
+}
+
+/// (i) Cost of one restart before each request.
+pub fn restart(doc: &SimulationDoc) -> Option<Chart> {
+    let sim = &doc.simulation;
+    let r = doc.what_if.as_ref()?.restart.as_ref()?;
+    let title = "(i) Extra cost of one restart, by step";
+    let mut series: Vec<Line> = sim
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Line {
+            label: format!("{}: start over", shorten(&v.variant.variant.name, 30)),
+            color: LINES[i % LINES.len()],
+            dashed: i >= LINES.len(),
+            points: r
+                .rows
+                .iter()
+                .map(|row| (row.before_request as f64, f(row.start_over[i])))
+                .collect(),
+        })
+        .collect();
+    if let Some(i) = sim
+        .variants
+        .iter()
+        .position(|v| v.variant.variant.name == r.cheapest)
+    {
+        series.push(Line {
+            label: format!("{}: resume", shorten(&r.cheapest, 30)),
+            color: LINES[i % LINES.len()],
+            dashed: true,
+            points: r
+                .rows
+                .iter()
+                .map(|row| (row.before_request as f64, f(row.resume[i])))
+                .collect(),
+        });
+    }
+    Some(Chart {
+        id: "chart-restart".into(),
+        title: title.into(),
+        caption: "Starting over pays every request before the restart again; resuming from an intact session rewrites the cache once.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "restart before request",
+            y_desc: "extra USD per run",
+            lines: series,
+            mark: None,
+        }),
+    })
+}
+
+/// Charts (g)–(i) the scenario's what-ifs call for, in report order.
+pub fn all(doc: &SimulationDoc) -> Vec<Chart> {
+    [retry(doc), lifetime(doc), restart(doc)]
+        .into_iter()
+        .flatten()
+        .collect()
+}

@@ -1,0 +1,269 @@
+//! How a simulation is shown: the terminal report and the HTML page.
+
+pub mod tables;
+pub mod what_if;
+
+use super::html::{
+    chart_block, charts, input_facts, render_template, transposed, view, Block, Fact, Headline,
+    Page,
+};
+use super::table::DataTable;
+use super::terminal::{plain_table, transposed as sideways};
+use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
+use crate::document::SimulationDoc;
+use crate::engine::Simulation;
+use crate::output::HTML_GENERATOR;
+use rust_decimal::Decimal;
+
+impl Render for SimulationDoc {
+    fn terminal(&self, opts: &TerminalOptions) -> String {
+        terminal(self, opts)
+    }
+
+    fn tables(&self) -> Vec<DataTable> {
+        tables::all(self)
+    }
+
+    fn csv_table(&self) -> DataTable {
+        tables::variants(self)
+    }
+
+    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(self, opts)?)
+    }
+}
+
+/// The whole terminal report.
+fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
+    let sim = &doc.simulation;
+    let mut s = String::new();
+    s.push_str(&format!(
+        "tokencast {} · scenario {} · model {}\n{}\n\n",
+        sim.tokencast_version, sim.scenario, sim.prices.model, sim.question
+    ));
+    let a = &sim.assumptions;
+    s.push_str(&format!(
+        "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = bytes ÷ {} (lower), × {} (upper).\n\n",
+        sim.tool_results,
+        format::int(a.prefix_tokens),
+        format::int(a.output_tokens_per_step),
+        format::int(a.final_output_tokens),
+        a.bytes_per_token,
+        a.tokenizer_uplift
+    ));
+    s.push_str(&sideways(&tables::variants(doc), 4));
+    if let Some(c) = &doc.comparison {
+        s.push_str(&format!(
+            "Cheapest: {} at {} a run; dearest: {} at {}; saving {} ({}) a run, lower bound.\n",
+            c.cheapest,
+            format::usd(c.cheapest_total, 3),
+            c.dearest,
+            format::usd(c.dearest_total, 3),
+            format::usd(c.saving, 3),
+            format::percent(c.saving_share)
+        ));
+    }
+    s.push('\n');
+    s.push_str(&plain_table(&tables::attribution(doc)));
+    if let Some(top) = most_expensive_result(sim) {
+        s.push_str(&top);
+    }
+    s.push('\n');
+    s.push_str(&plain_table(&tables::capabilities(doc)));
+    s.push_str(&format!(
+        "Data fee: {} over {} charged responses; {} replay(s) skipped, {} uncharged; median latency of calls with data {}.\n\n",
+        format::usd(sim.ledger.total_usd, 4),
+        sim.ledger.charged,
+        sim.ledger.replays_skipped,
+        sim.ledger.uncharged,
+        format::seconds(sim.ledger.median_latency_with_data_ms)
+    ));
+    s.push_str(&sideways(&tables::per_day(doc), 2));
+    let summary = what_if::summary(doc);
+    if !summary.is_empty() {
+        s.push_str("\nWhat if\n");
+        for line in summary {
+            s.push_str(&format!("- {line}\n"));
+        }
+        // The long tables (sweep, restarts) are in the HTML report and the CSV exports.
+        for t in [
+            what_if::retry(doc),
+            what_if::cache_lifetime(doc),
+            what_if::effort(doc),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            s.push('\n');
+            s.push_str(&plain_table(&t));
+        }
+    }
+    if opts.requests {
+        s.push('\n');
+        s.push_str(&plain_table(&tables::requests(doc)));
+    }
+    s
+}
+
+/// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
+fn most_expensive_result(sim: &Simulation) -> Option<String> {
+    let mut lines = String::new();
+    for (i, v) in sim.variants.iter().enumerate() {
+        let top = sim.attribution.iter().max_by_key(|a| a.cost[i].lower)?;
+        let tokens = match v.variant.variant.results {
+            crate::scenario::Content::Raw => top.raw_tokens.lower,
+            crate::scenario::Content::Trimmed => top.trimmed_tokens.lower,
+        };
+        let who = top
+            .call
+            .map_or(format!("row {}", top.row), |c| format!("call {c}"));
+        lines.push_str(&format!(
+            "Costliest result under {}: {who} ({}), {} tokens × {} resends = {}.\n",
+            v.variant.variant.name,
+            top.capability,
+            format::count(tokens),
+            top.resends,
+            format::usd(top.cost[i].lower, 3)
+        ));
+    }
+    Some(lines)
+}
+
+fn headline(doc: &SimulationDoc) -> Option<Headline> {
+    let c = doc.comparison.as_ref()?;
+    Some(Headline {
+        cheapest: c.cheapest.clone(),
+        cheapest_total: format::usd(c.cheapest_total, 3),
+        dearest: c.dearest.clone(),
+        dearest_total: format::usd(c.dearest_total, 3),
+        saving: format::usd(c.saving, 3),
+        saving_percent: format::percent(c.saving_share),
+        runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
+        saving_per_day: format::usd(c.saving_per_day, 2),
+    })
+}
+
+fn facts(sim: &Simulation) -> Vec<Fact> {
+    let a = &sim.assumptions;
+    let fact = |label: &str, value: String| Fact {
+        label: label.into(),
+        value,
+    };
+    let raw = sim.profile(crate::scenario::Content::Raw);
+    let trimmed = sim.profile(crate::scenario::Content::Trimmed);
+    vec![
+        fact("model", sim.prices.model.clone()),
+        fact(
+            "tool results in the context",
+            format!(
+                "{} of {} recorded requests",
+                sim.tool_results, sim.ledger.requests
+            ),
+        ),
+        fact(
+            "tool results, raw → trimmed",
+            format!(
+                "{} → {} (−{})",
+                format::kb(raw.result_bytes),
+                format::kb(trimmed.result_bytes),
+                format::percent(if raw.result_bytes == 0 {
+                    Decimal::ZERO
+                } else {
+                    Decimal::ONE
+                        - Decimal::from(trimmed.result_bytes) / Decimal::from(raw.result_bytes)
+                })
+            ),
+        ),
+        fact(
+            "prefix (system prompt, tools, question)",
+            format!("{} tokens", format::int(a.prefix_tokens)),
+        ),
+        fact(
+            "output per step",
+            format!("{} tokens", format::int(a.output_tokens_per_step)),
+        ),
+        fact(
+            "final answer",
+            format!("{} tokens", format::int(a.final_output_tokens)),
+        ),
+        fact(
+            "token estimate",
+            format!(
+                "bytes ÷ {} (lower), × {} (upper)",
+                a.bytes_per_token, a.tokenizer_uplift
+            ),
+        ),
+        fact("runs per day", format::int(a.runs_per_day)),
+        fact(
+            "data fee per run (charged)",
+            format::usd(sim.ledger.total_usd, 4),
+        ),
+    ]
+}
+
+fn blocks(doc: &SimulationDoc) -> Vec<Block> {
+    let sim = &doc.simulation;
+    let mut out = vec![Block::table(transposed(&tables::variants(doc), 4)).heading(
+        "Variants",
+        Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
+    )];
+    for (i, c) in charts::run::all(sim).into_iter().enumerate() {
+        let b = chart_block(c);
+        out.push(if i == 0 { b.heading("Charts", None) } else { b });
+    }
+    out.push(Block::table(transposed(&tables::per_day(doc), 2)).heading("Tables", None));
+    out.push(Block::table(view(&tables::capabilities(doc))));
+    out.push(Block::table(view(&tables::attribution(doc))));
+    for t in [tables::requests(doc), tables::ledger(doc)] {
+        out.push(Block {
+            collapsible: true,
+            ..Block::table(view(&t))
+        });
+    }
+    let summary = what_if::summary(doc);
+    if !summary.is_empty() {
+        out.push(
+            Block {
+                list: summary,
+                ..Block::default()
+            }
+            .heading("What if", None),
+        );
+        for c in charts::what_if::all(doc) {
+            out.push(chart_block(c));
+        }
+        for t in what_if::tables(doc) {
+            let long = t.rows.len() > 12;
+            out.push(Block {
+                collapsible: long,
+                ..Block::table(view(&t))
+            });
+        }
+    }
+    out.push(
+        Block::table(view(&tables::assumptions(doc))).heading("Assumptions and price book", None),
+    );
+    out.push(Block::table(view(&tables::prices(doc))));
+    out
+}
+
+fn html(doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+    let sim = &doc.simulation;
+    let page = Page {
+        generator: HTML_GENERATOR,
+        title: format!("tokencast report: {}", sim.scenario),
+        question: sim.question.clone(),
+        model: sim.prices.model.clone(),
+        facts: facts(sim),
+        headline: headline(doc),
+        blocks: blocks(doc),
+        price_source: sim.prices.source.clone(),
+        price_read_on: sim.prices.read_on.clone(),
+        version: sim.tokencast_version.clone(),
+        fingerprint: sim.fingerprint.clone(),
+        fingerprint_short: sim.fingerprint.chars().take(16).collect(),
+        inputs: input_facts(&sim.inputs),
+        timestamp: opts.timestamp.clone(),
+    };
+    render_template("report.html", &page)
+}

@@ -1,0 +1,402 @@
+//! The tables of a simulation: variants, attribution, capabilities, per
+//! day, per request, ledger, assumptions and prices.
+
+use crate::document::SimulationDoc;
+use crate::report::format;
+use crate::report::table::{col, variant_key, Cell, DataTable};
+use crate::scenario::Content;
+use rust_decimal::Decimal;
+
+/// Variants summary: one row per variant (the terminal shows it transposed, like the seed).
+pub fn variants(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let columns = vec![
+        col("variant", "variant"),
+        col("results", "results"),
+        col("cache", "cache"),
+        col("mode", "mode"),
+        col(
+            "final_request_input_tokens_lower",
+            "final request input, lower (tokens)",
+        ),
+        col(
+            "final_request_input_tokens_upper",
+            "final request input, upper (tokens)",
+        ),
+        col("uncached_input_usd_lower", "uncached input, lower"),
+        col("cache_write_usd_lower", "cache writes, lower"),
+        col("cache_read_usd_lower", "cache reads, lower"),
+        col("model_input_usd_lower", "model input, lower"),
+        col("model_input_usd_upper", "model input, upper"),
+        col("model_output_usd", "model output"),
+        col("data_fee_usd", "data fee (charged)"),
+        col("total_usd_lower", "total, lower"),
+        col("total_usd_upper", "total, upper"),
+    ];
+    let rows = sim
+        .variants
+        .iter()
+        .map(|v| {
+            let p = sim.profile(v.variant.variant.results);
+            let c = &v.cost;
+            vec![
+                Cell::Text(v.variant.variant.name.clone()),
+                Cell::Text(v.variant.variant.results.to_string()),
+                Cell::Text(v.variant.variant.cache.key().into()),
+                Cell::Text(v.variant.variant.mode.key().into()),
+                Cell::Tokens(p.final_request_input.lower),
+                Cell::Tokens(p.final_request_input.upper),
+                Cell::Usd(c.uncached_input.lower, 3),
+                Cell::Usd(c.cache_write.lower, 3),
+                Cell::Usd(c.cache_read.lower, 3),
+                Cell::Usd(c.input.lower, 3),
+                Cell::Usd(c.input.upper, 3),
+                Cell::Usd(c.output.lower, 3),
+                Cell::Usd(c.data_fee.lower, 4),
+                Cell::Usd(c.total.lower, 3),
+                Cell::Usd(c.total.upper, 3),
+            ]
+        })
+        .collect();
+    DataTable {
+        id: "variants",
+        title: "Cost of one run, per variant (USD)".into(),
+        columns,
+        rows,
+    }
+}
+
+/// Per tool result: what each one costs because it stays in the context.
+pub fn attribution(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let mut columns = vec![
+        col("call", "call"),
+        col("capability", "capability"),
+        col("raw_bytes", "raw bytes"),
+        col("trimmed_bytes", "trimmed bytes"),
+        col("raw_tokens_lower", "raw tokens"),
+        col("resends", "resent"),
+    ];
+    for (i, v) in sim.variants.iter().enumerate() {
+        columns.push(col(
+            format!("{}_usd_lower", variant_key(i)),
+            v.variant.variant.name.clone(),
+        ));
+    }
+    let rows = sim
+        .attribution
+        .iter()
+        .map(|a| {
+            let mut row = vec![
+                a.call.map_or(Cell::Empty, |c| Cell::Int(c.into())),
+                Cell::Text(a.capability.clone()),
+                Cell::Bytes(a.raw_bytes.into()),
+                Cell::Bytes(a.trimmed_bytes.into()),
+                Cell::Tokens(a.raw_tokens.lower),
+                Cell::Int(a.resends),
+            ];
+            row.extend(a.cost.iter().map(|c| Cell::Usd(c.lower, 3)));
+            row
+        })
+        .collect();
+    DataTable {
+        id: "attribution",
+        title: "Input cost attributed to each tool result (lower bound, USD)".into(),
+        columns,
+        rows,
+    }
+}
+
+/// Per-capability statistics.
+pub fn capabilities(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let columns = vec![
+        col("capability", "capability"),
+        col("calls", "calls"),
+        col("items", "items"),
+        col("mean_raw_bytes", "raw B/call"),
+        col("mean_trimmed_bytes", "trimmed B/call"),
+        col("raw_bytes_per_item", "raw B/item"),
+        col("trimmed_bytes_per_item", "trimmed B/item"),
+        col("cut_share", "cut"),
+        col("median_latency_s", "median latency"),
+    ];
+    let opt = |d: Option<Decimal>| d.map_or(Cell::Empty, Cell::Bytes);
+    let rows = sim
+        .capabilities
+        .iter()
+        .map(|c| {
+            vec![
+                Cell::Text(c.capability.clone()),
+                Cell::Int(c.calls),
+                Cell::Int(c.items),
+                Cell::Bytes(c.mean_raw_bytes),
+                Cell::Bytes(c.mean_trimmed_bytes),
+                opt(c.raw_bytes_per_item),
+                opt(c.trimmed_bytes_per_item),
+                Cell::Share(c.cut_share),
+                Cell::Millis(c.median_latency_ms),
+            ]
+        })
+        .collect();
+    DataTable {
+        id: "capabilities",
+        title: "Per capability (successful, non-replayed calls)".into(),
+        columns,
+        rows,
+    }
+}
+
+/// The runs-per-day projection.
+pub fn per_day(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let columns = vec![
+        col("variant", "variant"),
+        col("runs_per_day", "runs per day"),
+        col("model_input_usd_lower", "model input, lower"),
+        col("model_input_usd_upper", "model input, upper"),
+        col("model_output_usd", "model output"),
+        col("data_fee_usd", "data fee"),
+        col("total_usd_lower", "total, lower"),
+        col("total_usd_upper", "total, upper"),
+    ];
+    let rows = sim
+        .variants
+        .iter()
+        .map(|v| {
+            let d = &v.per_day;
+            vec![
+                Cell::Text(v.variant.variant.name.clone()),
+                Cell::Int(sim.assumptions.runs_per_day),
+                Cell::Usd(d.input.lower, 2),
+                Cell::Usd(d.input.upper, 2),
+                Cell::Usd(d.output.lower, 2),
+                Cell::Usd(d.data_fee.lower, 2),
+                Cell::Usd(d.total.lower, 2),
+                Cell::Usd(d.total.upper, 2),
+            ]
+        })
+        .collect();
+    DataTable {
+        id: "per_day",
+        title: format!(
+            "{} runs a day (USD)",
+            format::int(sim.assumptions.runs_per_day)
+        ),
+        columns,
+        rows,
+    }
+}
+
+/// Per request: tokens for raw and trimmed results, and each variant's model cost.
+pub fn requests(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let mut columns = vec![col("request", "request"), col("after_call", "after call")];
+    for content in [Content::Raw, Content::Trimmed] {
+        columns.push(col(
+            format!("{content}_input_tokens_lower"),
+            format!("{content} input, lower"),
+        ));
+        columns.push(col(
+            format!("{content}_input_tokens_upper"),
+            format!("{content} input, upper"),
+        ));
+        columns.push(col(
+            format!("{content}_cache_write_tokens_lower"),
+            format!("{content} cache write"),
+        ));
+    }
+    columns.push(col("output_tokens", "output"));
+    for (i, v) in sim.variants.iter().enumerate() {
+        columns.push(col(
+            format!("{}_usd_lower", variant_key(i)),
+            v.variant.variant.name.clone(),
+        ));
+    }
+    let raw = &sim.profile(Content::Raw).per_request;
+    let trimmed = &sim.profile(Content::Trimmed).per_request;
+    let rows = raw
+        .iter()
+        .zip(trimmed)
+        .enumerate()
+        .map(|(k, (r, t))| {
+            let mut row = vec![
+                Cell::Int(r.request),
+                r.after_call.map_or(Cell::Empty, |c| Cell::Int(c.into())),
+            ];
+            for p in [r, t] {
+                row.push(Cell::Tokens(p.input.lower));
+                row.push(Cell::Tokens(p.input.upper));
+                row.push(Cell::Tokens(p.cache_write.lower));
+            }
+            row.push(Cell::Int(r.output));
+            row.extend(
+                sim.variants
+                    .iter()
+                    .map(|v| Cell::Usd(v.request_costs[k].lower, 4)),
+            );
+            row
+        })
+        .collect();
+    DataTable {
+        id: "requests",
+        title: "Per request: input tokens and model cost (lower bound)".into(),
+        columns,
+        rows,
+    }
+}
+
+/// The trace as a data-fee ledger: which rows were charged, which skipped.
+pub fn ledger(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let columns = vec![
+        col("row", "row"),
+        col("call", "call"),
+        col("capability", "capability"),
+        col("status", "status"),
+        col("items", "items"),
+        col("raw_bytes", "raw bytes"),
+        col("trimmed_bytes", "trimmed bytes"),
+        col("latency_s", "latency"),
+        col("charged_usd", "charged"),
+        col("billed", "billed"),
+    ];
+    let rows = sim
+        .trace
+        .iter()
+        .map(|c| {
+            let billed = if c.replayed {
+                "no: idempotent replay"
+            } else if c.charged_usd.is_zero() {
+                "no: not charged"
+            } else {
+                "yes"
+            };
+            vec![
+                Cell::Int(c.row as u64),
+                c.call.map_or(Cell::Empty, |n| Cell::Int(n.into())),
+                Cell::Text(c.capability.clone()),
+                Cell::Int(c.status.into()),
+                Cell::Int(c.items),
+                c.raw_bytes.map_or(Cell::Empty, |b| Cell::Bytes(b.into())),
+                c.trimmed_bytes
+                    .map_or(Cell::Empty, |b| Cell::Bytes(b.into())),
+                Cell::Millis(c.latency_ms as f64),
+                Cell::Usd(c.charged_usd, 6),
+                Cell::Text(billed.into()),
+            ]
+        })
+        .collect();
+    DataTable {
+        id: "ledger",
+        title: "Trace and data-fee ledger".into(),
+        columns,
+        rows,
+    }
+}
+
+/// The price book entry used.
+pub fn prices(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let p = &sim.prices;
+    let price = |v: Option<Decimal>| v.map_or(Cell::Text("not given".into()), |d| Cell::Usd(d, 2));
+    let entries = [
+        ("input", Some(p.input)),
+        ("output", Some(p.output)),
+        ("cache_write_5m", p.cache_write_5m),
+        ("cache_write_1h", p.cache_write_1h),
+        ("cache_read", p.cache_read),
+        ("batch_input", p.batch_input),
+        ("batch_output", p.batch_output),
+    ];
+    DataTable {
+        id: "prices",
+        title: format!("Prices of {} (USD per million tokens)", p.model),
+        columns: vec![
+            col("price", "price"),
+            col("usd_per_million_tokens", "USD / M tokens"),
+            col("source", "source"),
+            col("read_on", "read on"),
+        ],
+        rows: entries
+            .into_iter()
+            .map(|(name, v)| {
+                vec![
+                    Cell::Text(name.into()),
+                    price(v),
+                    Cell::Text(p.source.clone()),
+                    Cell::Text(p.read_on.clone()),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The assumptions used.
+pub fn assumptions(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let a = &sim.assumptions;
+    let rows = vec![
+        (
+            "prefix_tokens",
+            "prefix: system prompt, tools, question (tokens)",
+            Cell::Int(a.prefix_tokens),
+        ),
+        (
+            "output_tokens_per_step",
+            "output per step (tokens)",
+            Cell::Int(a.output_tokens_per_step),
+        ),
+        (
+            "final_output_tokens",
+            "final answer (tokens)",
+            Cell::Int(a.final_output_tokens),
+        ),
+        (
+            "bytes_per_token",
+            "bytes per token (lower bound)",
+            Cell::Text(a.bytes_per_token.to_string()),
+        ),
+        (
+            "tokenizer_uplift",
+            "tokenizer uplift (upper bound)",
+            Cell::Text(a.tokenizer_uplift.to_string()),
+        ),
+        ("runs_per_day", "runs per day", Cell::Int(a.runs_per_day)),
+        (
+            "tool_results",
+            "tool results entering the context",
+            Cell::Int(sim.tool_results),
+        ),
+    ];
+    DataTable {
+        id: "assumptions",
+        title: "Assumptions".into(),
+        columns: vec![
+            col("assumption", "assumption"),
+            col("description", "description"),
+            col("value", "value"),
+        ],
+        rows: rows
+            .into_iter()
+            .map(|(k, label, v)| vec![Cell::Text(k.into()), Cell::Text(label.into()), v])
+            .collect(),
+    }
+}
+
+/// Every table, in report order.
+pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
+    let sim = &doc.simulation;
+    let mut out = vec![
+        variants(doc),
+        attribution(doc),
+        capabilities(doc),
+        per_day(doc),
+        requests(doc),
+        ledger(doc),
+        assumptions(doc),
+        prices(doc),
+    ];
+    out.extend(super::what_if::tables(doc));
+    out
+}

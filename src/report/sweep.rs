@@ -1,0 +1,91 @@
+//! The `sweep` document as a table: one row per point.
+
+use super::html::{chart_block, charts, render_template, simple_page, view, Block};
+use super::table::{col, variant_key, Cell, Column, DataTable};
+use super::terminal::plain_table;
+use super::{HtmlOptions, Render, RenderError, TerminalOptions};
+use crate::document::Sweep;
+
+/// A sweep: one row per point, the axes then each variant's total.
+pub fn table(s: &Sweep) -> DataTable {
+    let mut columns: Vec<Column> = s
+        .axes
+        .iter()
+        .map(|a| col(a.param.name(), a.param.name()))
+        .collect();
+    for (i, v) in s.variants.iter().enumerate() {
+        columns.push(col(
+            format!("{}_total_usd_lower", variant_key(i)),
+            format!("{v}, lower"),
+        ));
+        columns.push(col(
+            format!("{}_total_usd_upper", variant_key(i)),
+            format!("{v}, upper"),
+        ));
+    }
+    DataTable {
+        id: "sweep",
+        title: format!(
+            "Sweep of {}: total cost of one run (USD)",
+            s.axes
+                .iter()
+                .map(|a| a.param.name())
+                .collect::<Vec<_>>()
+                .join(" × ")
+        ),
+        columns,
+        rows: s
+            .points
+            .iter()
+            .map(|p| {
+                let mut row: Vec<Cell> =
+                    p.values.iter().map(|v| Cell::Text(v.to_string())).collect();
+                for t in &p.totals {
+                    row.push(Cell::Usd(t.lower, 3));
+                    row.push(Cell::Usd(t.upper, 3));
+                }
+                row
+            })
+            .collect(),
+    }
+}
+
+impl Render for Sweep {
+    fn terminal(&self, _: &TerminalOptions) -> String {
+        plain_table(&table(self))
+    }
+
+    fn tables(&self) -> Vec<DataTable> {
+        vec![table(self)]
+    }
+
+    fn csv_table(&self) -> DataTable {
+        table(self)
+    }
+
+    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(self, opts)?)
+    }
+}
+
+fn html(s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+    let blocks = vec![
+        chart_block(charts::sweep::sweep(s)),
+        Block::table(view(&table(s))),
+    ];
+    let page = simple_page(
+        format!("tokencast sweep: {}", s.scenario),
+        format!(
+            "How the cost of one run changes with {}.",
+            s.axes
+                .iter()
+                .map(|a| a.param.name())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ),
+        blocks,
+        &s.inputs,
+        opts.timestamp.clone(),
+    );
+    render_template("base.html", &page)
+}
