@@ -108,16 +108,15 @@ fn numeric_range(
             "for example 0..4000:500",
         ));
     }
-    let count = (to - from)
-        .checked_div(step)
-        .map(|c| c.floor() + Decimal::ONE)
-        .filter(|c| *c <= Decimal::from(max_points));
-    let Some(count) = count.and_then(crate::input::whole) else {
-        let shown = (to - from)
-            .checked_div(step)
-            .map_or("too many".to_string(), |c| {
-                (c.floor() + Decimal::ONE).to_string()
-            });
+    let span = to.checked_sub(from).and_then(|d| d.checked_div(step));
+    let count = span
+        .and_then(|c| c.floor().checked_add(Decimal::ONE))
+        .and_then(crate::input::whole)
+        .filter(|c| *c <= max_points as u64);
+    let Some(count) = count else {
+        let shown = span
+            .and_then(|c| c.floor().checked_add(Decimal::ONE))
+            .map_or("too many".to_string(), |c| c.to_string());
         return Err(vary_error(
             spec,
             format!("{shown} points is more than the limit of {max_points}"),

@@ -386,7 +386,6 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
 
 /// Every table, in report order.
 pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
-    let sim = &doc.simulation;
     let mut out = vec![
         variants(doc),
         attribution(doc),

@@ -9,7 +9,6 @@ use rust_decimal::Decimal;
 
 /// The what-if tables the scenario asked for, in report order.
 pub fn tables(doc: &SimulationDoc) -> Vec<DataTable> {
-    let sim = &doc.simulation;
     [
         retry(doc),
         cache_lifetime(doc),
@@ -24,7 +23,6 @@ pub fn tables(doc: &SimulationDoc) -> Vec<DataTable> {
 
 /// Retry break-even curve: cost as the candidate's attempts grow.
 pub fn retry(doc: &SimulationDoc) -> Option<DataTable> {
-    let sim = &doc.simulation;
     let r = doc.what_if.as_ref()?.retry.as_ref()?;
     Some(DataTable {
         id: "retry",
@@ -75,7 +73,6 @@ pub fn retry(doc: &SimulationDoc) -> Option<DataTable> {
 
 /// Cache tiers at the scenario's timing.
 pub fn cache_lifetime(doc: &SimulationDoc) -> Option<DataTable> {
-    let sim = &doc.simulation;
     let l = doc.what_if.as_ref()?.cache_lifetime.as_ref()?;
     let mut rows = Vec::new();
     for t in &l.tiers {
@@ -128,7 +125,6 @@ pub fn cache_lifetime(doc: &SimulationDoc) -> Option<DataTable> {
 
 /// The sweep of model time per step.
 pub fn lifetime_sweep(doc: &SimulationDoc) -> Option<DataTable> {
-    let sim = &doc.simulation;
     let l = doc.what_if.as_ref()?.cache_lifetime.as_ref()?;
     let mut columns = vec![col("model_seconds_per_step", "model s/step")];
     for c in [Content::Raw, Content::Trimmed] {
@@ -243,7 +239,6 @@ pub fn restart(doc: &SimulationDoc) -> Option<DataTable> {
 
 /// Sentences that answer the what-if questions, for the terminal and the report.
 pub fn summary(doc: &SimulationDoc) -> Vec<String> {
-    let sim = &doc.simulation;
     let Some(w) = doc.what_if.as_ref() else {
         return Vec::new();
     };
