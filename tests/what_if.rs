@@ -344,3 +344,38 @@ fn diff_rejects_a_json_that_is_not_a_result() {
         .unwrap()
         .contains("is not a tokencast result"));
 }
+
+#[test]
+fn diff_output_never_replaces_a_users_file_but_replaces_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let diff_into = |path: &std::path::Path, format: &str, force: bool| {
+        let mut cmd = tokencast();
+        cmd.args([
+            "diff",
+            "scenarios/research.toml",
+            "scenarios/research.toml",
+            "--format",
+            format,
+            "--output",
+        ])
+        .arg(path);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.output().unwrap()
+    };
+    for (name, format) in [("notes.json", "json"), ("notes.txt", "table"), ("notes.html", "html")] {
+        let path = dir.path().join(name);
+        // A user's own file, even one that looks like JSON, is left alone.
+        fs::write(&path, "{\"my\": \"notes\"}\n").unwrap();
+        let out = diff_into(&path, format, false);
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to overwrite"));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "{\"my\": \"notes\"}\n");
+        // With --force it is replaced; after that the file is tokencast's own.
+        assert!(diff_into(&path, format, true).status.success());
+        let first = fs::read(&path).unwrap();
+        assert!(diff_into(&path, format, false).status.success(), "{format}");
+        assert_eq!(fs::read(&path).unwrap(), first);
+    }
+}

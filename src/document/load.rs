@@ -72,7 +72,11 @@ pub fn load<T: Document>(src: &SourceText) -> Result<T, InputError> {
                 ))
                 .with_help(help(T::KIND))),
                 _ => Err(located(
-                    format!("{} is not a tokencast {} result: {e}", src.name, T::KIND),
+                    format!(
+                        "{} is not a tokencast result (a {} document): {e}",
+                        src.name,
+                        T::KIND
+                    ),
                     &e,
                 )),
             }

@@ -44,7 +44,13 @@ pub fn table(d: &DiffDoc) -> DataTable {
 
 impl Render for DiffDoc {
     fn terminal(&self, _: &TerminalOptions) -> String {
-        plain_table(&table(self))
+        format!(
+            "tokencast {} · diff {} → {}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            self.a,
+            self.b,
+            plain_table(&table(self))
+        )
     }
 
     fn tables(&self) -> Vec<DataTable> {
