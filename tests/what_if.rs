@@ -364,7 +364,11 @@ fn diff_output_never_replaces_a_users_file_but_replaces_its_own() {
         }
         cmd.output().unwrap()
     };
-    for (name, format) in [("notes.json", "json"), ("notes.txt", "table"), ("notes.html", "html")] {
+    for (name, format) in [
+        ("notes.json", "json"),
+        ("notes.txt", "table"),
+        ("notes.html", "html"),
+    ] {
         let path = dir.path().join(name);
         // A user's own file, even one that looks like JSON, is left alone.
         fs::write(&path, "{\"my\": \"notes\"}\n").unwrap();

@@ -268,6 +268,25 @@ pub struct Sweep {
     pub points: Vec<Point>,
 }
 
+/// What each variant's column shows: its name, or, when the cache tier is
+/// swept, its results and mode with the cache left to the axis (the
+/// variant's own tier is not what was computed).
+fn labels(s: &Scenario, axes: &[Axis]) -> Vec<String> {
+    let cache_swept = axes.iter().any(|a| a.param == Param::Cache);
+    s.variants
+        .iter()
+        .enumerate()
+        .map(|(i, pv)| {
+            let v = &pv.variant;
+            if !cache_swept {
+                return v.name.clone();
+            }
+            let batch = if v.mode == Mode::Batch { ", batch" } else { "" };
+            format!("v{}: {}{batch}, swept cache", i + 1, v.results)
+        })
+        .collect()
+}
+
 /// Replays `s` at every point of the grid. A cache axis needs
 /// [`missing_cache_prices`] to be none.
 pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
@@ -308,7 +327,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
         scenario: s.name.clone(),
         inputs: s.inputs.clone(),
         axes: axes.to_vec(),
-        variants: s.variants.iter().map(|v| v.variant.name.clone()).collect(),
+        variants: labels(s, axes),
         points,
     }
 }

@@ -45,10 +45,8 @@ pub fn table(d: &DiffDoc) -> DataTable {
 impl Render for DiffDoc {
     fn terminal(&self, _: &TerminalOptions) -> String {
         format!(
-            "tokencast {} · diff {} → {}\n{}",
+            "tokencast {} · diff\n{}",
             env!("CARGO_PKG_VERSION"),
-            self.a,
-            self.b,
             plain_table(&table(self))
         )
     }

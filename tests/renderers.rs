@@ -1,0 +1,139 @@
+//! One snapshot per renderer (terminal, CSV, JSON, HTML) of every command's
+//! document, built from the small fixture scenario `tests/fixtures/tiny.toml`,
+//! plus a round trip of each document through its JSON. The figures are
+//! checked elsewhere (reproduction, what-if, forecast); these guard layout.
+//!
+//! HTML snapshots replace each inline SVG with its size: the charts are
+//! looked at in the browser test, and the rest of the page stays reviewable.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use tokencast::analysis::forecast::{self, ForecastSpec, Method, Sampler};
+use tokencast::analysis::sweep::{self, Axis, Param, Value};
+use tokencast::document::{diff, load::load, Contents, Document, SimulationDoc};
+use tokencast::input::SourceText;
+use tokencast::pricing::Cache;
+use tokencast::report::{HtmlOptions, Render, TerminalOptions};
+use tokencast::scenario::Scenario;
+
+fn scenario() -> Scenario {
+    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny.toml"))
+        .expect("the fixture scenario loads")
+}
+
+/// The page with every `<svg …>…</svg>` replaced by a placeholder giving its size.
+fn html_without_svg(bytes: Vec<u8>) -> String {
+    let html = String::from_utf8(bytes).unwrap();
+    let mut out = String::new();
+    let mut rest = html.as_str();
+    while let Some(start) = rest.find("<svg") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("</svg>").expect("closed svg") + start + 6;
+        out.push_str(&format!("<svg: {} bytes>", end - start));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Snapshots every renderer of `doc` under `name`, and checks the JSON round trip.
+fn snapshot_all<T: Render + std::fmt::Debug>(name: &str, doc: &T) {
+    let terminal = doc.terminal(&TerminalOptions { requests: true });
+    insta::assert_snapshot!(format!("{name}_terminal"), terminal);
+    insta::assert_snapshot!(format!("{name}_csv"), String::from_utf8(doc.csv()).unwrap());
+    let json = doc.json();
+    insta::assert_snapshot!(
+        format!("{name}_json"),
+        String::from_utf8(json.clone()).unwrap()
+    );
+    let html = doc.html(&HtmlOptions::default()).expect("renders");
+    insta::assert_snapshot!(format!("{name}_html"), html_without_svg(html));
+    round_trip::<T>(&json);
+}
+
+/// A document read back from its JSON writes the same JSON again.
+fn round_trip<T: Render>(json: &[u8]) {
+    let src = SourceText {
+        name: format!("saved-{}.json", T::KIND),
+        text: String::from_utf8(json.to_vec()).unwrap(),
+    };
+    let back: T = load(&src).unwrap_or_else(|e| panic!("{} loads: {e}", T::KIND));
+    assert!(
+        back.json() == json,
+        "{} round trip: the JSON read back differs",
+        T::KIND
+    );
+}
+
+#[test]
+fn simulation_renderers() {
+    let doc = SimulationDoc::build(&scenario(), Contents::FULL);
+    snapshot_all("simulation", &doc);
+}
+
+#[test]
+fn sweep_renderers() {
+    let s = scenario();
+    let axes = [
+        Axis {
+            param: Param::OutputTokensPerStep,
+            values: [0, 500, 1000].map(|v| Value::Number(v.into())).to_vec(),
+        },
+        Axis {
+            param: Param::Cache,
+            values: [Cache::None, Cache::OneHour].map(Value::Cache).to_vec(),
+        },
+    ];
+    snapshot_all("sweep_grid", &sweep::run(&s, &axes));
+    snapshot_all("sweep_line", &sweep::run(&s, &axes[..1]));
+}
+
+#[test]
+fn forecast_renderers() {
+    let s = scenario();
+    let spec = ForecastSpec {
+        calls: 6,
+        runs: 2_000,
+        seed: 3,
+        method: Method::Bootstrap,
+        budget: Some("0.05".parse().unwrap()),
+    };
+    let sampler = Sampler::new(&s.trace, spec.method).unwrap();
+    let doc = forecast::run(&s, &spec, &sampler, &AtomicBool::new(false), &|_| {}).unwrap();
+    snapshot_all("forecast", &doc);
+}
+
+#[test]
+fn diff_renderers() {
+    let s = scenario();
+    let a = SimulationDoc::build(&s, Contents::FIGURES);
+    let mut changed = s.clone();
+    changed.assumptions.output_tokens_per_step = 300;
+    let b = SimulationDoc::build(&changed, Contents::FIGURES);
+    snapshot_all("diff", &diff::compare(&a, &b, "a.toml", "b.toml"));
+}
+
+#[test]
+fn a_saved_document_of_another_kind_is_named_when_loading() {
+    let s = scenario();
+    let sweep_json = sweep::run(
+        &s,
+        &[Axis {
+            param: Param::RunsPerDay,
+            values: vec![Value::Number(5.into())],
+        }],
+    )
+    .json();
+    let src = SourceText {
+        name: "sweep.json".into(),
+        text: String::from_utf8(sweep_json).unwrap(),
+    };
+    let e = load::<SimulationDoc>(&src).unwrap_err();
+    assert!(
+        e.message()
+            .contains("is a tokencast sweep document, not a simulation result"),
+        "{}",
+        e.message()
+    );
+    assert_eq!(<SimulationDoc as Document>::KIND, "simulation");
+}
