@@ -222,6 +222,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
     }
     let mut calls = Vec::new();
     let mut record = csv::StringRecord::new();
+    let mut lines = LineCounter::default();
     loop {
         let pos_before = reader.position().clone();
         match reader.read_record(&mut record) {
@@ -230,7 +231,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             Err(e) => {
                 let start = e.position().map_or(pos_before.byte(), |p| p.byte()) as usize;
                 let start = record_start(&src.text, start);
-                let line = line_of(&src.text, start);
+                let line = lines.line_of(&src.text, start);
                 return Err(src
                     .error_at(
                         format!("{}: line {line}: {e}", src.name),
@@ -243,7 +244,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         let row = calls.len() + 1;
         let pos = record.position().cloned().unwrap_or(pos_before);
         let start = record_start(&src.text, pos.byte() as usize);
-        let line = line_of(&src.text, start);
+        let line = lines.line_of(&src.text, start);
         let span = start..line_end(&src.text, start);
         let site = RowSite::Csv {
             src,
@@ -293,13 +294,28 @@ fn record_start(text: &str, byte: usize) -> usize {
     i
 }
 
-/// 1-based line number of a byte offset (csv's own count is off after the header).
-fn line_of(text: &str, byte: usize) -> u64 {
-    text.as_bytes()[..byte.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count() as u64
-        + 1
+/// 1-based line numbers of byte offsets that only move forward: each call
+/// counts the newlines since the previous one, so a whole file costs one
+/// pass (csv's own line count is off after the header).
+#[derive(Debug, Default)]
+struct LineCounter {
+    byte: usize,
+    newlines: u64,
+}
+
+impl LineCounter {
+    fn line_of(&mut self, text: &str, byte: usize) -> u64 {
+        let byte = byte.min(text.len());
+        if byte < self.byte {
+            *self = LineCounter::default();
+        }
+        self.newlines += text.as_bytes()[self.byte..byte]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u64;
+        self.byte = byte;
+        self.newlines + 1
+    }
 }
 
 /// Byte span of one named field within a CSV line (best effort; quoted commas are handled).
