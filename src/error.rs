@@ -102,7 +102,10 @@ pub fn did_you_mean<'a>(
 pub fn suggest_from_serde_message(message: &str) -> Option<String> {
     let (kind, rest) = if let Some(rest) = message.strip_prefix("unknown field `") {
         ("key", rest)
-    } else if let Some(rest) = message.strip_prefix("unknown variant `") {
+    } else if let Some(rest) = message
+        .strip_prefix("unknown variant `")
+        .or_else(|| message.strip_prefix("unknown value `"))
+    {
         ("value", rest)
     } else {
         return None;

@@ -59,7 +59,9 @@ impl SourceText {
     /// Deserializes this file as TOML into `T`, with a located error on failure.
     pub fn parse_toml<T: DeserializeOwned>(&self, what: &str) -> Result<T, InputError> {
         toml::from_str(&self.text).map_err(|e| {
-            let message = e.message().trim().to_string();
+            // serde calls an enum's choices "variants"; here that word names
+            // something else (a scenario's variants), so say "value".
+            let message = e.message().trim().replace("unknown variant", "unknown value");
             let span = e.span().unwrap_or(0..0);
             let help = suggest_from_serde_message(&message).unwrap_or_else(|| {
                 if message.starts_with("missing field") {

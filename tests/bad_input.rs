@@ -209,6 +209,21 @@ fn rejects_trimmed_larger_than_raw() {
 }
 
 #[test]
+fn rejects_a_negative_size_saying_sizes_cannot_be_negative() {
+    let s = Sandbox::new();
+    s.edit("traces/research-trace.csv", ",868,74,", ",-868,74,");
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "row 1 (line 2), column `raw_bytes`",
+            "-868: a size cannot be negative",
+        ],
+    );
+    assert!(!err.contains("unknown variant"), "{err}");
+}
+
+#[test]
 fn rejects_empty_trace() {
     let s = Sandbox::new();
     let header = "call,round,capability,params,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,note\n";
@@ -237,14 +252,14 @@ fn rejects_model_not_in_price_book() {
 }
 
 #[test]
-fn rejects_unknown_variant_value() {
+fn rejects_unknown_cache_value() {
     let s = Sandbox::new();
     s.edit("research.toml", "cache = \"5m\"", "cache = \"10m\"");
     let err = s.fails();
     assert_has(
         &err,
         &[
-            "unknown variant `10m`",
+            "unknown value `10m`",
             "`none`, `5m`, `1h`",
             "research.toml:",
         ],

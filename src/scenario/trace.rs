@@ -253,7 +253,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             headers: &headers,
         };
         let raw: RawCall = record.deserialize(Some(&headers)).map_err(|e| {
-            let (field, message) = describe_csv_error(&e, &headers);
+            let (field, message) = describe_csv_error(&e, &headers, &record);
             let help = column_help(&field);
             let field_span = record
                 .position()
@@ -348,14 +348,26 @@ fn field_span(
     (field_no == idx).then(|| line.start + start..line.end.max(line.start + start + 1))
 }
 
-fn describe_csv_error(e: &csv::Error, headers: &csv::StringRecord) -> (String, String) {
+fn describe_csv_error(
+    e: &csv::Error,
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> (String, String) {
     if let csv::ErrorKind::Deserialize { err, .. } = e.kind() {
         let field = err
             .field()
             .and_then(|i| headers.get(i as usize))
             .map(str::to_string)
             .unwrap_or_else(|| "?".into());
+        let value = err.field().and_then(|i| record.get(i as usize)).unwrap_or("");
         let message = match err.kind() {
+            csv::DeserializeErrorKind::ParseInt(_) if value.trim().starts_with('-') => {
+                if field.ends_with("_bytes") {
+                    format!("{value}: a size cannot be negative")
+                } else {
+                    format!("{value}: `{field}` cannot be negative")
+                }
+            }
             csv::DeserializeErrorKind::ParseInt(pe) if pe.to_string().contains("empty") => {
                 "missing value".to_string()
             }
