@@ -61,7 +61,10 @@ impl SourceText {
         toml::from_str(&self.text).map_err(|e| {
             // serde calls an enum's choices "variants"; here that word names
             // something else (a scenario's variants), so say "value".
-            let message = e.message().trim().replace("unknown variant", "unknown value");
+            let message = e
+                .message()
+                .trim()
+                .replace("unknown variant", "unknown value");
             let span = e.span().unwrap_or(0..0);
             let help = suggest_from_serde_message(&message).unwrap_or_else(|| {
                 if message.starts_with("missing field") {

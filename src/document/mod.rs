@@ -6,10 +6,8 @@
 //! strings), and [`load`] reads one back typed, which is how `diff` compares
 //! saved results (as `infracost diff` does).
 //!
-//! - [`SimulationDoc`]: `simulate` (the engine's replay, the what-ifs, the comparison);
-//! - [`Sweep`]: `sweep`;
-//! - [`Forecast`]: `forecast`;
-//! - [`DiffDoc`]: `diff`.
+//! - `simulate` builds a [`SimulationDoc`] (the engine's replay, the what-ifs, the comparison);
+//! - `sweep` a [`Sweep`], `forecast` a [`Forecast`], `diff` a [`DiffDoc`].
 
 pub mod diff;
 pub mod load;

@@ -359,7 +359,10 @@ fn describe_csv_error(
             .and_then(|i| headers.get(i as usize))
             .map(str::to_string)
             .unwrap_or_else(|| "?".into());
-        let value = err.field().and_then(|i| record.get(i as usize)).unwrap_or("");
+        let value = err
+            .field()
+            .and_then(|i| record.get(i as usize))
+            .unwrap_or("");
         let message = match err.kind() {
             csv::DeserializeErrorKind::ParseInt(_) if value.trim().starts_with('-') => {
                 if field.ends_with("_bytes") {
