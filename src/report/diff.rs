@@ -51,10 +51,6 @@ impl Render for DiffDoc {
         )
     }
 
-    fn tables(&self) -> Vec<DataTable> {
-        vec![table(self)]
-    }
-
     fn csv_table(&self) -> DataTable {
         table(self)
     }

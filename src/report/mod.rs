@@ -53,8 +53,11 @@ impl From<tera::Error> for RenderError {
 pub trait Render: Document {
     /// Terminal tables and sentences.
     fn terminal(&self, opts: &TerminalOptions) -> String;
-    /// Every table of the document, in report order (`--csv DIR` writes one file each).
-    fn tables(&self) -> Vec<DataTable>;
+    /// Every table of the document, in report order (`--csv DIR` writes one
+    /// file each); by default the one [`Render::csv_table`].
+    fn tables(&self) -> Vec<DataTable> {
+        vec![self.csv_table()]
+    }
     /// The table `--format csv` prints.
     fn csv_table(&self) -> DataTable;
     /// A self-contained HTML page.

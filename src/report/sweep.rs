@@ -55,10 +55,6 @@ impl Render for Sweep {
         plain_table(&table(self))
     }
 
-    fn tables(&self) -> Vec<DataTable> {
-        vec![table(self)]
-    }
-
     fn csv_table(&self) -> DataTable {
         table(self)
     }
