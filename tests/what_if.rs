@@ -383,3 +383,49 @@ fn diff_output_never_replaces_a_users_file_but_replaces_its_own() {
         assert_eq!(fs::read(&path).unwrap(), first);
     }
 }
+
+#[test]
+fn diff_of_identical_inputs_says_no_differences_and_a_change_starts_with_the_inputs() {
+    let same = tokencast()
+        .args(["diff", "scenarios/research.toml", "scenarios/research.toml"])
+        .output()
+        .unwrap();
+    assert!(same.status.success());
+    let text = String::from_utf8(same.stdout).unwrap();
+    assert!(text.contains("no differences"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let after = dir.path().join("after.toml");
+    fs::write(
+        &after,
+        fs::read_to_string(root.join("research.toml"))
+            .unwrap()
+            .replace("runs_per_day = 100", "runs_per_day = 200")
+            .replace(
+                "prices/anthropic.toml",
+                &root.join("prices/anthropic.toml").display().to_string(),
+            )
+            .replace(
+                "traces/research-trace.csv",
+                &root.join("traces/research-trace.csv").display().to_string(),
+            ),
+    )
+    .unwrap();
+    let out = tokencast()
+        .args(["diff", "scenarios/research.toml"])
+        .arg(&after)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(d["identical"], false);
+    let changes = d["input_changes"].as_array().unwrap();
+    assert!(changes
+        .iter()
+        .any(|c| c["what"] == "assumptions.runs_per_day" && c["a"] == "100" && c["b"] == "200"));
+    // Runs per day change the per-day figures only: one run of the cheapest
+    // variant costs the same on both sides.
+    assert_eq!(d["headline"]["a_total"], d["headline"]["b_total"]);
+    assert_eq!(d["headline"]["a_variant"], d["headline"]["b_variant"]);
+    assert_eq!(dec(&d["headline"]["delta"]), rust_decimal::Decimal::ZERO);
+}

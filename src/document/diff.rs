@@ -25,6 +25,35 @@ pub struct DiffLine {
     pub delta_share: Option<Decimal>,
 }
 
+/// One input that differs between the two sides: an assumption, a price,
+/// the model, or the trace's digest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputChange {
+    /// What changed, e.g. `assumptions.output_tokens_per_step`.
+    pub what: String,
+    /// The left value, as written (none when absent).
+    pub a: Option<String>,
+    /// The right value.
+    pub b: Option<String>,
+}
+
+/// How the headline figure moved: the cheapest variant's total for one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineChange {
+    /// The cheapest variant on the left, and its total (lower bound).
+    pub a_variant: String,
+    /// Its total.
+    pub a_total: Decimal,
+    /// The cheapest variant on the right.
+    pub b_variant: String,
+    /// Its total.
+    pub b_total: Decimal,
+    /// b − a.
+    pub delta: Decimal,
+    /// (b − a) ÷ a, when a ≠ 0.
+    pub delta_share: Option<Decimal>,
+}
+
 /// A whole comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiffDoc {
@@ -35,8 +64,120 @@ pub struct DiffDoc {
     /// Both sides' input files, left then right.
     #[serde(default)]
     pub inputs: Vec<InputFile>,
+    /// What differs in the inputs, before any figure.
+    #[serde(default)]
+    pub input_changes: Vec<InputChange>,
+    /// The headline total, left against right.
+    #[serde(default)]
+    pub headline: Option<HeadlineChange>,
+    /// True when no input and no figure differs.
+    #[serde(default)]
+    pub identical: bool,
     /// Every figure, in a stable order.
     pub lines: Vec<DiffLine>,
+}
+
+/// The inputs of one side as (what, value) pairs, in a stable order.
+fn input_values(doc: &SimulationDoc) -> Vec<(String, String)> {
+    let sim = &doc.simulation;
+    let a = &sim.assumptions;
+    let p = &sim.prices;
+    let mut out = vec![
+        ("model".to_string(), p.model.clone()),
+        (
+            "assumptions.prefix_tokens".into(),
+            a.prefix_tokens.to_string(),
+        ),
+        (
+            "assumptions.output_tokens_per_step".into(),
+            a.output_tokens_per_step.to_string(),
+        ),
+        (
+            "assumptions.final_output_tokens".into(),
+            a.final_output_tokens.to_string(),
+        ),
+        (
+            "assumptions.bytes_per_token".into(),
+            a.bytes_per_token.to_string(),
+        ),
+        (
+            "assumptions.tokenizer_uplift".into(),
+            a.tokenizer_uplift.to_string(),
+        ),
+        (
+            "assumptions.runs_per_day".into(),
+            a.runs_per_day.to_string(),
+        ),
+        ("tool results".into(), sim.tool_results.to_string()),
+    ];
+    for (name, v) in [
+        ("input", Some(p.input)),
+        ("output", Some(p.output)),
+        ("cache_write_5m", p.cache_write_5m),
+        ("cache_write_1h", p.cache_write_1h),
+        ("cache_read", p.cache_read),
+        ("batch_input", p.batch_input),
+        ("batch_output", p.batch_output),
+    ] {
+        if let Some(v) = v {
+            out.push((format!("prices.{name}"), v.normalize().to_string()));
+        }
+    }
+    // The scenario, price book and trace files by digest (an inline trace is
+    // part of the scenario file).
+    for (i, f) in sim.inputs.iter().enumerate() {
+        let role = ["scenario file", "price book", "trace file"]
+            .get(i)
+            .copied()
+            .unwrap_or("input file");
+        out.push((
+            format!("{role} sha256"),
+            f.sha256.chars().take(16).collect(),
+        ));
+    }
+    out
+}
+
+fn input_changes(a: &SimulationDoc, b: &SimulationDoc) -> Vec<InputChange> {
+    let (va, vb) = (input_values(a), input_values(b));
+    let mut keys: Vec<&String> = va.iter().map(|(k, _)| k).collect();
+    for (k, _) in &vb {
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let get =
+        |v: &[(String, String)], k: &str| v.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (get(&va, k), get(&vb, k));
+            (x != y).then(|| InputChange {
+                what: k.clone(),
+                a: x,
+                b: y,
+            })
+        })
+        .collect()
+}
+
+fn headline(a: &SimulationDoc, b: &SimulationDoc) -> Option<HeadlineChange> {
+    let cheapest = |d: &SimulationDoc| {
+        d.simulation
+            .variants
+            .iter()
+            .min_by_key(|v| v.cost.total.lower)
+            .map(|v| (v.variant.variant.name.clone(), v.cost.total.lower))
+    };
+    let ((a_variant, a_total), (b_variant, b_total)) = (cheapest(a)?, cheapest(b)?);
+    let delta = b_total - a_total;
+    Some(HeadlineChange {
+        a_variant,
+        a_total,
+        b_variant,
+        b_total,
+        delta,
+        delta_share: (!a_total.is_zero()).then(|| delta / a_total),
+    })
 }
 
 /// The figures of one result, keyed and ordered.
@@ -96,7 +237,7 @@ pub fn compare(a: &SimulationDoc, b: &SimulationDoc, label_a: &str, label_b: &st
         }
     }
     let get = |f: &[(String, Decimal)], k: &str| f.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
-    let lines = keys
+    let lines: Vec<DiffLine> = keys
         .into_iter()
         .map(|key| {
             let (va, vb) = (get(&fa, key), get(&fb, key));
@@ -113,9 +254,17 @@ pub fn compare(a: &SimulationDoc, b: &SimulationDoc, label_a: &str, label_b: &st
             }
         })
         .collect();
+    let input_changes = input_changes(a, b);
+    let identical = input_changes.is_empty()
+        && lines
+            .iter()
+            .all(|l: &DiffLine| l.delta.is_some_and(|d| d.is_zero()));
     DiffDoc {
         a: label_a.to_string(),
         b: label_b.to_string(),
+        input_changes,
+        headline: headline(a, b),
+        identical,
         inputs: a
             .simulation
             .inputs

@@ -3,7 +3,7 @@
 use super::html::{render_template, simple_page, view, Block};
 use super::table::{col, Cell, DataTable};
 use super::terminal::plain_table;
-use super::{HtmlOptions, Render, RenderError, TerminalOptions};
+use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::DiffDoc;
 use rust_decimal::Decimal;
 
@@ -42,13 +42,73 @@ pub fn table(d: &DiffDoc) -> DataTable {
     }
 }
 
+/// What differs in the inputs (empty table: "no differences in the inputs").
+pub fn inputs_table(d: &DiffDoc) -> DataTable {
+    let text = |v: &Option<String>| Cell::Text(v.clone().unwrap_or_else(|| "—".into()));
+    DataTable {
+        id: "diff_inputs",
+        title: if d.input_changes.is_empty() {
+            "Inputs: no differences".into()
+        } else {
+            format!("Inputs that differ: {}", d.input_changes.len())
+        },
+        columns: vec![
+            col("input", "input"),
+            col("a", d.a.clone()),
+            col("b", d.b.clone()),
+        ],
+        rows: d
+            .input_changes
+            .iter()
+            .map(|c| vec![Cell::Text(c.what.clone()), text(&c.a), text(&c.b)])
+            .collect(),
+    }
+}
+
+/// "Headline: cheapest variant x at $a → y at $b (+$d, +p %)."
+pub fn headline(d: &DiffDoc) -> Option<String> {
+    let h = d.headline.as_ref()?;
+    Some(format!(
+        "Headline: cheapest variant {} at {} → {} at {} ({}{}, {}).",
+        h.a_variant,
+        format::usd(h.a_total, 3),
+        h.b_variant,
+        format::usd(h.b_total, 3),
+        if h.delta.is_sign_positive() && !h.delta.is_zero() {
+            "+"
+        } else {
+            ""
+        },
+        format::usd(h.delta, 3),
+        h.delta_share.map_or("—".to_string(), |x| {
+            format!(
+                "{}{}",
+                if x.is_sign_positive() && !x.is_zero() {
+                    "+"
+                } else {
+                    ""
+                },
+                format::percent(x)
+            )
+        })
+    ))
+}
+
 impl Render for DiffDoc {
     fn terminal(&self, _: &TerminalOptions) -> String {
-        format!(
-            "tokencast {} · diff\n{}",
-            env!("CARGO_PKG_VERSION"),
-            plain_table(&table(self))
-        )
+        let mut s = format!("tokencast {} · diff\n", env!("CARGO_PKG_VERSION"));
+        if self.identical {
+            s.push_str(&format!("{} and {}: no differences.\n", self.a, self.b));
+            return s;
+        }
+        s.push_str(&plain_table(&inputs_table(self)));
+        s.push('\n');
+        s.push_str(&plain_table(&table(self)));
+        if let Some(line) = headline(self) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s
     }
 
     fn csv_table(&self) -> DataTable {
@@ -64,7 +124,10 @@ fn html(d: &DiffDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let page = simple_page(
         format!("tokencast diff: {} → {}", d.a, d.b),
         "Every figure of two results side by side, with absolute and relative change.".into(),
-        vec![Block::table(view(&table(d)))],
+        vec![
+            Block::table(view(&inputs_table(d))),
+            Block::table(view(&table(d))).heading("Figures", headline(d)),
+        ],
         &d.inputs,
         opts.timestamp.clone(),
     );
