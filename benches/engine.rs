@@ -98,10 +98,10 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("replay_1m_calls_12_variants");
     group.sample_size(10);
     group.bench_function("totals", |b| {
-        b.iter(|| simulate(black_box(&scenario), SimulateOptions { detail: false }))
+        b.iter(|| simulate(black_box(&scenario), SimulateOptions::TOTALS))
     });
     group.bench_function("with_per_request_detail", |b| {
-        b.iter(|| simulate(black_box(&scenario), SimulateOptions { detail: true }))
+        b.iter(|| simulate(black_box(&scenario), SimulateOptions::ALL_ROWS))
     });
     group.finish();
 }

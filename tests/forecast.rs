@@ -165,7 +165,7 @@ fn degenerate_trace_gives_the_exact_closed_form() {
             c
         })
         .collect();
-    let exact = simulate(&five, SimulateOptions { detail: false });
+    let exact = simulate(&five, SimulateOptions::TOTALS);
     for (fv, ev) in f.variants.iter().zip(&exact.variants) {
         for (q, e) in [
             (&fv.cost_lower, ev.cost.total.lower - ev.cost.data_fee.lower),

@@ -225,7 +225,7 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         trace: Vec::new(),
         inputs: Vec::new(),
     };
-    simulate(&scenario, SimulateOptions { detail: false }).variants[0]
+    simulate(&scenario, SimulateOptions::TOTALS).variants[0]
         .cost
         .total
         .lower
@@ -359,7 +359,7 @@ fn timed(s: &Scenario, model_ms: u64, pauses: Vec<Pause>) -> Scenario {
 
 fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifetime> {
     let tiers = with_tiers(s, &[Cache::FiveMinutes, Cache::OneHour])?;
-    let opts = SimulateOptions { detail: false };
+    let opts = SimulateOptions::TOTALS;
     let base = simulate(&timed(&tiers, case.model_ms_per_step, Vec::new()), opts);
     // One expiry before the final request: a pause just past the 5-minute lifetime.
     let last = base.context[0].requests;
@@ -434,7 +434,7 @@ fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
         .map(|(name, tokens)| {
             let mut changed = s.clone();
             changed.assumptions.output_tokens_per_step = *tokens;
-            let sim = simulate(&changed, SimulateOptions { detail: false });
+            let sim = simulate(&changed, SimulateOptions::TOTALS);
             EffortRow {
                 preset: name.clone(),
                 output_tokens_per_step: *tokens,
@@ -446,20 +446,23 @@ fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
         .collect()
 }
 
-/// Restart analysis is one replay per restart point; above this many tool
-/// results it samples this many evenly spaced points.
-pub const MAX_RESTART_POINTS: u64 = 200;
+/// The restart table lists every step up to this many; a longer run lists
+/// [`crate::engine::OUTLINE_POINTS`] evenly spaced steps (the averages still
+/// cover every step).
+pub const MAX_RESTART_ROWS: u64 = crate::engine::ALL_ROWS_UP_TO as u64;
 
 fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
     let requests = sim.context[0].requests;
     if requests < 2 || sim.variants.len() < 2 {
         return None;
     }
-    let points: Vec<u64> = if requests - 1 <= MAX_RESTART_POINTS {
+    let steps = requests - 1;
+    let points: Vec<u64> = if steps <= MAX_RESTART_ROWS {
         (2..=requests).collect()
     } else {
-        (0..MAX_RESTART_POINTS)
-            .map(|i| 2 + i * (requests - 2) / (MAX_RESTART_POINTS - 1))
+        let shown = crate::engine::OUTLINE_POINTS as u64;
+        (0..shown)
+            .map(|i| 2 + i * (requests - 2) / (shown - 1))
             .collect()
     };
     // Data fee paid before request k: charged, non-replayed rows up to the (k−1)-th result.
@@ -475,67 +478,41 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
             fee_before[seen + 1] = fee;
         }
     }
-    let base_timing = s.timing.clone().unwrap_or(Timing {
-        model_ms_per_step: 0,
-        pauses: Vec::new(),
-    });
-    let detail = simulate(s, SimulateOptions { detail: true });
-    let baseline = if s.timing.is_some() {
-        sim.clone()
-    } else {
-        simulate(&timed(s, 0, Vec::new()), SimulateOptions { detail: false })
+    let fee_at = |k: u64| {
+        if keys {
+            Decimal::ZERO
+        } else {
+            fee_before[k as usize]
+        }
     };
-    let rows: Vec<RestartRow> = points
+    let costs = crate::engine::restarts(s, &points);
+    let rows: Vec<RestartRow> = costs
+        .points
         .iter()
-        .map(|&k| {
-            let mut pauses = base_timing.pauses.clone();
-            pauses.push(Pause {
-                before_request: k,
-                ms: Cache::OneHour.lifetime_ms().unwrap_or(0) + 1,
-            });
-            let resumed = simulate(
-                &timed(s, base_timing.model_ms_per_step, pauses),
-                SimulateOptions { detail: false },
-            );
-            RestartRow {
-                before_request: k,
-                resume: resumed
-                    .variants
-                    .iter()
-                    .zip(&baseline.variants)
-                    .map(|(r, b)| r.cost.input.lower - b.cost.input.lower)
-                    .collect(),
-                start_over: detail
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        let model: Decimal = v.request_costs[..(k - 1) as usize]
-                            .iter()
-                            .map(|c| c.lower)
-                            .sum();
-                        model
-                            + if keys {
-                                Decimal::ZERO
-                            } else {
-                                fee_before[k as usize]
-                            }
-                    })
-                    .collect(),
-            }
+        .map(|p| RestartRow {
+            before_request: p.before_request,
+            resume: p.resume.iter().map(|c| c.lower).collect(),
+            start_over: p
+                .start_over
+                .iter()
+                .map(|c| c.lower + fee_at(p.before_request))
+                .collect(),
         })
         .collect();
     let mut order: Vec<usize> = (0..sim.variants.len()).collect();
     order.sort_by_key(|&i| lower_total(sim, i));
     let (first, second) = (order[0], order[1]);
     let lead = lower_total(sim, second) - lower_total(sim, first);
-    let mean = |get: fn(&RestartRow) -> &Vec<Decimal>| {
-        rows.iter().map(|r| get(r)[first]).sum::<Decimal>() / Decimal::from(rows.len())
-    };
+    // Averages over every step (2 … N+1), not only the rows shown.
+    let all_fees: Decimal = (2..=requests).map(fee_at).sum();
+    let per_step = Decimal::from(steps);
+    let mean_start_over = (costs.start_over_sum[first].lower + all_fees) / per_step;
+    let mean_resume = costs.resume_sum[first].lower / per_step;
     let absorbed = |m: Decimal| (m > Decimal::ZERO).then(|| whole(lead / m).unwrap_or(u64::MAX));
     Some(Restart {
         idempotency_keys: keys,
-        absorbed_resuming: absorbed(mean(|r| &r.resume)),
-        absorbed_starting_over: absorbed(mean(|r| &r.start_over)),
+        absorbed_resuming: absorbed(mean_resume),
+        absorbed_starting_over: absorbed(mean_start_over),
         rows,
         cheapest: sim.variants[first].variant.variant.name.clone(),
         lead,

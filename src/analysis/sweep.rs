@@ -316,7 +316,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
                     pv.rates = r;
                 }
             }
-            let sim = simulate(&changed, SimulateOptions { detail: false });
+            let sim = simulate(&changed, SimulateOptions::TOTALS);
             Point {
                 values,
                 totals: sim.variants.iter().map(|v| v.cost.total).collect(),

@@ -139,9 +139,13 @@ pub struct SimulateArgs {
     /// Also print the per-request table (terminal format).
     #[arg(long)]
     pub requests: bool,
-    /// Write every table as a CSV file into this folder.
+    /// Write every table as a CSV file into this folder (every row, however long the run).
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,
+    /// Keep every per-request and per-result row in the JSON, tables and page, even for runs
+    /// of more than 10,000 tool results (by default those keep an outline of 2,000 requests).
+    #[arg(long)]
+    pub all_rows: bool,
     /// Where the HTML report goes.
     #[command(flatten)]
     pub page: PageArgs,

@@ -95,7 +95,8 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let scenario = Scenario::load(&args.scenario)?;
-    let doc = SimulationDoc::build(&scenario, Contents::FULL);
+    let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
+    let doc = SimulationDoc::build(&scenario, contents);
     let terminal = TerminalOptions {
         requests: args.requests,
     };

@@ -2,7 +2,7 @@
 //! asks for, and the comparison of the variants.
 
 use crate::analysis::{what_if, WhatIf};
-use crate::engine::{simulate, SimulateOptions, Simulation};
+use crate::engine::{simulate, Rows, SimulateOptions, Simulation};
 use crate::scenario::Scenario;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -65,11 +65,13 @@ pub struct SimulationDoc {
     pub what_if: Option<WhatIf>,
 }
 
+pub use crate::engine::{ALL_ROWS_UP_TO, OUTLINE_POINTS};
+
 /// How much a simulation document holds.
 #[derive(Debug, Clone, Copy)]
 pub struct Contents {
-    /// Per-request rows, attribution and the trace (memory linear in the trace).
-    pub detail: bool,
+    /// Per-request rows, attribution and the trace.
+    pub rows: Rows,
     /// The scenario's what-if analyses.
     pub what_ifs: bool,
 }
@@ -77,14 +79,30 @@ pub struct Contents {
 impl Contents {
     /// Everything, as `simulate` shows it.
     pub const FULL: Contents = Contents {
-        detail: true,
+        rows: Rows::All,
         what_ifs: true,
     };
     /// The totals only, as `diff` compares them.
     pub const FIGURES: Contents = Contents {
-        detail: false,
+        rows: Rows::None,
         what_ifs: false,
     };
+
+    /// What `simulate` holds: every row for runs of up to [`ALL_ROWS_UP_TO`]
+    /// results or when `all_rows` is asked for (a CSV export, `--all-rows`),
+    /// else an outline of [`OUTLINE_POINTS`] requests, so a long run's
+    /// document stays proportional to the trace and its page small.
+    pub fn simulate(scenario: &Scenario, all_rows: bool) -> Contents {
+        let results = scenario.trace.iter().filter(|c| c.enters_context()).count();
+        Contents {
+            rows: if all_rows || results <= ALL_ROWS_UP_TO {
+                Rows::All
+            } else {
+                Rows::Outline(OUTLINE_POINTS)
+            },
+            what_ifs: true,
+        }
+    }
 }
 
 impl SimulationDoc {
@@ -93,7 +111,7 @@ impl SimulationDoc {
         let simulation = simulate(
             scenario,
             SimulateOptions {
-                detail: contents.detail,
+                rows: contents.rows,
             },
         );
         let what_if = contents.what_ifs.then(|| what_if(scenario, &simulation));

@@ -19,17 +19,103 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 pub use stats::{CapabilityStats, Ledger};
 
+/// Runs of at most this many tool results keep every per-row result by default.
+pub const ALL_ROWS_UP_TO: usize = 10_000;
+
+/// Requests an outline of a longer run keeps (charts draw at most this many).
+pub const OUTLINE_POINTS: usize = 2_000;
+
+/// Which per-row results (per request, per tool result) a simulation keeps
+/// besides the totals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rows {
+    /// None: totals only (what-if replays, sweeps, diffs).
+    None,
+    /// Every request and result (memory linear in the trace, times the variants).
+    All,
+    /// At most about this many requests, chosen so that charts keep their
+    /// shape: the first and last request of each stretch of the run and the
+    /// requests after its largest raw and trimmed results (spikes are never
+    /// dropped), plus each variant's costliest result.
+    Outline(usize),
+}
+
 /// How much detail to keep besides the totals.
 #[derive(Debug, Clone, Copy)]
 pub struct SimulateOptions {
-    /// Keep per-request rows and per-result attribution (memory linear in the trace).
-    pub detail: bool,
+    /// The per-row results to keep.
+    pub rows: Rows,
+}
+
+impl SimulateOptions {
+    /// Totals only.
+    pub const TOTALS: SimulateOptions = SimulateOptions { rows: Rows::None };
+    /// Every row.
+    pub const ALL_ROWS: SimulateOptions = SimulateOptions { rows: Rows::All };
 }
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        SimulateOptions { detail: true }
+        SimulateOptions::ALL_ROWS
     }
+}
+
+/// Which per-row results a simulation document holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowsKept {
+    /// Totals only.
+    None,
+    /// Every request and result.
+    All,
+    /// An outline of the run (see [`Rows::Outline`]).
+    Outline,
+}
+
+/// The requests a replay keeps per-row results for (index 0 is request 1).
+#[derive(Debug, Clone)]
+pub(crate) enum RowSet {
+    /// None.
+    Nothing,
+    /// Every request.
+    Everything,
+    /// These requests.
+    Selected(Vec<bool>),
+}
+
+impl RowSet {
+    /// True when request index `k` (0-based) is kept.
+    pub(crate) fn has(&self, k: usize) -> bool {
+        match self {
+            RowSet::Nothing => false,
+            RowSet::Everything => true,
+            RowSet::Selected(keep) => keep.get(k).copied().unwrap_or(false),
+        }
+    }
+
+    fn any(&self) -> bool {
+        !matches!(self, RowSet::Nothing)
+    }
+}
+
+/// An outline of a run of `raw.len()` results in about `points` requests:
+/// per stretch of the run its first and last request and the requests right
+/// after its largest raw and trimmed result.
+fn outline(raw: &[u64], trimmed: &[u64], points: usize) -> Vec<bool> {
+    let n = raw.len() + 1;
+    let mut keep = vec![false; n];
+    let width = n.div_ceil((points / 4).max(1)).max(1);
+    for start in (0..n).step_by(width) {
+        let end = (start + width).min(n);
+        keep[start] = true;
+        keep[end - 1] = true;
+        for bytes in [raw, trimmed] {
+            if let Some(k) = (start.max(1)..end).max_by_key(|&k| bytes[k - 1]) {
+                keep[k] = true;
+            }
+        }
+    }
+    keep
 }
 
 /// Tokens of one request of the run, for one content choice.
@@ -173,6 +259,10 @@ pub struct Simulation {
     pub timing: Option<Timing>,
     /// Tool results that entered the context (N).
     pub tool_results: u64,
+    /// Which per-row results (`per_request`, `request_costs`, `attribution`,
+    /// `trace`) this document holds.
+    #[serde(default = "rows_all")]
+    pub rows: RowsKept,
     /// Context growth, raw then trimmed.
     pub context: Vec<ContextProfile>,
     /// Each variant's cost, in the scenario's order.
@@ -206,6 +296,10 @@ impl Simulation {
     }
 }
 
+fn rows_all() -> RowsKept {
+    RowsKept::All
+}
+
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions;
@@ -220,10 +314,11 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .map(|c| c.trimmed_bytes.unwrap_or(0))
         .collect();
     let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
+    let rows = row_set(opts.rows, &raw, &trimmed, &scenario.variants);
     let scale = Scale::new(a);
     let context = vec![
-        profile(Content::Raw, &raw, &calls, a, scale, opts),
-        profile(Content::Trimmed, &trimmed, &calls, a, scale, opts),
+        profile(Content::Raw, &raw, &calls, a, scale, &rows),
+        profile(Content::Trimmed, &trimmed, &calls, a, scale, &rows),
     ];
     let gaps = scenario
         .timing
@@ -251,7 +346,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             let priced = run.price(
                 pv.variant.cache,
                 &pv.rates,
-                opts.detail.then_some(&mut request_costs),
+                rows.any().then_some((&rows, &mut request_costs)),
             );
             let cost = breakdown(&priced, data_fee);
             VariantResult {
@@ -266,10 +361,16 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         })
         .collect();
 
-    let attribution = if opts.detail {
-        attribute(&results, a, &scenario.variants)
-    } else {
-        Vec::new()
+    let attribution = attribute(&results, a, &scenario.variants, &rows);
+    let trace = match &rows {
+        RowSet::Nothing => Vec::new(),
+        RowSet::Everything => scenario.trace.clone(),
+        RowSet::Selected(_) => results
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| rows.has(j + 1))
+            .map(|(_, c)| (*c).clone())
+            .collect(),
     };
 
     Simulation {
@@ -282,16 +383,165 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         assumptions: a.clone(),
         timing: scenario.timing.clone(),
         tool_results: results.len() as u64,
+        rows: match rows {
+            RowSet::Nothing => RowsKept::None,
+            RowSet::Everything => RowsKept::All,
+            RowSet::Selected(_) => RowsKept::Outline,
+        },
         context,
         variants,
         attribution,
         capabilities: CapabilityStats::of(&scenario.trace),
         ledger,
-        trace: if opts.detail {
-            scenario.trace.clone()
-        } else {
-            Vec::new()
-        },
+        trace,
+    }
+}
+
+/// The requests to keep rows for. An outline also keeps each variant's
+/// costliest result (found in `f64`, then reported exactly), so the
+/// "costliest result" line holds for the whole run.
+fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant]) -> RowSet {
+    use rust_decimal::prelude::ToPrimitive;
+    let points = match rows {
+        Rows::None => return RowSet::Nothing,
+        Rows::All => return RowSet::Everything,
+        Rows::Outline(points) if raw.len() < points => return RowSet::Everything,
+        Rows::Outline(points) => points,
+    };
+    let mut keep = outline(raw, trimmed, points);
+    let n = raw.len();
+    for pv in variants {
+        let bytes = match pv.variant.results {
+            Content::Raw => raw,
+            Content::Trimmed => trimmed,
+        };
+        let rate = |d: Option<Decimal>| d.and_then(|d| d.to_f64()).unwrap_or(0.0);
+        let (input, write, read) = (
+            rate(Some(pv.rates.input)),
+            rate(pv.rates.cache_write),
+            rate(pv.rates.cache_read),
+        );
+        let cached = pv.variant.cache != Cache::None && pv.rates.cache_write.is_some();
+        let cost = |j: usize| {
+            let resends = (n - j) as f64;
+            let per_token = if cached {
+                write + (resends - 1.0) * read
+            } else {
+                resends * input
+            };
+            bytes[j] as f64 * per_token
+        };
+        if let Some(j) = (0..n).max_by(|x, y| cost(*x).total_cmp(&cost(*y))) {
+            keep[j + 1] = true;
+        }
+    }
+    RowSet::Selected(keep)
+}
+
+/// What one restart before request `before_request` costs each variant
+/// (model cost only, lower and upper bound).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestartCost {
+    /// The 1-based request the worker restarts before.
+    pub before_request: u64,
+    /// Per variant: the model cost of requests 1 … k−1, paid again when starting over.
+    pub start_over: Vec<Bounds>,
+    /// Per variant: what resuming adds, the cache having expired: request k
+    /// writes its whole prefix instead of reading it. Without timing, the
+    /// gaps are the tool latencies alone.
+    pub resume: Vec<Bounds>,
+}
+
+/// Restart costs at chosen requests, and summed over every request but the first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restarts {
+    /// The chosen requests, in order.
+    pub points: Vec<RestartCost>,
+    /// Per variant: Σ start-over model cost over requests 2 … N+1.
+    pub start_over_sum: Vec<Bounds>,
+    /// Per variant: Σ resume cost over requests 2 … N+1.
+    pub resume_sum: Vec<Bounds>,
+}
+
+/// Restart costs before each of `points` (1-based requests, ascending), and
+/// summed over every request, for every variant, in two linear replays per
+/// variant.
+pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
+    let a = &scenario.assumptions;
+    let results: Vec<&TraceCall> = scenario
+        .trace
+        .iter()
+        .filter(|c| c.enters_context())
+        .collect();
+    let raw: Vec<u64> = results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect();
+    let trimmed: Vec<u64> = results
+        .iter()
+        .map(|c| c.trimmed_bytes.unwrap_or(0))
+        .collect();
+    let mut keep = vec![false; raw.len() + 1];
+    for &k in points {
+        if let Some(slot) = keep.get_mut((k as usize).wrapping_sub(1)) {
+            *slot = true;
+        }
+    }
+    let rows = RowSet::Selected(keep);
+    let own_gaps = scenario
+        .timing
+        .as_ref()
+        .map(|t| gaps_ms(&scenario.trace, t));
+    let untimed = Timing {
+        model_ms_per_step: 0,
+        pauses: Vec::new(),
+    };
+    let resume_gaps = gaps_ms(
+        &scenario.trace,
+        scenario.timing.as_ref().unwrap_or(&untimed),
+    );
+    let scale = Scale::new(a);
+    let mut start_over_sum = Vec::new();
+    let mut resume_sum = Vec::new();
+    let per_variant: Vec<Vec<(Bounds, Bounds)>> = scenario
+        .variants
+        .iter()
+        .map(|pv| {
+            let bytes = match pv.variant.results {
+                Content::Raw => &raw,
+                Content::Trimmed => &trimmed,
+            };
+            let own = Run {
+                scale,
+                bytes,
+                final_output: a.final_output_tokens,
+                gaps_ms: own_gaps.as_deref(),
+            };
+            let resumed = Run {
+                gaps_ms: Some(&resume_gaps),
+                ..own
+            };
+            let (cache, rates) = (pv.variant.cache, &pv.rates);
+            let (before, sums) = own.restarts(cache, rates, &rows);
+            let (extra, extra_sums) = resumed.restarts(cache, rates, &rows);
+            start_over_sum.push(sums.0);
+            resume_sum.push(extra_sums.1);
+            before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect()
+        })
+        .collect();
+    let kept: Vec<u64> = (0..=raw.len())
+        .filter(|k| rows.has(*k))
+        .map(|k| k as u64 + 1)
+        .collect();
+    Restarts {
+        points: kept
+            .iter()
+            .enumerate()
+            .map(|(p, &k)| RestartCost {
+                before_request: k,
+                start_over: per_variant.iter().map(|v| v[p].0).collect(),
+                resume: per_variant.iter().map(|v| v[p].1).collect(),
+            })
+            .collect(),
+        start_over_sum,
+        resume_sum,
     }
 }
 
@@ -328,14 +578,17 @@ fn profile(
     calls: &[Option<u32>],
     a: &Assumptions,
     scale: Scale,
-    opts: SimulateOptions,
+    rows: &RowSet,
 ) -> ContextProfile {
     let n = bytes.len() as u64;
     let mut cum: u128 = 0;
     let mut sum = [0i128; 2];
     let mut last = [0i128; 2];
-    let mut per_request = Vec::with_capacity(if opts.detail { bytes.len() + 1 } else { 0 });
-    let mut previous = Bounds::default();
+    let mut per_request = Vec::with_capacity(match rows {
+        RowSet::Everything => bytes.len() + 1,
+        _ => 0,
+    });
+    let mut previous: Option<[i128; 2]> = None;
     for k in 0..=n {
         if k > 0 {
             cum += u128::from(bytes[(k - 1) as usize]);
@@ -343,8 +596,9 @@ fn profile(
         let num = scale.numerators(k, cum);
         sum = [sum[0] + num[0], sum[1] + num[1]];
         last = num;
-        if opts.detail {
+        if rows.has(k as usize) {
             let input = scale.tokens_of(num);
+            let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
             per_request.push(RequestTokens {
                 request: k + 1,
                 after_call: if k == 0 {
@@ -353,16 +607,16 @@ fn profile(
                     calls[(k - 1) as usize]
                 },
                 input,
-                cache_write: input - previous,
-                cache_read: previous,
+                cache_write: input - before,
+                cache_read: before,
                 output: if k < n {
                     a.output_tokens_per_step
                 } else {
                     a.final_output_tokens
                 },
             });
-            previous = input;
         }
+        previous = Some(num);
     }
     let input_tokens = scale.tokens_of(sum);
     let final_request_input = scale.tokens_of(last);
@@ -401,11 +655,13 @@ fn attribute(
     results: &[&TraceCall],
     a: &Assumptions,
     variants: &[PricedVariant],
+    rows: &RowSet,
 ) -> Vec<ResultAttribution> {
     let n = results.len() as u64;
     results
         .iter()
         .enumerate()
+        .filter(|(j, _)| rows.has(j + 1))
         .map(|(j, c)| {
             let raw_bytes = c.raw_bytes.unwrap_or(0);
             let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
@@ -691,7 +947,7 @@ mod tests {
                 prop_assert_eq!(model, v.cost.input + v.cost.output);
             }
             // The closed form (no detail, no rules) agrees with the per-request replay.
-            let quick = simulate(&scenario(&bytes, vec![]), SimulateOptions { detail: false });
+            let quick = simulate(&scenario(&bytes, vec![]), SimulateOptions::TOTALS);
             for (a, b) in quick.variants.iter().zip(&sim.variants) {
                 prop_assert_eq!(a.cost, b.cost);
             }

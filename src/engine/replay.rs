@@ -12,6 +12,7 @@
 //! linear, exact, and needs one decimal division per sum at the end.
 
 use super::bounds::Bounds;
+use super::RowSet;
 use crate::pricing::{Rates, PER_MILLION};
 use crate::scenario::{Assumptions, Cache};
 use rust_decimal::prelude::ToPrimitive;
@@ -85,6 +86,18 @@ pub(crate) struct Sums {
     write: [i128; 2],
     read: [i128; 2],
     output: [i128; 2],
+}
+
+impl Sums {
+    fn plus(&self, o: &Sums) -> Sums {
+        let add = |a: [i128; 2], b: [i128; 2]| [a[0] + b[0], a[1] + b[1]];
+        Sums {
+            uncached: add(self.uncached, o.uncached),
+            write: add(self.write, o.write),
+            read: add(self.read, o.read),
+            output: add(self.output, o.output),
+        }
+    }
 }
 
 /// What one variant's replay counted besides money.
@@ -203,7 +216,7 @@ impl Run<'_> {
         &self,
         cache: Cache,
         rates: &Rates,
-        per_request: Option<&mut Vec<Bounds>>,
+        per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
     ) -> Priced {
         let tally = self.tally(cache, rates, per_request);
         let mut priced = self.usd(tally.sums, rates);
@@ -234,7 +247,7 @@ impl Run<'_> {
         &self,
         cache: Cache,
         rates: &Rates,
-        per_request: Option<&mut Vec<Bounds>>,
+        per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
     ) -> Tally {
         self.tally_with(cache, rates, per_request, None)
     }
@@ -244,13 +257,12 @@ impl Run<'_> {
         &self,
         cache: Cache,
         rates: &Rates,
-        mut per_request: Option<&mut Vec<Bounds>>,
+        per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Tally {
         let n = self.bytes.len() as u64;
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
-        let lifetime = cache.lifetime_ms();
         let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
         let long = rates
             .long_context
@@ -274,6 +286,75 @@ impl Run<'_> {
                 counts: Counts::default(),
             };
         }
+        let (keep, mut out) = match per_request {
+            Some((rows, out)) => (Some(rows), Some(out)),
+            None => (None, None),
+        };
+        let wants = |k: usize| keep.is_some_and(|rows| rows.has(k));
+        let counts = self.walk(cache, rates, &wants, |step| {
+            if let Some(rows) = out.as_mut() {
+                let p = self.usd(step.delta(), rates);
+                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output);
+            }
+        });
+        Tally {
+            sums: counts.0,
+            counts: counts.1,
+        }
+    }
+
+    /// For each kept request k: the model cost of every request before it
+    /// (what starting over pays again), and what a cache expiry right before
+    /// it adds (what resuming after a restart pays): request k then writes
+    /// its whole prefix instead of reading the previous one, and later
+    /// requests are unchanged. Also both summed over every request but the
+    /// first, exactly (integer sums, one conversion). One pass.
+    pub(crate) fn restarts(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        rows: &RowSet,
+    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
+        let mut out = Vec::new();
+        let (mut all_before, mut all_extra) = ([Sums::default(); 2], [Sums::default(); 2]);
+        let wants = |k: usize| k >= 1;
+        self.walk(cache, rates, &wants, |step| {
+            let extra = step.expiry_extra();
+            for i in 0..2 {
+                all_before[i] = all_before[i].plus(&step.before[i]);
+                all_extra[i] = all_extra[i].plus(&extra[i]);
+            }
+            if rows.has(step.k) {
+                out.push((self.model(step.before, rates), self.model(extra, rates)));
+            }
+        });
+        let totals = (self.model(all_before, rates), self.model(all_extra, rates));
+        (out, totals)
+    }
+
+    /// The model cost of some sums, per bound.
+    fn model(&self, sums: [Sums; 2], rates: &Rates) -> Bounds {
+        let p = self.usd(sums, rates);
+        p.uncached_input + p.cache_write + p.cache_read + p.output
+    }
+
+    /// Replays every request under the rules and calls `at` for each request
+    /// index `wants` keeps, with the sums before and after it.
+    fn walk(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        wants: &dyn Fn(usize) -> bool,
+        mut at: impl FnMut(&Step),
+    ) -> ([Sums; 2], Counts) {
+        let n = self.bytes.len() as u64;
+        let dens = self.scale.denominators();
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let lifetime = cache.lifetime_ms();
+        let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
+        let long = rates
+            .long_context
+            .map(|lc| self.scale.tokens(lc.threshold_tokens));
         let mut sums = [Sums::default(); 2];
         let mut prev: [Option<i128>; 2] = [None, None];
         let mut counts = Counts::default();
@@ -292,10 +373,10 @@ impl Run<'_> {
                 (1.., Some(life), Some(gaps)) => gaps[k as usize] > life,
                 _ => false,
             };
-            let mut before = [Sums::default(); 2];
-            if per_request.is_some() {
-                before = sums;
-            }
+            let kept = wants(k as usize);
+            let before = if kept { sums } else { [Sums::default(); 2] };
+
+            let mut read_now = [None; 2];
             for i in 0..2 {
                 let tier = usize::from(long.is_some_and(|t| num[i] > t[i]));
                 let s = &mut sums[i];
@@ -312,6 +393,7 @@ impl Run<'_> {
                         Some(p) if !expired => {
                             s.write[tier] += num[i] - p;
                             s.read[tier] += p;
+                            read_now[i] = Some((tier, p));
                         }
                         _ => s.write[tier] += num[i],
                     }
@@ -324,18 +406,16 @@ impl Run<'_> {
                     counts.long_context += 1;
                 }
             }
-            if let Some(rows) = per_request.as_deref_mut() {
-                let delta = |i: usize| Sums {
-                    uncached: sub(sums[i].uncached, before[i].uncached),
-                    write: sub(sums[i].write, before[i].write),
-                    read: sub(sums[i].read, before[i].read),
-                    output: sub(sums[i].output, before[i].output),
-                };
-                let p = self.usd([delta(0), delta(1)], rates);
-                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output);
+            if kept {
+                at(&Step {
+                    k: k as usize,
+                    before,
+                    after: sums,
+                    read: read_now,
+                });
             }
         }
-        Tally { sums, counts }
+        (sums, counts)
     }
 
     fn usd(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
@@ -375,4 +455,38 @@ impl Run<'_> {
 
 fn sub(a: [i128; 2], b: [i128; 2]) -> [i128; 2] {
     [a[0] - b[0], a[1] - b[1]]
+}
+
+/// One kept request of a replay: the sums before and after it, and the
+/// prefix it read from the cache (per bound: tier and tokens), if any.
+struct Step {
+    k: usize,
+    before: [Sums; 2],
+    after: [Sums; 2],
+    read: [Option<(usize, i128)>; 2],
+}
+
+impl Step {
+    /// What this request added.
+    fn delta(&self) -> [Sums; 2] {
+        let d = |i: usize| Sums {
+            uncached: sub(self.after[i].uncached, self.before[i].uncached),
+            write: sub(self.after[i].write, self.before[i].write),
+            read: sub(self.after[i].read, self.before[i].read),
+            output: sub(self.after[i].output, self.before[i].output),
+        };
+        [d(0), d(1)]
+    }
+
+    /// What an expired cache would add: the prefix read is written instead.
+    fn expiry_extra(&self) -> [Sums; 2] {
+        let mut out = [Sums::default(); 2];
+        for (i, r) in self.read.iter().enumerate() {
+            if let Some((tier, p)) = r {
+                out[i].write[*tier] = *p;
+                out[i].read[*tier] = -p;
+            }
+        }
+        out
+    }
 }
