@@ -7,7 +7,6 @@
 use crate::error::{suggest_from_serde_message, InputError};
 use rust_decimal::Decimal;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
-use serde::Deserialize;
 use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
@@ -165,32 +164,43 @@ pub fn positive_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::E
     d.deserialize_any(DecVisitor)
 }
 
-/// Like [`positive_decimal`] but zero is allowed (durations, waits).
+/// Like [`positive_decimal`] but zero is allowed (durations, waits, fees).
+///
+/// Asks for a string first, so a CSV field is read from its text exactly
+/// (never through `f64`); a TOML number arrives as an integer or a float and
+/// is read back through its shortest decimal representation.
 pub fn non_negative_decimal<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Num {
-        S(String),
-        I(i64),
-        F(f64),
+    struct NonNegative;
+    impl Visitor<'_> for NonNegative {
+        type Value = Decimal;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("zero or a positive number, e.g. 20 or 2.5")
+        }
+        fn visit_str<E: de::Error>(self, text: &str) -> Result<Decimal, E> {
+            let v = Decimal::from_str(text.trim()).map_err(|_| {
+                E::custom(format!(
+                    "\"{text}\" is not a number; write zero or more, e.g. 20 or 2.5"
+                ))
+            })?;
+            if v.is_sign_negative() && !v.is_zero() {
+                return Err(E::custom(format!("{text} is negative; write zero or more")));
+            }
+            Ok(v.normalize())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Decimal, E> {
+            if !v.is_finite() {
+                return Err(E::custom("expected a finite number"));
+            }
+            self.visit_str(&format!("{v}"))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Decimal, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Decimal, E> {
+            self.visit_str(&v.to_string())
+        }
     }
-    let text = match Num::deserialize(d)? {
-        Num::S(s) => s,
-        Num::I(i) => i.to_string(),
-        Num::F(f) if f.is_finite() => format!("{f}"),
-        Num::F(_) => return Err(de::Error::custom("expected a finite number")),
-    };
-    let v = Decimal::from_str(text.trim()).map_err(|_| {
-        de::Error::custom(format!(
-            "\"{text}\" is not a number; write zero or more, e.g. 20 or 2.5"
-        ))
-    })?;
-    if v.is_sign_negative() && !v.is_zero() {
-        return Err(de::Error::custom(format!(
-            "{text} is negative; write zero or more"
-        )));
-    }
-    Ok(v.normalize())
+    d.deserialize_str(NonNegative)
 }
 
 /// The whole part of a non-negative decimal as a `u64`, if it fits (the

@@ -36,21 +36,21 @@ pub struct CapabilityStats {
 }
 
 impl CapabilityStats {
-    /// Statistics per capability, in order of first appearance in the trace.
+    /// Statistics per capability, in order of first appearance in the trace
+    /// (one pass over the trace).
     pub fn of(trace: &[TraceCall]) -> Vec<CapabilityStats> {
-        let mut order: Vec<&str> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut groups: Vec<(&str, Vec<&TraceCall>)> = Vec::new();
         for c in trace.iter().filter(|c| c.enters_context()) {
-            if !order.contains(&c.capability.as_str()) {
-                order.push(&c.capability);
-            }
+            let i = *index.entry(c.capability.as_str()).or_insert_with(|| {
+                groups.push((c.capability.as_str(), Vec::new()));
+                groups.len() - 1
+            });
+            groups[i].1.push(c);
         }
-        order
+        groups
             .into_iter()
-            .map(|cap| {
-                let calls: Vec<&TraceCall> = trace
-                    .iter()
-                    .filter(|c| c.enters_context() && c.capability == cap)
-                    .collect();
+            .map(|(cap, calls)| {
                 let n = calls.len() as u64;
                 let items: u64 = calls.iter().map(|c| c.items).sum();
                 let raw: u64 = calls.iter().map(|c| c.raw_bytes.unwrap_or(0)).sum();
@@ -109,28 +109,35 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Builds the ledger from every row of the trace.
+    /// Builds the ledger from every row of the trace, in one pass.
     pub fn of(trace: &[TraceCall]) -> Ledger {
-        let charged = |c: &&TraceCall| !c.replayed && c.charged_usd > Decimal::ZERO;
-        Ledger {
+        let mut l = Ledger {
             requests: trace.len() as u64,
-            charged: trace.iter().filter(charged).count() as u64,
-            uncharged: trace
-                .iter()
-                .filter(|c| !c.replayed && c.charged_usd.is_zero())
-                .count() as u64,
-            replays_skipped: trace.iter().filter(|c| c.replayed).count() as u64,
-            errors: trace
-                .iter()
-                .filter(|c| !(200..300).contains(&c.status))
-                .count() as u64,
-            total_usd: trace.iter().filter(charged).map(|c| c.charged_usd).sum(),
-            median_latency_with_data_ms: median(
-                trace
-                    .iter()
-                    .filter(|c| c.enters_context() && c.items > 0)
-                    .map(|c| c.latency_ms),
-            ),
+            charged: 0,
+            uncharged: 0,
+            replays_skipped: 0,
+            errors: 0,
+            total_usd: Decimal::ZERO,
+            median_latency_with_data_ms: 0.0,
+        };
+        let mut with_data = Vec::new();
+        for c in trace {
+            if c.replayed {
+                l.replays_skipped += 1;
+            } else if c.charged_usd > Decimal::ZERO {
+                l.charged += 1;
+                l.total_usd += c.charged_usd;
+            } else if c.charged_usd.is_zero() {
+                l.uncharged += 1;
+            }
+            if !(200..300).contains(&c.status) {
+                l.errors += 1;
+            }
+            if c.enters_context() && c.items > 0 {
+                with_data.push(c.latency_ms);
+            }
         }
+        l.median_latency_with_data_ms = median(with_data.into_iter());
+        l
     }
 }
