@@ -38,7 +38,10 @@ fn html_without_svg(bytes: Vec<u8>) -> String {
 
 /// Snapshots every renderer of `doc` under `name`, and checks the JSON round trip.
 fn snapshot_all<T: Render + std::fmt::Debug>(name: &str, doc: &T) {
-    let terminal = doc.terminal(&TerminalOptions { requests: true });
+    let terminal = doc.terminal(&TerminalOptions {
+        requests: true,
+        width: 100,
+    });
     insta::assert_snapshot!(format!("{name}_terminal"), terminal);
     insta::assert_snapshot!(format!("{name}_csv"), String::from_utf8(doc.csv()).unwrap());
     let json = doc.json();

@@ -131,7 +131,12 @@ fn terminal_prints_the_what_if_answers() {
         .args(["simulate", "scenarios/research.toml", "--no-report"])
         .output()
         .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    // Sentences wrap at the terminal's width: read them as one text.
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for s in [
         "an attempt costs $0.35 on claude-fable-5-1 and $0.28 on claude-fable-5-2",
         "breaks even at 25 attempts",

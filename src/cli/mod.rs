@@ -40,6 +40,17 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
     }
 }
 
+/// Columns for terminal tables: `COLUMNS` when set, else the terminal's
+/// width, else (output to a file or a pipe) the default.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|w| *w > 0)
+        .or_else(|| comfy_table::Table::new().width().map(usize::from))
+        .unwrap_or(crate::report::terminal::DEFAULT_WIDTH)
+}
+
 /// `doc` in the stdout format asked for.
 fn stdout_of(doc: &impl Render, format: Format, terminal: &TerminalOptions) -> Vec<u8> {
     match format {
@@ -99,6 +110,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let doc = SimulationDoc::build(&scenario, contents);
     let terminal = TerminalOptions {
         requests: args.requests,
+        width: terminal_width(),
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
     let mut files: Vec<PlannedFile> = page_file(&doc, &args.scenario, &args.page, "")?
@@ -119,7 +131,14 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let scenario = Scenario::load(&args.scenario)?;
     spec.check_against(&scenario)?;
     let doc = sweep::run(&scenario, &spec.axes);
-    let stdout = stdout_of(&doc, args.format, &TerminalOptions::default());
+    let stdout = stdout_of(
+        &doc,
+        args.format,
+        &TerminalOptions {
+            requests: false,
+            width: terminal_width(),
+        },
+    );
     let files = page_file(&doc, &args.scenario, &args.page, "-sweep")?
         .into_iter()
         .collect();
@@ -133,7 +152,14 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
     let doc = forecast_with_progress(&scenario, &spec, &sampler, args.threads)?;
-    let stdout = stdout_of(&doc, args.format, &TerminalOptions::default());
+    let stdout = stdout_of(
+        &doc,
+        args.format,
+        &TerminalOptions {
+            requests: false,
+            width: terminal_width(),
+        },
+    );
     let files = page_file(&doc, &args.scenario, &args.page, "-forecast")?
         .into_iter()
         .collect();
@@ -201,7 +227,11 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
     let doc = diff::compare(&a, &b, &label(&args.a), &label(&args.b));
     let (bytes, marker) = match args.format {
         DiffFormat::Table => (
-            doc.terminal(&TerminalOptions::default()).into_bytes(),
+            doc.terminal(&TerminalOptions {
+                requests: false,
+                width: terminal_width(),
+            })
+            .into_bytes(),
             Marker::Text,
         ),
         DiffFormat::Json => (doc.json(), Marker::Json),

@@ -2,7 +2,7 @@
 
 use super::html::{render_template, simple_page, view, Block};
 use super::table::{col, Cell, DataTable};
-use super::terminal::plain_table;
+use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::DiffDoc;
 use rust_decimal::Decimal;
@@ -95,20 +95,20 @@ pub fn headline(d: &DiffDoc) -> Option<String> {
 }
 
 impl Render for DiffDoc {
-    fn terminal(&self, _: &TerminalOptions) -> String {
+    fn terminal(&self, opts: &TerminalOptions) -> String {
         let mut s = format!("tokencast {} · diff\n", env!("CARGO_PKG_VERSION"));
         if self.identical {
             s.push_str(&format!("{} and {}: no differences.\n", self.a, self.b));
             return s;
         }
-        s.push_str(&plain_table(&inputs_table(self)));
+        s.push_str(&plain_table(&inputs_table(self), opts.width));
         s.push('\n');
-        s.push_str(&plain_table(&table(self)));
+        s.push_str(&plain_table(&table(self), opts.width));
         if let Some(line) = headline(self) {
             s.push_str(&line);
             s.push('\n');
         }
-        s
+        wrap_prose(&s, opts.width)
     }
 
     fn csv_table(&self) -> DataTable {

@@ -2,7 +2,7 @@
 
 use super::html::{chart_block, charts, render_template, simple_page, view, Block};
 use super::table::{col, Cell, DataTable};
-use super::terminal::plain_table;
+use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::analysis::forecast::to_decimal;
 use crate::document::Forecast;
@@ -148,7 +148,7 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
 }
 
 impl Render for Forecast {
-    fn terminal(&self, _: &TerminalOptions) -> String {
+    fn terminal(&self, opts: &TerminalOptions) -> String {
         let f = self;
         let mut s = format!(
             "tokencast {} · forecast {} · {} runs of {} tool results · method {:?} · seed {}\n{}\n\n",
@@ -161,11 +161,11 @@ impl Render for Forecast {
             f.percentile_method
         );
         for t in [forecast_variants(f), forecast_context(f), forecast_fan(f)] {
-            s.push_str(&plain_table(&t));
+            s.push_str(&plain_table(&t, opts.width));
             s.push('\n');
         }
         s.push_str("Read it as: half the runs cost less than p50, one in a hundred costs more than p99. Set the task budget at the p99 of the upper bound.\n");
-        s
+        wrap_prose(&s, opts.width)
     }
 
     fn tables(&self) -> Vec<DataTable> {

@@ -24,11 +24,22 @@ pub mod terminal;
 use crate::document::Document;
 use table::DataTable;
 
-/// What the terminal output includes.
-#[derive(Debug, Clone, Copy, Default)]
+/// What the terminal output includes, and how wide it may be.
+#[derive(Debug, Clone, Copy)]
 pub struct TerminalOptions {
     /// Also print the per-request table (`simulate --requests`).
     pub requests: bool,
+    /// Columns available (tables wider than this are split into parts).
+    pub width: usize,
+}
+
+impl Default for TerminalOptions {
+    fn default() -> Self {
+        TerminalOptions {
+            requests: false,
+            width: terminal::DEFAULT_WIDTH,
+        }
+    }
 }
 
 /// Options that change an HTML page.

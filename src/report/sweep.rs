@@ -51,8 +51,8 @@ pub fn table(s: &Sweep) -> DataTable {
 }
 
 impl Render for Sweep {
-    fn terminal(&self, _: &TerminalOptions) -> String {
-        plain_table(&table(self))
+    fn terminal(&self, opts: &TerminalOptions) -> String {
+        plain_table(&table(self), opts.width)
     }
 
     fn csv_table(&self) -> DataTable {

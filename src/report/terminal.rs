@@ -1,44 +1,278 @@
-//! Terminal tables (comfy-table): a table as written, or turned sideways.
+//! Terminal tables (comfy-table) that fit the terminal: a table as written,
+//! or turned sideways; long tables show their first and last rows.
+//!
+//! When the columns do not fit the width, the table is split into parts
+//! that each repeat the leading label columns, so every part reads on its
+//! own instead of wrapping into noise.
 
 use super::table::{Cell, DataTable};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, ContentArrangement, Table};
 
-fn new_table() -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    t
+/// Width used when the output is not a terminal and `COLUMNS` is not set.
+pub const DEFAULT_WIDTH: usize = 120;
+
+/// Narrowest width tables are laid out for.
+pub const MIN_WIDTH: usize = 40;
+
+/// Tables longer than this show their first and last [`EDGE_ROWS`] rows.
+pub const MAX_ROWS: usize = 40;
+
+/// Rows shown at each end of a long table.
+pub const EDGE_ROWS: usize = 20;
+
+/// One cell as laid out: its text and whether it is a number (right-aligned).
+#[derive(Debug, Clone)]
+struct Text {
+    text: String,
+    numeric: bool,
 }
 
-fn cell(c: &Cell) -> comfy_table::Cell {
-    let mut out = comfy_table::Cell::new(c.display());
-    if c.is_numeric() {
-        out = out.set_alignment(CellAlignment::Right);
+impl Text {
+    fn of(c: &Cell) -> Text {
+        Text {
+            text: c.display(),
+            numeric: c.is_numeric(),
+        }
+    }
+
+    fn label(s: &str) -> Text {
+        Text {
+            text: s.to_string(),
+            numeric: false,
+        }
+    }
+}
+
+/// A grid of text: header and rows, with `fixed` leading label columns.
+struct Grid {
+    header: Vec<Text>,
+    rows: Vec<Vec<Text>>,
+    fixed: usize,
+}
+
+impl Grid {
+    /// Column widths as printed (content + padding + border).
+    fn widths(&self) -> Vec<usize> {
+        (0..self.header.len())
+            .map(|i| {
+                std::iter::once(&self.header[i])
+                    .chain(self.rows.iter().map(|r| &r[i]))
+                    .map(|t| t.text.chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    + 3
+            })
+            .collect()
+    }
+
+    /// Groups of the non-label columns whose table fits `width`.
+    fn parts(&self, width: usize) -> Vec<Vec<usize>> {
+        let widths = self.widths();
+        let fixed: usize = widths[..self.fixed].iter().sum::<usize>() + 1;
+        let mut parts: Vec<Vec<usize>> = Vec::new();
+        let mut used = fixed;
+        for (i, w) in widths.iter().enumerate().skip(self.fixed) {
+            match parts.last_mut() {
+                Some(part) if used + w <= width => {
+                    part.push(i);
+                    used += w;
+                }
+                _ => {
+                    parts.push(vec![i]);
+                    used = fixed + w;
+                }
+            }
+        }
+        if parts.is_empty() {
+            parts.push(Vec::new());
+        }
+        parts
+    }
+
+    fn render(&self, title: &str, width: usize) -> String {
+        let width = width.max(MIN_WIDTH);
+        let parts = self.parts(width);
+        let mut out = String::new();
+        for (p, cols) in parts.iter().enumerate() {
+            let cols: Vec<usize> = (0..self.fixed).chain(cols.iter().copied()).collect();
+            let mut t = Table::new();
+            t.load_style(UTF8_FULL_CONDENSED)
+                .set_content_arrangement(ContentArrangement::Dynamic)
+                .set_width(width as u16);
+            t.set_header(cols.iter().map(|&i| self.header[i].text.clone()));
+            for row in &self.rows {
+                t.add_row(cols.iter().map(|&i| {
+                    let c = comfy_table::Cell::new(&row[i].text);
+                    if row[i].numeric {
+                        c.set_alignment(CellAlignment::Right)
+                    } else {
+                        c
+                    }
+                }));
+            }
+            if parts.len() > 1 {
+                out.push_str(&format!("{title} (part {} of {})\n", p + 1, parts.len()));
+            } else {
+                out.push_str(&format!("{title}\n"));
+            }
+            out.push_str(&format!("{t}\n"));
+        }
+        out
+    }
+}
+
+/// The rows to show: all, or the first and last [`EDGE_ROWS`] with a count
+/// of those left out.
+fn shown(rows: &[Vec<Cell>]) -> (Vec<&Vec<Cell>>, Option<usize>) {
+    if rows.len() <= MAX_ROWS {
+        return (rows.iter().collect(), None);
+    }
+    let hidden = rows.len() - 2 * EDGE_ROWS;
+    let kept = rows[..EDGE_ROWS]
+        .iter()
+        .chain(&rows[rows.len() - EDGE_ROWS..])
+        .collect();
+    (kept, Some(hidden))
+}
+
+/// A table as written, `width` columns wide at most: header row, then rows
+/// (the first and last of a long table).
+pub fn plain_table(t: &DataTable, width: usize) -> String {
+    let (rows, hidden) = shown(&t.rows);
+    let mut body: Vec<Vec<Text>> = rows
+        .iter()
+        .map(|r| r.iter().map(Text::of).collect())
+        .collect();
+    if let Some(n) = hidden {
+        let mut gap = vec![Text::label("⋮"); t.columns.len()];
+        gap[0] = Text::label(&format!("⋮ {n} rows"));
+        body.insert(EDGE_ROWS, gap);
+    }
+    let grid = Grid {
+        header: t.columns.iter().map(|c| Text::label(&c.label)).collect(),
+        rows: body,
+        fixed: 1.min(t.columns.len()),
+    };
+    let mut out = grid.render(&t.title, width);
+    if let Some(n) = hidden {
+        out.push_str(&format!(
+            "{n} of {} rows not shown; the CSV export (--csv DIR) has every row.\n",
+            t.rows.len()
+        ));
     }
     out
 }
 
-/// A table as written: header row, then rows.
-pub fn plain_table(t: &DataTable) -> String {
-    let mut out = new_table();
-    out.set_header(t.columns.iter().map(|c| c.label.clone()));
-    for row in &t.rows {
-        out.add_row(row.iter().map(cell));
+/// A one-row-per-variant table turned sideways, `width` columns wide at
+/// most: variants become columns. `skip` leading columns are identity
+/// columns (the first is the header).
+pub fn transposed(t: &DataTable, skip: usize, width: usize) -> String {
+    let mut header = vec![Text::label("")];
+    header.extend(t.rows.iter().map(|r| Text::label(&r[0].display())));
+    let rows = t
+        .columns
+        .iter()
+        .enumerate()
+        .skip(skip)
+        .map(|(i, c)| {
+            let mut row = vec![Text::label(&c.label)];
+            row.extend(t.rows.iter().map(|r| Text::of(&r[i])));
+            row
+        })
+        .collect();
+    Grid {
+        header,
+        rows,
+        fixed: 1,
     }
-    format!("{}\n{out}\n", t.title)
+    .render(&t.title, width)
 }
 
-/// A one-row-per-variant table turned sideways: variants become columns.
-/// `skip` leading columns are identity columns (the first is the header).
-pub fn transposed(t: &DataTable, skip: usize) -> String {
-    let mut out = new_table();
-    let mut header = vec![String::new()];
-    header.extend(t.rows.iter().map(|r| r[0].display()));
-    out.set_header(header);
-    for (i, c) in t.columns.iter().enumerate().skip(skip) {
-        let mut row = vec![comfy_table::Cell::new(&c.label)];
-        row.extend(t.rows.iter().map(|r| cell(&r[i])));
-        out.add_row(row);
+/// Wraps every line of `text` that is not part of a table to `width`
+/// columns; a `- ` list item keeps its hanging indent.
+pub fn wrap_prose(text: &str, width: usize) -> String {
+    let width = width.max(MIN_WIDTH);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        let is_table = body.starts_with(['┌', '│', '╞', '├', '└']);
+        if is_table || body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        let indent = if body.starts_with("- ") { "  " } else { "" };
+        let options = textwrap::Options::new(width).subsequent_indent(indent);
+        for wrapped in textwrap::wrap(body, options) {
+            out.push_str(&wrapped);
+            out.push('\n');
+        }
     }
-    format!("{}\n{out}\n", t.title)
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::table::col;
+
+    fn wide(columns: usize, rows: usize) -> DataTable {
+        DataTable {
+            id: "t",
+            title: "T".into(),
+            columns: (0..columns)
+                .map(|i| col(format!("c{i}"), format!("column number {i}")))
+                .collect(),
+            rows: (0..rows)
+                .map(|r| (0..columns).map(|c| Cell::Int((r * c) as u64)).collect())
+                .collect(),
+        }
+    }
+
+    fn widest_line(s: &str) -> usize {
+        s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn tables_fit_80_120_and_200_columns() {
+        for width in [80, 120, 200] {
+            let t = wide(12, 3);
+            let plain = plain_table(&t, width);
+            assert!(widest_line(&plain) <= width, "{width}:\n{plain}");
+            let sideways = transposed(&t, 1, width);
+            assert!(widest_line(&sideways) <= width, "{width}:\n{sideways}");
+        }
+        // At 80 columns twelve 18-character columns need several parts, each
+        // repeating the label column.
+        let plain = plain_table(&wide(12, 3), 80);
+        assert!(plain.contains("(part 1 of"), "{plain}");
+        assert_eq!(
+            plain.matches("column number 0").count(),
+            plain.matches("(part ").count()
+        );
+    }
+
+    #[test]
+    fn prose_wraps_with_a_hanging_indent_and_tables_stay() {
+        let text = format!("- {}\n│ {} │\n", "word ".repeat(30), "x".repeat(70));
+        let out = wrap_prose(&text, 40);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("- word") && lines[0].chars().count() <= 40);
+        assert!(lines[1].starts_with("  word"), "{out}");
+        assert!(out.contains(&"x".repeat(70)), "table lines are not wrapped");
+    }
+
+    #[test]
+    fn long_tables_show_their_first_and_last_rows() {
+        let t = wide(2, 100);
+        let out = plain_table(&t, 120);
+        assert!(out.contains("⋮ 60 rows"), "{out}");
+        assert!(out.contains("60 of 100 rows not shown"));
+        // Column 1 holds the row number: rows 0–19 and 80–99 are shown.
+        for shown in [" 0 │", " 19 │", " 80 │", " 99 │"] {
+            assert!(out.contains(shown), "{shown}: {out}");
+        }
+        for hidden in [" 20 │", " 50 │", " 79 │"] {
+            assert!(!out.contains(hidden), "{hidden}: {out}");
+        }
+    }
 }

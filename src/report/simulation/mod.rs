@@ -8,7 +8,7 @@ use super::html::{
     Page,
 };
 use super::table::DataTable;
-use super::terminal::{plain_table, transposed as sideways};
+use super::terminal::{plain_table, transposed as sideways, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
 use crate::engine::Simulation;
@@ -51,7 +51,7 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         a.bytes_per_token,
         a.tokenizer_uplift
     ));
-    s.push_str(&sideways(&tables::variants(doc), 4));
+    s.push_str(&sideways(&tables::variants(doc), 4, opts.width));
     if let Some(c) = &doc.comparison {
         s.push_str(&format!(
             "Cheapest: {} at {} a run; dearest: {} at {}; saving {} ({}) a run, lower bound.\n",
@@ -64,12 +64,12 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         ));
     }
     s.push('\n');
-    s.push_str(&plain_table(&tables::attribution(doc)));
+    s.push_str(&plain_table(&tables::attribution(doc), opts.width));
     if let Some(top) = most_expensive_result(sim) {
         s.push_str(&top);
     }
     s.push('\n');
-    s.push_str(&plain_table(&tables::capabilities(doc)));
+    s.push_str(&plain_table(&tables::capabilities(doc), opts.width));
     s.push_str(&format!(
         "Data fee: {} over {} charged responses; {} replay(s) skipped, {} uncharged; median latency of calls with data {}.\n\n",
         format::usd(sim.ledger.total_usd, 4),
@@ -78,7 +78,7 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         sim.ledger.uncharged,
         format::seconds(sim.ledger.median_latency_with_data_ms)
     ));
-    s.push_str(&sideways(&tables::per_day(doc), 2));
+    s.push_str(&sideways(&tables::per_day(doc), 2, opts.width));
     let summary = what_if::summary(doc);
     if !summary.is_empty() {
         s.push_str("\nWhat if\n");
@@ -95,14 +95,14 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         .flatten()
         {
             s.push('\n');
-            s.push_str(&plain_table(&t));
+            s.push_str(&plain_table(&t, opts.width));
         }
     }
     if opts.requests {
         s.push('\n');
-        s.push_str(&plain_table(&tables::requests(doc)));
+        s.push_str(&plain_table(&tables::requests(doc), opts.width));
     }
-    s
+    wrap_prose(&s, opts.width)
 }
 
 /// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
