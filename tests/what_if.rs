@@ -434,3 +434,29 @@ fn diff_of_identical_inputs_says_no_differences_and_a_change_starts_with_the_inp
     assert_eq!(d["headline"]["a_variant"], d["headline"]["b_variant"]);
     assert_eq!(dec(&d["headline"]["delta"]), rust_decimal::Decimal::ZERO);
 }
+
+#[test]
+fn sweeping_runs_per_day_shows_the_per_day_cost() {
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "runs_per_day=100..200:100",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["figure"], "per_day");
+    // Published: raw results, no cache, 100 runs a day cost $1,083.94.
+    assert_eq!(shown(&s["points"][0]["totals"][0]["lower"], 2), "1083.94");
+    // Twice the runs, twice the cost.
+    assert_eq!(
+        dec(&s["points"][1]["totals"][0]["lower"]),
+        dec(&s["points"][0]["totals"][0]["lower"]) * rust_decimal::Decimal::TWO
+    );
+}

@@ -243,12 +243,42 @@ fn apply(s: &mut Scenario, param: Param, value: Value) {
     }
 }
 
+/// Which total a sweep shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// The total cost of one run.
+    PerRun,
+    /// The total cost of `runs_per_day` runs (when runs per day is swept:
+    /// the cost of one run does not depend on it).
+    PerDay,
+}
+
+impl Figure {
+    /// "one run" or "one day".
+    pub fn period(self) -> &'static str {
+        match self {
+            Figure::PerRun => "one run",
+            Figure::PerDay => "one day",
+        }
+    }
+
+    /// "USD per run" or "USD per day".
+    pub fn unit(self) -> &'static str {
+        match self {
+            Figure::PerRun => "USD per run",
+            Figure::PerDay => "USD per day",
+        }
+    }
+}
+
 /// One point of the sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// One value per axis.
     pub values: Vec<Value>,
-    /// Total cost of one run per variant (scenario order).
+    /// Total cost per variant (scenario order): of one run, or of one day
+    /// (see [`Sweep::figure`]).
     pub totals: Vec<Bounds>,
 }
 
@@ -262,6 +292,9 @@ pub struct Sweep {
     pub inputs: Vec<InputFile>,
     /// The axes (one or two).
     pub axes: Vec<Axis>,
+    /// Which total the points hold.
+    #[serde(default = "per_run")]
+    pub figure: Figure,
     /// Variant names, in the order of `totals`.
     pub variants: Vec<String>,
     /// Every point, the first axis varying slowest.
@@ -287,9 +320,18 @@ fn labels(s: &Scenario, axes: &[Axis]) -> Vec<String> {
         .collect()
 }
 
+fn per_run() -> Figure {
+    Figure::PerRun
+}
+
 /// Replays `s` at every point of the grid. A cache axis needs
 /// [`missing_cache_prices`] to be none.
 pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
+    let figure = if axes.iter().any(|a| a.param == Param::RunsPerDay) {
+        Figure::PerDay
+    } else {
+        Figure::PerRun
+    };
     let mut grid: Vec<Vec<Value>> = vec![Vec::new()];
     for a in axes {
         grid = grid
@@ -319,7 +361,14 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
             let sim = simulate(&changed, SimulateOptions::TOTALS);
             Point {
                 values,
-                totals: sim.variants.iter().map(|v| v.cost.total).collect(),
+                totals: sim
+                    .variants
+                    .iter()
+                    .map(|v| match figure {
+                        Figure::PerRun => v.cost.total,
+                        Figure::PerDay => v.per_day.total,
+                    })
+                    .collect(),
             }
         })
         .collect();
@@ -327,6 +376,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
         scenario: s.name.clone(),
         inputs: s.inputs.clone(),
         axes: axes.to_vec(),
+        figure,
         variants: labels(s, axes),
         points,
     }

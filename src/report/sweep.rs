@@ -26,12 +26,13 @@ pub fn table(s: &Sweep) -> DataTable {
     DataTable {
         id: "sweep",
         title: format!(
-            "Sweep of {}: total cost of one run (USD)",
+            "Sweep of {}: total cost of {} (USD)",
             s.axes
                 .iter()
                 .map(|a| a.param.name())
                 .collect::<Vec<_>>()
-                .join(" × ")
+                .join(" × "),
+            s.figure.period()
         ),
         columns,
         rows: s
@@ -72,7 +73,8 @@ fn html(s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let page = simple_page(
         format!("tokencast sweep: {}", s.scenario),
         format!(
-            "How the cost of one run changes with {}.",
+            "How the cost of {} changes with {}.",
+            s.figure.period(),
             s.axes
                 .iter()
                 .map(|a| a.param.name())

@@ -6,7 +6,8 @@ use crate::document::Sweep;
 /// A sweep: lines per variant for one axis, a heat map of the cheapest variant for two.
 pub fn sweep(s: &Sweep) -> Chart {
     let title = format!(
-        "Total cost of one run by {}",
+        "Total cost of {} by {}",
+        s.figure.period(),
         s.axes
             .iter()
             .map(|a| a.param.name())
@@ -17,7 +18,7 @@ pub fn sweep(s: &Sweep) -> Chart {
         lines(Lines {
             title: &title,
             x_desc: s.axes[0].param.name(),
-            y_desc: "USD per run, lower bound",
+            y_desc: &format!("{}, lower bound", s.figure.unit()),
             lines: s
                 .variants
                 .iter()
@@ -38,7 +39,7 @@ pub fn sweep(s: &Sweep) -> Chart {
     } else if s.axes.len() == 1 {
         bars(Bars {
             title: &title,
-            value_desc: "USD per run, lower bound",
+            value_desc: &format!("{}, lower bound", s.figure.unit()),
             category_desc: s.axes[0].param.name(),
             categories: s.points.iter().map(|p| p.values[0].to_string()).collect(),
             series: s
