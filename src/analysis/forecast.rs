@@ -284,17 +284,41 @@ impl Sampler {
     }
 }
 
-/// Percentiles of one quantity.
+/// Percentiles of one quantity, as decimals. The mean, minimum and maximum
+/// are exact (integer sums and extremes of the replays); the percentiles are
+/// the sketch's estimates (relative accuracy [`SKETCH_ACCURACY`]) to ten
+/// significant digits, clamped to the exact minimum and maximum.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Quantiles {
-    /// p50, p90, p99.
-    pub p: [f64; 3],
-    /// Mean.
-    pub mean: f64,
-    /// Minimum.
-    pub min: f64,
-    /// Maximum.
-    pub max: f64,
+    /// Median.
+    pub p50: Decimal,
+    /// 90th percentile.
+    pub p90: Decimal,
+    /// 99th percentile.
+    pub p99: Decimal,
+    /// Mean (exact).
+    pub mean: Decimal,
+    /// Minimum (exact).
+    pub min: Decimal,
+    /// Maximum (exact).
+    pub max: Decimal,
+}
+
+impl Quantiles {
+    /// p50, p90, p99 in that order.
+    pub fn percentiles(&self) -> [Decimal; 3] {
+        [self.p50, self.p90, self.p99]
+    }
+}
+
+/// Which bound a share "over" a limit compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bound {
+    /// bytes ÷ b.
+    Lower,
+    /// × the tokenizer uplift.
+    Upper,
 }
 
 /// The forecast for one variant.
@@ -306,10 +330,10 @@ pub struct VariantForecast {
     pub cost_lower: Quantiles,
     /// Cost per run, upper bound (USD).
     pub cost_upper: Quantiles,
-    /// Share of runs whose upper-bound cost exceeds the budget.
-    pub over_budget: Option<f64>,
+    /// Share of runs (0–1) whose cost exceeds the budget, by [`Forecast::over_budget_bound`].
+    pub over_budget: Option<Decimal>,
     /// The recommended task budget: p99 of the upper-bound cost.
-    pub recommended_budget: f64,
+    pub recommended_budget: Decimal,
     /// Histogram of the lower-bound cost: bin edges (BINS + 1) and counts (last bin: above the range).
     pub histogram_edges: Vec<f64>,
     /// Counts per bin, then the overflow count.
@@ -325,8 +349,28 @@ pub struct ContextForecast {
     pub lower: Quantiles,
     /// Final request input tokens, upper bound.
     pub upper: Quantiles,
-    /// Share of runs whose final request (upper bound) exceeds the context window.
-    pub over_context_window: Option<f64>,
+    /// Share of runs (0–1) whose final request, upper bound, exceeds the context window.
+    pub over_context_window: Option<Decimal>,
+}
+
+/// Percentiles of the context after some calls (lower bound, tokens).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FanQuantiles {
+    /// 10th percentile.
+    pub p10: Decimal,
+    /// Median.
+    pub p50: Decimal,
+    /// 90th percentile.
+    pub p90: Decimal,
+    /// 99th percentile.
+    pub p99: Decimal,
+}
+
+impl FanQuantiles {
+    /// p10, p50, p90, p99 in that order.
+    pub fn all(&self) -> [Decimal; 4] {
+        [self.p10, self.p50, self.p90, self.p99]
+    }
 }
 
 /// One point of the fan: context after n calls.
@@ -334,10 +378,10 @@ pub struct ContextForecast {
 pub struct FanPoint {
     /// Calls so far.
     pub calls: u64,
-    /// Raw results: p10, p50, p90, p99 of the context (lower bound, tokens).
-    pub raw: [f64; 4],
+    /// Raw results.
+    pub raw: FanQuantiles,
     /// Trimmed results.
-    pub trimmed: [f64; 4],
+    pub trimmed: FanQuantiles,
 }
 
 /// A whole forecast.
@@ -360,6 +404,9 @@ pub struct Forecast {
     pub percentile_method: String,
     /// Budget per run, USD.
     pub budget: Option<Decimal>,
+    /// The bound the share over the budget compares: the upper bound, so a
+    /// budget set from this forecast errs on the safe side.
+    pub over_budget_bound: Bound,
     /// The model's context window, tokens.
     pub context_window: Option<u64>,
     /// Per capability: share and fits.
@@ -392,6 +439,17 @@ struct Acc {
     cost_sum: Vec<[i128; 2]>,
     /// Exact sums of the final context numerators, per content and bound.
     context_sum: [[i128; 2]; 2],
+    /// Exact smallest and largest cost numerators, per variant and bound.
+    cost_range: Vec<[(i128, i128); 2]>,
+    /// Exact smallest and largest final context numerators, per content and bound.
+    context_range: [[(i128, i128); 2]; 2],
+}
+
+const EMPTY_RANGE: (i128, i128) = (i128::MAX, i128::MIN);
+
+fn widen(r: &mut (i128, i128), v: i128) {
+    r.0 = r.0.min(v);
+    r.1 = r.1.max(v);
 }
 
 impl Acc {
@@ -407,6 +465,8 @@ impl Acc {
             results: 0,
             cost_sum: vec![[0; 2]; variants],
             context_sum: [[0; 2]; 2],
+            cost_range: vec![[EMPTY_RANGE; 2]; variants],
+            context_range: [[EMPTY_RANGE; 2]; 2],
         }
     }
 
@@ -447,6 +507,17 @@ impl Acc {
             a[0] += b[0];
             a[1] += b[1];
         }
+        for (a, b) in self
+            .cost_range
+            .iter_mut()
+            .chain(self.context_range.iter_mut())
+            .zip(o.cost_range.iter().chain(o.context_range.iter()))
+        {
+            for i in 0..2 {
+                widen(&mut a[i], b[i].0);
+                widen(&mut a[i], b[i].1);
+            }
+        }
     }
 }
 
@@ -463,20 +534,39 @@ struct Plan<'a> {
     edges: Vec<f64>,
 }
 
-/// Quantiles from a sketch; the mean from an exact integer sum (so it does not
-/// depend on the order in which chunks were merged).
-fn quantiles(s: &DDSketch, sum: i128, scale: f64) -> Quantiles {
-    let (min, max) = (s.min().unwrap_or(0.0), s.max().unwrap_or(0.0));
-    let q = |p: f64| s.quantile(p).ok().flatten().unwrap_or(0.0).clamp(min, max) / scale;
+/// `n ÷ d` as a decimal: exact when both fit `rust_decimal`, else through `f64`.
+fn ratio(n: i128, d: i128) -> Decimal {
+    match (
+        Decimal::try_from_i128_with_scale(n, 0),
+        Decimal::try_from_i128_with_scale(d, 0),
+    ) {
+        (Ok(n), Ok(d)) if !d.is_zero() => n.checked_div(d).unwrap_or_default(),
+        _ => Decimal::from_f64(n as f64 / d as f64).unwrap_or_default(),
+    }
+}
+
+/// A sketch's estimate as a decimal of ten significant digits.
+fn estimate(v: f64, divisor: i128) -> Decimal {
+    Decimal::from_f64(v / divisor as f64)
+        .and_then(|d| d.round_sf(10))
+        .unwrap_or_default()
+        .normalize()
+}
+
+/// Quantiles from a sketch, clamped to the exact extremes; the mean from an
+/// exact integer sum (so nothing depends on the order chunks were merged in).
+fn quantiles(s: &DDSketch, sum: i128, range: (i128, i128), divisor: i128) -> Quantiles {
+    let (min, max) = if range.0 <= range.1 { range } else { (0, 0) };
+    let (lo, hi) = (ratio(min, divisor), ratio(max, divisor));
+    let q = |p: f64| estimate(s.quantile(p).ok().flatten().unwrap_or(0.0), divisor).clamp(lo, hi);
+    let count = i128::from(s.count().max(1) as u64);
     Quantiles {
-        p: [q(PERCENTILES[0]), q(PERCENTILES[1]), q(PERCENTILES[2])],
-        mean: (Decimal::from_i128_with_scale(sum, 0)
-            / Decimal::from(s.count().max(1))
-            / Decimal::from_f64(scale).unwrap_or(Decimal::ONE))
-        .to_f64()
-        .unwrap_or(0.0),
-        min: min / scale,
-        max: max / scale,
+        p50: q(PERCENTILES[0]),
+        p90: q(PERCENTILES[1]),
+        p99: q(PERCENTILES[2]),
+        mean: ratio(sum, divisor.saturating_mul(count)).normalize(),
+        min: lo.normalize(),
+        max: hi.normalize(),
     }
 }
 
@@ -520,6 +610,8 @@ impl Plan<'_> {
                 acc.context[c][1].add(num[1] as f64);
                 acc.context_sum[c][0] += num[0];
                 acc.context_sum[c][1] += num[1];
+                widen(&mut acc.context_range[c][0], num[0]);
+                widen(&mut acc.context_range[c][1], num[1]);
                 if let Some(w) = self.window_num {
                     if num[1] > w[1] {
                         acc.over_window[c] += 1;
@@ -543,6 +635,8 @@ impl Plan<'_> {
                 acc.cost[v][1].add(cost[1] as f64);
                 acc.cost_sum[v][0] += cost[0];
                 acc.cost_sum[v][1] += cost[1];
+                widen(&mut acc.cost_range[v][0], cost[0]);
+                widen(&mut acc.cost_range[v][1], cost[1]);
                 if let Some(limit) = self.budget_num[v][1] {
                     if cost[1] > limit {
                         acc.over_budget[v] += 1;
@@ -703,21 +797,27 @@ impl<'a> Plan<'a> {
     /// The forecast document from the merged accumulator.
     fn summarise(&self, total: &Acc) -> Forecast {
         let (s, spec) = (self.s, self.spec);
-        let r = spec.runs as f64;
         let variants = s
             .variants
             .iter()
             .enumerate()
             .map(|(v, pv)| {
                 let div = self.divisor(v);
-                let lower = quantiles(&total.cost[v][0], total.cost_sum[v][0], div[0] as f64);
-                let upper = quantiles(&total.cost[v][1], total.cost_sum[v][1], div[1] as f64);
+                let q = |b: usize| {
+                    quantiles(
+                        &total.cost[v][b],
+                        total.cost_sum[v][b],
+                        total.cost_range[v][b],
+                        div[b],
+                    )
+                };
+                let (lower, upper) = (q(0), q(1));
                 VariantForecast {
                     name: pv.variant.name.clone(),
-                    recommended_budget: upper.p[2],
+                    recommended_budget: upper.p99,
                     cost_lower: lower,
                     cost_upper: upper,
-                    over_budget: spec.budget.map(|_| total.over_budget[v] as f64 / r),
+                    over_budget: spec.budget.map(|_| share(total.over_budget[v], spec.runs)),
                     histogram_edges: self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
                     histogram_counts: total.hist[v].clone(),
                 }
@@ -727,19 +827,23 @@ impl<'a> Plan<'a> {
         let context = [Content::Raw, Content::Trimmed]
             .into_iter()
             .enumerate()
-            .map(|(c, results)| ContextForecast {
-                results,
-                lower: quantiles(
-                    &total.context[c][0],
-                    total.context_sum[c][0],
-                    dens[0] as f64,
-                ),
-                upper: quantiles(
-                    &total.context[c][1],
-                    total.context_sum[c][1],
-                    dens[1] as f64,
-                ),
-                over_context_window: self.window_num.map(|_| total.over_window[c] as f64 / r),
+            .map(|(c, results)| {
+                let q = |b: usize| {
+                    quantiles(
+                        &total.context[c][b],
+                        total.context_sum[c][b],
+                        total.context_range[c][b],
+                        dens[b],
+                    )
+                };
+                ContextForecast {
+                    results,
+                    lower: q(0),
+                    upper: q(1),
+                    over_context_window: self
+                        .window_num
+                        .map(|_| share(total.over_window[c], spec.runs)),
+                }
             })
             .collect();
         let fan = self
@@ -748,13 +852,16 @@ impl<'a> Plan<'a> {
             .enumerate()
             .map(|(i, &calls)| {
                 let q = |sk: &DDSketch| {
-                    [0.10, 0.50, 0.90, 0.99].map(|p| {
-                        sk.quantile(p)
+                    let [p10, p50, p90, p99] = [0.10, 0.50, 0.90, 0.99].map(|p| {
+                        let v = sk
+                            .quantile(p)
                             .ok()
                             .flatten()
                             .unwrap_or(0.0)
-                            .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0))
-                    })
+                            .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0));
+                        estimate(v, 1)
+                    });
+                    FanQuantiles { p10, p50, p90, p99 }
                 };
                 FanPoint {
                     calls,
@@ -775,6 +882,7 @@ impl<'a> Plan<'a> {
                 SKETCH_ACCURACY * 100.0
             ),
             budget: spec.budget,
+            over_budget_bound: Bound::Upper,
             context_window: s.prices.context_window_tokens,
             capabilities: self.sampler.fits(),
             variants,
@@ -785,7 +893,7 @@ impl<'a> Plan<'a> {
     }
 }
 
-/// A decimal from a forecast figure, for display (statistics are `f64`).
-pub fn to_decimal(v: f64) -> Decimal {
-    Decimal::from_f64(v).unwrap_or_default()
+/// `count ÷ runs` as an exact decimal share.
+fn share(count: u64, runs: u64) -> Decimal {
+    (Decimal::from(count) / Decimal::from(runs.max(1))).normalize()
 }

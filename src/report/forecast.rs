@@ -4,21 +4,22 @@ use super::html::{chart_block, charts, render_template, simple_page, view, Block
 use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
-use crate::analysis::forecast::to_decimal;
 use crate::document::Forecast;
 
 /// Forecast: cost percentiles per variant.
 pub fn forecast_variants(f: &Forecast) -> DataTable {
-    let usd = |v: f64| Cell::Usd(to_decimal(v), 3);
+    let usd = |v: rust_decimal::Decimal| Cell::Usd(v, 3);
     let mut columns = vec![col("variant", "variant")];
     for p in ["p50", "p90", "p99"] {
         columns.push(col(format!("{p}_usd_lower"), format!("{p}, lower")));
         columns.push(col(format!("{p}_usd_upper"), format!("{p}, upper")));
     }
     columns.push(col("mean_usd_lower", "mean, lower"));
-    columns.push(col("recommended_budget_usd", "budget (p99 upper)"));
     if f.budget.is_some() {
-        columns.push(col("share_over_budget", "runs over budget"));
+        columns.push(col(
+            "share_over_budget_upper",
+            "runs over budget (upper bound)",
+        ));
     }
     DataTable {
         id: "forecast_variants",
@@ -33,14 +34,18 @@ pub fn forecast_variants(f: &Forecast) -> DataTable {
             .iter()
             .map(|v| {
                 let mut row = vec![Cell::Text(v.name.clone())];
-                for i in 0..3 {
-                    row.push(usd(v.cost_lower.p[i]));
-                    row.push(usd(v.cost_upper.p[i]));
+                for (lo, hi) in v
+                    .cost_lower
+                    .percentiles()
+                    .into_iter()
+                    .zip(v.cost_upper.percentiles())
+                {
+                    row.push(usd(lo));
+                    row.push(usd(hi));
                 }
                 row.push(usd(v.cost_lower.mean));
-                row.push(usd(v.recommended_budget));
                 if let Some(share) = v.over_budget {
-                    row.push(Cell::Share(to_decimal(share)));
+                    row.push(Cell::Share(share));
                 }
                 row
             })
@@ -50,7 +55,7 @@ pub fn forecast_variants(f: &Forecast) -> DataTable {
 
 /// Forecast: final context size.
 pub fn forecast_context(f: &Forecast) -> DataTable {
-    let tok = |v: f64| Cell::Tokens(to_decimal(v));
+    let tok = Cell::Tokens;
     let mut columns = vec![col("results", "results")];
     for p in ["p50", "p90", "p99"] {
         columns.push(col(format!("{p}_tokens_lower"), format!("{p}, lower")));
@@ -74,12 +79,12 @@ pub fn forecast_context(f: &Forecast) -> DataTable {
             .iter()
             .map(|c| {
                 let mut row = vec![Cell::Text(c.results.to_string())];
-                for i in 0..3 {
-                    row.push(tok(c.lower.p[i]));
-                    row.push(tok(c.upper.p[i]));
+                for (lo, hi) in c.lower.percentiles().into_iter().zip(c.upper.percentiles()) {
+                    row.push(tok(lo));
+                    row.push(tok(hi));
                 }
                 if let Some(share) = c.over_context_window {
-                    row.push(Cell::Share(to_decimal(share)));
+                    row.push(Cell::Share(share));
                 }
                 row
             })
@@ -89,7 +94,7 @@ pub fn forecast_context(f: &Forecast) -> DataTable {
 
 /// Forecast: context size against the number of calls.
 pub fn forecast_fan(f: &Forecast) -> DataTable {
-    let tok = |v: f64| Cell::Tokens(to_decimal(v));
+    let tok = Cell::Tokens;
     let mut columns = vec![col("calls", "calls")];
     for c in ["raw", "trimmed"] {
         for p in ["p10", "p50", "p90", "p99"] {
@@ -105,7 +110,7 @@ pub fn forecast_fan(f: &Forecast) -> DataTable {
             .iter()
             .map(|p| {
                 let mut row = vec![Cell::Int(p.calls)];
-                row.extend(p.raw.iter().chain(&p.trimmed).map(|v| tok(*v)));
+                row.extend(p.raw.all().into_iter().chain(p.trimmed.all()).map(tok));
                 row
             })
             .collect(),
@@ -136,7 +141,11 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
             .map(|c| {
                 vec![
                     Cell::Text(c.capability.clone()),
-                    Cell::Share(to_decimal(c.share)),
+                    Cell::Share(
+                        rust_decimal::Decimal::from_f64_retain(c.share)
+                            .unwrap_or_default()
+                            .round_dp(4),
+                    ),
                     Cell::Int(c.calls),
                     fit(c.items),
                     fit(c.raw_bytes_per_item),
@@ -164,7 +173,24 @@ impl Render for Forecast {
             s.push_str(&plain_table(&t, opts.width));
             s.push('\n');
         }
-        s.push_str("Read it as: half the runs cost less than p50, one in a hundred costs more than p99. Set the task budget at the p99 of the upper bound.\n");
+        s.push_str("Read it as: half the runs cost less than p50, one in a hundred costs more than p99. Set the task budget at the p99 of the upper bound:\n");
+        for v in &f.variants {
+            s.push_str(&format!(
+                "- {}: {} per run\n",
+                v.name,
+                format::usd(v.recommended_budget, 3)
+            ));
+        }
+        if let Some(b) = f.budget {
+            s.push_str(&format!(
+                "Runs over the {} budget compare the {} bound of each run's cost.\n",
+                format::usd(b, 2),
+                match f.over_budget_bound {
+                    crate::analysis::forecast::Bound::Lower => "lower",
+                    crate::analysis::forecast::Bound::Upper => "upper",
+                }
+            ));
+        }
         wrap_prose(&s, opts.width)
     }
 

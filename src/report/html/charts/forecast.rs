@@ -41,7 +41,7 @@ pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
                 INK.stroke_width(1),
             )
         }))?;
-        for (label, x) in [("p50", v.cost_lower.p[0]), ("p99", v.cost_lower.p[2])] {
+        for (label, x) in [("p50", f(v.cost_lower.p50)), ("p99", f(v.cost_lower.p99))] {
             let style = INK.stroke_width(2);
             chart.draw_series(std::iter::once(PathElement::new(
                 [(x, 0.0), (x, ymax * 0.92)],
@@ -87,7 +87,11 @@ pub fn forecast_fan(f: &Forecast) -> Chart {
                     .fan
                     .iter()
                     .map(|p| {
-                        let v = if c == 0 { p.raw[q] } else { p.trimmed[q] };
+                        let v = super::f(if c == 0 {
+                            p.raw.all()[q]
+                        } else {
+                            p.trimmed.all()[q]
+                        });
                         (p.calls as f64, v / 1000.0)
                     })
                     .collect(),
