@@ -103,10 +103,52 @@ pub(crate) struct CellView {
     pub(crate) head: bool,
 }
 
+/// Tables longer than this show their first and last [`PAGE_EDGE_ROWS`] rows on a page.
+pub(crate) const PAGE_MAX_ROWS: usize = 100;
+
+/// Rows shown at each end of a long table on a page.
+pub(crate) const PAGE_EDGE_ROWS: usize = 50;
+
 pub(crate) fn view(t: &DataTable) -> TableView {
+    let cells = |r: &Vec<crate::report::table::Cell>| -> Vec<CellView> {
+        r.iter()
+            .map(|c| CellView {
+                text: c.display(),
+                num: c.is_numeric(),
+                head: false,
+            })
+            .collect()
+    };
+    let (rows, title) = if t.rows.len() <= PAGE_MAX_ROWS {
+        (t.rows.iter().map(cells).collect(), t.title.clone())
+    } else {
+        let hidden = t.rows.len() - 2 * PAGE_EDGE_ROWS;
+        let mut gap = vec![CellView {
+            text: "⋮".into(),
+            num: false,
+            head: false,
+        }];
+        gap[0].text = format!("⋮ {hidden} rows");
+        gap.extend((1..t.columns.len()).map(|_| CellView {
+            text: "⋮".into(),
+            num: false,
+            head: false,
+        }));
+        let mut rows: Vec<Vec<CellView>> = t.rows[..PAGE_EDGE_ROWS].iter().map(cells).collect();
+        rows.push(gap);
+        rows.extend(t.rows[t.rows.len() - PAGE_EDGE_ROWS..].iter().map(cells));
+        (
+            rows,
+            format!(
+                "{} — first and last {PAGE_EDGE_ROWS} of {} rows; the CSV export (--csv DIR) has every row",
+                t.title,
+                t.rows.len()
+            ),
+        )
+    };
     TableView {
         id: t.id.to_string(),
-        title: t.title.clone(),
+        title,
         header: t
             .columns
             .iter()
@@ -117,19 +159,7 @@ pub(crate) fn view(t: &DataTable) -> TableView {
                 head: false,
             })
             .collect(),
-        rows: t
-            .rows
-            .iter()
-            .map(|r| {
-                r.iter()
-                    .map(|c| CellView {
-                        text: c.display(),
-                        num: c.is_numeric(),
-                        head: false,
-                    })
-                    .collect()
-            })
-            .collect(),
+        rows,
     }
 }
 

@@ -7,6 +7,18 @@ use crate::report::table::{col, variant_key, Cell, DataTable};
 use crate::scenario::Content;
 use rust_decimal::Decimal;
 
+/// " — an outline: 1,998 of 1,000,000 results; …" for a document that holds an outline.
+fn outline_note(doc: &SimulationDoc, kept: usize, total: u64, what: &str) -> String {
+    if doc.simulation.rows != crate::engine::RowsKept::Outline {
+        return String::new();
+    }
+    format!(
+        " — an outline: {} of {} {what} (each stretch's ends and largest results); every row: --all-rows or --csv DIR",
+        format::int(kept as u64),
+        format::int(total)
+    )
+}
+
 /// Variants summary: one row per variant (the terminal shows it transposed, like the seed).
 pub fn variants(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
@@ -101,7 +113,15 @@ pub fn attribution(doc: &SimulationDoc) -> DataTable {
         .collect();
     DataTable {
         id: "attribution",
-        title: "Input cost attributed to each tool result (lower bound, USD)".into(),
+        title: format!(
+            "Input cost attributed to each tool result (lower bound, USD){}",
+            outline_note(
+                doc,
+                doc.simulation.attribution.len(),
+                doc.simulation.tool_results,
+                "results"
+            )
+        ),
         columns,
         rows,
     }
@@ -240,7 +260,15 @@ pub fn requests(doc: &SimulationDoc) -> DataTable {
         .collect();
     DataTable {
         id: "requests",
-        title: "Per request: input tokens and model cost (lower bound)".into(),
+        title: format!(
+            "Per request: input tokens and model cost (lower bound){}",
+            outline_note(
+                doc,
+                doc.simulation.context[0].per_request.len(),
+                doc.simulation.context[0].requests,
+                "requests"
+            )
+        ),
         columns,
         rows,
     }
@@ -289,7 +317,15 @@ pub fn ledger(doc: &SimulationDoc) -> DataTable {
         .collect();
     DataTable {
         id: "ledger",
-        title: "Trace and data-fee ledger".into(),
+        title: format!(
+            "Trace and data-fee ledger{}",
+            outline_note(
+                doc,
+                doc.simulation.trace.len(),
+                doc.simulation.ledger.requests,
+                "rows"
+            )
+        ),
         columns,
         rows,
     }

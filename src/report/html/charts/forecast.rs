@@ -20,16 +20,14 @@ pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(x0..x1, 0.0..ymax)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
+        let mut mesh = chart.configure_mesh();
+        mesh.disable_x_mesh()
             .x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc("USD per run, lower bound")
-            .y_desc("share of runs (%)")
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
+            .y_desc("share of runs (%)");
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
         chart.draw_series((0..bins).map(|i| {
             let share = v.histogram_counts[i] as f64 / runs as f64 * 100.0;
             Rectangle::new([(edges[i], 0.0), (edges[i + 1], share)], TRIMMED.filled())
@@ -73,15 +71,18 @@ pub fn forecast_fan(f: &Forecast) -> Chart {
     let title = "Context size against the number of calls (p10–p99)";
     let mut series = Vec::new();
     for (c, name) in [(0, "raw"), (1, "trimmed")] {
-        for (q, label, dashed) in [
-            (1, "p50", false),
-            (0, "p10", true),
-            (2, "p90", true),
-            (3, "p99", true),
+        // The median solid; the outer percentiles dashed and lighter the
+        // further out they are, so each reads apart in the legend too.
+        for (q, label, dashed, light) in [
+            (1, "p50", false, 1.0),
+            (0, "p10", true, 0.45),
+            (2, "p90", true, 0.75),
+            (3, "p99", true, 0.45),
         ] {
+            let base = if c == 0 { RAW } else { TRIMMED };
             series.push(Line {
                 label: format!("{name} {label}"),
-                color: if c == 0 { RAW } else { TRIMMED },
+                color: tint(base, light),
                 dashed,
                 points: f
                     .fan

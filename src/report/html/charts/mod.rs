@@ -128,8 +128,21 @@ pub(super) struct Bars<'a> {
     pub(super) horizontal: bool,
 }
 
+/// Above this many categories, vertical bars lose their outline and only
+/// some categories are labelled.
+pub(super) const MANY_BARS: usize = 60;
+
 pub(super) fn bars(spec: Bars) -> Result<String, String> {
     draw(|root| {
+        let keys: Vec<Key> = spec
+            .series
+            .iter()
+            .map(|s| Key {
+                label: s.label.clone(),
+                swatch: Swatch::Fill(s.color),
+            })
+            .collect();
+        let root = &legend_below(root, &keys)?;
         let n = spec.categories.len();
         let totals: Vec<f64> = (0..n)
             .map(|i| {
@@ -209,58 +222,133 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
                 .y_desc(spec.category_desc);
         } else {
             mesh.disable_x_mesh()
-                .x_labels(n.max(1))
+                .x_labels(n.clamp(1, 25))
                 .x_label_formatter(&cat_fmt)
                 .y_label_formatter(&val_fmt)
                 .x_desc(spec.category_desc)
                 .y_desc(spec.value_desc);
         }
-        mesh.label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        let outlined = horizontal || n <= MANY_BARS;
         for (s, series) in spec.series.iter().enumerate() {
             let color = series.color;
             let rect = |r: &(f64, f64, f64, f64, usize)| [pt(r.0, r.2), pt(r.1, r.3)];
-            chart
-                .draw_series(
-                    shapes
-                        .iter()
-                        .filter(|r| r.4 == s)
-                        .map(|r| Rectangle::new(rect(r), color.filled())),
-                )?
-                .label(series.label.clone())
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled())
-                });
             chart.draw_series(
                 shapes
                     .iter()
-                    .filter(|r| r.4 == s && r.3 > r.2)
-                    .map(|r| Rectangle::new(rect(r), INK.stroke_width(1))),
+                    .filter(|r| r.4 == s)
+                    .map(|r| Rectangle::new(rect(r), color.filled())),
             )?;
+            if outlined {
+                chart.draw_series(
+                    shapes
+                        .iter()
+                        .filter(|r| r.4 == s && r.3 > r.2)
+                        .map(|r| Rectangle::new(rect(r), INK.stroke_width(1))),
+                )?;
+            }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         Ok(())
     })
 }
 
-/// The legend box every chart uses, at `position`.
-pub(super) fn legend<'a, X, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
-    position: SeriesLabelPosition,
-) -> DrawResult
+/// How a legend entry draws its series: as the series is drawn.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Swatch {
+    /// A filled box (bars, bands, heat-map cells).
+    Fill(RGBColor),
+    /// A line, solid or dashed.
+    Line(RGBColor, bool),
+}
+
+/// One legend entry.
+#[derive(Debug, Clone)]
+pub(super) struct Key {
+    pub(super) label: String,
+    pub(super) swatch: Swatch,
+}
+
+/// `c` at opacity `a` over white, as one solid colour (a legend swatch for a band).
+pub(super) fn tint(c: RGBColor, a: f64) -> RGBColor {
+    let mix = |v: u8| (255.0 - a * (255.0 - f64::from(v))).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// Height of one legend row, pixels.
+const LEGEND_ROW: u32 = 20;
+
+/// Draws the legend as a strip under the plot, outside the data, and
+/// returns the area left for the plot.
+pub(super) fn legend_below<'a>(
+    root: &Area<'a>,
+    keys: &[Key],
+) -> Result<Area<'a>, Box<dyn std::error::Error>> {
+    if keys.is_empty() {
+        return Ok(root.clone());
+    }
+    let width = |k: &Key| 48 + k.label.chars().count() as i32 * 7;
+    let mut rows: Vec<Vec<&Key>> = vec![Vec::new()];
+    let mut used = 0;
+    for k in keys {
+        let w = width(k);
+        if used + w > WIDTH as i32 - 60 && rows.last().is_some_and(|r| !r.is_empty()) {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push(k);
+        }
+        used += w;
+    }
+    let height = rows.len() as u32 * LEGEND_ROW + 10;
+    let (_, total) = root.dim_in_pixel();
+    let (plot, strip) = root.split_vertically(total.saturating_sub(height));
+    for (r, row) in rows.iter().enumerate() {
+        let y = 4 + r as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let mut x = 60;
+        for k in row {
+            match k.swatch {
+                Swatch::Fill(c) => {
+                    strip.draw(&Rectangle::new([(x, y - 6), (x + 24, y + 6)], c.filled()))?;
+                    strip.draw(&Rectangle::new(
+                        [(x, y - 6), (x + 24, y + 6)],
+                        INK.stroke_width(1),
+                    ))?;
+                }
+                Swatch::Line(c, false) => {
+                    strip.draw(&PathElement::new([(x, y), (x + 26, y)], c.stroke_width(2)))?;
+                }
+                Swatch::Line(c, true) => {
+                    for d in [0, 10, 20] {
+                        strip.draw(&PathElement::new(
+                            [(x + d, y), (x + d + 6, y)],
+                            c.stroke_width(2),
+                        ))?;
+                    }
+                }
+            }
+            strip.draw(&Text::new(
+                k.label.clone(),
+                (x + 32, y - 7),
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            ))?;
+            x += width(k);
+        }
+    }
+    Ok(plot)
+}
+
+/// Grid lines: major lines only, light, so they do not crowd the data.
+pub(super) fn quiet_mesh<X, Y>(mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, SVGBackend<'_>>)
 where
-    X: plotters::coord::ranged1d::Ranged<ValueType = f64>,
-    Y: plotters::coord::ranged1d::Ranged<ValueType = f64>,
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
 {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.9))
-        .border_style(INK)
-        .label_font((FONT, LABEL_SIZE).into_font().color(&INK))
-        .draw()?;
-    Ok(())
+    mesh.light_line_style(WHITE.mix(0.0))
+        .bold_line_style(INK.mix(0.12))
+        .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+        .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK));
 }
 
 /// Axis numbers: no trailing zeros, thousands grouped.
@@ -303,14 +391,35 @@ pub(super) struct Lines<'a> {
     pub(super) mark: Option<((f64, f64), String)>,
 }
 
+/// Lines with the same points drawn once, their labels joined: series
+/// that would look identical are not listed separately.
+fn merged(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for l in lines {
+        match out.iter_mut().find(|o| o.points == l.points) {
+            Some(o) => o.label = format!("{} = {}", o.label, l.label),
+            None => out.push(l),
+        }
+    }
+    out
+}
+
 pub(super) fn lines(spec: Lines) -> Result<String, String> {
     draw(|root| {
-        let xs = spec.lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+        let all = merged(spec.lines);
+        let keys: Vec<Key> = all
+            .iter()
+            .map(|l| Key {
+                label: l.label.clone(),
+                swatch: Swatch::Line(l.color, l.dashed),
+            })
+            .collect();
+        let root = &legend_below(root, &keys)?;
+        let xs = all.iter().flat_map(|l| l.points.iter().map(|p| p.0));
         let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
         let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
         let ymax = nice_max(
-            spec.lines
-                .iter()
+            all.iter()
                 .flat_map(|l| l.points.iter().map(|p| p.1))
                 .fold(0.0, f64::max),
         );
@@ -320,35 +429,40 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(x0..x1, 0.0..ymax)?;
-        chart
-            .configure_mesh()
-            .x_label_formatter(&|v| format_axis(*v))
+        let mut mesh = chart.configure_mesh();
+        mesh.x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc(spec.x_desc)
-            .y_desc(spec.y_desc)
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
-        for l in &spec.lines {
+            .y_desc(spec.y_desc);
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        for l in &all {
             let style = l.color.stroke_width(2);
-            let series = if l.dashed {
-                chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 5, style))?
+            if l.dashed {
+                chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 5, style))?;
             } else {
-                chart.draw_series(LineSeries::new(l.points.clone(), style))?
-            };
-            series
-                .label(l.label.clone())
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
+                chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+            }
         }
         if let Some((p, label)) = &spec.mark {
-            chart.draw_series(std::iter::once(Circle::new(*p, 6, INK.stroke_width(2))))?;
-            chart.draw_series(std::iter::once(Text::new(
-                label.clone(),
-                *p,
-                (FONT, LABEL_SIZE).into_font().color(&INK),
-            )))?;
+            // The label sits above and to the side of its marker, never on it;
+            // to the left when the marker is in the right half.
+            let right_half = p.0 > (x0 + x1) / 2.0;
+            let dx = if right_half {
+                -(label.chars().count() as i32 * 7) - 12
+            } else {
+                12
+            };
+            chart.draw_series(std::iter::once(
+                EmptyElement::at(*p)
+                    + Circle::new((0, 0), 6, INK.stroke_width(2))
+                    + Text::new(
+                        label.trim().to_string(),
+                        (dx, -24),
+                        (FONT, LABEL_SIZE).into_font().color(&INK),
+                    ),
+            ))?;
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     })
 }

@@ -3,39 +3,82 @@
 
 use super::*;
 use crate::engine::Simulation;
+use crate::report::format;
 use crate::scenario::{Cache, Content};
+
+/// The kinds of results the scenario's variants use, raw first.
+fn contents(sim: &Simulation) -> Vec<Content> {
+    [Content::Raw, Content::Trimmed]
+        .into_iter()
+        .filter(|c| sim.variants.iter().any(|v| v.variant.variant.results == *c))
+        .collect()
+}
+
+/// "raw vs trimmed", or just "raw" when only one kind is used.
+fn versus(sim: &Simulation) -> String {
+    contents(sim)
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" vs ")
+}
 
 /// (a) Input tokens per request, raw vs trimmed, lower–upper band shaded.
 pub fn context_growth(sim: &Simulation) -> Chart {
-    let title = "(a) Input tokens per request, raw vs trimmed";
+    let title = format!("(a) Input tokens per request, {}", versus(sim));
+    let shown = contents(sim);
     let svg = draw(|root| {
-        let raw = &sim.profile(Content::Raw).per_request;
-        let trimmed = &sim.profile(Content::Trimmed).per_request;
-        let n = raw.len();
+        let style_of = |c: Content| match c {
+            Content::Raw => (RAW, false),
+            Content::Trimmed => (TRIMMED, true),
+        };
+        let mut keys = Vec::new();
+        for &c in &shown {
+            let (color, dashed) = style_of(c);
+            keys.push(Key {
+                label: format!("{c} results, lower bound"),
+                swatch: Swatch::Line(color, dashed),
+            });
+            keys.push(Key {
+                label: format!("{c}: band up to the upper bound"),
+                swatch: Swatch::Fill(tint(color, 0.18)),
+            });
+        }
+        let root = &legend_below(root, &keys)?;
+        let last = shown
+            .iter()
+            .filter_map(|c| sim.profile(*c).per_request.last())
+            .map(|r| r.request)
+            .max()
+            .unwrap_or(1);
+        let rows_drawn = shown
+            .first()
+            .map_or(0, |c| sim.profile(*c).per_request.len());
         let ymax = nice_max(
-            raw.iter()
-                .chain(trimmed.iter())
+            shown
+                .iter()
+                .flat_map(|c| sim.profile(*c).per_request.iter())
                 .map(|r| f(r.input.upper) / 1000.0)
                 .fold(0.0, f64::max),
         );
         let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .caption(&title, (FONT, TITLE_SIZE).into_font().color(&INK))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
-            .build_cartesian_2d(0.5..(n as f64 + 0.5), 0.0..ymax)?;
-        let xfmt = |v: &f64| format!("{v:.0}");
-        chart
-            .configure_mesh()
-            .x_labels(n.min(25))
+            .build_cartesian_2d(0.5..(last as f64 + 0.5), 0.0..ymax)?;
+        let xfmt = |v: &f64| format_axis(v.round());
+        let mut mesh = chart.configure_mesh();
+        mesh.x_labels((last as usize).min(25))
             .x_label_formatter(&xfmt)
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc("request in the run")
-            .y_desc("input tokens (thousands)")
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
-        for (rows, color, name) in [(raw, RAW, "raw"), (trimmed, TRIMMED, "trimmed")] {
+            .y_desc("input tokens (thousands)");
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        for &c in &shown {
+            let rows = &sim.profile(c).per_request;
+            let (color, dashed) = style_of(c);
             let mut band: Vec<(f64, f64)> = rows
                 .iter()
                 .map(|r| (r.request as f64, f(r.input.upper) / 1000.0))
@@ -54,31 +97,38 @@ pub fn context_growth(sim: &Simulation) -> Chart {
                 .map(|r| (r.request as f64, f(r.input.lower) / 1000.0))
                 .collect();
             let style = color.stroke_width(2);
-            if name == "raw" {
-                chart
-                    .draw_series(LineSeries::new(lower.clone(), style))?
-                    .label("raw results (lower bound; band up to upper)")
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
-                chart.draw_series(lower.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+            if dashed {
+                chart.draw_series(DashedLineSeries::new(lower.clone(), 6, 4, style))?;
             } else {
-                chart
-                    .draw_series(DashedLineSeries::new(lower.clone(), 6, 4, style))?
-                    .label("trimmed results (lower bound; band up to upper)")
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], style));
-                chart.draw_series(
-                    lower
-                        .iter()
-                        .map(|p| TriangleMarker::new(*p, 4, color.filled())),
-                )?;
+                chart.draw_series(LineSeries::new(lower.clone(), style))?;
+            }
+            // Markers only while they can be told apart.
+            if rows_drawn <= MANY_BARS {
+                if dashed {
+                    chart.draw_series(
+                        lower
+                            .iter()
+                            .map(|p| TriangleMarker::new(*p, 4, color.filled())),
+                    )?;
+                } else {
+                    chart.draw_series(lower.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+                }
             }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         Ok(())
     });
+    let mut caption = "Every tool result stays in the conversation, so each request carries all earlier results. The shaded band runs from bytes ÷ b (lower) to the tokenizer uplift (upper).".to_string();
+    if sim.rows == crate::engine::RowsKept::Outline {
+        caption.push_str(&format!(
+            " Drawn from an outline of {} of {} requests (each stretch's first and last request and its largest results).",
+            format::int(sim.context[0].per_request.len() as u64),
+            format::int(sim.context[0].requests)
+        ));
+    }
     Chart {
         id: "chart-context".into(),
-        title: title.into(),
-        caption: "Every tool result stays in the conversation, so each request carries all earlier results. The shaded band runs from bytes ÷ b (lower) to the tokenizer uplift (upper).".into(),
+        title,
+        caption,
         svg,
     }
 }
@@ -90,38 +140,62 @@ fn call_labels(sim: &Simulation) -> Vec<String> {
         .collect()
 }
 
+/// What the tool-call axis labels mean.
+fn call_axis_note(sim: &Simulation) -> String {
+    let mut note = String::new();
+    if sim.attribution.iter().any(|a| a.call.is_none()) {
+        note.push_str(
+            " Axis labels are call numbers; rN is trace row N, which has no call number.",
+        );
+    }
+    if sim.rows == crate::engine::RowsKept::Outline {
+        note.push_str(&format!(
+            " Showing {} of {} tool results: an outline keeping each stretch's largest results.",
+            format::int(sim.attribution.len() as u64),
+            format::int(sim.tool_results)
+        ));
+    }
+    note
+}
+
 /// (b) Bytes per tool call, raw vs trimmed.
 pub fn bytes_per_call(sim: &Simulation) -> Chart {
-    let title = "(b) Bytes per tool call, raw vs trimmed";
+    let title = format!("(b) Bytes per tool call, {}", versus(sim));
     let kb = |b: u64| b as f64 / 1000.0;
+    let series = contents(sim)
+        .into_iter()
+        .map(|c| Series {
+            label: c.to_string(),
+            color: if c == Content::Raw { RAW } else { TRIMMED },
+            values: sim
+                .attribution
+                .iter()
+                .map(|a| {
+                    kb(if c == Content::Raw {
+                        a.raw_bytes
+                    } else {
+                        a.trimmed_bytes
+                    })
+                })
+                .collect(),
+        })
+        .collect();
     let svg = bars(Bars {
-        title,
+        title: &title,
         value_desc: "response size (KB, 1 KB = 1,000 bytes)",
         category_desc: "tool call",
         categories: call_labels(sim),
-        series: vec![
-            Series {
-                label: "raw".into(),
-                color: RAW,
-                values: sim.attribution.iter().map(|a| kb(a.raw_bytes)).collect(),
-            },
-            Series {
-                label: "trimmed".into(),
-                color: TRIMMED,
-                values: sim
-                    .attribution
-                    .iter()
-                    .map(|a| kb(a.trimmed_bytes))
-                    .collect(),
-            },
-        ],
+        series,
         stacked: false,
         horizontal: false,
     });
     Chart {
         id: "chart-bytes".into(),
-        title: title.into(),
-        caption: "Size of each tool result as returned (dark) and after trimming (teal).".into(),
+        title,
+        caption: format!(
+            "Size of each tool result as returned (dark) and after trimming (teal).{}",
+            call_axis_note(sim)
+        ),
         svg,
     }
 }
@@ -202,8 +276,10 @@ pub fn cost_per_result(sim: &Simulation) -> Chart {
                     horizontal: false,
                 }),
                 format!(
-                    "Without a cache a result costs its tokens × its resends × the input price; with one it is written once and read on later requests. Compared: {} vs {}.",
-                    sim.variants[a].variant.variant.name, sim.variants[b].variant.variant.name
+                    "Without a cache a result costs its tokens × its resends × the input price; with one it is written once and read on later requests. Compared: {} vs {}.{}",
+                    sim.variants[a].variant.variant.name,
+                    sim.variants[b].variant.variant.name,
+                    call_axis_note(sim)
                 ),
             )
         }
@@ -223,8 +299,12 @@ pub fn cost_per_result(sim: &Simulation) -> Chart {
     }
 }
 
-/// (e) What a response of each capability is made of: kept vs cut.
-pub fn composition(sim: &Simulation) -> Chart {
+/// (e) What a response of each capability is made of: kept vs cut (none
+/// when no variant uses trimmed results).
+pub fn composition(sim: &Simulation) -> Option<Chart> {
+    if !contents(sim).contains(&Content::Trimmed) {
+        return None;
+    }
     let title = "(e) Mean response per capability: kept vs cut by trimming";
     let kb = |d: Decimal| f(d) / 1000.0;
     let svg = bars(Bars {
@@ -259,12 +339,12 @@ pub fn composition(sim: &Simulation) -> Chart {
         stacked: true,
         horizontal: true,
     });
-    Chart {
+    Some(Chart {
         id: "chart-composition".into(),
         title: title.into(),
         caption: "The whole bar is the mean raw response; the teal part is what the field whitelist and text cut keep.".into(),
         svg,
-    }
+    })
 }
 
 /// (f) Median latency per capability.
@@ -301,12 +381,15 @@ pub fn latency(sim: &Simulation) -> Chart {
 
 /// Charts (a)–(f), in report order.
 pub fn all(sim: &Simulation) -> Vec<Chart> {
-    vec![
-        context_growth(sim),
-        bytes_per_call(sim),
-        cost_per_variant(sim),
-        cost_per_result(sim),
+    [
+        Some(context_growth(sim)),
+        Some(bytes_per_call(sim)),
+        Some(cost_per_variant(sim)),
+        Some(cost_per_result(sim)),
         composition(sim),
-        latency(sim),
+        Some(latency(sim)),
     ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

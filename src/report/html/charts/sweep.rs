@@ -58,29 +58,75 @@ pub fn sweep(s: &Sweep) -> Chart {
     } else {
         heat_map(s, &title)
     };
+    let mut caption =
+        "Every point is a full replay of the scenario with the varied assumption.".to_string();
+    if s.axes.len() == 2 {
+        caption.push_str(&format!(
+            " Each cell shows the cheapest variant's total ({}) and which variant that is: {}.",
+            s.figure.unit(),
+            s.variants
+                .iter()
+                .enumerate()
+                .map(|(i, v)| format!("v{} = {v}", i + 1))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
     Chart {
         id: "chart-sweep".into(),
         title,
-        caption: "Every point is a full replay of the scenario with the varied assumption.".into(),
+        caption,
         svg,
     }
 }
 
 /// Two axes: cells shaded by the cheapest variant's total, labelled with it.
+/// The fill of a heat-map cell at `t` (0 cheapest … 1 dearest): light to
+/// dark, so it reads in greyscale.
+fn shade(t: f64) -> RGBColor {
+    let v = (235.0 - 180.0 * t.clamp(0.0, 1.0)) as u8;
+    RGBColor(v, v.saturating_add(10), v.saturating_add(10))
+}
+
+/// Two axes: each cell shaded by the cheapest variant's total and labelled
+/// with it and that variant (`v1`, `v2`, … as in the caption); a colour
+/// scale with its $ values under the plot.
 fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
     let (xs, ys) = (&s.axes[0].values, &s.axes[1].values);
-    let cheapest: Vec<f64> = s
+    let cheapest: Vec<(usize, f64)> = s
         .points
         .iter()
-        .map(|p| p.totals.iter().map(|t| f(t.lower)).fold(f64::MAX, f64::min))
+        .map(|p| {
+            p.totals
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (i, f(t.lower)))
+                .fold((0, f64::MAX), |a, b| if b.1 < a.1 { b } else { a })
+        })
         .collect();
     let (lo, hi) = cheapest
         .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+        .fold((f64::MAX, f64::MIN), |(a, b), (_, v)| {
+            (a.min(*v), b.max(*v))
+        });
+    let at = |t: f64| lo + (hi - lo) * t;
+    let unit = if s.figure == crate::analysis::sweep::Figure::PerDay {
+        "/day"
+    } else {
+        "/run"
+    };
+    let keys: Vec<Key> = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|t| Key {
+            label: format!("${:.2}{unit}", (at(t) * 100.0).round() / 100.0),
+            swatch: Swatch::Fill(shade(t)),
+        })
+        .collect();
     draw(|root| {
+        let root = &legend_below(root, &keys)?;
         let mut chart = ChartBuilder::on(root)
             .caption(
-                format!("{title} (cheapest variant)"),
+                format!("{title}: the cheapest variant"),
                 (FONT, TITLE_SIZE).into_font().color(&INK),
             )
             .margin(12)
@@ -91,35 +137,32 @@ fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
         let yl: Vec<String> = ys.iter().map(ToString::to_string).collect();
         let xf = move |v: &f64| category(&xl, *v);
         let yf = move |v: &f64| category(&yl, *v);
-        chart
-            .configure_mesh()
-            .disable_mesh()
+        let mut mesh = chart.configure_mesh();
+        mesh.disable_mesh()
             .x_labels(xs.len())
             .y_labels(ys.len())
             .x_label_formatter(&xf)
             .y_label_formatter(&yf)
             .x_desc(s.axes[0].param.name())
-            .y_desc(s.axes[1].param.name())
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .draw()?;
-        for (i, v) in cheapest.iter().enumerate() {
+            .y_desc(s.axes[1].param.name());
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        let labelled = xs.len() * ys.len() <= 150;
+        for (i, (variant, v)) in cheapest.iter().enumerate() {
             let (x, y) = ((i / ys.len()) as f64, (i % ys.len()) as f64);
             let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
-            // Light (cheap) to dark (dear): readable in greyscale.
-            let shade = (235.0 - 180.0 * t) as u8;
-            let fill = RGBColor(shade, shade.saturating_add(10), shade.saturating_add(10));
             chart.draw_series(std::iter::once(Rectangle::new(
                 [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)],
-                fill.filled(),
+                shade(t).filled(),
             )))?;
-            if xs.len() * ys.len() <= 150 {
+            if labelled {
                 let ink = if t > 0.5 { WHITE } else { INK };
-                chart.draw_series(std::iter::once(Text::new(
-                    format!("{v:.2}"),
-                    (x - 0.3, y + 0.1),
-                    (FONT, 11).into_font().color(&ink),
-                )))?;
+                let style = (FONT, 11).into_font().color(&ink);
+                chart.draw_series(std::iter::once(
+                    EmptyElement::at((x, y))
+                        + Text::new(format!("${v:.2}"), (-22, -12), style.clone())
+                        + Text::new(format!("v{}", variant + 1), (-8, 2), style),
+                ))?;
             }
         }
         Ok(())
