@@ -140,3 +140,25 @@ fn a_saved_document_of_another_kind_is_named_when_loading() {
     );
     assert_eq!(<SimulationDoc as Document>::KIND, "simulation");
 }
+
+#[test]
+fn a_scenario_with_only_raw_results_draws_no_trimmed_series() {
+    let mut s = scenario();
+    s.variants
+        .retain(|v| v.variant.results == tokencast::scenario::Content::Raw);
+    let page = String::from_utf8(
+        SimulationDoc::build(&s, Contents::FULL)
+            .html(&HtmlOptions::default())
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        !page.contains("chart-composition"),
+        "kept vs cut needs trimmed results"
+    );
+    assert!(page.contains("(a) Input tokens per request, raw"));
+    assert!(!page.contains("(a) Input tokens per request, raw vs"));
+    assert!(!page.contains("trimmed results, lower bound"));
+    assert!(page.contains("(b) Bytes per tool call, raw"));
+    assert!(!page.contains("(b) Bytes per tool call, raw vs"));
+}

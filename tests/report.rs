@@ -274,3 +274,84 @@ fn csv_exports_one_spreadsheet_friendly_file_per_table() {
         "exact, no separators: {per_day}"
     );
 }
+
+/// A scenario over a generated trace of `rows` results (sizes from a fixed
+/// sequence below 20,500 B, and every 997th result 400,000 B: the spikes).
+fn long_run(dir: &Path, rows: usize) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut csv = String::from(
+        "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n",
+    );
+    let mut x: u64 = 7;
+    for i in 1..=rows {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut raw = 500 + (x >> 33) % 20_000;
+        if i % 997 == 0 {
+            raw = 400_000;
+        }
+        csv.push_str(&format!(
+            "{i},cap/{},200,3,{raw},{},2000,0.001,false\n",
+            i % 3,
+            raw / 4
+        ));
+    }
+    fs::write(dir.join("long.csv"), csv).unwrap();
+    let toml = fs::read_to_string(root.join("research.toml"))
+        .unwrap()
+        .replace("traces/research-trace.csv", "long.csv")
+        .replace(
+            "prices/anthropic.toml",
+            &root.join("prices/anthropic.toml").display().to_string(),
+        );
+    let path = dir.join("long.toml");
+    fs::write(&path, toml).unwrap();
+    path
+}
+
+#[test]
+fn a_long_run_keeps_an_outline_with_its_spikes_and_a_small_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = long_run(dir.path(), 20_000);
+    let out = tokencast()
+        .arg("simulate")
+        .arg(&scenario)
+        .args(["--format", "json", "--report"])
+        .arg(dir.path().join("long.html"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rows"], "outline");
+    assert_eq!(doc["tool_results"], 20_000);
+    let kept = doc["attribution"].as_array().unwrap();
+    assert!(kept.len() <= 2_100, "{} rows kept", kept.len());
+    // Every spike is kept.
+    let spikes = kept
+        .iter()
+        .filter(|a| a["call"].as_u64().unwrap() % 997 == 0)
+        .count();
+    assert_eq!(spikes, 20_000 / 997);
+    // The first and the last request are kept: the chart spans the run.
+    let requests = doc["context"][0]["per_request"].as_array().unwrap();
+    assert_eq!(requests.first().unwrap()["request"], 1);
+    assert_eq!(requests.last().unwrap()["request"], 20_001);
+    let page = fs::read_to_string(dir.path().join("long.html")).unwrap();
+    assert!(page.len() < 5_000_000, "{} bytes", page.len());
+    assert!(page.contains("the CSV export (--csv DIR) has every row"));
+    // Asked for, every row is kept.
+    let all = tokencast()
+        .arg("simulate")
+        .arg(&scenario)
+        .args(["--format", "json", "--no-report", "--all-rows"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&all.stdout).unwrap();
+    assert_eq!(doc["rows"], "all");
+    assert_eq!(doc["attribution"].as_array().unwrap().len(), 20_000);
+}
