@@ -22,7 +22,12 @@ fn scenario(dir: &Path, rows: usize) -> PathBuf {
         "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed"
     )
     .unwrap();
-    let caps = ["reddit/search", "trustpilot/reviews", "youtube/search", "youtube/comments"];
+    let caps = [
+        "reddit/search",
+        "trustpilot/reviews",
+        "youtube/search",
+        "youtube/comments",
+    ];
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
     for i in 1..=rows {
         x = x
