@@ -41,10 +41,12 @@ impl InputError {
         span: impl Into<SourceSpan>,
         label: impl Into<String>,
     ) -> Self {
+        let span: SourceSpan = span.into();
+        let (source, span) = excerpt(name, text, span);
         InputError {
             message: message.into(),
-            src: Some(NamedSource::new(name, text.to_string())),
-            labels: vec![LabeledSpan::new_with_span(Some(label.into()), span.into())],
+            src: Some(source),
+            labels: vec![LabeledSpan::new_with_span(Some(label.into()), span)],
             help: None,
         }
     }
@@ -64,6 +66,59 @@ impl InputError {
     pub fn help_text(&self) -> Option<&str> {
         self.help.as_deref()
     }
+}
+
+/// Lines longer than this (machine-written files) are shown as an excerpt
+/// around the error, so the printer never has to lay out a huge line.
+pub const MAX_SHOWN_LINE: usize = 240;
+
+/// Files larger than this are shown as an excerpt of the offending line.
+const MAX_SHOWN_FILE: usize = 1 << 20;
+
+/// The source to show for an error at `span` in `text`: the whole file when
+/// it is small and its lines short, else an excerpt of the offending line
+/// whose name gives the real line and column.
+fn excerpt(name: &str, text: &str, span: SourceSpan) -> (NamedSource<String>, SourceSpan) {
+    let start = span.offset().min(text.len());
+    let end = (start + span.len()).min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let long_line = line_end - line_start > MAX_SHOWN_LINE;
+    if !long_line && text.len() <= MAX_SHOWN_FILE {
+        return (NamedSource::new(name, text.to_string()), span);
+    }
+    let floor = |mut i: usize| {
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let ceil = |mut i: usize| {
+        while i < text.len() && !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let from = floor(start.saturating_sub(80).max(line_start));
+    let to = ceil((end.max(start + 1) + 80).min(line_end));
+    let head = if from > line_start { "…" } else { "" };
+    let tail = if to < line_end { "…" } else { "" };
+    let shown = format!("{head}{}{tail}", &text[from..to]);
+    let line = text.as_bytes()[..start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1;
+    let column = text[line_start..start].chars().count() + 1;
+    let offset = head.len() + (start - from);
+    let len = (end - start).min(to - start);
+    (
+        NamedSource::new(
+            format!("{name} (line {line}, column {column}; excerpt)"),
+            shown,
+        ),
+        SourceSpan::new(offset.into(), len),
+    )
 }
 
 /// Suggests the candidate closest to `given` (Jaro–Winkler), if any is close enough.
@@ -191,6 +246,19 @@ impl AppError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_far_into_a_long_line_is_shown_as_an_excerpt() {
+        let text = format!("a = 1\n{}bad = x\n", " ".repeat(70_000));
+        let at = text.find("bad").unwrap();
+        let e = InputError::at("wrong", "f.toml", &text, at..at + 3, "here");
+        let rendered = AppError::Input(e).render();
+        assert!(
+            rendered.contains("f.toml (line 2, column 70001; excerpt)"),
+            "{rendered}"
+        );
+        assert!(rendered.contains("bad = x"), "{rendered}");
+    }
 
     #[test]
     fn suggests_closest_key_for_a_typo() {

@@ -21,28 +21,89 @@ pub struct SourceText {
 }
 
 impl SourceText {
-    /// Reads `path`, saying which file and why when it cannot.
+    /// Reads `path`, saying which file and why when it cannot. Only regular
+    /// files of at most [`MAX_INPUT_BYTES`] are read (a FIFO or a device
+    /// could block or never end); the text must be UTF-8, and a byte that is
+    /// not is reported with its line and column.
     pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
-        if path.is_dir() {
+        let cannot = |e: std::io::Error| {
+            let help = match e.kind() {
+                std::io::ErrorKind::NotFound => "check the path; paths inside a scenario are resolved from the scenario file's folder".to_string(),
+                _ => format!("make sure the {what} is readable"),
+            };
+            InputError::new(format!("cannot read the {what} `{}`: {e}", path.display()))
+                .with_help(help)
+        };
+        let meta = std::fs::metadata(path).map_err(cannot)?;
+        if meta.is_dir() {
             return Err(InputError::new(format!(
                 "the {what} `{}` is a directory, not a file",
                 path.display()
             ))
             .with_help(format!("give the path of the {what} file itself")));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            let help = match e.kind() {
-                std::io::ErrorKind::NotFound => "check the path; paths inside a scenario are resolved from the scenario file's folder".to_string(),
-                std::io::ErrorKind::InvalidData => format!("the {what} must be UTF-8 text"),
-                _ => format!("make sure the {what} is readable"),
-            };
-            InputError::new(format!("cannot read the {what} `{}`: {e}", path.display()))
-                .with_help(help)
-        })?;
-        Ok(SourceText {
-            name: path.display().to_string(),
-            text,
-        })
+        if !meta.is_file() {
+            return Err(InputError::new(format!(
+                "the {what} `{}` is not a regular file (a pipe, socket or device)",
+                path.display()
+            ))
+            .with_help(format!("save the {what} to a file and give its path")));
+        }
+        if meta.len() > MAX_INPUT_BYTES {
+            return Err(InputError::new(format!(
+                "the {what} `{}` has {} bytes, more than the {MAX_INPUT_BYTES} tokencast reads",
+                path.display(),
+                meta.len()
+            ))
+            .with_help("split it into smaller files"));
+        }
+        let bytes = std::fs::read(path).map_err(cannot)?;
+        let name = path.display().to_string();
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(SourceText { name, text }),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let bad = e.as_bytes()[at];
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                // The lossy text has the same prefix up to `at`.
+                let line = text.as_bytes()[..at]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1;
+                let column = text[..at].rfind('\n').map_or(at, |i| at - i - 1) + 1;
+                let lossy = SourceText { name, text };
+                Err(lossy
+                    .error_at(
+                        format!(
+                            "{}: line {line}, column {column}: byte 0x{bad:02x} is not UTF-8 text",
+                            lossy.name
+                        ),
+                        at..at + '\u{fffd}'.len_utf8(),
+                        "not UTF-8",
+                    )
+                    .with_help(format!("save the {what} as UTF-8")))
+            }
+        }
+    }
+
+    /// The span of `key` where it starts a line (`key = …`), if it does.
+    pub fn key_span(&self, key: &str) -> Option<std::ops::Range<usize>> {
+        if key.is_empty() {
+            return None;
+        }
+        let mut offset = 0;
+        for line in self.text.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            if let Some(rest) = trimmed.strip_prefix(key) {
+                if rest.trim_start().starts_with('=') {
+                    let start = offset + (line.len() - trimmed.len());
+                    return Some(start..start + key.len());
+                }
+            }
+            offset += line.len();
+        }
+        None
     }
 
     /// An error pointing at `span` in this file.
@@ -78,6 +139,16 @@ impl SourceText {
     }
 }
 
+/// Largest input file tokencast reads (a ten-million-row trace is about 0.6 GB).
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Largest price, USD per million tokens (a million times today's dearest).
+pub const MAX_PRICE: u64 = 1_000_000;
+
+/// Most decimals of a price (a millionth of a cent per million tokens);
+/// the forecast keeps costs as exact integers at this scale.
+pub const MAX_PRICE_DECIMALS: u32 = 12;
+
 /// Deserializes a price: a non-negative decimal written as a TOML string.
 ///
 /// Floats are rejected: a TOML float goes through binary `f64` before it could
@@ -101,7 +172,13 @@ pub fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
                     "price \"{s}\" is negative; a price is zero or more USD per million tokens"
                 )));
             }
-            Ok(d.normalize())
+            let d = d.normalize();
+            if d > Decimal::from(MAX_PRICE) || d.scale() > MAX_PRICE_DECIMALS {
+                return Err(E::custom(format!(
+                    "price \"{s}\" is outside what tokencast accepts: at most {MAX_PRICE} USD per million tokens, with at most {MAX_PRICE_DECIMALS} decimals"
+                )));
+            }
+            Ok(d)
         }
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<Decimal, E> {
             Err(E::custom(format!(

@@ -73,6 +73,17 @@ pub enum OutputError {
     /// The target is a directory.
     #[error("cannot write `{0}`: it is a directory")]
     IsDirectory(PathBuf),
+    /// The target is a pipe, socket or device.
+    #[error("cannot write `{0}`: it is not a regular file (a pipe, socket or device)")]
+    NotRegular(PathBuf),
+    /// A folder on the way is a file.
+    #[error("cannot write `{path}`: `{parent}` is a file, not a folder")]
+    ParentIsFile {
+        /// The target.
+        path: PathBuf,
+        /// The part of its path that is a file.
+        parent: PathBuf,
+    },
     /// The filesystem failed.
     #[error("cannot write `{path}`: {source}")]
     Io {
@@ -89,7 +100,13 @@ impl OutputError {
         match self {
             OutputError::NotOurs(_) => "choose another path, or pass --force to replace it",
             OutputError::IsDirectory(_) => "give a file path, not a folder",
-            OutputError::Io { .. } => "check that the folder exists and is writable",
+            OutputError::NotRegular(_) => "give the path of a regular file",
+            OutputError::ParentIsFile { .. } => {
+                "give a folder path (for --csv), or remove the file"
+            }
+            OutputError::Io { .. } => {
+                "check that the folder exists and is writable; nothing was changed"
+            }
         }
     }
 
@@ -111,51 +128,206 @@ fn is_ours(path: &Path, marker: &Marker) -> bool {
     marker.found_in(&head)
 }
 
-/// Checks every target, then writes each atomically.
-pub fn write_all(files: &[PlannedFile], force: bool) -> Result<(), OutputError> {
-    for f in files {
-        if f.path.is_dir() {
-            return Err(OutputError::IsDirectory(f.path.clone()));
-        }
-        if f.path.exists() && !force && !is_ours(&f.path, &f.marker) {
-            return Err(OutputError::NotOurs(f.path.clone()));
-        }
+/// Where writing `path` lands: through a symbolic link to the file it names
+/// (the link stays a link), else `path` itself.
+fn landing(path: &Path) -> PathBuf {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return path.to_path_buf();
+    };
+    if !meta.file_type().is_symlink() {
+        return path.to_path_buf();
     }
-    for f in files {
-        write_atomic(&f.path, &f.bytes)?;
+    match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        // A dangling link: write the file it names, relative to the link's folder.
+        Err(_) => match std::fs::read_link(path) {
+            Ok(target) if target.is_relative() => path
+                .parent()
+                .map_or(target.clone(), |dir| dir.join(&target)),
+            Ok(target) => target,
+            Err(_) => path.to_path_buf(),
+        },
     }
-    Ok(())
 }
 
-/// Writes `bytes` to a temporary file beside `path`, then renames it into place.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
-    use std::io::Write;
-    let io = |source| OutputError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
+    }
+}
+
+/// Checks one target: not a folder or a device, no file where a folder must
+/// be, and tokencast's own unless `force`.
+fn check(f: &PlannedFile, target: &Path, force: bool) -> Result<(), OutputError> {
+    for dir in folder_of(target).ancestors() {
+        if dir.as_os_str().is_empty() {
+            continue;
+        }
+        if let Ok(meta) = std::fs::metadata(dir) {
+            if !meta.is_dir() {
+                return Err(OutputError::ParentIsFile {
+                    path: f.path.clone(),
+                    parent: dir.to_path_buf(),
+                });
+            }
+            break;
+        }
+    }
+    match std::fs::metadata(target) {
+        Ok(m) if m.is_dir() => Err(OutputError::IsDirectory(f.path.clone())),
+        Ok(m) if !m.is_file() => Err(OutputError::NotRegular(f.path.clone())),
+        Ok(_) if !force && !is_ours(target, &f.marker) => Err(OutputError::NotOurs(f.path.clone())),
+        _ => Ok(()),
+    }
+}
+
+/// Temporary files of tokencast's own older than this are left over from
+/// an interrupted run, and the next run in that folder removes them.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes `.tokencast-*.tmp` files older than [`STALE_TEMP_AGE`] from `dir`;
+/// returns how many.
+pub fn remove_stale_temps(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
     };
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    let now = std::time::SystemTime::now();
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(".tokencast-")
+                && name.ends_with(".tmp")
+                && e.metadata().is_ok_and(|m| {
+                    m.is_file()
+                        && m.modified().is_ok_and(|t| {
+                            now.duration_since(t).is_ok_and(|age| age >= STALE_TEMP_AGE)
+                        })
+                })
+        })
+        .filter(|e| std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
+/// What [`write_all`] did besides writing.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Stale temporary files of an earlier, interrupted run that were removed.
+    pub stale_removed: usize,
+}
+
+/// Checks every target, writes every file to a temporary file beside its
+/// target, and only then renames them all into place: the set is written
+/// whole or not at all. If a rename fails, the files already replaced are
+/// put back. A target that is a symbolic link is written through (the link
+/// stays a link).
+pub fn write_all(files: &[PlannedFile], force: bool) -> Result<Written, OutputError> {
+    let targets: Vec<PathBuf> = files.iter().map(|f| landing(&f.path)).collect();
+    for (f, target) in files.iter().zip(&targets) {
+        check(f, target, force)?;
+    }
+    let mut written = Written::default();
+    let mut folders: Vec<PathBuf> = targets.iter().map(|t| folder_of(t)).collect();
+    folders.sort();
+    folders.dedup();
+    for dir in &folders {
+        std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        written.stale_removed += remove_stale_temps(dir);
+    }
+    // Stage 1: every file into a temporary file (dropped, so removed, on failure).
+    let mut staged = Vec::with_capacity(files.len());
+    for (f, target) in files.iter().zip(&targets) {
+        staged.push(stage(target, &f.bytes)?);
+    }
+    // Stage 2: keep each old file aside, rename the new one in; undo on failure.
+    let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
+    for (tmp, target) in staged.into_iter().zip(&targets) {
+        let aside = match set_aside(target) {
+            Ok(a) => a,
+            Err(e) => {
+                undo(done);
+                return Err(e);
+            }
+        };
+        if let Err(e) = tmp.persist(target) {
+            if let Some(old) = aside {
+                let _ = std::fs::rename(&old, target);
+                let _ = old.keep();
+            }
+            undo(done);
+            return Err(OutputError::Io {
+                path: target.clone(),
+                source: e.error,
+            });
+        }
+        done.push((target.clone(), aside));
+    }
+    // The old files set aside are dropped, so deleted.
+    Ok(written)
+}
+
+/// Moves an existing target to a temporary name beside it.
+fn set_aside(target: &Path) -> Result<Option<tempfile::TempPath>, OutputError> {
+    if !target.exists() {
+        return Ok(None);
+    }
+    let io = |source| OutputError::Io {
+        path: target.to_path_buf(),
+        source,
+    };
+    let aside = tempfile::Builder::new()
+        .prefix(".tokencast-")
+        .suffix(".tmp")
+        .tempfile_in(folder_of(target))
+        .map_err(io)?
+        .into_temp_path();
+    std::fs::rename(target, &aside).map_err(io)?;
+    Ok(Some(aside))
+}
+
+/// Puts back the files replaced so far (newest first).
+fn undo(done: Vec<(PathBuf, Option<tempfile::TempPath>)>) {
+    for (target, aside) in done.into_iter().rev() {
+        match aside {
+            Some(old) => {
+                if std::fs::rename(&old, &target).is_ok() {
+                    let _ = old.keep();
+                }
+            }
+            None => {
+                let _ = std::fs::remove_file(&target);
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `target`, with the permissions
+/// of the file it will replace (or 0644), synced to disk.
+fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputError> {
+    use std::io::Write;
+    let io = |source| OutputError::Io {
+        path: target.to_path_buf(),
+        source,
+    };
     let mut tmp = tempfile::Builder::new()
         .prefix(".tokencast-")
         .suffix(".tmp")
-        .tempfile_in(&dir)
+        .tempfile_in(folder_of(target))
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
-    // A temporary file is private (0600); give the report the permissions of
-    // the file it replaces, or the usual 0644 for a new one.
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode());
+        let mode = std::fs::metadata(target).map_or(0o644, |m| m.permissions().mode());
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     }
     tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    Ok(tmp)
 }
 
 #[cfg(test)]

@@ -87,8 +87,8 @@ fn sweep_renderers() {
             values: [Cache::None, Cache::OneHour].map(Value::Cache).to_vec(),
         },
     ];
-    snapshot_all("sweep_grid", &sweep::run(&s, &axes));
-    snapshot_all("sweep_line", &sweep::run(&s, &axes[..1]));
+    snapshot_all("sweep_grid", &sweep::run(&s, &axes).unwrap());
+    snapshot_all("sweep_line", &sweep::run(&s, &axes[..1]).unwrap());
 }
 
 #[test]
@@ -126,6 +126,7 @@ fn a_saved_document_of_another_kind_is_named_when_loading() {
             values: vec![Value::Number(5.into())],
         }],
     )
+    .unwrap()
     .json();
     let src = SourceText {
         name: "sweep.json".into(),

@@ -231,6 +231,26 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         .lower
 }
 
+/// Most points of the retry curve: every attempt count up to this many, else
+/// this many evenly spaced (the break-even point and the one after it, and
+/// the baseline's attempts, are always among them).
+pub const MAX_CURVE_POINTS: u64 = 500;
+
+fn curve_points(from: u64, to: u64, also: &[u64]) -> Vec<u64> {
+    let mut points: Vec<u64> = if to - from < MAX_CURVE_POINTS {
+        (from..=to).collect()
+    } else {
+        (0..MAX_CURVE_POINTS)
+            .map(|i| {
+                from + (u128::from(i) * u128::from(to - from) / u128::from(MAX_CURVE_POINTS - 1))
+                    as u64
+            })
+            .collect()
+    };
+    points.extend_from_slice(also);
+    points
+}
+
 fn retry(case: &crate::scenario::RetryCase) -> RetryBreakEven {
     let base = attempt_cost(
         &case.baseline,
@@ -252,7 +272,12 @@ fn retry(case: &crate::scenario::RetryCase) -> RetryBreakEven {
         .unwrap_or(case.baseline_attempts)
         .max(case.baseline_attempts)
         + 5;
-    let curve = (case.accepted..=last)
+    let curve = curve_points(case.accepted, last, &[case.baseline_attempts])
+        .into_iter()
+        .chain(break_even.into_iter().flat_map(|b| [b, b + 1]))
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .filter(|n| (case.accepted..=last).contains(n))
         .map(|n| {
             let a = Decimal::from(n);
             RetryPoint {

@@ -108,9 +108,7 @@ impl Param {
             Param::PrefixTokens | Param::OutputTokensPerStep | Param::FinalOutputTokens => {
                 limits::tokens(name, whole(v).unwrap_or(u64::MAX))
             }
-            Param::RunsPerDay if whole(v).is_none() => {
-                Err(format!("runs_per_day is at most {}", u64::MAX))
-            }
+            Param::RunsPerDay => limits::runs_per_day(whole(v).unwrap_or(u64::MAX)),
             Param::ModelSecondsPerStep if v > Decimal::from(u32::MAX / 1000) => Err(format!(
                 "model_seconds_per_step is at most {} s",
                 u32::MAX / 1000
@@ -325,8 +323,9 @@ fn per_run() -> Figure {
 }
 
 /// Replays `s` at every point of the grid. A cache axis needs
-/// [`missing_cache_prices`] to be none.
-pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
+/// [`missing_cache_prices`] to be none. A point whose run would be beyond
+/// exact decimals ([`limits::replay_fits`]) is an error naming it.
+pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
     let figure = if axes.iter().any(|a| a.param == Param::RunsPerDay) {
         Figure::PerDay
     } else {
@@ -352,6 +351,14 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
             for (a, v) in axes.iter().zip(&values) {
                 apply(&mut changed, a.param, *v);
             }
+            limits::replay_fits(&changed.replay_size()).map_err(|p| {
+                let at: Vec<String> = axes
+                    .iter()
+                    .zip(&values)
+                    .map(|(a, v)| format!("{} = {v}", a.param.name()))
+                    .collect();
+                format!("at {}: {p}", at.join(", "))
+            })?;
             // Re-resolve rates: a cache sweep changes the tier.
             for pv in &mut changed.variants {
                 if let Ok(r) = changed.prices.rates(pv.variant.cache, pv.variant.mode) {
@@ -359,7 +366,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
                 }
             }
             let sim = simulate(&changed, SimulateOptions::TOTALS);
-            Point {
+            Ok(Point {
                 values,
                 totals: sim
                     .variants
@@ -369,17 +376,17 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Sweep {
                         Figure::PerDay => v.per_day.total,
                     })
                     .collect(),
-            }
+            })
         })
-        .collect();
-    Sweep {
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Sweep {
         scenario: s.name.clone(),
         inputs: s.inputs.clone(),
         axes: axes.to_vec(),
         figure,
         variants: labels(s, axes),
         points,
-    }
+    })
 }
 
 #[cfg(test)]

@@ -94,14 +94,18 @@ fn page_file(
 
 /// Writes every planned file (all checked first) and says which.
 fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcome, AppError> {
-    output::write_all(&files, force)?;
-    Ok(Outcome {
-        stdout,
-        notes: files
-            .iter()
-            .map(|f| format!("wrote {}", f.path.display()))
-            .collect(),
-    })
+    let done = output::write_all(&files, force)?;
+    let mut notes: Vec<String> = files
+        .iter()
+        .map(|f| format!("wrote {}", f.path.display()))
+        .collect();
+    if done.stale_removed > 0 {
+        notes.push(format!(
+            "removed {} temporary file(s) left by an interrupted tokencast run",
+            done.stale_removed
+        ));
+    }
+    Ok(Outcome { stdout, notes })
 }
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
@@ -113,6 +117,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         width: terminal_width(),
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
+    let warnings = doc.context_warnings();
     let mut files: Vec<PlannedFile> = page_file(&doc, &args.scenario, &args.page, "")?
         .into_iter()
         .collect();
@@ -123,14 +128,19 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
             marker: Marker::Csv(t.header()),
         }));
     }
-    write(stdout, files, args.page.force)
+    let mut outcome = write(stdout, files, args.page.force)?;
+    outcome.notes.extend(warnings);
+    Ok(outcome)
 }
 
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
     let scenario = Scenario::load(&args.scenario)?;
     spec.check_against(&scenario)?;
-    let doc = sweep::run(&scenario, &spec.axes);
+    let doc = sweep::run(&scenario, &spec.axes).map_err(|p| {
+        crate::error::InputError::new(format!("--vary: {p}"))
+            .with_help("choose a smaller range for the varied assumptions")
+    })?;
     let stdout = stdout_of(
         &doc,
         args.format,
@@ -151,7 +161,8 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
-    let doc = forecast_with_progress(&scenario, &spec, &sampler, args.threads)?;
+    let (threads, capped) = spec::threads(args.threads);
+    let doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
     let stdout = stdout_of(
         &doc,
         args.format,
@@ -163,7 +174,9 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let files = page_file(&doc, &args.scenario, &args.page, "-forecast")?
         .into_iter()
         .collect();
-    write(stdout, files, args.page.force)
+    let mut outcome = write(stdout, files, args.page.force)?;
+    outcome.notes.extend(capped);
+    Ok(outcome)
 }
 
 /// Runs the forecast on its own thread pool with a progress bar on stderr

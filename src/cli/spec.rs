@@ -218,6 +218,25 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
     })
 }
 
+/// Most worker threads per core `--threads` may ask for.
+pub const THREADS_PER_CORE: usize = 4;
+
+/// `--threads N`, capped at [`THREADS_PER_CORE`] × the machine's cores (more
+/// only slows the forecast down), with a note when capped.
+pub fn threads(asked: Option<usize>) -> (Option<usize>, Option<String>) {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let most = cores * THREADS_PER_CORE;
+    match asked {
+        Some(n) if n > most => (
+            Some(most),
+            Some(format!(
+                "using {most} threads: --threads {n} is more than {THREADS_PER_CORE} per core on this {cores}-core machine"
+            )),
+        ),
+        other => (other, None),
+    }
+}
+
 /// `--budget USD`: a non-negative amount.
 fn budget(b: &str) -> Result<Decimal, InputError> {
     b.trim()

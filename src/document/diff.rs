@@ -169,14 +169,18 @@ fn headline(a: &SimulationDoc, b: &SimulationDoc) -> Option<HeadlineChange> {
             .map(|v| (v.variant.variant.name.clone(), v.cost.total.lower))
     };
     let ((a_variant, a_total), (b_variant, b_total)) = (cheapest(a)?, cheapest(b)?);
-    let delta = b_total - a_total;
+    let delta = b_total.checked_sub(a_total)?;
     Some(HeadlineChange {
         a_variant,
         a_total,
         b_variant,
         b_total,
         delta,
-        delta_share: (!a_total.is_zero()).then(|| delta / a_total),
+        delta_share: if a_total.is_zero() {
+            None
+        } else {
+            delta.checked_div(a_total)
+        },
     })
 }
 
@@ -241,10 +245,12 @@ pub fn compare(a: &SimulationDoc, b: &SimulationDoc, label_a: &str, label_b: &st
         .into_iter()
         .map(|key| {
             let (va, vb) = (get(&fa, key), get(&fb, key));
-            let delta = va.zip(vb).map(|(x, y)| y - x);
-            let delta_share = va
-                .zip(delta)
-                .and_then(|(x, d)| (!x.is_zero()).then(|| d / x));
+            // Checked: saved documents can hold any decimal; a change too
+            // large for exact decimals has no delta rather than a wrong one.
+            let delta = va.zip(vb).and_then(|(x, y)| y.checked_sub(x));
+            let delta_share =
+                va.zip(delta)
+                    .and_then(|(x, d)| if x.is_zero() { None } else { d.checked_div(x) });
             DiffLine {
                 key: key.to_string(),
                 a: va,

@@ -106,6 +106,32 @@ impl Contents {
 }
 
 impl SimulationDoc {
+    /// Warnings for stderr: a final request (upper bound) larger than the
+    /// model's context window, naming the requests that exceed it.
+    pub fn context_warnings(&self) -> Vec<String> {
+        let sim = &self.simulation;
+        let Some(window) = sim.prices.context_window_tokens else {
+            return Vec::new();
+        };
+        let window_d = Decimal::from(window);
+        sim.context
+            .iter()
+            .filter(|p| sim.variants.iter().any(|v| v.variant.variant.results == p.results))
+            .filter(|p| p.final_request_input.upper > window_d)
+            .map(|p| {
+                let first = p
+                    .first_over_window
+                    .map_or(String::new(), |k| format!("; requests {k} to {} exceed it", p.requests));
+                format!(
+                    "warning: with {} results the final request needs {} tokens (upper bound), more than {}'s context window of {window}{first}",
+                    p.results,
+                    p.final_request_input.upper.round(),
+                    sim.prices.model
+                )
+            })
+            .collect()
+    }
+
     /// Replays `scenario` and runs what `contents` asks for.
     pub fn build(scenario: &Scenario, contents: Contents) -> SimulationDoc {
         let simulation = simulate(

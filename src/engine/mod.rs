@@ -156,8 +156,12 @@ pub struct ContextProfile {
     pub cache_read_tokens: Bounds,
     /// Output tokens of the run: N·o + F.
     pub output_tokens: u64,
-    /// Per-request rows (only with `detail`).
+    /// Per-request rows (all, an outline, or none: see [`Simulation::rows`]).
     pub per_request: Vec<RequestTokens>,
+    /// The first request whose input (upper bound) exceeds the model's
+    /// context window, when the price book gives one and a request does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_over_window: Option<u64>,
 }
 
 /// A cost split into the parts a bill shows, in USD.
@@ -316,9 +320,10 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
     let rows = row_set(opts.rows, &raw, &trimmed, &scenario.variants);
     let scale = Scale::new(a);
+    let window = scenario.prices.context_window_tokens;
     let context = vec![
-        profile(Content::Raw, &raw, &calls, a, scale, &rows),
-        profile(Content::Trimmed, &trimmed, &calls, a, scale, &rows),
+        profile(Content::Raw, &raw, &calls, a, scale, &rows, window),
+        profile(Content::Trimmed, &trimmed, &calls, a, scale, &rows, window),
     ];
     let gaps = scenario
         .timing
@@ -579,8 +584,11 @@ fn profile(
     a: &Assumptions,
     scale: Scale,
     rows: &RowSet,
+    window: Option<u64>,
 ) -> ContextProfile {
     let n = bytes.len() as u64;
+    let window_num = window.map(|w| scale.tokens(w)[1]);
+    let mut first_over_window = None;
     let mut cum: u128 = 0;
     let mut sum = [0i128; 2];
     let mut last = [0i128; 2];
@@ -596,6 +604,9 @@ fn profile(
         let num = scale.numerators(k, cum);
         sum = [sum[0] + num[0], sum[1] + num[1]];
         last = num;
+        if first_over_window.is_none() && window_num.is_some_and(|w| num[1] > w) {
+            first_over_window = Some(k + 1);
+        }
         if rows.has(k as usize) {
             let input = scale.tokens_of(num);
             let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
@@ -631,6 +642,7 @@ fn profile(
         cache_read_tokens: input_tokens - final_request_input,
         output_tokens: n * a.output_tokens_per_step + a.final_output_tokens,
         per_request,
+        first_over_window,
     }
 }
 

@@ -223,7 +223,26 @@ impl PriceBook {
         let raw: RawPriceBook = src.parse_toml("price book")?;
         let mut models = BTreeMap::new();
         for (id, spanned) in raw.models {
+            let span = spanned.span();
             let r = spanned.into_inner();
+            if let Some(lc) = &r.long_context {
+                for (what, tier, base) in [
+                    ("input", lc.input, r.input),
+                    ("output", lc.output, r.output),
+                ] {
+                    if tier < base {
+                        return Err(src
+                            .error_at(
+                                format!(
+                                    "model `{id}`: the long-context {what} price {tier} is below the base {what} price {base}"
+                                ),
+                                span,
+                                "long-context tier",
+                            )
+                            .with_help("a long-context tier charges more than the base rate; check the source"));
+                    }
+                }
+            }
             models.insert(
                 id.clone(),
                 ModelPrices {

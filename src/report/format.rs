@@ -20,9 +20,21 @@ pub fn usd(d: Decimal, dp: u32) -> String {
 }
 
 /// A plain number with exactly `dp` decimals, rounded half away from zero.
+///
+/// The padding is written by hand: formatting a decimal near the top of its
+/// range with more decimals than it holds would overflow.
 pub fn fixed(d: Decimal, dp: u32) -> String {
     let r = round(d, dp);
-    let s = format!("{:.*}", dp as usize, r);
+    let text = r.to_string();
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let mut s = int.to_string();
+    if dp > 0 {
+        s.push('.');
+        s.push_str(frac);
+        for _ in frac.len()..dp as usize {
+            s.push('0');
+        }
+    }
     if s.starts_with('-') && s.trim_start_matches(['-', '0', '.']).is_empty() {
         s[1..].to_string()
     } else {
@@ -48,9 +60,14 @@ pub fn kb(bytes: u64) -> String {
     )
 }
 
-/// A share (0–1) as a whole percent: `78%`.
+/// A share (0–1) as a whole percent: `78%` (a share too large to scale is
+/// shown as `>` the largest percent).
 pub fn percent(share: Decimal) -> String {
-    format!("{}%", fixed(share * Decimal::ONE_HUNDRED, 0))
+    match share.checked_mul(Decimal::ONE_HUNDRED) {
+        Some(p) => format!("{}%", fixed(p, 0)),
+        None if share.is_sign_negative() => format!("<{}%", fixed(Decimal::MIN, 0)),
+        None => format!(">{}%", fixed(Decimal::MAX, 0)),
+    }
 }
 
 /// Seconds with one decimal from milliseconds: `5.6 s`.
@@ -109,6 +126,17 @@ mod tests {
         assert_eq!(usd(d("1038.254"), 2), "$1,038.25");
         assert_eq!(count(d("206114.6")), "206,115");
         assert_eq!(int(999), "999");
+    }
+
+    #[test]
+    fn the_largest_decimals_format_without_overflow() {
+        assert_eq!(fixed(Decimal::MAX, 4), "79228162514264337593543950335.0000");
+        assert_eq!(
+            usd(Decimal::MIN, 2),
+            "-$79,228,162,514,264,337,593,543,950,335.00"
+        );
+        assert_eq!(fixed(d("1.5"), 3), "1.500");
+        assert_eq!(fixed(d("2"), 0), "2");
     }
 
     #[test]

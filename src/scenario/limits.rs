@@ -13,6 +13,76 @@ pub const MAX_FACTOR_DECIMALS: u32 = 6;
 /// Largest bytes per token or tokenizer uplift.
 pub const MAX_FACTOR: u64 = 1000;
 
+/// Largest runs per day (the per-day cost is the cost of a run × this).
+pub const MAX_RUNS_PER_DAY: u64 = 1_000_000_000;
+
+/// Largest fee of one response, USD.
+pub const MAX_FEE_USD: u64 = 1_000_000;
+
+/// Most rows a trace may have.
+pub const MAX_TRACE_ROWS: usize = 10_000_000;
+
+/// The largest exact intermediate a replay may reach: Σ of the input token
+/// numerators (tokens × the fixed denominator of b and u) × the dearest rate.
+/// `rust_decimal` holds 7.9 × 10²⁸ and the forecast's integer costs carry 12
+/// more decimal digits in an `i128` (1.7 × 10³⁸), so 10²⁵ leaves both a margin
+/// of more than a thousand.
+pub const MAX_REPLAY_MAGNITUDE: f64 = 1e25;
+
+/// Checks runs per day.
+pub fn runs_per_day(v: u64) -> Result<(), String> {
+    if v > MAX_RUNS_PER_DAY {
+        return Err(format!(
+            "runs_per_day = {v} is more than {MAX_RUNS_PER_DAY}"
+        ));
+    }
+    Ok(())
+}
+
+/// What one replay will compute at most, for [`replay_fits`].
+#[derive(Debug, Clone, Copy)]
+pub struct ReplaySize {
+    /// P, tokens.
+    pub prefix: u64,
+    /// o, tokens per step (the largest any what-if uses).
+    pub per_step: u64,
+    /// F, tokens.
+    pub final_output: u64,
+    /// b.
+    pub bytes_per_token: Decimal,
+    /// u.
+    pub uplift: Decimal,
+    /// N, tool results.
+    pub results: u64,
+    /// Bytes of all results together (raw).
+    pub bytes: u128,
+    /// The dearest rate any variant pays, USD per million tokens.
+    pub max_rate: Decimal,
+}
+
+/// Whether a replay of this size stays within exact decimals: the sum over
+/// N + 1 requests of the upper-bound input numerator, times the dearest rate,
+/// at most [`MAX_REPLAY_MAGNITUDE`]. Estimated in `f64` (it only compares
+/// magnitudes).
+pub fn replay_fits(r: &ReplaySize) -> Result<(), String> {
+    use rust_decimal::prelude::ToPrimitive;
+    let b = r.bytes_per_token.normalize();
+    let u = r.uplift.normalize();
+    let (mb, pb) = (b.mantissa() as f64, 10f64.powi(b.scale() as i32));
+    let (mu, pu) = (u.mantissa() as f64, 10f64.powi(u.scale() as i32));
+    let n = r.results as f64;
+    let last = mu * (r.prefix as f64 * mb + r.bytes as f64 * pb)
+        + n * (r.per_step as f64).max(r.final_output as f64) * mb * pu;
+    let magnitude = (n + 1.0) * last * r.max_rate.to_f64().unwrap_or(f64::MAX).max(1.0);
+    if magnitude.is_finite() && magnitude <= MAX_REPLAY_MAGNITUDE {
+        return Ok(());
+    }
+    Err(format!(
+        "a run of {} tool results ({} bytes) with a prefix of {} tokens at up to {} USD per million tokens is beyond exact decimal arithmetic (10^25 for token numerators × rate; it would reach about {magnitude:.1e})",
+        r.results, r.bytes, r.prefix, r.max_rate
+    ))
+}
+
 /// Checks a token count (`prefix_tokens`, `output_tokens_per_step`, `final_output_tokens`).
 pub fn tokens(field: &str, v: u64) -> Result<(), String> {
     if v > MAX_TOKENS {
@@ -27,6 +97,11 @@ pub fn tokens(field: &str, v: u64) -> Result<(), String> {
 pub fn factor(field: &str, v: Decimal) -> Result<(), String> {
     if v <= Decimal::ZERO {
         return Err(format!("{field} must be above zero, not {v}"));
+    }
+    if field.ends_with("tokenizer_uplift") && v < Decimal::ONE {
+        return Err(format!(
+            "tokenizer_uplift = {v} is below 1: the upper bound would fall below the lower"
+        ));
     }
     if v.normalize().scale() > MAX_FACTOR_DECIMALS || v > Decimal::from(MAX_FACTOR) {
         return Err(format!(
@@ -47,6 +122,32 @@ mod tests {
         assert!(factor("b", Decimal::new(1_000_001, 6)).is_ok());
         assert!(factor("b", Decimal::new(10_000_001, 7)).is_err());
         assert!(factor("b", Decimal::ZERO).is_err());
+    }
+
+    #[test]
+    fn uplift_below_one_is_refused() {
+        assert!(factor("tokenizer_uplift", Decimal::new(99, 2)).is_err());
+        assert!(factor("tokenizer_uplift", Decimal::ONE).is_ok());
+        assert!(factor("bytes_per_token", Decimal::new(5, 1)).is_ok());
+    }
+
+    #[test]
+    fn replay_size_edges() {
+        let size = |results: u64, prefix: u64, max_rate: i64| ReplaySize {
+            prefix,
+            per_step: 500,
+            final_output: 2000,
+            bytes_per_token: Decimal::from(4),
+            uplift: Decimal::new(13, 1),
+            results,
+            bytes: u128::from(results) * 50_000,
+            max_rate: Decimal::from(max_rate),
+        };
+        // A million results of 50 KB at $40/M: about 3e19, far inside.
+        assert!(replay_fits(&size(1_000_000, 3000, 40)).is_ok());
+        // Ten million results after a billion-token prefix at a million
+        // dollars per million tokens: about 2e25, beyond 1e25.
+        assert!(replay_fits(&size(10_000_000, 1_000_000_000, 1_000_000)).is_err());
     }
 
     #[test]

@@ -307,7 +307,7 @@ impl Scenario {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
         }
-        Ok(Scenario {
+        let scenario = Scenario {
             name: raw.name,
             question: raw.question,
             prices,
@@ -317,12 +317,63 @@ impl Scenario {
             variants,
             trace,
             inputs,
-        })
+        };
+        limits::replay_fits(&scenario.replay_size()).map_err(|p| {
+            InputError::new(format!("{}: {p}", src.name)).with_help(
+                "lower the prefix, the output per step, the prices or the trace's sizes; realistic runs are many orders of magnitude below this",
+            )
+        })?;
+        Ok(scenario)
     }
 
     /// One SHA-256 over every input file, for the report's footer.
     pub fn fingerprint(&self) -> String {
         fingerprint(&self.inputs)
+    }
+
+    /// The largest replay this scenario asks for (its what-ifs included),
+    /// for [`limits::replay_fits`].
+    pub fn replay_size(&self) -> limits::ReplaySize {
+        let a = &self.assumptions;
+        let max_rate = self
+            .variants
+            .iter()
+            .flat_map(|v| {
+                let r = &v.rates;
+                let lc = r.long_context;
+                [
+                    Some(r.input),
+                    Some(r.output),
+                    r.cache_write,
+                    r.cache_read,
+                    lc.map(|l| l.input),
+                    lc.map(|l| l.output),
+                    lc.and_then(|l| l.cache_write),
+                    lc.and_then(|l| l.cache_read),
+                ]
+            })
+            .flatten()
+            .max()
+            .unwrap_or_default();
+        let results: Vec<&TraceCall> = self.trace.iter().filter(|c| c.enters_context()).collect();
+        limits::ReplaySize {
+            prefix: a.prefix_tokens,
+            per_step: self
+                .what_if
+                .effort
+                .iter()
+                .map(|(_, t)| *t)
+                .fold(a.output_tokens_per_step, u64::max),
+            final_output: a.final_output_tokens,
+            bytes_per_token: a.bytes_per_token,
+            uplift: a.tokenizer_uplift,
+            results: results.len() as u64,
+            bytes: results
+                .iter()
+                .map(|c| u128::from(c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0))))
+                .sum(),
+            max_rate,
+        }
     }
 }
 
@@ -519,6 +570,24 @@ fn check_retry(
                 "e.g. baseline = { model = \"claude-fable-5-1\", attempts = 20, accepted = 20 }",
             ));
     };
+    if attempts > MAX_ATTEMPTS
+        || r.input_tokens_per_attempt > limits::MAX_TOKENS
+        || r.output_tokens_per_attempt > limits::MAX_TOKENS
+    {
+        return Err(src
+            .error_at(
+                format!(
+                    "retry: {attempts} attempts of {} input and {} output tokens is beyond what tokencast accepts",
+                    r.input_tokens_per_attempt, r.output_tokens_per_attempt
+                ),
+                span,
+                "retry",
+            )
+            .with_help(format!(
+                "at most {MAX_ATTEMPTS} attempts and {} tokens per attempt",
+                limits::MAX_TOKENS
+            )));
+    }
     if accepted == 0 || attempts < accepted {
         return Err(src
             .error_at(
@@ -563,8 +632,19 @@ fn effort_presets(raw: Option<RawEffort>) -> Vec<(String, u64)> {
 
 /// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.
 fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions, InputError> {
+    // Located at the key's line when it can be found.
     let problem = |p: String, help: &str| {
-        InputError::new(format!("{}: assumptions.{p}", src.name)).with_help(help)
+        let key = p.split([' ', '=']).next().unwrap_or("").to_string();
+        match src.key_span(&key) {
+            Some(span) => src
+                .error_at(
+                    format!("{}: assumptions.{p}", src.name),
+                    span,
+                    "out of range",
+                )
+                .with_help(help),
+            None => InputError::new(format!("{}: assumptions.{p}", src.name)).with_help(help),
+        }
     };
     for (field, v) in [
         ("prefix_tokens", a.prefix_tokens),
@@ -574,6 +654,8 @@ fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions,
         limits::tokens(field, v)
             .map_err(|p| problem(p, "token counts per request are at most in the millions"))?;
     }
+    limits::runs_per_day(a.runs_per_day)
+        .map_err(|p| problem(p, "a projection needs at most a billion runs a day"))?;
     for (field, v) in [
         ("bytes_per_token", a.bytes_per_token),
         ("tokenizer_uplift", a.tokenizer_uplift),
@@ -608,6 +690,9 @@ pub fn fingerprint(inputs: &[InputFile]) -> String {
 }
 
 pub use limits::MAX_TOKENS;
+
+/// Most attempts the retry what-if accepts.
+pub const MAX_ATTEMPTS: u64 = 1_000_000_000;
 
 /// Most points a sweep range may have.
 pub const MAX_RANGE_POINTS: u64 = 10_000;

@@ -155,6 +155,18 @@ impl RawCall {
                 ));
             }
         }
+        if self.charged_usd > Decimal::from(super::limits::MAX_FEE_USD) {
+            return Err(site.error(
+                row,
+                "charged_usd",
+                &format!(
+                    "{} USD is more than the {} USD tokencast accepts for one response",
+                    self.charged_usd,
+                    super::limits::MAX_FEE_USD
+                ),
+                "write the fee of this one response in USD, e.g. 0.000792",
+            ));
+        }
         if let (Some(raw), Some(trimmed)) = (self.raw_bytes, self.trimmed_bytes) {
             if trimmed > raw {
                 return Err(site.error(
@@ -242,6 +254,16 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             }
         }
         let row = calls.len() + 1;
+        if row > super::limits::MAX_TRACE_ROWS {
+            return Err(InputError::new(format!(
+                "{}: more than {} rows",
+                src.name,
+                super::limits::MAX_TRACE_ROWS
+            ))
+            .with_help(
+                "split the trace, or forecast long runs with `tokencast forecast --calls N`",
+            ));
+        }
         let pos = record.position().cloned().unwrap_or(pos_before);
         let start = record_start(&src.text, pos.byte() as usize);
         let line = lines.line_of(&src.text, start);
@@ -354,10 +376,24 @@ fn describe_csv_error(
     record: &csv::StringRecord,
 ) -> (String, String) {
     if let csv::ErrorKind::Deserialize { err, .. } = e.kind() {
+        // csv names the field of built-in conversions only; a column read by
+        // our own deserializer (the fee) is found by reading it again.
+        let fee_is_bad = || {
+            headers
+                .iter()
+                .position(|h| h == "charged_usd")
+                .and_then(|i| record.get(i))
+                .is_some_and(|v| {
+                    v.trim()
+                        .parse::<Decimal>()
+                        .map_or(true, |d| d.is_sign_negative() && !d.is_zero())
+                })
+        };
         let field = err
             .field()
             .and_then(|i| headers.get(i as usize))
             .map(str::to_string)
+            .or_else(|| fee_is_bad().then(|| "charged_usd".to_string()))
             .unwrap_or_else(|| "?".into());
         let value = err
             .field()
