@@ -370,6 +370,24 @@ mod tests {
     }
 
     #[test]
+    fn undo_puts_back_what_a_failed_set_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("a.csv");
+        let new = dir.path().join("b.csv");
+        std::fs::write(&old, "a,b\nold\n").unwrap();
+        // The first target was replaced and the second created before a
+        // later rename failed.
+        let aside = set_aside(&old).unwrap();
+        stage(&old, b"a,b\nnew\n").unwrap().persist(&old).unwrap();
+        stage(&new, b"x\n").unwrap().persist(&new).unwrap();
+        undo(vec![(old.clone(), aside), (new.clone(), None)]);
+        assert_eq!(std::fs::read_to_string(&old).unwrap(), "a,b\nold\n");
+        assert!(!new.exists());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file left behind");
+    }
+
+    #[test]
     fn json_is_ours_only_with_the_generator_key_first() {
         assert!(
             Marker::Json.found_in(b"{\n  \"generator\": \"tokencast\",\n  \"document\": \"diff\"}")
