@@ -186,6 +186,12 @@ impl SweepSpec {
     }
 }
 
+/// Most runs a forecast draws.
+pub const MAX_RUNS: u64 = 10_000_000;
+
+/// Most tool results a forecast draws in all (runs × calls).
+pub const MAX_DRAWS: u64 = 200_000_000;
+
 /// The forecast's runs, calls, seed, method and budget, checked.
 pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
     if args.runs == 0 {
@@ -201,6 +207,22 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
             InputError::new(format!("--calls {} is more than {MAX_CALLS}", args.calls))
                 .with_help("forecast runs of at most ten million tool calls"),
         );
+    }
+    if args.runs > MAX_RUNS {
+        return Err(
+            InputError::new(format!("--runs {} is more than {MAX_RUNS}", args.runs)).with_help(
+                "percentiles settle long before that: 100,000 runs give a p99 within a fraction of a percent",
+            ),
+        );
+    }
+    if args.runs.saturating_mul(args.calls) > MAX_DRAWS {
+        return Err(InputError::new(format!(
+            "--runs {} × --calls {} is {} tool results to draw, more than {MAX_DRAWS}",
+            args.runs,
+            args.calls,
+            args.runs.saturating_mul(args.calls)
+        ))
+        .with_help("use fewer runs for long runs (about 15 s on two cores at the limit)"));
     }
     if args.threads == Some(0) {
         return Err(InputError::new("--threads is 0").with_help("use at least one thread"));
