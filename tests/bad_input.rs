@@ -15,7 +15,7 @@ impl Sandbox {
     fn new() -> Sandbox {
         let dir = tempfile::tempdir().unwrap();
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-        copy_dir(&src, dir.path());
+        common::copy_dir(&src, dir.path());
         Sandbox { dir }
     }
 
@@ -46,23 +46,6 @@ impl Sandbox {
         assert!(out.stdout.is_empty(), "no partial output on stdout");
         assert!(!self.path("out").exists(), "nothing written on error");
         stderr
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            let mut perms = fs::metadata(&target).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            fs::set_permissions(&target, perms).unwrap();
-        }
     }
 }
 

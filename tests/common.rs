@@ -66,3 +66,20 @@ pub fn profile<'a>(doc: &'a serde_json::Value, results: &str) -> &'a serde_json:
         .find(|p| p["results"] == results)
         .unwrap()
 }
+
+/// Copies a folder tree (files made writable), e.g. `scenarios/` into a sandbox.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+            let mut perms = std::fs::metadata(&target).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            std::fs::set_permissions(&target, perms).unwrap();
+        }
+    }
+}

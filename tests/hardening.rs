@@ -10,27 +10,11 @@ use std::path::{Path, PathBuf};
 /// A writable copy of the scenarios folder.
 fn sandbox() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy(
+    common::copy_dir(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
         dir.path(),
     );
     dir
-}
-
-fn copy(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-            let mut p = fs::metadata(&target).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            p.set_readonly(false);
-            fs::set_permissions(&target, p).unwrap();
-        }
-    }
 }
 
 fn edit(dir: &Path, rel: &str, from: &str, to: &str) {

@@ -81,18 +81,6 @@ fn mutate(input: &[u8], rng: &mut Pcg64Mcg) -> (Vec<u8>, String) {
     }
 }
 
-fn copy(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
-    }
-}
-
 /// Runs the binary; panics with `what` when it crashes, hangs or exits with
 /// a code other than 0 and 2.
 fn survives(dir: &Path, args: &[String], what: &str) {
@@ -117,7 +105,7 @@ fn survives(dir: &Path, args: &[String], what: &str) {
 fn mutate_file(file: &str, args: &[&str], runs: usize, seed: u64) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let dir = tempfile::tempdir().unwrap();
-    copy(&root, dir.path());
+    common::copy_dir(&root, dir.path());
     let original = fs::read(root.join(file)).unwrap();
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -159,7 +147,7 @@ fn mutated_traces_never_crash() {
 fn mutated_saved_results_never_crash() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let dir = tempfile::tempdir().unwrap();
-    copy(&root, dir.path());
+    common::copy_dir(&root, dir.path());
     let out = tokencast()
         .current_dir(dir.path())
         .args(SIMULATE)
@@ -169,7 +157,7 @@ fn mutated_saved_results_never_crash() {
     drop(dir);
     // The saved result sits beside the scenario it came from.
     let dir2 = tempfile::tempdir().unwrap();
-    copy(&root, dir2.path());
+    common::copy_dir(&root, dir2.path());
     fs::write(dir2.path().join("saved.json"), &out.stdout).unwrap();
     let original = out.stdout;
     let mut rng = Pcg64Mcg::seed_from_u64(4);
@@ -193,7 +181,7 @@ fn mutated_saved_results_never_crash() {
 fn mutated_arguments_never_crash() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let dir = tempfile::tempdir().unwrap();
-    copy(&root, dir.path());
+    common::copy_dir(&root, dir.path());
     let commands: [&[&str]; 3] = [
         &[
             "sweep",

@@ -304,19 +304,39 @@ fn rows_all() -> RowsKept {
     RowsKept::All
 }
 
+/// The tool results that enter the context, and their sizes raw and trimmed.
+struct Sizes<'a> {
+    results: Vec<&'a TraceCall>,
+    raw: Vec<u64>,
+    trimmed: Vec<u64>,
+}
+
+impl<'a> Sizes<'a> {
+    fn of(trace: &'a [TraceCall]) -> Sizes<'a> {
+        let results: Vec<&TraceCall> = trace.iter().filter(|c| c.enters_context()).collect();
+        Sizes {
+            raw: results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect(),
+            trimmed: results
+                .iter()
+                .map(|c| c.trimmed_bytes.unwrap_or(0))
+                .collect(),
+            results,
+        }
+    }
+
+    fn of_results(&self, results: Content) -> &[u64] {
+        match results {
+            Content::Raw => &self.raw,
+            Content::Trimmed => &self.trimmed,
+        }
+    }
+}
+
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions;
-    let results: Vec<&TraceCall> = scenario
-        .trace
-        .iter()
-        .filter(|c| c.enters_context())
-        .collect();
-    let raw: Vec<u64> = results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect();
-    let trimmed: Vec<u64> = results
-        .iter()
-        .map(|c| c.trimmed_bytes.unwrap_or(0))
-        .collect();
+    let sizes = Sizes::of(&scenario.trace);
+    let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
     let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
     let rows = row_set(opts.rows, &raw, &trimmed, &scenario.variants);
     let scale = Scale::new(a);
@@ -337,10 +357,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants
         .iter()
         .map(|pv| {
-            let bytes = match pv.variant.results {
-                Content::Raw => &raw,
-                Content::Trimmed => &trimmed,
-            };
+            let bytes = sizes.of_results(pv.variant.results);
             let run = Run {
                 scale,
                 bytes,
@@ -473,16 +490,8 @@ pub struct Restarts {
 /// variant.
 pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
     let a = &scenario.assumptions;
-    let results: Vec<&TraceCall> = scenario
-        .trace
-        .iter()
-        .filter(|c| c.enters_context())
-        .collect();
-    let raw: Vec<u64> = results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect();
-    let trimmed: Vec<u64> = results
-        .iter()
-        .map(|c| c.trimmed_bytes.unwrap_or(0))
-        .collect();
+    let sizes = Sizes::of(&scenario.trace);
+    let raw = &sizes.raw;
     let mut keep = vec![false; raw.len() + 1];
     for &k in points {
         if let Some(slot) = keep.get_mut((k as usize).wrapping_sub(1)) {
@@ -509,10 +518,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .variants
         .iter()
         .map(|pv| {
-            let bytes = match pv.variant.results {
-                Content::Raw => &raw,
-                Content::Trimmed => &trimmed,
-            };
+            let bytes = sizes.of_results(pv.variant.results);
             let own = Run {
                 scale,
                 bytes,
