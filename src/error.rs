@@ -79,8 +79,17 @@ const MAX_SHOWN_FILE: usize = 1 << 20;
 /// it is small and its lines short, else an excerpt of the offending line
 /// whose name gives the real line and column.
 fn excerpt(name: &str, text: &str, span: SourceSpan) -> (NamedSource<String>, SourceSpan) {
-    let start = span.offset().min(text.len());
-    let end = (start + span.len()).min(text.len());
+    // Spans from parsers can fall inside a multi-byte character (at the end
+    // of a cut file, say): widen them to whole characters.
+    let mut start = span.offset().min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (span.offset() + span.len()).clamp(start, text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    let span = SourceSpan::new(start.into(), end - start);
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     let long_line = line_end - line_start > MAX_SHOWN_LINE;
@@ -258,6 +267,23 @@ mod tests {
             "{rendered}"
         );
         assert!(rendered.contains("bad = x"), "{rendered}");
+    }
+
+    #[test]
+    fn a_span_inside_a_multibyte_character_is_widened_not_a_panic() {
+        // Found by the saved_json fuzz target: a file cut after a 'Б'.
+        let text = format!("{{\n  \"{}\": \"x\",\n  \"doБ", "c".repeat(300));
+        let inside = text.len() - 1;
+        for (name, t) in [("short.json", "a\"Б".to_string()), ("long.json", text)] {
+            let at = if name == "short.json" {
+                t.len() - 1
+            } else {
+                inside
+            };
+            let e = InputError::at("cut", name, &t, at..at, "here");
+            let rendered = AppError::Input(e).render();
+            assert!(rendered.contains("cut"), "{rendered}");
+        }
     }
 
     #[test]

@@ -560,3 +560,20 @@ fn force_on_a_symlink_writes_through_it() {
         .unwrap()
         .contains("tokencast"));
 }
+
+#[test]
+fn fuzz_find_a_saved_result_cut_inside_a_multibyte_character_is_an_error() {
+    // Found by the saved_json fuzz target (fuzz/corpus/saved_json/regression-cut-in-multibyte.json).
+    let d = sandbox();
+    let bytes = fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/corpus/saved_json/regression-cut-in-multibyte.json"),
+    )
+    .unwrap();
+    fs::write(d.path().join("cut.json"), bytes).unwrap();
+    fails_with(
+        d.path(),
+        &["diff", "cut.json", "research.toml"],
+        &["cut.json"],
+    );
+}
