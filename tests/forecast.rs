@@ -308,8 +308,9 @@ fn ctrl_c_stops_cleanly_and_writes_nothing() {
             "scenarios/research.toml",
             "--calls",
             "200",
+            // 2 × 10⁸ draws, the most a forecast may ask for: long enough to interrupt.
             "--runs",
-            "50000000",
+            "1000000",
             "--report",
         ])
         .arg(&report)
