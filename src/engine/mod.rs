@@ -338,12 +338,12 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let sizes = Sizes::of(&scenario.trace);
     let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
     let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
-    let rows = row_set(opts.rows, &raw, &trimmed, &scenario.variants);
+    let rows = row_set(opts.rows, raw, trimmed, &scenario.variants);
     let scale = Scale::new(a);
     let window = scenario.prices.context_window_tokens;
     let context = vec![
-        profile(Content::Raw, &raw, &calls, a, scale, &rows, window),
-        profile(Content::Trimmed, &trimmed, &calls, a, scale, &rows, window),
+        profile(Content::Raw, raw, &calls, a, scale, &rows, window),
+        profile(Content::Trimmed, trimmed, &calls, a, scale, &rows, window),
     ];
     let gaps = scenario
         .timing
@@ -383,7 +383,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         })
         .collect();
 
-    let attribution = attribute(&results, a, &scenario.variants, &rows);
+    let attribution = attribute(results, a, &scenario.variants, &rows);
     let trace = match &rows {
         RowSet::Nothing => Vec::new(),
         RowSet::Everything => scenario.trace.clone(),
