@@ -32,6 +32,8 @@ pub enum Marker {
     Csv(String),
     /// Terminal text whose first line starts with `tokencast `.
     Text,
+    /// A TOML price book whose first line starts with `# tokencast `.
+    Toml,
 }
 
 /// Bytes read from an existing file to look for a marker.
@@ -49,6 +51,7 @@ impl Marker {
                 .next()
                 .is_some_and(|l| l.trim_end_matches('\r') == header),
             Marker::Text => text.starts_with(TEXT_GENERATOR),
+            Marker::Toml => text.starts_with("# tokencast "),
         }
     }
 }

@@ -24,6 +24,43 @@ pub enum Command {
     Diff(DiffArgs),
     /// Forecast longer runs from the recorded distributions: percentiles and budgets.
     Forecast(ForecastArgs),
+    /// Price books: convert published price tables into tokencast's format.
+    #[command(subcommand)]
+    Prices(PricesCommand),
+}
+
+/// `tokencast prices …`.
+#[derive(Debug, Subcommand)]
+pub enum PricesCommand {
+    /// Convert a price table into a tokencast price book.
+    #[command(subcommand)]
+    Import(ImportSource),
+}
+
+/// Where `prices import` reads from.
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// LiteLLM's model_prices_and_context_window.json.
+    Litellm(LitellmArgs),
+}
+
+/// Arguments of `prices import litellm`.
+#[derive(Debug, clap::Args)]
+pub struct LitellmArgs {
+    /// LiteLLM's model_prices_and_context_window.json.
+    pub file: PathBuf,
+    /// Only models whose id matches (`*` and `?` wildcards; repeatable) [default: all].
+    #[arg(long = "models", value_name = "PATTERN")]
+    pub models: Vec<String>,
+    /// The date the prices were read, YYYY-MM-DD [default: today].
+    #[arg(long, value_name = "DATE")]
+    pub read_on: Option<String>,
+    /// Write the price book here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Replace the output file even if it was not written by tokencast.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// How `forecast` draws tool results.

@@ -9,7 +9,8 @@ pub mod spec;
 
 pub use args::Cli;
 use args::{
-    Command, DiffArgs, DiffFormat, ForecastArgs, Format, PageArgs, SimulateArgs, SweepArgs,
+    Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs, PageArgs,
+    PricesCommand, SimulateArgs, SweepArgs,
 };
 
 use crate::analysis::{forecast, sweep};
@@ -37,7 +38,58 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
         Command::Forecast(args) => run_forecast(args),
+        Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
+}
+
+fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
+    let read_on = match args.read_on {
+        Some(d) => spec::date(&d)?,
+        None => humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10]
+            .to_string(),
+    };
+    let src = SourceText::read(&args.file, "LiteLLM price table")?;
+    let conversion = crate::pricing::litellm::convert(&src, &args.models, &read_on)?;
+    let file = args.file.file_name().map_or("the price table".into(), |n| {
+        n.to_string_lossy().into_owned()
+    });
+    let bytes = conversion.to_toml(&file).into_bytes();
+    let mut notes: Vec<String> = conversion
+        .models
+        .iter()
+        .map(|m| {
+            if m.skipped.is_empty() {
+                format!("converted {}", m.id)
+            } else {
+                format!(
+                    "converted {}; not converted (no field yet): {}",
+                    m.id,
+                    m.skipped.join(", ")
+                )
+            }
+        })
+        .collect();
+    notes.extend(
+        conversion
+            .unpriced
+            .iter()
+            .map(|id| format!("unpriced: {id} has no input or output price per token; left out")),
+    );
+    notes.push(format!("prices read on {read_on}"));
+    let mut outcome = match args.out {
+        None => write(bytes, Vec::new(), args.force)?,
+        Some(path) => write(
+            Vec::new(),
+            vec![PlannedFile {
+                path,
+                bytes,
+                marker: Marker::Toml,
+            }],
+            args.force,
+        )?,
+    };
+    outcome.notes.splice(0..0, notes);
+    Ok(outcome)
 }
 
 /// Columns for terminal tables: `COLUMNS` when set, else the terminal's

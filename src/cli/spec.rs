@@ -259,6 +259,17 @@ pub fn threads(asked: Option<usize>) -> (Option<usize>, Option<String>) {
     }
 }
 
+/// A date written YYYY-MM-DD, checked.
+pub fn date(d: &str) -> Result<String, InputError> {
+    let ok = d.len() == 10 && humantime::parse_rfc3339(&format!("{d}T00:00:00Z")).is_ok();
+    if ok {
+        Ok(d.to_string())
+    } else {
+        Err(InputError::new(format!("--read-on {d}: not a date"))
+            .with_help("write the date as YYYY-MM-DD, e.g. 2026-11-30"))
+    }
+}
+
 /// `--budget USD`: a non-negative amount.
 fn budget(b: &str) -> Result<Decimal, InputError> {
     b.trim()

@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod litellm;
 pub mod tier;
 pub use tier::{Cache, Mode};
 

@@ -1,0 +1,151 @@
+//! `tokencast prices import litellm` on a handful of entries copied from
+//! LiteLLM 1.110.2's price table (`tests/fixtures/litellm-slice.json`): each
+//! figure checked by hand against the per-token floats, and the book used by
+//! a scenario.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+fn fixture() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/litellm-slice.json")
+}
+
+fn convert(extra: &[&str]) -> (String, String) {
+    let out = tokencast()
+        .args(["prices", "import", "litellm"])
+        .arg(fixture())
+        .args(["--read-on", "2026-11-30"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn per_token_floats_become_prices_per_million_checked_by_hand() {
+    let (book, notes) = convert(&[]);
+    let doc: toml::Table = toml::from_str(&book).unwrap();
+    let m = |id: &str| doc["models"][id].as_table().unwrap().clone();
+    let sonnet = m("claude-sonnet-4-5");
+    // 3e-06, 1.5e-05, 3.75e-06, 6e-06, 3e-07, 1.5e-06, 7.5e-06 per token.
+    for (key, want) in [
+        ("input", "3"),
+        ("output", "15"),
+        ("cache_write_5m", "3.75"),
+        ("cache_write_1h", "6"),
+        ("cache_read", "0.3"),
+        ("batch_input", "1.5"),
+        ("batch_output", "7.5"),
+    ] {
+        assert_eq!(sonnet[key].as_str(), Some(want), "{key}");
+    }
+    assert_eq!(sonnet["min_cacheable_tokens"].as_integer(), Some(1024));
+    assert_eq!(sonnet["context_window_tokens"].as_integer(), Some(200_000));
+    assert_eq!(sonnet["read_on"].as_str(), Some("2026-11-30"));
+    // Gemini 2.5 Pro: 1.25e-06 and 1e-05, and above 200k tokens 2.5e-06 and 1.5e-05.
+    let gemini = m("gemini/gemini-2.5-pro");
+    assert_eq!(gemini["input"].as_str(), Some("1.25"));
+    assert_eq!(gemini["cache_read"].as_str(), Some("0.125"));
+    let lc = gemini["long_context"].as_table().unwrap();
+    assert_eq!(lc["threshold_tokens"].as_integer(), Some(200_000));
+    assert_eq!(lc["input"].as_str(), Some("2.5"));
+    assert_eq!(lc["output"].as_str(), Some("15"));
+    // Every price-like field the book cannot hold is listed, in the file and on stderr.
+    for skipped in [
+        "search_context_cost_per_query",
+        "fedramp_uplift_multiplier",
+        "input_cost_per_token_priority",
+    ] {
+        assert!(book.contains(skipped), "{skipped} listed in the book");
+        assert!(notes.contains(skipped), "{skipped} listed on stderr");
+    }
+}
+
+#[test]
+fn the_converted_book_prices_the_research_run() {
+    let (book, _) = convert(&["--models", "claude-sonnet-*"]);
+    assert!(!book.contains("gpt-4o"), "only the matching models");
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    fs::write(dir.path().join("book.toml"), &book).unwrap();
+    let scenario = fs::read_to_string(root.join("research.toml"))
+        .unwrap()
+        .replace(
+            "model = \"claude-fable-5-2\"",
+            "model = \"claude-sonnet-4-5\"",
+        )
+        .replace("prices/anthropic.toml", "book.toml")
+        .replace(
+            "traces/research-trace.csv",
+            &root.join("traces/research-trace.csv").display().to_string(),
+        );
+    // The retry what-if names fable models the converted book does not have.
+    let scenario = scenario.split("[retry]").next().unwrap().to_string();
+    fs::write(dir.path().join("s.toml"), scenario).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "s.toml", "--format", "json", "--no-report"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Published: raw results without a cache cost $10.383 of input at $8/M,
+    // so the same tokens at $3/M cost 10.382502 × 3 / 8 = $3.893.
+    let v = variant(&doc, "raw, no cache");
+    assert_eq!(shown(&v["cost"]["input"]["lower"], 3), "3.893");
+}
+
+#[test]
+fn an_unknown_pattern_names_the_nearest_models() {
+    let out = tokencast()
+        .args(["prices", "import", "litellm"])
+        .arg(fixture())
+        .args(["--models", "gpt-4p"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no model in") && err.contains("did you mean `gpt-4o`?"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_book_is_written_with_a_marker_and_never_over_a_users_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.toml");
+    fs::write(&path, "# my own prices\n").unwrap();
+    let run = |force: bool| {
+        let mut cmd = tokencast();
+        cmd.args(["prices", "import", "litellm"])
+            .arg(fixture())
+            .arg("--out")
+            .arg(&path);
+        if force {
+            cmd.arg("--force");
+        }
+        cmd.output().unwrap()
+    };
+    assert_eq!(run(false).status.code(), Some(2));
+    assert_eq!(fs::read_to_string(&path).unwrap(), "# my own prices\n");
+    assert!(run(true).status.success());
+    assert!(run(false).status.success(), "its own book is replaced");
+    assert!(fs::read_to_string(&path)
+        .unwrap()
+        .starts_with("# tokencast price book"));
+}
