@@ -32,15 +32,13 @@ fn synthetic(calls: usize) -> Scenario {
     for results in [Content::Raw, Content::Trimmed] {
         for cache in [Cache::None, Cache::FiveMinutes, Cache::OneHour] {
             for mode in [Mode::Sync, Mode::Batch] {
-                variants.push(PricedVariant {
-                    variant: Variant {
-                        name: Variant::default_name(results, cache, mode),
-                        results,
-                        cache,
-                        mode,
-                    },
-                    rates: prices.rates(cache, mode).unwrap(),
-                });
+                let variant = Variant {
+                    name: Variant::default_name(results, cache, mode),
+                    results,
+                    cache,
+                    mode,
+                };
+                variants.push(PricedVariant::new(variant, &prices).unwrap());
             }
         }
     }

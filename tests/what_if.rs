@@ -460,3 +460,82 @@ fn sweeping_runs_per_day_shows_the_per_day_cost() {
         dec(&s["points"][0]["totals"][0]["lower"]) * rust_decimal::Decimal::TWO
     );
 }
+
+/// The research scenario with `extra` appended (paths made absolute), in a temporary folder.
+fn research_with(extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let text = fs::read_to_string(root.join("research.toml"))
+        .unwrap()
+        .replace(
+            "prices/anthropic.toml",
+            &root.join("prices/anthropic.toml").display().to_string(),
+        )
+        .replace(
+            "traces/research-trace.csv",
+            &root.join("traces/research-trace.csv").display().to_string(),
+        );
+    let path = dir.path().join("s.toml");
+    fs::write(&path, format!("{text}\n{extra}")).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_variant_may_run_on_its_own_model() {
+    let (_dir, path) = research_with(
+        "[[variants]]\nresults = \"raw\"\ncache = \"none\"\nmodel = \"claude-fable-5-1\"\n",
+    );
+    let out = tokencast()
+        .arg("simulate")
+        .arg(&path)
+        .args(["--format", "json", "--no-report"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = variant(&doc, "raw, no cache, claude-fable-5-1");
+    assert_eq!(v["model"], "claude-fable-5-1");
+    // The same tokens as the published $10.383 at $8/M, at Fable 5.1's $10/M:
+    // 10.382502 × 10 / 8 = $12.978; output 11,000 tokens × $50/M = $0.55.
+    assert_eq!(shown(&v["cost"]["input"]["lower"], 3), "12.978");
+    assert_eq!(shown(&v["cost"]["output"]["lower"], 2), "0.55");
+    assert_eq!(variant(&doc, "raw, no cache")["model"], "claude-fable-5-2");
+    assert_eq!(doc["other_prices"][0]["model"], "claude-fable-5-1");
+    // A cached variant on a model without cache prices is an error naming it.
+    let (_dir, path) = research_with(
+        "[[variants]]\nresults = \"raw\"\ncache = \"5m\"\nmodel = \"claude-fable-5-1\"\n",
+    );
+    let out = tokencast()
+        .arg("simulate")
+        .arg(&path)
+        .arg("--no-report")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("needs cache_write_5m and cache_read for `claude-fable-5-1`"),
+        "{err}"
+    );
+    // An unknown model is named with the nearest known one.
+    let (_dir, path) = research_with(
+        "[[variants]]\nresults = \"raw\"\ncache = \"none\"\nmodel = \"claude-fable-5-3\"\n",
+    );
+    let out = tokencast()
+        .arg("simulate")
+        .arg(&path)
+        .arg("--no-report")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("variant model `claude-fable-5-3` is not in the price book"),
+        "{err}"
+    );
+    assert!(err.contains("did you mean"), "{err}");
+}

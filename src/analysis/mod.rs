@@ -196,9 +196,16 @@ fn lower_total(s: &Simulation, i: usize) -> Decimal {
 
 /// The cost of one attempt: a single request with no tool results, replayed by the engine.
 pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) -> Decimal {
-    let rates = model
-        .rates(Cache::None, Mode::Sync)
-        .expect("input and output prices are always known");
+    let variant = PricedVariant::new(
+        Variant {
+            name: model.model.clone(),
+            results: Content::Raw,
+            cache: Cache::None,
+            mode: Mode::Sync,
+        },
+        model,
+    )
+    .expect("input and output prices are always known");
     let scenario = Scenario {
         name: "attempt".into(),
         question: String::new(),
@@ -213,15 +220,7 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         },
         timing: None,
         what_if: Default::default(),
-        variants: vec![PricedVariant {
-            variant: Variant {
-                name: model.model.clone(),
-                results: Content::Raw,
-                cache: Cache::None,
-                mode: Mode::Sync,
-            },
-            rates,
-        }],
+        variants: vec![variant],
         trace: Vec::new(),
         inputs: Vec::new(),
     };
@@ -329,16 +328,14 @@ fn with_tiers(s: &Scenario, tiers: &[Cache]) -> Option<Scenario> {
     out.variants = Vec::new();
     for results in [Content::Raw, Content::Trimmed] {
         for &cache in tiers {
-            let rates = s.prices.rates(cache, Mode::Sync).ok()?;
-            out.variants.push(PricedVariant {
-                variant: Variant {
-                    name: Variant::default_name(results, cache, Mode::Sync),
-                    results,
-                    cache,
-                    mode: Mode::Sync,
-                },
-                rates,
-            });
+            let variant = Variant {
+                name: Variant::default_name(results, cache, Mode::Sync),
+                results,
+                cache,
+                mode: Mode::Sync,
+            };
+            out.variants
+                .push(PricedVariant::new(variant, &s.prices).ok()?);
         }
     }
     Some(out)

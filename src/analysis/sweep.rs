@@ -174,14 +174,14 @@ pub struct Axis {
     pub values: Vec<Value>,
 }
 
-/// The first variant mode whose model lacks a cache tier's prices, if a
-/// cache sweep cannot run on this scenario.
-pub fn missing_cache_prices(s: &Scenario) -> Option<(Cache, Mode)> {
+/// The first variant whose model lacks a cache tier's prices (its model id,
+/// the tier and the mode), if a cache sweep cannot run on this scenario.
+pub fn missing_cache_prices(s: &Scenario) -> Option<(String, Cache, Mode)> {
     s.variants.iter().find_map(|pv| {
         [Cache::FiveMinutes, Cache::OneHour]
             .into_iter()
-            .find(|tier| s.prices.rates(*tier, pv.variant.mode).is_err())
-            .map(|tier| (tier, pv.variant.mode))
+            .find(|tier| pv.prices.rates(*tier, pv.variant.mode).is_err())
+            .map(|tier| (pv.model.clone(), tier, pv.variant.mode))
     })
 }
 
@@ -361,9 +361,9 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
             })?;
             // Re-resolve rates: a cache sweep changes the tier.
             for pv in &mut changed.variants {
-                if let Ok(r) = changed.prices.rates(pv.variant.cache, pv.variant.mode) {
-                    pv.rates = r;
-                }
+                // Checked up front by `missing_cache_prices`; a tier the
+                // model lacks keeps the variant's own rates.
+                let _ = pv.reprice();
             }
             let sim = simulate(&changed, SimulateOptions::TOTALS);
             Ok(Point {

@@ -176,9 +176,8 @@ impl SweepSpec {
         }
         match sweep::missing_cache_prices(s) {
             None => Ok(()),
-            Some((tier, mode)) => Err(InputError::new(format!(
-                "--vary cache: `{}` has no {tier} prices for mode {}",
-                s.prices.model,
+            Some((model, tier, mode)) => Err(InputError::new(format!(
+                "--vary cache: `{model}` has no {tier} prices for mode {}",
                 mode.key()
             ))
             .with_help("add the cache prices to the price book")),

@@ -257,6 +257,9 @@ pub struct Simulation {
     pub inputs: Vec<crate::scenario::InputFile>,
     /// The model's price book entry.
     pub prices: crate::pricing::ModelPrices,
+    /// The entries of other models that variants name, in first-use order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_prices: Vec<crate::pricing::ModelPrices>,
     /// The assumptions used.
     pub assumptions: Assumptions,
     /// Request timing, if given.
@@ -402,6 +405,16 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         fingerprint: scenario.fingerprint(),
         inputs: scenario.inputs.clone(),
         prices: scenario.prices.clone(),
+        other_prices: scenario.variants.iter().fold(Vec::new(), |mut out, v| {
+            if v.model != scenario.prices.model
+                && !out
+                    .iter()
+                    .any(|p: &crate::pricing::ModelPrices| p.model == v.model)
+            {
+                out.push(v.prices.clone());
+            }
+            out
+        }),
         assumptions: a.clone(),
         timing: scenario.timing.clone(),
         tool_results: results.len() as u64,
@@ -767,14 +780,14 @@ mod tests {
         let p = prices();
         let variants = [Cache::None, Cache::FiveMinutes]
             .into_iter()
-            .map(|cache| PricedVariant {
-                variant: Variant {
+            .map(|cache| {
+                let v = Variant {
                     name: format!("{cache}"),
                     results: Content::Raw,
                     cache,
                     mode: Mode::Sync,
-                },
-                rates: p.rates(cache, Mode::Sync).unwrap(),
+                };
+                PricedVariant::new(v, &p).unwrap()
             })
             .collect();
         let mut trace: Vec<TraceCall> = bytes
@@ -876,7 +889,8 @@ mod tests {
         s.assumptions.final_output_tokens = 0;
         edit(&mut s.prices);
         for v in &mut s.variants {
-            v.rates = s.prices.rates(v.variant.cache, v.variant.mode).unwrap();
+            v.prices = s.prices.clone();
+            v.reprice().unwrap();
         }
         s
     }

@@ -73,7 +73,7 @@ pub struct LongContext {
 }
 
 /// A model's prices in USD per million tokens; `None` where the source gives none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ModelPrices {
     /// The model id, e.g. `claude-fable-5-2`.
     pub model: String,

@@ -210,6 +210,8 @@ struct RawAssumptions {
 struct RawVariant {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    model: Option<Spanned<String>>,
     results: Content,
     cache: Cache,
     #[serde(default)]
@@ -239,8 +241,33 @@ pub struct PricedVariant {
     /// What the variant is.
     #[serde(flatten)]
     pub variant: Variant,
+    /// The model it runs on (the scenario's, unless the variant names its own).
+    #[serde(default)]
+    pub model: String,
+    /// That model's price book entry (the document keeps only its id; the
+    /// prices of every model used are in the price table).
+    #[serde(skip)]
+    pub prices: ModelPrices,
     /// The rates it pays, USD per million tokens.
     pub rates: Rates,
+}
+
+impl PricedVariant {
+    /// A variant of `prices`' model with its rates resolved.
+    pub fn new(variant: Variant, prices: &ModelPrices) -> Result<PricedVariant, MissingPrices> {
+        Ok(PricedVariant {
+            rates: prices.rates(variant.cache, variant.mode)?,
+            variant,
+            model: prices.model.clone(),
+            prices: prices.clone(),
+        })
+    }
+
+    /// Resolves the rates again (after a what-if changed the cache tier or mode).
+    pub fn reprice(&mut self) -> Result<(), MissingPrices> {
+        self.rates = self.prices.rates(self.variant.cache, self.variant.mode)?;
+        Ok(())
+    }
 }
 
 /// One input file and its SHA-256, for the report's fingerprint.
@@ -485,14 +512,23 @@ fn check_variants(
             .error_at("no variants to compare", span, "empty list")
             .with_help("add [[variants]] tables with results, cache and mode"));
     }
-    let model_id = &prices.model;
     let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw.len());
     for spanned in raw {
         let span = spanned.span();
         let rv = spanned.into_inner();
-        let name = rv
-            .name
-            .unwrap_or_else(|| Variant::default_name(rv.results, rv.cache, rv.mode));
+        let own = match &rv.model {
+            Some(m) if m.get_ref() != &prices.model => Some(book.model(src, m, "variant model")?),
+            _ => None,
+        };
+        let model = own.as_ref().unwrap_or(prices);
+        let model_id = &model.model;
+        let name = rv.name.unwrap_or_else(|| {
+            let mut n = Variant::default_name(rv.results, rv.cache, rv.mode);
+            if own.is_some() {
+                n.push_str(&format!(", {model_id}"));
+            }
+            n
+        });
         if variants.iter().any(|v| v.variant.name == name) {
             return Err(src
                 .error_at(
@@ -502,7 +538,13 @@ fn check_variants(
                 )
                 .with_help("give each variant a different `name`"));
         }
-        let rates = prices.rates(rv.cache, rv.mode).map_err(|MissingPrices(missing)| {
+        let variant = Variant {
+            name: name.clone(),
+            results: rv.results,
+            cache: rv.cache,
+            mode: rv.mode,
+        };
+        let priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
             src.error_at(
                 format!(
                     "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
@@ -517,15 +559,7 @@ fn check_variants(
                 book.src.name
             ))
         })?;
-        variants.push(PricedVariant {
-            variant: Variant {
-                name,
-                results: rv.results,
-                cache: rv.cache,
-                mode: rv.mode,
-            },
-            rates,
-        });
+        variants.push(priced);
     }
     Ok(variants)
 }

@@ -51,7 +51,11 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         a.bytes_per_token,
         a.tokenizer_uplift
     ));
-    s.push_str(&sideways(&tables::variants(doc), 4, opts.width));
+    s.push_str(&sideways(
+        &tables::variants(doc),
+        tables::variant_identity_columns(doc),
+        opts.width,
+    ));
     if let Some(c) = &doc.comparison {
         s.push_str(&format!(
             "Cheapest: {} at {} a run; dearest: {} at {}; saving {} ({}) a run, lower bound.\n",
@@ -203,7 +207,10 @@ fn facts(sim: &Simulation) -> Vec<Fact> {
 
 fn blocks(doc: &SimulationDoc) -> Vec<Block> {
     let sim = &doc.simulation;
-    let mut out = vec![Block::table(transposed(&tables::variants(doc), 4)).heading(
+    let mut out = vec![Block::table(transposed(
+        &tables::variants(doc),
+        tables::variant_identity_columns(doc),
+    )).heading(
         "Variants",
         Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
     )];

@@ -19,6 +19,21 @@ fn outline_note(doc: &SimulationDoc, kept: usize, total: u64, what: &str) -> Str
     )
 }
 
+/// Identity columns of [`variants`] a sideways layout leaves out: the model
+/// too when every variant runs on the scenario's model.
+pub fn variant_identity_columns(doc: &SimulationDoc) -> usize {
+    let sim = &doc.simulation;
+    if sim
+        .variants
+        .iter()
+        .all(|v| v.variant.model == sim.prices.model || v.variant.model.is_empty())
+    {
+        5
+    } else {
+        4
+    }
+}
+
 /// Variants summary: one row per variant (the terminal shows it transposed, like the seed).
 pub fn variants(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
@@ -27,6 +42,7 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
         col("results", "results"),
         col("cache", "cache"),
         col("mode", "mode"),
+        col("model", "model"),
         col(
             "final_request_input_tokens_lower",
             "final request input, lower (tokens)",
@@ -56,6 +72,7 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
                 Cell::Text(v.variant.variant.results.to_string()),
                 Cell::Text(v.variant.variant.cache.key().into()),
                 Cell::Text(v.variant.variant.mode.key().into()),
+                Cell::Text(v.variant.model.clone()),
                 Cell::Tokens(p.final_request_input.lower),
                 Cell::Tokens(p.final_request_input.upper),
                 Cell::Usd(c.uncached_input.lower, 3),
@@ -334,37 +351,52 @@ pub fn ledger(doc: &SimulationDoc) -> DataTable {
 /// The price book entry used.
 pub fn prices(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
-    let p = &sim.prices;
     let price = |v: Option<Decimal>| v.map_or(Cell::Text("not given".into()), |d| Cell::Usd(d, 2));
-    let entries = [
-        ("input", Some(p.input)),
-        ("output", Some(p.output)),
-        ("cache_write_5m", p.cache_write_5m),
-        ("cache_write_1h", p.cache_write_1h),
-        ("cache_read", p.cache_read),
-        ("batch_input", p.batch_input),
-        ("batch_output", p.batch_output),
-    ];
-    DataTable {
-        id: "prices",
-        title: format!("Prices of {} (USD per million tokens)", p.model),
-        columns: vec![
-            col("price", "price"),
-            col("usd_per_million_tokens", "USD / M tokens"),
-            col("source", "source"),
-            col("read_on", "read on"),
-        ],
-        rows: entries
+    let models: Vec<&crate::pricing::ModelPrices> = std::iter::once(&sim.prices)
+        .chain(&sim.other_prices)
+        .collect();
+    let rows = models
+        .iter()
+        .flat_map(|p| {
+            [
+                ("input", Some(p.input)),
+                ("output", Some(p.output)),
+                ("cache_write_5m", p.cache_write_5m),
+                ("cache_write_1h", p.cache_write_1h),
+                ("cache_read", p.cache_read),
+                ("batch_input", p.batch_input),
+                ("batch_output", p.batch_output),
+            ]
             .into_iter()
-            .map(|(name, v)| {
+            .map(move |(name, v)| {
                 vec![
+                    Cell::Text(p.model.clone()),
                     Cell::Text(name.into()),
                     price(v),
                     Cell::Text(p.source.clone()),
                     Cell::Text(p.read_on.clone()),
                 ]
             })
-            .collect(),
+        })
+        .collect();
+    DataTable {
+        id: "prices",
+        title: format!(
+            "Prices of {} (USD per million tokens)",
+            models
+                .iter()
+                .map(|p| p.model.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        columns: vec![
+            col("model", "model"),
+            col("price", "price"),
+            col("usd_per_million_tokens", "USD / M tokens"),
+            col("source", "source"),
+            col("read_on", "read on"),
+        ],
+        rows,
     }
 }
 
