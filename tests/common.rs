@@ -83,3 +83,31 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Runs `cmd`, which must succeed (its stderr shown otherwise), and parses
+/// its stdout as JSON.
+pub fn json_of(cmd: &mut assert_cmd::Command) -> serde_json::Value {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `scenarios/research.toml` with its price book and trace paths made
+/// absolute, so a copy can live in any folder.
+pub fn research_absolute() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    std::fs::read_to_string(root.join("research.toml"))
+        .unwrap()
+        .replace(
+            "prices/anthropic.toml",
+            &root.join("prices/anthropic.toml").display().to_string(),
+        )
+        .replace(
+            "traces/research-trace.csv",
+            &root.join("traces/research-trace.csv").display().to_string(),
+        )
+}

@@ -3,7 +3,7 @@
 //! a result, and writes nothing it should not.
 
 mod common;
-use common::tokencast;
+use common::{json_of, tokencast};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -105,24 +105,18 @@ fn cause_2_a_billion_attempts_is_a_sampled_curve_not_an_abort() {
         "attempts = 20, accepted = 20",
         "attempts = 1000000000, accepted = 20",
     );
-    let out = tokencast()
-        .current_dir(d.path())
-        .args([
-            "simulate",
-            "research.toml",
-            "--no-report",
-            "--format",
-            "json",
-        ])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc: serde_json::Value = json_of(
+        tokencast()
+            .current_dir(d.path())
+            .args([
+                "simulate",
+                "research.toml",
+                "--no-report",
+                "--format",
+                "json",
+            ])
+            .timeout(std::time::Duration::from_secs(60)),
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let curve = doc["what_if"]["retry"]["curve"].as_array().unwrap();
     assert!(curve.len() <= 510, "{} points", curve.len());
     // Past the limit it is an error that names it.

@@ -92,17 +92,13 @@ fn the_converted_book_prices_the_research_run() {
     // The retry what-if names fable models the converted book does not have.
     let scenario = scenario.split("[retry]").next().unwrap().to_string();
     fs::write(dir.path().join("s.toml"), scenario).unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["simulate", "s.toml", "--format", "json", "--no-report"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: serde_json::Value = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        "s.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
     // Published: raw results without a cache cost $10.383 of input at $8/M,
     // so the same tokens at $3/M cost 10.382502 × 3 / 8 = $3.893.
     let v = variant(&doc, "raw, no cache");

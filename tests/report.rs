@@ -314,19 +314,13 @@ fn long_run(dir: &Path, rows: usize) -> std::path::PathBuf {
 fn a_long_run_keeps_an_outline_with_its_spikes_and_a_small_page() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = long_run(dir.path(), 20_000);
-    let out = tokencast()
-        .arg("simulate")
-        .arg(&scenario)
-        .args(["--format", "json", "--report"])
-        .arg(dir.path().join("long.html"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let doc: serde_json::Value = json_of(
+        tokencast()
+            .arg("simulate")
+            .arg(&scenario)
+            .args(["--format", "json", "--report"])
+            .arg(dir.path().join("long.html")),
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["rows"], "outline");
     assert_eq!(doc["tool_results"], 20_000);
     let kept = doc["attribution"].as_array().unwrap();

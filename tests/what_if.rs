@@ -152,24 +152,15 @@ fn terminal_prints_the_what_if_answers() {
 
 #[test]
 fn sweep_replays_every_point_with_the_engine() {
-    let out = tokencast()
-        .args([
-            "sweep",
-            "scenarios/research.toml",
-            "--vary",
-            "output_tokens_per_step=500..2000:1500",
-            "--format",
-            "json",
-            "--no-report",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s: serde_json::Value = json_of(tokencast().args([
+        "sweep",
+        "scenarios/research.toml",
+        "--vary",
+        "output_tokens_per_step=500..2000:1500",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
     let points = s["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     // At 500 tokens per step the sweep is the research run: $0.969 for trimmed, 5-min.
@@ -262,36 +253,19 @@ fn diff_compares_a_saved_result_with_a_scenario() {
         .output()
         .unwrap();
     fs::write(&saved, &out.stdout).unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let text = fs::read_to_string(root.join("research.toml"))
-        .unwrap()
-        .replace(
-            "output_tokens_per_step = 500",
-            "output_tokens_per_step = 2000",
-        )
-        .replace(
-            "prices/anthropic.toml",
-            &root.join("prices/anthropic.toml").display().to_string(),
-        )
-        .replace(
-            "traces/research-trace.csv",
-            &root.join("traces/research-trace.csv").display().to_string(),
-        );
+    let text = research_absolute().replace(
+        "output_tokens_per_step = 500",
+        "output_tokens_per_step = 2000",
+    );
     let after = dir.path().join("after.toml");
     fs::write(&after, text).unwrap();
-    let out = tokencast()
-        .args(["diff"])
-        .arg(&saved)
-        .arg(&after)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let d: serde_json::Value = json_of(
+        tokencast()
+            .args(["diff"])
+            .arg(&saved)
+            .arg(&after)
+            .args(["--format", "json"]),
     );
-    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let line = |key: &str| {
         d["lines"]
             .as_array()
@@ -399,21 +373,10 @@ fn diff_of_identical_inputs_says_no_differences_and_a_change_starts_with_the_inp
     let text = String::from_utf8(same.stdout).unwrap();
     assert!(text.contains("no differences"), "{text}");
     let dir = tempfile::tempdir().unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let after = dir.path().join("after.toml");
     fs::write(
         &after,
-        fs::read_to_string(root.join("research.toml"))
-            .unwrap()
-            .replace("runs_per_day = 100", "runs_per_day = 200")
-            .replace(
-                "prices/anthropic.toml",
-                &root.join("prices/anthropic.toml").display().to_string(),
-            )
-            .replace(
-                "traces/research-trace.csv",
-                &root.join("traces/research-trace.csv").display().to_string(),
-            ),
+        research_absolute().replace("runs_per_day = 100", "runs_per_day = 200"),
     )
     .unwrap();
     let out = tokencast()
@@ -464,17 +427,7 @@ fn sweeping_runs_per_day_shows_the_per_day_cost() {
 /// The research scenario with `extra` appended (paths made absolute), in a temporary folder.
 fn research_with(extra: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let text = fs::read_to_string(root.join("research.toml"))
-        .unwrap()
-        .replace(
-            "prices/anthropic.toml",
-            &root.join("prices/anthropic.toml").display().to_string(),
-        )
-        .replace(
-            "traces/research-trace.csv",
-            &root.join("traces/research-trace.csv").display().to_string(),
-        );
+    let text = research_absolute();
     let path = dir.path().join("s.toml");
     fs::write(&path, format!("{text}\n{extra}")).unwrap();
     (dir, path)
@@ -485,18 +438,13 @@ fn a_variant_may_run_on_its_own_model() {
     let (_dir, path) = research_with(
         "[[variants]]\nresults = \"raw\"\ncache = \"none\"\nmodel = \"claude-fable-5-1\"\n",
     );
-    let out = tokencast()
-        .arg("simulate")
-        .arg(&path)
-        .args(["--format", "json", "--no-report"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc: serde_json::Value =
+        json_of(
+            tokencast()
+                .arg("simulate")
+                .arg(&path)
+                .args(["--format", "json", "--no-report"]),
+        );
     let v = variant(&doc, "raw, no cache, claude-fable-5-1");
     assert_eq!(v["model"], "claude-fable-5-1");
     // The same tokens as the published $10.383 at $8/M, at Fable 5.1's $10/M:
