@@ -24,9 +24,7 @@ fn synthetic(calls: usize) -> Scenario {
         cache_read: Some(Decimal::new(20, 2)),
         batch_input: Some(Decimal::from(4)),
         batch_output: Some(Decimal::from(20)),
-        min_cacheable_tokens: None,
-        long_context: None,
-        context_window_tokens: None,
+        ..ModelPrices::default()
     };
     let mut variants = Vec::new();
     for results in [Content::Raw, Content::Trimmed] {
@@ -37,6 +35,8 @@ fn synthetic(calls: usize) -> Scenario {
                     results,
                     cache,
                     mode,
+                    service: None,
+                    region: None,
                 };
                 variants.push(PricedVariant::new(variant, &prices).unwrap());
             }
@@ -87,6 +87,9 @@ fn synthetic(calls: usize) -> Scenario {
         what_if: Default::default(),
         variants,
         trace,
+        tool_fees: Vec::new(),
+        currency: Default::default(),
+        price_date: None,
         inputs: Vec::new(),
     }
 }

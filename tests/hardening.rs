@@ -342,7 +342,7 @@ fn an_uplift_below_one_and_a_cheaper_long_context_tier_are_refused() {
     fails_with(
         d.path(),
         &SIMULATE,
-        &["long-context input price 4 is below the base input price 8"],
+        &["long-context input price 4 above 200000 tokens is below the base's 8"],
     );
 }
 

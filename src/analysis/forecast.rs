@@ -691,6 +691,14 @@ impl<'a> Plan<'a> {
             .map(|v| IntegerRates::new(&scale, &v.rates))
             .collect();
         if let Some(i) = rates.iter().position(Option::is_none) {
+            let v = &s.variants[i];
+            if v.rates.cache_storage_per_hour.is_some() {
+                return Err(InputError::new(format!(
+                    "variant `{}` caches on `{}`, whose price book entry bills cache storage by the hour; the forecast does not sample request timing, so it cannot price storage",
+                    v.variant.name, v.model
+                ))
+                .with_help("run `tokencast simulate` for this variant, or forecast it with cache = \"none\""));
+            }
             return Err(InputError::new(format!(
                 "variant `{}` has a rate with more than 12 decimals; the forecast keeps costs as exact integers",
                 s.variants[i].variant.name

@@ -202,6 +202,8 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
             results: Content::Raw,
             cache: Cache::None,
             mode: Mode::Sync,
+            service: None,
+            region: None,
         },
         model,
     )
@@ -222,6 +224,9 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         what_if: Default::default(),
         variants: vec![variant],
         trace: Vec::new(),
+        tool_fees: Vec::new(),
+        currency: Default::default(),
+        price_date: None,
         inputs: Vec::new(),
     };
     simulate(&scenario, SimulateOptions::TOTALS).variants[0]
@@ -333,6 +338,8 @@ fn with_tiers(s: &Scenario, tiers: &[Cache]) -> Option<Scenario> {
                 results,
                 cache,
                 mode: Mode::Sync,
+                service: None,
+                region: None,
             };
             out.variants
                 .push(PricedVariant::new(variant, &s.prices).ok()?);

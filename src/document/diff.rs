@@ -110,15 +110,7 @@ fn input_values(doc: &SimulationDoc) -> Vec<(String, String)> {
         ),
         ("tool results".into(), sim.tool_results.to_string()),
     ];
-    for (name, v) in [
-        ("input", Some(p.input)),
-        ("output", Some(p.output)),
-        ("cache_write_5m", p.cache_write_5m),
-        ("cache_write_1h", p.cache_write_1h),
-        ("cache_read", p.cache_read),
-        ("batch_input", p.batch_input),
-        ("batch_output", p.batch_output),
-    ] {
+    for (name, v) in p.listed() {
         if let Some(v) = v {
             out.push((format!("prices.{name}"), v.normalize().to_string()));
         }

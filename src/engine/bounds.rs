@@ -19,6 +19,11 @@ impl Bounds {
         Bounds { lower: v, upper: v }
     }
 
+    /// Both bounds zero.
+    pub fn is_zero(&self) -> bool {
+        self.lower.is_zero() && self.upper.is_zero()
+    }
+
     /// Applies `f` to both bounds.
     pub fn map(self, f: impl Fn(Decimal) -> Decimal) -> Bounds {
         Bounds {

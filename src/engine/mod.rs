@@ -11,8 +11,10 @@ pub mod bounds;
 pub(crate) mod replay;
 pub mod stats;
 
-use crate::pricing::PER_MILLION;
-use crate::scenario::{Assumptions, Cache, Content, PricedVariant, Scenario, Timing, TraceCall};
+use crate::pricing::{Currency, PER_MILLION};
+use crate::scenario::{
+    Assumptions, Cache, Content, PriceDate, PricedVariant, Scenario, Timing, TraceCall,
+};
 pub use bounds::Bounds;
 use replay::{Run, Scale};
 use rust_decimal::Decimal;
@@ -177,8 +179,14 @@ pub struct CostBreakdown {
     pub input: Bounds,
     /// Model output.
     pub output: Bounds,
+    /// Explicit-cache storage (models that bill it).
+    #[serde(default, skip_serializing_if = "Bounds::is_zero")]
+    pub cache_storage: Bounds,
     /// Data tools' fees (charged responses only).
     pub data_fee: Bounds,
+    /// The price book's tool fees (web search, code execution, …).
+    #[serde(default, skip_serializing_if = "Bounds::is_zero")]
+    pub tool_fee: Bounds,
     /// Everything.
     pub total: Bounds,
 }
@@ -192,7 +200,9 @@ impl CostBreakdown {
             cache_read: self.cache_read * n,
             input: self.input * n,
             output: self.output * n,
+            cache_storage: self.cache_storage * n,
             data_fee: self.data_fee * n,
+            tool_fee: self.tool_fee * n,
             total: self.total * n,
         }
     }
@@ -280,6 +290,15 @@ pub struct Simulation {
     pub capabilities: Vec<CapabilityStats>,
     /// The data-fee ledger.
     pub ledger: Ledger,
+    /// The price book's tool fees attached to capabilities, per run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_fees: Vec<FeeLine>,
+    /// The currency of every figure (prices converted when the scenario was read).
+    #[serde(default, skip_serializing_if = "Currency::is_usd")]
+    pub currency: Currency,
+    /// The date that chose dated price entries, when one did or the scenario set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_date: Option<PriceDate>,
     /// The trace as recorded (only with `detail`).
     pub trace: Vec<TraceCall>,
 }
@@ -354,6 +373,8 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .map(|t| gaps_ms(&scenario.trace, t));
     let ledger = Ledger::of(&scenario.trace);
     let data_fee = Bounds::exact(ledger.total_usd);
+    let tool_fees = fee_lines(scenario);
+    let tool_fee = Bounds::exact(tool_fees.iter().map(|f| f.charge).sum());
     let runs = Decimal::from(a.runs_per_day);
 
     let variants: Vec<VariantResult> = scenario
@@ -373,7 +394,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
                 &pv.rates,
                 rows.any().then_some((&rows, &mut request_costs)),
             );
-            let cost = breakdown(&priced, data_fee);
+            let cost = breakdown(&priced, data_fee, tool_fee);
             VariantResult {
                 variant: pv.clone(),
                 cost,
@@ -428,6 +449,9 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         attribution,
         capabilities: CapabilityStats::of(&scenario.trace),
         ledger,
+        tool_fees,
+        currency: scenario.currency.clone(),
+        price_date: scenario.price_date.clone(),
         trace,
     }
 }
@@ -669,7 +693,7 @@ fn usd(tokens: Bounds, rate: Decimal) -> Bounds {
     tokens.map(|t| (t * rate / PER_MILLION).normalize())
 }
 
-fn breakdown(p: &replay::Priced, data_fee: Bounds) -> CostBreakdown {
+fn breakdown(p: &replay::Priced, data_fee: Bounds, tool_fee: Bounds) -> CostBreakdown {
     let input = p.uncached_input + p.cache_write + p.cache_read;
     CostBreakdown {
         uncached_input: p.uncached_input,
@@ -677,9 +701,50 @@ fn breakdown(p: &replay::Priced, data_fee: Bounds) -> CostBreakdown {
         cache_read: p.cache_read,
         input,
         output: p.output,
+        cache_storage: p.storage,
         data_fee,
-        total: input + p.output + data_fee,
+        tool_fee,
+        total: input + p.output + p.storage + data_fee + tool_fee,
     }
+}
+
+/// One tool fee of the price book as charged to one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeeLine {
+    /// The fee.
+    pub fee: crate::pricing::Fee,
+    /// The trace capabilities it is attached to.
+    pub capabilities: Vec<String>,
+    /// Calls of those capabilities that reached the tool (2xx, not replays).
+    pub calls: u64,
+    /// Their wall-clock time, milliseconds (container fees bill it).
+    pub busy_ms: u64,
+    /// The fee for one run.
+    pub charge: Decimal,
+}
+
+/// Each attached fee of the scenario, charged from the trace.
+pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
+    scenario
+        .tool_fees
+        .iter()
+        .map(|tf| {
+            let billed = scenario
+                .trace
+                .iter()
+                .filter(|c| c.enters_context() && tf.capabilities.contains(&c.capability));
+            let (calls, busy_ms) = billed.fold((0u64, 0u64), |(n, ms), c| {
+                (n + 1, ms.saturating_add(c.latency_ms))
+            });
+            FeeLine {
+                fee: tf.fee.clone(),
+                capabilities: tf.capabilities.clone(),
+                calls,
+                busy_ms,
+                charge: tf.fee.charge(calls, busy_ms),
+            }
+        })
+        .collect()
 }
 
 fn attribute(
@@ -754,9 +819,7 @@ mod tests {
             cache_read: Some(d("0.2")),
             batch_input: Some(d("4")),
             batch_output: Some(d("20")),
-            min_cacheable_tokens: None,
-            long_context: None,
-            context_window_tokens: None,
+            ..ModelPrices::default()
         }
     }
 
@@ -786,6 +849,8 @@ mod tests {
                     results: Content::Raw,
                     cache,
                     mode: Mode::Sync,
+                    service: None,
+                    region: None,
                 };
                 PricedVariant::new(v, &p).unwrap()
             })
@@ -812,6 +877,9 @@ mod tests {
             what_if: Default::default(),
             variants,
             trace,
+            tool_fees: Vec::new(),
+            currency: Default::default(),
+            price_date: None,
             inputs: Vec::new(),
         }
     }
@@ -920,11 +988,14 @@ mod tests {
     fn long_context_tier_edges() {
         let tier = |t| {
             move |p: &mut ModelPrices| {
-                p.long_context = Some(crate::pricing::LongContext {
+                p.long_context = vec![crate::pricing::LongContext {
                     threshold_tokens: t,
                     input: d("16"),
                     output: d("60"),
-                })
+                    cache_write_5m: None,
+                    cache_write_1h: None,
+                    cache_read: None,
+                }]
             }
         };
         // Exactly at 120: request 2 is not above it; only request 3 (140) is.

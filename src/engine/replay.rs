@@ -79,23 +79,47 @@ fn ratio(n: i128, d: i128) -> Decimal {
     (Decimal::from_i128_with_scale(n, 0) / Decimal::from_i128_with_scale(d, 0)).normalize()
 }
 
-/// Token sums by what they are billed as; index 0 normal rates, 1 long-context rates.
+/// Price tiers a request can fall in: the base and each long-context tier.
+pub(crate) const TIERS: usize = crate::pricing::MAX_LONG_TIERS + 1;
+
+/// Token sums by what they are billed as, per price tier (0 is the base,
+/// t the t-th long-context tier), and the cache's storage in token
+/// numerators × milliseconds.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sums {
-    uncached: [i128; 2],
-    write: [i128; 2],
-    read: [i128; 2],
-    output: [i128; 2],
+    uncached: [i128; TIERS],
+    write: [i128; TIERS],
+    read: [i128; TIERS],
+    output: [i128; TIERS],
+    storage: i128,
+}
+
+fn add(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
+    std::array::from_fn(|t| a[t] + b[t])
+}
+
+fn sub(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
+    std::array::from_fn(|t| a[t] - b[t])
 }
 
 impl Sums {
     fn plus(&self, o: &Sums) -> Sums {
-        let add = |a: [i128; 2], b: [i128; 2]| [a[0] + b[0], a[1] + b[1]];
         Sums {
             uncached: add(self.uncached, o.uncached),
             write: add(self.write, o.write),
             read: add(self.read, o.read),
             output: add(self.output, o.output),
+            storage: self.storage + o.storage,
+        }
+    }
+
+    fn minus(&self, o: &Sums) -> Sums {
+        Sums {
+            uncached: sub(self.uncached, o.uncached),
+            write: sub(self.write, o.write),
+            read: sub(self.read, o.read),
+            output: sub(self.output, o.output),
+            storage: self.storage - o.storage,
         }
     }
 }
@@ -118,6 +142,8 @@ pub(crate) struct Priced {
     pub cache_write: Bounds,
     pub cache_read: Bounds,
     pub output: Bounds,
+    /// Explicit-cache storage.
+    pub storage: Bounds,
     pub counts: Counts,
 }
 
@@ -134,27 +160,25 @@ pub(crate) struct Tally {
 /// `cost = Σ sums × coefficient ÷ divisor` for each bound.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct IntegerRates {
-    /// uncached, write, read, output × normal, long.
-    coef: [[i128; 2]; 4],
+    /// uncached, write, read, output × tier.
+    coef: [[i128; TIERS]; 4],
     /// Per bound: denominator × 10^scale × 1,000,000.
     divisor: [i128; 2],
 }
 
 impl IntegerRates {
-    /// Exact integer coefficients, when every rate has at most 12 decimals.
+    /// Exact integer coefficients, when every rate has at most 12 decimals
+    /// and the model bills no cache storage.
     pub(crate) fn new(scale: &Scale, rates: &Rates) -> Option<IntegerRates> {
-        let lc = rates.long_context;
-        let classes = [
-            [rates.input, lc.map_or(rates.input, |l| l.input)],
-            [
-                rates.cache_write.unwrap_or_default(),
-                lc.and_then(|l| l.cache_write).unwrap_or_default(),
-            ],
-            [
-                rates.cache_read.unwrap_or_default(),
-                lc.and_then(|l| l.cache_read).unwrap_or_default(),
-            ],
-            [rates.output, lc.map_or(rates.output, |l| l.output)],
+        if rates.cache_storage_per_hour.is_some() {
+            return None;
+        }
+        let at: [crate::pricing::ClassRates; TIERS] = std::array::from_fn(|t| rates.at(t));
+        let classes: [[Decimal; TIERS]; 4] = [
+            at.map(|c| c.input),
+            at.map(|c| c.cache_write),
+            at.map(|c| c.cache_read),
+            at.map(|c| c.output),
         ];
         let digits = classes
             .iter()
@@ -166,9 +190,9 @@ impl IntegerRates {
             return None;
         }
         let k = Decimal::from_i128_with_scale(10i128.pow(digits), 0);
-        let mut coef = [[0i128; 2]; 4];
+        let mut coef = [[0i128; TIERS]; 4];
         for (c, class) in classes.iter().enumerate() {
-            for t in 0..2 {
+            for t in 0..TIERS {
                 coef[c][t] = (class[t] * k).trunc().to_i128().unwrap_or(0);
             }
         }
@@ -188,7 +212,7 @@ impl IntegerRates {
             out[b] = classes
                 .iter()
                 .zip(&self.coef)
-                .map(|(v, c)| v[0] * c[0] + v[1] * c[1])
+                .map(|(v, c)| v.iter().zip(c).map(|(v, c)| v * c).sum::<i128>())
                 .sum();
         }
         out
@@ -264,10 +288,11 @@ impl Run<'_> {
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
         let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
-        let long = rates
-            .long_context
-            .map(|lc| self.scale.tokens(lc.threshold_tokens));
-        let rules = long.is_some() || (caches && (min.is_some() || self.gaps_ms.is_some()));
+        let rules = !rates.long_context.is_empty()
+            || (caches
+                && (min.is_some()
+                    || self.gaps_ms.is_some()
+                    || rates.cache_storage_per_hour.is_some()));
         if !rules && per_request.is_none() {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
             let out = i128::from(n) * self.scale.o + i128::from(self.final_output);
@@ -294,7 +319,7 @@ impl Run<'_> {
         let counts = self.walk(cache, rates, &wants, |step| {
             if let Some(rows) = out.as_mut() {
                 let p = self.usd(step.delta(), rates);
-                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output);
+                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
             }
         });
         Tally {
@@ -335,7 +360,7 @@ impl Run<'_> {
     /// The model cost of some sums, per bound.
     fn model(&self, sums: [Sums; 2], rates: &Rates) -> Bounds {
         let p = self.usd(sums, rates);
-        p.uncached_input + p.cache_write + p.cache_read + p.output
+        p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage
     }
 
     /// Replays every request under the rules and calls `at` for each request
@@ -352,9 +377,12 @@ impl Run<'_> {
         let caches = cache != Cache::None && rates.cache_write.is_some();
         let lifetime = cache.lifetime_ms();
         let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
-        let long = rates
+        let thresholds: Vec<[i128; 2]> = rates
             .long_context
-            .map(|lc| self.scale.tokens(lc.threshold_tokens));
+            .iter()
+            .map(|lc| self.scale.tokens(lc.threshold_tokens))
+            .collect();
+        let stores = caches && rates.cache_storage_per_hour.is_some();
         let mut sums = [Sums::default(); 2];
         let mut prev: [Option<i128>; 2] = [None, None];
         let mut counts = Counts::default();
@@ -369,17 +397,24 @@ impl Run<'_> {
             } else {
                 self.final_output
             };
-            let expired = match (k, lifetime, self.gaps_ms) {
-                (1.., Some(life), Some(gaps)) => gaps[k as usize] > life,
-                _ => false,
+            let gap = match (k, self.gaps_ms) {
+                (1.., Some(gaps)) => gaps[k as usize],
+                _ => 0,
             };
+            let expired =
+                matches!((k, lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life);
             let kept = wants(k as usize);
             let before = if kept { sums } else { [Sums::default(); 2] };
 
             let mut read_now = [None; 2];
             for i in 0..2 {
-                let tier = usize::from(long.is_some_and(|t| num[i] > t[i]));
+                let tier = thresholds.iter().filter(|t| num[i] > t[i]).count();
                 let s = &mut sums[i];
+                // An explicit cache is stored from one request to the next,
+                // for at most its lifetime.
+                if let (true, Some(p), Some(life)) = (stores, prev[i], lifetime) {
+                    s.storage += p * i128::from(gap.min(life));
+                }
                 s.output[tier] += i128::from(out) * dens[i];
                 let cacheable = min.is_none_or(|m| num[i] >= m[i]);
                 if !caches || !cacheable {
@@ -402,8 +437,12 @@ impl Run<'_> {
                     }
                     prev[i] = Some(num[i]);
                 }
-                if i == 0 && tier == 1 {
+                if i == 0 && tier > 0 {
                     counts.long_context += 1;
+                }
+                // After the final answer the cache lives out its lifetime.
+                if let (true, true, Some(p), Some(life)) = (stores, k == n, prev[i], lifetime) {
+                    s.storage += p * i128::from(life);
                 }
             }
             if kept {
@@ -420,22 +459,14 @@ impl Run<'_> {
 
     fn usd(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
         let dens = self.scale.denominators();
-        let lc = rates.long_context;
-        let input = [rates.input, lc.map_or(rates.input, |l| l.input)];
-        let output = [rates.output, lc.map_or(rates.output, |l| l.output)];
-        let write = [
-            rates.cache_write.unwrap_or_default(),
-            lc.and_then(|l| l.cache_write).unwrap_or_default(),
-        ];
-        let read = [
-            rates.cache_read.unwrap_or_default(),
-            lc.and_then(|l| l.cache_read).unwrap_or_default(),
-        ];
-        let money = |get: fn(&Sums) -> [i128; 2], price: [Decimal; 2]| {
+        let at: [crate::pricing::ClassRates; TIERS] = std::array::from_fn(|t| rates.at(t));
+        let money = |get: fn(&Sums) -> [i128; TIERS], price: [Decimal; TIERS]| {
             let one = |i: usize| {
                 let s = get(&sums[i]);
-                let scaled = Decimal::from_i128_with_scale(s[0], 0) * price[0]
-                    + Decimal::from_i128_with_scale(s[1], 0) * price[1];
+                let scaled: Decimal = (0..TIERS)
+                    .filter(|t| s[*t] != 0)
+                    .map(|t| Decimal::from_i128_with_scale(s[t], 0) * price[t])
+                    .sum();
                 (scaled / Decimal::from_i128_with_scale(dens[i], 0) / PER_MILLION).normalize()
             };
             Bounds {
@@ -443,18 +474,29 @@ impl Run<'_> {
                 upper: one(1),
             }
         };
+        let storage_price = rates.cache_storage_per_hour.unwrap_or_default();
+        let stored = |i: usize| {
+            if sums[i].storage == 0 {
+                return Decimal::ZERO;
+            }
+            (Decimal::from_i128_with_scale(sums[i].storage, 0) * storage_price
+                / Decimal::from_i128_with_scale(dens[i], 0)
+                / Decimal::from(3_600_000u32)
+                / PER_MILLION)
+                .normalize()
+        };
         Priced {
-            uncached_input: money(|s| s.uncached, input),
-            cache_write: money(|s| s.write, write),
-            cache_read: money(|s| s.read, read),
-            output: money(|s| s.output, output),
+            uncached_input: money(|s| s.uncached, at.map(|c| c.input)),
+            cache_write: money(|s| s.write, at.map(|c| c.cache_write)),
+            cache_read: money(|s| s.read, at.map(|c| c.cache_read)),
+            output: money(|s| s.output, at.map(|c| c.output)),
+            storage: Bounds {
+                lower: stored(0),
+                upper: stored(1),
+            },
             counts: Counts::default(),
         }
     }
-}
-
-fn sub(a: [i128; 2], b: [i128; 2]) -> [i128; 2] {
-    [a[0] - b[0], a[1] - b[1]]
 }
 
 /// One kept request of a replay: the sums before and after it, and the
@@ -469,13 +511,10 @@ struct Step {
 impl Step {
     /// What this request added.
     fn delta(&self) -> [Sums; 2] {
-        let d = |i: usize| Sums {
-            uncached: sub(self.after[i].uncached, self.before[i].uncached),
-            write: sub(self.after[i].write, self.before[i].write),
-            read: sub(self.after[i].read, self.before[i].read),
-            output: sub(self.after[i].output, self.before[i].output),
-        };
-        [d(0), d(1)]
+        [
+            self.after[0].minus(&self.before[0]),
+            self.after[1].minus(&self.before[1]),
+        ]
     }
 
     /// What an expired cache would add: the prefix read is written instead.

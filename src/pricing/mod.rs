@@ -1,75 +1,88 @@
 //! The price book: what each model charges, kept as data with its source.
 //!
-//! A price book is a TOML file of `[models.<id>]` tables. Every price is an
-//! exact decimal in USD per million tokens, written as a string. A price the
-//! source does not give is left out and stays unknown; asking for a variant
-//! that needs it is an error, never a silent zero.
+//! A price book is a TOML file of `[models.<id>]` tables (see [`book`] for
+//! the format and its checks). Every price is an exact decimal in USD per
+//! million tokens, written as a string. A price the source does not give is
+//! left out and stays unknown; asking for a variant that needs it is an
+//! error, never a silent zero.
+//!
+//! This module resolves one model's prices into the [`Rates`] a variant pays:
+//! the cache tier, batch or sync, a service tier (flex, priority, fast mode),
+//! a regional uplift, and the long-context tiers, each of which reprices
+//! every token class of a request.
 
-use crate::input::{optional_price, price, SourceText};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub mod book;
+pub mod currency;
+pub mod fees;
 pub mod litellm;
 pub mod tier;
+pub use book::PriceBook;
+pub use currency::Currency;
+pub use fees::{Fee, FeeUnit};
 pub use tier::{Cache, Mode};
 
 /// One million: prices are quoted per million tokens.
 pub const PER_MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPriceBook {
-    models: BTreeMap<String, toml::Spanned<RawModelPrices>>,
-}
+/// Most long-context thresholds one model may have (LiteLLM's largest
+/// family has three: 128k, 200k and 272k).
+pub const MAX_LONG_TIERS: usize = 3;
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawModelPrices {
-    source: String,
-    read_on: String,
-    #[serde(deserialize_with = "price")]
-    input: Decimal,
-    #[serde(deserialize_with = "price")]
-    output: Decimal,
-    #[serde(default, deserialize_with = "optional_price")]
-    cache_write_5m: Option<Decimal>,
-    #[serde(default, deserialize_with = "optional_price")]
-    cache_write_1h: Option<Decimal>,
-    #[serde(default, deserialize_with = "optional_price")]
-    cache_read: Option<Decimal>,
-    #[serde(default, deserialize_with = "optional_price")]
-    batch_input: Option<Decimal>,
-    #[serde(default, deserialize_with = "optional_price")]
-    batch_output: Option<Decimal>,
-    #[serde(default)]
-    min_cacheable_tokens: Option<u64>,
-    #[serde(default)]
-    long_context: Option<RawLongContext>,
-    #[serde(default)]
-    context_window_tokens: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLongContext {
-    threshold_tokens: u64,
-    #[serde(deserialize_with = "price")]
-    input: Decimal,
-    #[serde(deserialize_with = "price")]
-    output: Decimal,
-}
-
-/// A long-context tier: a request whose input is above `threshold_tokens` is
-/// billed entirely at these rates (cache prices keep the model's multipliers).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A long-context tier: a request whose whole prompt (uncached input, cache
+/// reads and cache writes) is above `threshold_tokens` is billed entirely at
+/// these rates, output included. A cache price the tier does not give keeps
+/// the model's ratio to the input price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LongContext {
-    /// Input tokens above which the tier applies (strictly above).
+    /// Prompt tokens above which the tier applies (strictly above).
     pub threshold_tokens: u64,
     /// Uncached input price in the tier.
     pub input: Decimal,
     /// Output price in the tier.
     pub output: Decimal,
+    /// Cache write, 5-minute lifetime, in the tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_5m: Option<Decimal>,
+    /// Cache write, 1-hour lifetime, in the tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<Decimal>,
+    /// Cache read in the tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<Decimal>,
+}
+
+/// A service tier: its own prices (flex, priority) or a multiplier on every
+/// price (fast mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Service {
+    /// Every token price times this.
+    Multiplier(Decimal),
+    /// The tier's own prices; cache prices it does not give keep the model's
+    /// ratio to the input price.
+    Prices(ServicePrices),
+}
+
+/// A service tier's own prices, USD per million tokens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServicePrices {
+    /// Uncached input.
+    pub input: Decimal,
+    /// Output.
+    pub output: Decimal,
+    /// Cache write, 5-minute lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_5m: Option<Decimal>,
+    /// Cache write, 1-hour lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<Decimal>,
+    /// Cache read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<Decimal>,
 }
 
 /// A model's prices in USD per million tokens; `None` where the source gives none.
@@ -81,11 +94,15 @@ pub struct ModelPrices {
     pub source: String,
     /// When they were read (as written in the book).
     pub read_on: String,
+    /// The first day these prices apply (YYYY-MM-DD); `None`: since ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_from: Option<String>,
     /// Uncached input.
     pub input: Decimal,
     /// Output (thinking included).
     pub output: Decimal,
-    /// Cache write, 5-minute lifetime.
+    /// Cache write, 5-minute lifetime (equal to `input` where the provider
+    /// charges no write premium).
     pub cache_write_5m: Option<Decimal>,
     /// Cache write, 1-hour lifetime.
     pub cache_write_1h: Option<Decimal>,
@@ -95,16 +112,50 @@ pub struct ModelPrices {
     pub batch_input: Option<Decimal>,
     /// Batch output.
     pub batch_output: Option<Decimal>,
+    /// Batch cache write, 5-minute lifetime, where the source gives it
+    /// (otherwise the standard ratio to input applies to `batch_input`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_cache_write_5m: Option<Decimal>,
+    /// Batch cache write, 1-hour lifetime, where the source gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_cache_write_1h: Option<Decimal>,
+    /// Batch cache read, where the source gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_cache_read: Option<Decimal>,
     /// Prompts shorter than this are not cached at all.
     pub min_cacheable_tokens: Option<u64>,
-    /// The long-context tier, if the model has one.
-    pub long_context: Option<LongContext>,
+    /// Long-context tiers, by rising threshold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_context: Vec<LongContext>,
     /// The context window, tokens, if the source gives it.
     pub context_window_tokens: Option<u64>,
+    /// Whether the provider's reported input count includes cached tokens
+    /// (OpenAI and Google do, Anthropic does not); used when reading logs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub input_includes_cache: bool,
+    /// Explicit caches: storage, USD per million tokens per hour, billed on
+    /// top of reads for as long as the cache is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_storage_per_hour: Option<Decimal>,
+    /// Service tiers by name (`flex`, `priority`, `fast`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, Service>,
+    /// Regional processing uplifts by name: a multiplier on every price.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub regions: BTreeMap<String, Decimal>,
+}
+
+/// What a variant buys besides the cache tier and the mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Options<'a> {
+    /// A service tier of the model, by name.
+    pub service: Option<&'a str>,
+    /// A regional uplift of the model, by name.
+    pub region: Option<&'a str>,
 }
 
 /// The rates one variant pays, resolved from a model's prices (USD per million tokens).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rates {
     /// Uncached input.
     pub input: Decimal,
@@ -116,14 +167,19 @@ pub struct Rates {
     pub cache_read: Option<Decimal>,
     /// Prompts shorter than this are not cached.
     pub min_cacheable_tokens: Option<u64>,
-    /// Rates above the long-context threshold.
-    pub long_context: Option<LongContextRates>,
+    /// Rates above each long-context threshold, by rising threshold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub long_context: Vec<LongContextRates>,
+    /// Explicit-cache storage, USD per million tokens per hour, when the
+    /// variant caches and the model bills storage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_storage_per_hour: Option<Decimal>,
 }
 
-/// A variant's rates above the long-context threshold.
+/// A variant's rates above one long-context threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LongContextRates {
-    /// Input tokens above which these rates apply.
+    /// Prompt tokens above which these rates apply.
     pub threshold_tokens: u64,
     /// Uncached input.
     pub input: Decimal,
@@ -135,196 +191,361 @@ pub struct LongContextRates {
     pub cache_read: Option<Decimal>,
 }
 
+/// One price class of a request, at one tier: what [`Rates::at`] returns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClassRates {
+    /// Uncached input.
+    pub input: Decimal,
+    /// Cache write.
+    pub cache_write: Decimal,
+    /// Cache read.
+    pub cache_read: Decimal,
+    /// Output.
+    pub output: Decimal,
+}
+
+impl Rates {
+    /// The rates of tier `t`: 0 is the base, `t` the t-th long-context tier.
+    pub fn at(&self, t: usize) -> ClassRates {
+        match t.checked_sub(1).and_then(|i| self.long_context.get(i)) {
+            Some(l) => ClassRates {
+                input: l.input,
+                cache_write: l.cache_write.unwrap_or_default(),
+                cache_read: l.cache_read.unwrap_or_default(),
+                output: l.output,
+            },
+            None => ClassRates {
+                input: self.input,
+                cache_write: self.cache_write.unwrap_or_default(),
+                cache_read: self.cache_read.unwrap_or_default(),
+                output: self.output,
+            },
+        }
+    }
+
+    /// The tier a prompt of `tokens` falls in: how many thresholds it is above.
+    pub fn tier_of(&self, tokens: Decimal) -> usize {
+        self.long_context
+            .iter()
+            .filter(|l| tokens > Decimal::from(l.threshold_tokens))
+            .count()
+    }
+
+    /// Every rate, for bounds checks.
+    pub fn all(&self) -> impl Iterator<Item = Decimal> + '_ {
+        (0..=self.long_context.len())
+            .flat_map(|t| {
+                let c = self.at(t);
+                [c.input, c.cache_write, c.cache_read, c.output]
+            })
+            .chain(self.cache_storage_per_hour)
+    }
+}
+
+/// Prices of the four token classes of a request.
+#[derive(Debug, Clone, Copy)]
+struct Classes {
+    input: Decimal,
+    write: Decimal,
+    read: Decimal,
+    output: Decimal,
+}
+
 /// A variant asked for prices its model's source does not give.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MissingPrices(pub Vec<&'static str>);
+pub struct MissingPrices(pub Vec<String>);
 
 impl ModelPrices {
-    /// The rates for a cache tier and a sync/batch mode.
-    ///
-    /// In batch mode the cache multipliers (write ÷ input, read ÷ input) apply
-    /// to the batch input price.
+    /// The rates for a cache tier and a sync/batch mode, on the standard
+    /// service in no particular region.
     pub fn rates(&self, cache: Cache, mode: Mode) -> Result<Rates, MissingPrices> {
-        let mut missing = Vec::new();
-        let mut need = |v: Option<Decimal>, name: &'static str| {
+        self.rates_with(cache, mode, Options::default())
+    }
+
+    /// The rates for a cache tier, a mode, a service tier and a region.
+    ///
+    /// - A service tier with its own prices replaces input and output, and
+    ///   the cache prices it gives; a cache price it does not give keeps the
+    ///   model's ratio to the input price. A multiplier scales every price.
+    /// - Batch mode is a service tier of its own: `batch_input`,
+    ///   `batch_output` and, where the source gives them, `batch_cache_*`;
+    ///   otherwise the cache multipliers apply to the batch input price.
+    /// - A long-context tier's price for a class is the one it gives, or the
+    ///   class's standard price times the tier's input premium; under a
+    ///   service tier or batch, it scales as the class does (chosen ÷
+    ///   standard). This reproduces LiteLLM's flex, batch and priority
+    ///   long-context prices for Gemini 2.5 Pro.
+    /// - A region's multiplier applies last, to every price.
+    pub fn rates_with(
+        &self,
+        cache: Cache,
+        mode: Mode,
+        opts: Options,
+    ) -> Result<Rates, MissingPrices> {
+        let mut missing: Vec<String> = Vec::new();
+        let mut need = |v: Option<Decimal>, name: &str| {
             if v.is_none() {
-                missing.push(name);
+                missing.push(name.to_string());
             }
             v.unwrap_or_default()
         };
-        let (input, output) = match mode {
-            Mode::Sync => (self.input, self.output),
-            Mode::Batch => (
-                need(self.batch_input, "batch_input"),
-                need(self.batch_output, "batch_output"),
-            ),
+        let service = match opts.service {
+            None => None,
+            Some(name) => match self.services.get(name) {
+                Some(s) => Some(s),
+                None => return Err(MissingPrices(vec![format!("service tier `{name}`")])),
+            },
         };
-        let cache_prices = match cache {
+        let region = match opts.region {
+            None => Decimal::ONE,
+            Some(name) => match self.regions.get(name) {
+                Some(m) => *m,
+                None => return Err(MissingPrices(vec![format!("region `{name}`")])),
+            },
+        };
+        let pick = |w5: Option<Decimal>, w1: Option<Decimal>| match cache {
             Cache::None => None,
-            Cache::FiveMinutes => Some((
-                need(self.cache_write_5m, "cache_write_5m"),
-                need(self.cache_read, "cache_read"),
-            )),
-            Cache::OneHour => Some((
-                need(self.cache_write_1h, "cache_write_1h"),
-                need(self.cache_read, "cache_read"),
-            )),
+            Cache::FiveMinutes => Some(w5),
+            Cache::OneHour => Some(w1),
         };
+        let write_name = match cache {
+            Cache::OneHour => "cache_write_1h",
+            _ => "cache_write_5m",
+        };
+        // Standard classes: input, write, read, output (write and read only when caching).
+        let caches = cache != Cache::None;
+        let std = Classes {
+            input: self.input,
+            write: pick(self.cache_write_5m, self.cache_write_1h)
+                .map(|w| need(w, write_name))
+                .unwrap_or_default(),
+            read: if caches {
+                need(self.cache_read, "cache_read")
+            } else {
+                Decimal::ZERO
+            },
+            output: self.output,
+        };
+        // A price that keeps the standard ratio of `class` to input, on a new input price.
+        let keep_ratio = |class: Decimal, new_input: Decimal| {
+            if self.input.is_zero() {
+                class
+            } else {
+                class * new_input / self.input
+            }
+        };
+        let mut chosen = match service {
+            None => std,
+            Some(Service::Multiplier(m)) => Classes {
+                input: std.input * m,
+                write: std.write * m,
+                read: std.read * m,
+                output: std.output * m,
+            },
+            Some(Service::Prices(sp)) => Classes {
+                input: sp.input,
+                write: pick(sp.cache_write_5m, sp.cache_write_1h)
+                    .flatten()
+                    .unwrap_or_else(|| keep_ratio(std.write, sp.input)),
+                read: sp
+                    .cache_read
+                    .unwrap_or_else(|| keep_ratio(std.read, sp.input)),
+                output: sp.output,
+            },
+        };
+        if mode == Mode::Batch {
+            if let Some(name) = opts.service {
+                need(None, &format!("batch prices of service tier `{name}`"));
+            }
+            let bi = need(self.batch_input, "batch_input");
+            chosen = Classes {
+                input: bi,
+                write: pick(self.batch_cache_write_5m, self.batch_cache_write_1h)
+                    .flatten()
+                    .unwrap_or_else(|| keep_ratio(std.write, bi)),
+                read: self
+                    .batch_cache_read
+                    .filter(|_| caches)
+                    .unwrap_or_else(|| keep_ratio(std.read, bi)),
+                output: need(self.batch_output, "batch_output"),
+            };
+        }
         if !missing.is_empty() {
             return Err(MissingPrices(missing));
         }
-        // A price relative to the sync input price, applied to another base.
-        let relative = |base: Decimal, p: Decimal| {
-            if self.input.is_zero() {
+        // A standard price scaled as its class scales from standard to chosen.
+        let scaled = |p: Decimal, std_class: Decimal, chosen_class: Decimal| {
+            if std_class.is_zero() {
                 p
             } else {
-                base * p / self.input
+                p * chosen_class / std_class
             }
         };
-        let long_context = self.long_context.map(|lc| {
-            let (lc_input, lc_output) = match mode {
-                Mode::Sync => (lc.input, lc.output),
-                Mode::Batch => (
-                    relative(lc.input, input),
-                    if self.output.is_zero() {
-                        lc.output
-                    } else {
-                        lc.output * output / self.output
-                    },
-                ),
-            };
-            LongContextRates {
-                threshold_tokens: lc.threshold_tokens,
-                input: lc_input,
-                output: lc_output,
-                cache_write: cache_prices.map(|(w, _)| relative(lc_input, w)),
-                cache_read: cache_prices.map(|(_, r)| relative(lc_input, r)),
-            }
-        });
+        let long_context = self
+            .long_context
+            .iter()
+            .map(|lc| {
+                let std_write = pick(lc.cache_write_5m, lc.cache_write_1h)
+                    .flatten()
+                    .unwrap_or_else(|| keep_ratio(std.write, lc.input));
+                let std_read = lc
+                    .cache_read
+                    .unwrap_or_else(|| keep_ratio(std.read, lc.input));
+                LongContextRates {
+                    threshold_tokens: lc.threshold_tokens,
+                    input: (scaled(lc.input, std.input, chosen.input) * region),
+                    output: (scaled(lc.output, std.output, chosen.output) * region),
+                    cache_write: caches
+                        .then(|| scaled(std_write, std.write, chosen.write) * region),
+                    cache_read: caches.then(|| scaled(std_read, std.read, chosen.read) * region),
+                }
+            })
+            .collect();
         Ok(Rates {
-            input,
-            output,
-            cache_write: cache_prices.map(|(w, _)| relative(input, w)),
-            cache_read: cache_prices.map(|(_, r)| relative(input, r)),
+            input: (chosen.input * region),
+            output: (chosen.output * region),
+            cache_write: caches.then(|| chosen.write * region),
+            cache_read: caches.then(|| chosen.read * region),
             min_cacheable_tokens: self.min_cacheable_tokens,
             long_context,
+            cache_storage_per_hour: self
+                .cache_storage_per_hour
+                .filter(|_| caches)
+                .map(|s| s * region),
         })
     }
-}
 
-/// All models of one price book, by id.
-#[derive(Debug, Clone)]
-pub struct PriceBook {
-    models: BTreeMap<String, ModelPrices>,
-}
-
-impl PriceBook {
-    /// Parses a price book file.
-    pub fn parse(src: &SourceText) -> Result<PriceBook, crate::error::InputError> {
-        let raw: RawPriceBook = src.parse_toml("price book")?;
-        let mut models = BTreeMap::new();
-        for (id, spanned) in raw.models {
-            let span = spanned.span();
-            let r = spanned.into_inner();
-            if let Some(lc) = &r.long_context {
-                for (what, tier, base) in [
-                    ("input", lc.input, r.input),
-                    ("output", lc.output, r.output),
-                ] {
-                    if tier < base {
-                        return Err(src
-                            .error_at(
-                                format!(
-                                    "model `{id}`: the long-context {what} price {tier} is below the base {what} price {base}"
-                                ),
-                                span,
-                                "long-context tier",
-                            )
-                            .with_help("a long-context tier charges more than the base rate; check the source"));
+    /// Every price of the entry with its name, in the order the book lists
+    /// them: base prices, batch, storage, long-context tiers, service tiers
+    /// and regional multipliers. `None`: the source does not give it.
+    pub fn listed(&self) -> Vec<(String, Option<Decimal>)> {
+        let mut out: Vec<(String, Option<Decimal>)> = vec![
+            ("input".into(), Some(self.input)),
+            ("output".into(), Some(self.output)),
+            ("cache_write_5m".into(), self.cache_write_5m),
+            ("cache_write_1h".into(), self.cache_write_1h),
+            ("cache_read".into(), self.cache_read),
+            ("batch_input".into(), self.batch_input),
+            ("batch_output".into(), self.batch_output),
+        ];
+        for (name, v) in [
+            ("batch_cache_write_5m", self.batch_cache_write_5m),
+            ("batch_cache_write_1h", self.batch_cache_write_1h),
+            ("batch_cache_read", self.batch_cache_read),
+        ] {
+            if v.is_some() {
+                out.push((name.into(), v));
+            }
+        }
+        if let Some(s) = self.cache_storage_per_hour {
+            out.push(("cache_storage_per_hour".into(), Some(s)));
+        }
+        for lc in &self.long_context {
+            let t = format!("above_{}_tokens", lc.threshold_tokens);
+            out.push((format!("input_{t}"), Some(lc.input)));
+            out.push((format!("output_{t}"), Some(lc.output)));
+            for (name, v) in [
+                ("cache_write_5m", lc.cache_write_5m),
+                ("cache_write_1h", lc.cache_write_1h),
+                ("cache_read", lc.cache_read),
+            ] {
+                if let Some(v) = v {
+                    out.push((format!("{name}_{t}"), Some(v)));
+                }
+            }
+        }
+        for (name, s) in &self.services {
+            match s {
+                Service::Multiplier(m) => out.push((format!("{name}_multiplier"), Some(*m))),
+                Service::Prices(p) => {
+                    for (class, v) in [
+                        ("input", Some(p.input)),
+                        ("output", Some(p.output)),
+                        ("cache_write_5m", p.cache_write_5m),
+                        ("cache_write_1h", p.cache_write_1h),
+                        ("cache_read", p.cache_read),
+                    ] {
+                        if let Some(v) = v {
+                            out.push((format!("{name}_{class}"), Some(v)));
+                        }
                     }
                 }
             }
-            models.insert(
-                id.clone(),
-                ModelPrices {
-                    model: id,
-                    source: r.source,
-                    read_on: r.read_on,
-                    input: r.input,
-                    output: r.output,
-                    cache_write_5m: r.cache_write_5m,
-                    cache_write_1h: r.cache_write_1h,
-                    cache_read: r.cache_read,
-                    batch_input: r.batch_input,
-                    batch_output: r.batch_output,
-                    min_cacheable_tokens: r.min_cacheable_tokens,
-                    long_context: r.long_context.map(|lc| LongContext {
-                        threshold_tokens: lc.threshold_tokens,
-                        input: lc.input,
-                        output: lc.output,
-                    }),
-                    context_window_tokens: r.context_window_tokens,
-                },
-            );
         }
-        Ok(PriceBook { models })
+        for (name, m) in &self.regions {
+            out.push((format!("region_{name}_multiplier"), Some(*m)));
+        }
+        out
     }
 
-    /// The prices of `model`, if the book has it.
-    pub fn get(&self, model: &str) -> Option<&ModelPrices> {
-        self.models.get(model)
+    /// Every price of the entry times `rate` (a currency conversion), exact.
+    pub fn converted(&self, rate: Decimal) -> ModelPrices {
+        let c = |d: Decimal| (d * rate).normalize();
+        let o = |d: Option<Decimal>| d.map(c);
+        ModelPrices {
+            input: c(self.input),
+            output: c(self.output),
+            cache_write_5m: o(self.cache_write_5m),
+            cache_write_1h: o(self.cache_write_1h),
+            cache_read: o(self.cache_read),
+            batch_input: o(self.batch_input),
+            batch_output: o(self.batch_output),
+            batch_cache_write_5m: o(self.batch_cache_write_5m),
+            batch_cache_write_1h: o(self.batch_cache_write_1h),
+            batch_cache_read: o(self.batch_cache_read),
+            cache_storage_per_hour: o(self.cache_storage_per_hour),
+            long_context: self
+                .long_context
+                .iter()
+                .map(|l| LongContext {
+                    threshold_tokens: l.threshold_tokens,
+                    input: c(l.input),
+                    output: c(l.output),
+                    cache_write_5m: o(l.cache_write_5m),
+                    cache_write_1h: o(l.cache_write_1h),
+                    cache_read: o(l.cache_read),
+                })
+                .collect(),
+            services: self
+                .services
+                .iter()
+                .map(|(k, s)| {
+                    let s = match s {
+                        Service::Multiplier(m) => Service::Multiplier(*m),
+                        Service::Prices(p) => Service::Prices(ServicePrices {
+                            input: c(p.input),
+                            output: c(p.output),
+                            cache_write_5m: o(p.cache_write_5m),
+                            cache_write_1h: o(p.cache_write_1h),
+                            cache_read: o(p.cache_read),
+                        }),
+                    };
+                    (k.clone(), s)
+                })
+                .collect(),
+            ..self.clone()
+        }
     }
 
-    /// The model ids in the book, sorted.
-    pub fn model_ids(&self) -> impl Iterator<Item = &str> {
-        self.models.keys().map(String::as_str)
+    /// The uncached input of a request as the provider reported it: when the
+    /// provider's input count includes cached tokens, the cache reads and
+    /// writes are taken out. `None` when the report is inconsistent (fewer
+    /// input tokens than cached ones).
+    pub fn uncached_input(
+        &self,
+        reported_input: u64,
+        cache_read: u64,
+        cache_write: u64,
+    ) -> Option<u64> {
+        if self.input_includes_cache {
+            reported_input
+                .checked_sub(cache_read)?
+                .checked_sub(cache_write)
+        } else {
+            Some(reported_input)
+        }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fable_5_2() -> ModelPrices {
-        ModelPrices {
-            model: "claude-fable-5-2".into(),
-            source: "test".into(),
-            read_on: "2026-11-14".into(),
-            input: Decimal::from(8),
-            output: Decimal::from(40),
-            cache_write_5m: Some(Decimal::from(10)),
-            cache_write_1h: Some(Decimal::from(16)),
-            cache_read: Some(Decimal::new(20, 2)),
-            batch_input: Some(Decimal::from(4)),
-            batch_output: Some(Decimal::from(20)),
-            min_cacheable_tokens: None,
-            long_context: None,
-            context_window_tokens: None,
-        }
-    }
-
-    #[test]
-    fn batch_applies_cache_multipliers_to_batch_input() {
-        let r = fable_5_2().rates(Cache::FiveMinutes, Mode::Batch).unwrap();
-        // 1.25 × $4 and 0.025 × $4
-        assert_eq!(r.cache_write, Some(Decimal::from(5)));
-        assert_eq!(r.cache_read, Some(Decimal::new(10, 2)));
-        assert_eq!(r.input, Decimal::from(4));
-        assert_eq!(r.output, Decimal::from(20));
-    }
-
-    #[test]
-    fn one_hour_tier_uses_its_write_price() {
-        let r = fable_5_2().rates(Cache::OneHour, Mode::Sync).unwrap();
-        assert_eq!(r.cache_write, Some(Decimal::from(16)));
-    }
-
-    #[test]
-    fn unknown_price_is_reported_not_zeroed() {
-        let mut m = fable_5_2();
-        m.cache_read = None;
-        m.batch_output = None;
-        let e = m.rates(Cache::FiveMinutes, Mode::Batch).unwrap_err();
-        assert_eq!(e.0, vec!["batch_output", "cache_read"]);
-    }
-}
+mod tests;

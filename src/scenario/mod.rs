@@ -10,7 +10,8 @@ pub mod variant;
 
 use crate::error::{closest, did_you_mean, InputError};
 use crate::input::{positive_decimal, SourceText};
-use crate::pricing::{MissingPrices, ModelPrices, PriceBook, Rates};
+use crate::pricing::book::{is_date, NotPriced};
+use crate::pricing::{Currency, Fee, MissingPrices, ModelPrices, PriceBook, Rates};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -39,6 +40,21 @@ struct RawScenario {
     effort: Option<RawEffort>,
     #[serde(default)]
     restart: Option<RawRestart>,
+    #[serde(default)]
+    date: Option<Spanned<String>>,
+    #[serde(default)]
+    currency: Option<Spanned<RawCurrency>>,
+    #[serde(default)]
+    tool_fees: std::collections::BTreeMap<String, Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCurrency {
+    code: String,
+    #[serde(deserialize_with = "positive_decimal")]
+    per_usd: Decimal,
+    rate_date: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -216,6 +232,10 @@ struct RawVariant {
     cache: Cache,
     #[serde(default)]
     mode: Mode,
+    #[serde(default)]
+    service: Option<Spanned<String>>,
+    #[serde(default)]
+    region: Option<Spanned<String>>,
 }
 
 /// What the run assumes beyond the trace (seed 003's symbols in brackets).
@@ -256,7 +276,7 @@ impl PricedVariant {
     /// A variant of `prices`' model with its rates resolved.
     pub fn new(variant: Variant, prices: &ModelPrices) -> Result<PricedVariant, MissingPrices> {
         Ok(PricedVariant {
-            rates: prices.rates(variant.cache, variant.mode)?,
+            rates: prices.rates_with(variant.cache, variant.mode, variant.options())?,
             variant,
             model: prices.model.clone(),
             prices: prices.clone(),
@@ -265,7 +285,11 @@ impl PricedVariant {
 
     /// Resolves the rates again (after a what-if changed the cache tier or mode).
     pub fn reprice(&mut self) -> Result<(), MissingPrices> {
-        self.rates = self.prices.rates(self.variant.cache, self.variant.mode)?;
+        self.rates = self.prices.rates_with(
+            self.variant.cache,
+            self.variant.mode,
+            self.variant.options(),
+        )?;
         Ok(())
     }
 }
@@ -298,26 +322,80 @@ pub struct Scenario {
     pub variants: Vec<PricedVariant>,
     /// The recorded requests, in order.
     pub trace: Vec<TraceCall>,
+    /// The price book's tool fees, attached to capabilities of the trace.
+    pub tool_fees: Vec<ToolFee>,
+    /// The currency every figure is in (prices and fees already converted).
+    pub currency: Currency,
+    /// The date that chose dated price entries, when it mattered or was set.
+    pub price_date: Option<PriceDate>,
     /// The files this scenario was read from.
     pub inputs: Vec<InputFile>,
+}
+
+/// A tool fee and the capabilities it is charged for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolFee {
+    /// The fee (in the scenario's currency).
+    pub fee: Fee,
+    /// Trace capabilities whose calls it charges.
+    pub capabilities: Vec<String>,
+}
+
+/// The date prices were chosen for, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceDate {
+    /// YYYY-MM-DD.
+    pub date: String,
+    /// `scenario` (its `date`) or `today` (the default).
+    pub from: String,
 }
 
 impl Scenario {
     /// Reads and checks the scenario at `path`, with its price book and trace.
     pub fn load(path: &Path) -> Result<Scenario, InputError> {
+        Scenario::load_on(path, None)
+    }
+
+    /// [`Scenario::load`], with `today` (YYYY-MM-DD) as the price date when
+    /// the scenario sets none; without it, a book with dated entries needs
+    /// the scenario's `date`.
+    pub fn load_on(path: &Path, today: Option<&str>) -> Result<Scenario, InputError> {
         let src = SourceText::read(path, "scenario file")?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Scenario::from_source(&src, &base)
+        Scenario::from_source_on(&src, &base, today)
     }
 
     /// Checks a scenario whose text is already read; relative paths resolve from `base`.
     pub fn from_source(src: &SourceText, base: &Path) -> Result<Scenario, InputError> {
+        Scenario::from_source_on(src, base, None)
+    }
+
+    /// [`Scenario::from_source`] with a default price date.
+    pub fn from_source_on(
+        src: &SourceText,
+        base: &Path,
+        today: Option<&str>,
+    ) -> Result<Scenario, InputError> {
         let raw: RawScenario = src.parse_toml("scenario")?;
         let mut inputs = vec![input_file(src)];
-        let book = Book::load(src, base, &raw.prices)?;
+        let currency = raw
+            .currency
+            .map(|c| check_currency(src, c))
+            .transpose()?
+            .unwrap_or_default();
+        let date = check_date(src, raw.date.as_ref())?;
+        let mut book = Book::load(src, base, &raw.prices)?;
+        book.date = date.clone().or_else(|| today.map(str::to_string));
+        book.rate = currency.per_usd;
         inputs.push(input_file(&book.src));
         let prices = book.model(src, &raw.model, "model")?;
-        let trace = load_trace(src, base, raw.trace, &mut inputs)?;
+        let mut trace = load_trace(src, base, raw.trace, &mut inputs)?;
+        if !currency.is_usd() {
+            for c in &mut trace {
+                c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
+            }
+        }
+        let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
         let variants = check_variants(src, &book, &prices, raw.variants)?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let what_if = WhatIfs {
@@ -334,6 +412,17 @@ impl Scenario {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
         }
+        let price_date = match (date, book.used_default.get()) {
+            (Some(d), _) => Some(PriceDate {
+                date: d,
+                from: "scenario".into(),
+            }),
+            (None, true) => book.date.clone().map(|d| PriceDate {
+                date: d,
+                from: "today".into(),
+            }),
+            (None, false) => None,
+        };
         let scenario = Scenario {
             name: raw.name,
             question: raw.question,
@@ -343,6 +432,9 @@ impl Scenario {
             what_if,
             variants,
             trace,
+            tool_fees,
+            currency,
+            price_date,
             inputs,
         };
         limits::replay_fits(&scenario.replay_size()).map_err(|p| {
@@ -365,21 +457,7 @@ impl Scenario {
         let max_rate = self
             .variants
             .iter()
-            .flat_map(|v| {
-                let r = &v.rates;
-                let lc = r.long_context;
-                [
-                    Some(r.input),
-                    Some(r.output),
-                    r.cache_write,
-                    r.cache_read,
-                    lc.map(|l| l.input),
-                    lc.map(|l| l.output),
-                    lc.and_then(|l| l.cache_write),
-                    lc.and_then(|l| l.cache_read),
-                ]
-            })
-            .flatten()
+            .flat_map(|v| v.rates.all())
             .max()
             .unwrap_or_default();
         let results: Vec<&TraceCall> = self.trace.iter().filter(|c| c.enters_context()).collect();
@@ -404,10 +482,15 @@ impl Scenario {
     }
 }
 
-/// The scenario's price book, read and parsed, with its text for messages.
+/// The scenario's price book, read and parsed, with its text for messages,
+/// the date that chooses dated entries, and the currency rate.
 struct Book {
     src: SourceText,
     book: PriceBook,
+    date: Option<String>,
+    rate: Decimal,
+    /// Whether a dated entry was chosen by the date.
+    used_default: std::cell::Cell<bool>,
 }
 
 impl Book {
@@ -421,10 +504,14 @@ impl Book {
         Ok(Book {
             src: book_src,
             book,
+            date: None,
+            rate: Decimal::ONE,
+            used_default: std::cell::Cell::new(false),
         })
     }
 
-    /// The prices of the model named at `id`, or an error pointing at it.
+    /// The prices of the model named at `id` in force on the date,
+    /// converted to the scenario's currency, or an error pointing at it.
     fn model(
         &self,
         src: &SourceText,
@@ -432,22 +519,193 @@ impl Book {
         what: &str,
     ) -> Result<ModelPrices, InputError> {
         let model_id = id.get_ref();
-        self.book.get(model_id).cloned().ok_or_else(|| {
-            let mut help = did_you_mean(model_id, self.book.model_ids(), "The price book has");
-            if closest(model_id, self.book.model_ids()).is_none() {
-                help.push_str(&format!("; add a [models.{model_id}] table to it"));
+        let dated = self.book.is_dated(model_id);
+        let date = match (&self.date, dated) {
+            (Some(d), _) => d.as_str(),
+            (None, false) => "9999-12-31",
+            (None, true) => {
+                return Err(src
+                    .error_at(
+                        format!("{what} `{model_id}` has dated prices in `{}`, and the scenario sets no date", self.src.name),
+                        id.span(),
+                        "which prices?",
+                    )
+                    .with_help("add date = \"YYYY-MM-DD\" to the scenario: the entry in force that day is used"));
             }
-            src.error_at(
-                format!(
-                    "{what} `{model_id}` is not in the price book `{}`",
-                    self.src.name
-                ),
-                id.span(),
-                "unknown model",
-            )
-            .with_help(help)
-        })
+        };
+        if dated {
+            self.used_default.set(true);
+        }
+        match self.book.get_on(model_id, date) {
+            Ok(m) => Ok(if self.rate == Decimal::ONE {
+                m.clone()
+            } else {
+                m.converted(self.rate)
+            }),
+            Err(NotPriced::NotYet(first)) => Err(src
+                .error_at(
+                    format!("{what} `{model_id}` has no price in force on {date}: its first entry starts on {first}"),
+                    id.span(),
+                    "not priced yet",
+                )
+                .with_help(format!("set the scenario's date to {first} or later, or add an earlier entry to `{}`", self.src.name))),
+            Err(NotPriced::Unknown) => {
+                let mut help = did_you_mean(model_id, self.book.model_ids(), "The price book has");
+                if closest(model_id, self.book.model_ids()).is_none() {
+                    help.push_str(&format!("; add a [models.{model_id}] table to it"));
+                }
+                Err(src
+                    .error_at(
+                        format!(
+                            "{what} `{model_id}` is not in the price book `{}`",
+                            self.src.name
+                        ),
+                        id.span(),
+                        "unknown model",
+                    )
+                    .with_help(help))
+            }
+        }
     }
+}
+
+/// A variant's `service` or `region`: a name the model's entry defines.
+fn check_option<'a>(
+    src: &SourceText,
+    given: Option<&Spanned<String>>,
+    model: &ModelPrices,
+    what: &str,
+    known: impl Iterator<Item = &'a String> + Clone,
+) -> Result<Option<String>, InputError> {
+    let Some(g) = given else { return Ok(None) };
+    let name = g.get_ref();
+    if known.clone().any(|k| k == name) {
+        return Ok(Some(name.clone()));
+    }
+    let list: Vec<&str> = known.map(String::as_str).collect();
+    let help = if list.is_empty() {
+        format!(
+            "`{}` defines no {what}; add one to its price book entry, or remove this line",
+            model.model
+        )
+    } else {
+        did_you_mean(name, list, &format!("`{}` has", model.model))
+    };
+    Err(src
+        .error_at(
+            format!("{what} `{name}` is not defined for `{}`", model.model),
+            g.span(),
+            format!("unknown {what}"),
+        )
+        .with_help(help))
+}
+
+/// `date = "YYYY-MM-DD"`: the day whose prices apply.
+fn check_date(src: &SourceText, d: Option<&Spanned<String>>) -> Result<Option<String>, InputError> {
+    let Some(d) = d else { return Ok(None) };
+    if is_date(d.get_ref()) {
+        Ok(Some(d.get_ref().clone()))
+    } else {
+        Err(src
+            .error_at(
+                format!("date \"{}\" is not a date", d.get_ref()),
+                d.span(),
+                "not YYYY-MM-DD",
+            )
+            .with_help(
+                "write the day whose prices apply as YYYY-MM-DD, e.g. date = \"2026-11-30\"",
+            ))
+    }
+}
+
+/// `[currency]`: an ISO 4217 code, a positive rate per USD and its date.
+fn check_currency(src: &SourceText, c: Spanned<RawCurrency>) -> Result<Currency, InputError> {
+    let span = c.span();
+    let c = c.into_inner();
+    let bad = |msg: String, help: &str| {
+        Err(src
+            .error_at(msg, span.clone(), "currency")
+            .with_help(help.to_string()))
+    };
+    if c.code.len() != 3 || !c.code.bytes().all(|b| b.is_ascii_uppercase()) {
+        return bad(
+            format!("currency code \"{}\" is not three capital letters", c.code),
+            "write an ISO 4217 code such as \"EUR\", \"GBP\" or \"JPY\"",
+        );
+    }
+    let rate = c.per_usd.normalize();
+    if rate > Decimal::from(1_000_000) || rate.scale() > 6 {
+        return bad(
+            format!("per_usd = {rate} is outside what tokencast accepts"),
+            "give units of the currency per US dollar, above 0, at most 1,000,000, with at most 6 decimals (e.g. \"0.92\")",
+        );
+    }
+    if !is_date(&c.rate_date) {
+        return bad(
+            format!("rate_date \"{}\" is not a date", c.rate_date),
+            "write the day the rate was read as YYYY-MM-DD; tokencast never fetches live rates",
+        );
+    }
+    if c.code == "USD" && rate != Decimal::ONE {
+        return bad(
+            format!("USD at {rate} per USD"),
+            "US dollars convert at 1; leave [currency] out to report in USD",
+        );
+    }
+    Ok(Currency {
+        code: c.code,
+        per_usd: rate,
+        rate_date: c.rate_date,
+    })
+}
+
+/// `[tool_fees]`: each capability of the trace named, each fee in the book.
+fn check_tool_fees(
+    src: &SourceText,
+    book: &Book,
+    trace: &[TraceCall],
+    raw: std::collections::BTreeMap<String, Spanned<String>>,
+) -> Result<Vec<ToolFee>, InputError> {
+    let mut out: Vec<ToolFee> = Vec::new();
+    for (capability, fee) in raw {
+        let span = fee.span();
+        let name = fee.into_inner();
+        if !trace.iter().any(|c| c.capability == capability) {
+            let mut caps: Vec<&str> = trace.iter().map(|c| c.capability.as_str()).collect();
+            caps.sort_unstable();
+            caps.dedup();
+            return Err(src
+                .error_at(
+                    format!("tool_fees: capability `{capability}` is not in the trace"),
+                    span,
+                    "unknown capability",
+                )
+                .with_help(did_you_mean(&capability, caps, "The trace has")));
+        }
+        let Some(f) = book.book.fee(&name) else {
+            return Err(src
+                .error_at(
+                    format!(
+                        "tool_fees: fee `{name}` is not in the price book `{}`",
+                        book.src.name
+                    ),
+                    span,
+                    "unknown fee",
+                )
+                .with_help(format!(
+                    "{}; a fee is a [fees.<name>] table with unit, price, source and read_on",
+                    did_you_mean(&name, book.book.fee_names(), "The price book has")
+                )));
+        };
+        match out.iter_mut().find(|t| t.fee.name == name) {
+            Some(t) => t.capabilities.push(capability),
+            None => out.push(ToolFee {
+                fee: f.converted(book.rate),
+                capabilities: vec![capability],
+            }),
+        }
+    }
+    Ok(out)
 }
 
 /// Reads the trace from its CSV file or the inline rows; it must have a result.
@@ -522,8 +780,25 @@ fn check_variants(
         };
         let model = own.as_ref().unwrap_or(prices);
         let model_id = &model.model;
+        let service = check_option(
+            src,
+            rv.service.as_ref(),
+            model,
+            "service tier",
+            model.services.keys(),
+        )?;
+        let region = check_option(
+            src,
+            rv.region.as_ref(),
+            model,
+            "region",
+            model.regions.keys(),
+        )?;
         let name = rv.name.unwrap_or_else(|| {
             let mut n = Variant::default_name(rv.results, rv.cache, rv.mode);
+            for extra in [&service, &region].into_iter().flatten() {
+                n.push_str(&format!(", {extra}"));
+            }
             if own.is_some() {
                 n.push_str(&format!(", {model_id}"));
             }
@@ -543,6 +818,8 @@ fn check_variants(
             results: rv.results,
             cache: rv.cache,
             mode: rv.mode,
+            service,
+            region,
         };
         let priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
             src.error_at(

@@ -26,6 +26,12 @@ pub struct Variant {
     pub cache: Cache,
     /// Sync or batch.
     pub mode: Mode,
+    /// A service tier of the model (flex, priority, fast).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// A regional processing uplift of the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
 }
 
 impl fmt::Display for Content {
@@ -38,6 +44,14 @@ impl fmt::Display for Content {
 }
 
 impl Variant {
+    /// The service tier and region, as the price book resolves them.
+    pub fn options(&self) -> crate::pricing::Options<'_> {
+        crate::pricing::Options {
+            service: self.service.as_deref(),
+            region: self.region.as_deref(),
+        }
+    }
+
     /// The name used when the scenario gives none: "raw, 5-min cache" (", batch").
     pub fn default_name(results: Content, cache: Cache, mode: Mode) -> String {
         let mut name = format!("{results}, {cache}");

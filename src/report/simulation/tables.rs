@@ -351,28 +351,28 @@ pub fn ledger(doc: &SimulationDoc) -> DataTable {
 /// The price book entry used.
 pub fn prices(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
-    let price = |v: Option<Decimal>| v.map_or(Cell::Text("not given".into()), |d| Cell::Usd(d, 2));
+    // Exact prices: at least cents, and every decimal the book gives.
+    let price = |v: Option<Decimal>| {
+        v.map_or(Cell::Text("not given".into()), |d| {
+            Cell::Usd(d, d.normalize().scale().max(2))
+        })
+    };
     let models: Vec<&crate::pricing::ModelPrices> = std::iter::once(&sim.prices)
         .chain(&sim.other_prices)
         .collect();
     let rows = models
         .iter()
         .flat_map(|p| {
-            [
-                ("input", Some(p.input)),
-                ("output", Some(p.output)),
-                ("cache_write_5m", p.cache_write_5m),
-                ("cache_write_1h", p.cache_write_1h),
-                ("cache_read", p.cache_read),
-                ("batch_input", p.batch_input),
-                ("batch_output", p.batch_output),
-            ]
-            .into_iter()
-            .map(move |(name, v)| {
+            p.listed().into_iter().map(move |(name, v)| {
+                let multiplier = name.ends_with("_multiplier");
                 vec![
                     Cell::Text(p.model.clone()),
-                    Cell::Text(name.into()),
-                    price(v),
+                    Cell::Text(name),
+                    if multiplier {
+                        Cell::Text(format!("× {}", v.unwrap_or_default()))
+                    } else {
+                        price(v)
+                    },
                     Cell::Text(p.source.clone()),
                     Cell::Text(p.read_on.clone()),
                 ]

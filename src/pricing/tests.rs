@@ -1,0 +1,285 @@
+use super::*;
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+fn fable_5_2() -> ModelPrices {
+    ModelPrices {
+        model: "claude-fable-5-2".into(),
+        source: "test".into(),
+        read_on: "2026-11-14".into(),
+        input: Decimal::from(8),
+        output: Decimal::from(40),
+        cache_write_5m: Some(Decimal::from(10)),
+        cache_write_1h: Some(Decimal::from(16)),
+        cache_read: Some(Decimal::new(20, 2)),
+        batch_input: Some(Decimal::from(4)),
+        batch_output: Some(Decimal::from(20)),
+        ..ModelPrices::default()
+    }
+}
+
+/// Gemini 2.5 Pro as LiteLLM 1.110.2 lists it (USD per million tokens).
+fn gemini_2_5_pro() -> ModelPrices {
+    ModelPrices {
+        model: "gemini-2.5-pro".into(),
+        input: d("1.25"),
+        output: d("10"),
+        cache_write_5m: Some(d("1.25")),
+        cache_read: Some(d("0.125")),
+        batch_input: Some(d("0.625")),
+        batch_output: Some(d("5")),
+        batch_cache_read: Some(d("0.125")),
+        long_context: vec![LongContext {
+            threshold_tokens: 200_000,
+            input: d("2.5"),
+            output: d("15"),
+            cache_write_5m: None,
+            cache_write_1h: None,
+            cache_read: Some(d("0.25")),
+        }],
+        services: [
+            (
+                "flex".to_string(),
+                Service::Prices(ServicePrices {
+                    input: d("0.625"),
+                    output: d("5"),
+                    cache_write_5m: None,
+                    cache_write_1h: None,
+                    cache_read: Some(d("0.125")),
+                }),
+            ),
+            (
+                "priority".to_string(),
+                Service::Prices(ServicePrices {
+                    input: d("2.25"),
+                    output: d("18"),
+                    cache_write_5m: None,
+                    cache_write_1h: None,
+                    cache_read: Some(d("0.225")),
+                }),
+            ),
+        ]
+        .into(),
+        ..ModelPrices::default()
+    }
+}
+
+#[test]
+fn batch_applies_cache_multipliers_to_batch_input() {
+    let r = fable_5_2().rates(Cache::FiveMinutes, Mode::Batch).unwrap();
+    // 1.25 × $4 and 0.025 × $4
+    assert_eq!(r.cache_write, Some(Decimal::from(5)));
+    assert_eq!(r.cache_read, Some(Decimal::new(10, 2)));
+    assert_eq!(r.input, Decimal::from(4));
+    assert_eq!(r.output, Decimal::from(20));
+}
+
+#[test]
+fn one_hour_tier_uses_its_write_price() {
+    let r = fable_5_2().rates(Cache::OneHour, Mode::Sync).unwrap();
+    assert_eq!(r.cache_write, Some(Decimal::from(16)));
+}
+
+#[test]
+fn unknown_price_is_reported_not_zeroed() {
+    let mut m = fable_5_2();
+    m.cache_read = None;
+    m.batch_output = None;
+    let e = m.rates(Cache::FiveMinutes, Mode::Batch).unwrap_err();
+    assert_eq!(e.0, vec!["cache_read", "batch_output"]);
+}
+
+#[test]
+fn no_write_premium_is_a_write_price_equal_to_input() {
+    // OpenAI-style: writing the cache costs the input price, reads are discounted.
+    let mut m = fable_5_2();
+    m.cache_write_5m = Some(m.input);
+    let r = m.rates(Cache::FiveMinutes, Mode::Sync).unwrap();
+    assert_eq!(r.cache_write, Some(r.input));
+    // A 2× premium stays 2×; 1-hour writes never fall back to the 5-minute price.
+    m.cache_write_1h = None;
+    let e = m.rates(Cache::OneHour, Mode::Sync).unwrap_err();
+    assert_eq!(e.0, vec!["cache_write_1h"]);
+}
+
+#[test]
+fn long_context_tier_reprices_every_class() {
+    let r = gemini_2_5_pro()
+        .rates(Cache::FiveMinutes, Mode::Sync)
+        .unwrap();
+    let base = r.at(0);
+    let long = r.at(1);
+    assert_eq!(
+        (base.input, base.output, base.cache_read),
+        (d("1.25"), d("10"), d("0.125"))
+    );
+    // The tier gives its own read price; the write keeps the 1× ratio to input.
+    assert_eq!(long.input, d("2.5"));
+    assert_eq!(long.output, d("15"));
+    assert_eq!(long.cache_read, d("0.25"));
+    assert_eq!(long.cache_write, d("2.5"));
+    // Chosen per request from the whole prompt: strictly above the threshold.
+    assert_eq!(r.tier_of(Decimal::from(200_000)), 0);
+    assert_eq!(r.tier_of(Decimal::from(200_001)), 1);
+    assert_eq!(r.tier_of(Decimal::from(199_999)), 0);
+}
+
+#[test]
+fn several_thresholds_pick_the_highest_passed() {
+    let mut m = fable_5_2();
+    for (t, i, o) in [
+        (128_000, "10", "50"),
+        (200_000, "12", "60"),
+        (272_000, "16", "80"),
+    ] {
+        m.long_context.push(LongContext {
+            threshold_tokens: t,
+            input: d(i),
+            output: d(o),
+            cache_write_5m: None,
+            cache_write_1h: None,
+            cache_read: None,
+        });
+    }
+    let r = m.rates(Cache::FiveMinutes, Mode::Sync).unwrap();
+    assert_eq!(r.tier_of(Decimal::from(128_000)), 0);
+    assert_eq!(r.tier_of(Decimal::from(128_001)), 1);
+    assert_eq!(r.tier_of(Decimal::from(200_001)), 2);
+    assert_eq!(r.tier_of(Decimal::from(272_001)), 3);
+    // Tier 3: input 16, write 1.25 × 16 = 20, read 0.025 × 16 = 0.4, output 80.
+    let t3 = r.at(3);
+    assert_eq!(
+        (t3.input, t3.cache_write, t3.cache_read, t3.output),
+        (d("16"), d("20"), d("0.4"), d("80"))
+    );
+}
+
+#[test]
+fn service_tiers_and_batch_reproduce_litellms_long_context_prices() {
+    // LiteLLM 1.110.2, gemini-2.5-pro: *_above_200k_tokens_{flex,priority,batches}.
+    let m = gemini_2_5_pro();
+    let cases = [
+        (Some("flex"), Mode::Sync, ["1.25", "7.5", "0.25"]),
+        (Some("priority"), Mode::Sync, ["4.5", "27", "0.45"]),
+        (None, Mode::Batch, ["1.25", "7.5", "0.25"]),
+    ];
+    for (service, mode, [i, o, r]) in cases {
+        let rates = m
+            .rates_with(
+                Cache::FiveMinutes,
+                mode,
+                Options {
+                    service,
+                    region: None,
+                },
+            )
+            .unwrap();
+        let long = rates.at(1);
+        assert_eq!(long.input, d(i), "{service:?} {mode:?}");
+        assert_eq!(long.output, d(o), "{service:?} {mode:?}");
+        assert_eq!(long.cache_read, d(r), "{service:?} {mode:?}");
+    }
+    let flex = m
+        .rates_with(
+            Cache::FiveMinutes,
+            Mode::Sync,
+            Options {
+                service: Some("flex"),
+                region: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (flex.input, flex.output, flex.cache_read),
+        (d("0.625"), d("5"), Some(d("0.125")))
+    );
+}
+
+#[test]
+fn multipliers_and_regions_scale_every_price() {
+    let mut m = fable_5_2();
+    m.services
+        .insert("fast".into(), Service::Multiplier(d("6")));
+    m.regions.insert("us-only".into(), d("1.1"));
+    let r = m
+        .rates_with(
+            Cache::OneHour,
+            Mode::Sync,
+            Options {
+                service: Some("fast"),
+                region: Some("us-only"),
+            },
+        )
+        .unwrap();
+    // 8 × 6 × 1.1 = 52.8; 40 × 6 × 1.1 = 264; 16 × 6.6 = 105.6; 0.2 × 6.6 = 1.32.
+    assert_eq!(r.input, d("52.8"));
+    assert_eq!(r.output, d("264"));
+    assert_eq!(r.cache_write, Some(d("105.6")));
+    assert_eq!(r.cache_read, Some(d("1.32")));
+    let e = m
+        .rates_with(
+            Cache::None,
+            Mode::Batch,
+            Options {
+                service: Some("fast"),
+                region: None,
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.0, vec!["batch prices of service tier `fast`"]);
+    let e = m
+        .rates_with(
+            Cache::None,
+            Mode::Sync,
+            Options {
+                service: None,
+                region: Some("eu"),
+            },
+        )
+        .unwrap_err();
+    assert_eq!(e.0, vec!["region `eu`"]);
+}
+
+#[test]
+fn storage_is_billed_only_when_caching() {
+    let mut m = gemini_2_5_pro();
+    m.cache_storage_per_hour = Some(d("4.5"));
+    assert_eq!(
+        m.rates(Cache::None, Mode::Sync)
+            .unwrap()
+            .cache_storage_per_hour,
+        None
+    );
+    assert_eq!(
+        m.rates(Cache::OneHour, Mode::Sync).err().map(|e| e.0),
+        Some(vec!["cache_write_1h".to_string()])
+    );
+    assert_eq!(
+        m.rates(Cache::FiveMinutes, Mode::Sync)
+            .unwrap()
+            .cache_storage_per_hour,
+        Some(d("4.5"))
+    );
+}
+
+#[test]
+fn reported_input_loses_cached_tokens_only_where_the_provider_counts_them() {
+    // OpenAI: prompt_tokens 2006 with cached_tokens 1920 → 86 uncached (OpenAI's prompt-caching guide example).
+    let mut m = fable_5_2();
+    m.input_includes_cache = true;
+    assert_eq!(m.uncached_input(2006, 1920, 0), Some(86));
+    assert_eq!(m.uncached_input(1920, 1920, 0), Some(0));
+    assert_eq!(m.uncached_input(1919, 1920, 0), None);
+    m.input_includes_cache = false;
+    assert_eq!(m.uncached_input(86, 1920, 0), Some(86));
+}
+
+#[test]
+fn conversion_is_exact() {
+    let m = fable_5_2().converted(d("0.92"));
+    assert_eq!(m.input, d("7.36"));
+    assert_eq!(m.cache_read, Some(d("0.184")));
+    assert_eq!(m.batch_output, Some(d("18.4")));
+}
