@@ -389,6 +389,12 @@ pub struct FanPoint {
 pub struct Forecast {
     /// Scenario name.
     pub scenario: String,
+    /// The currency of every cost.
+    #[serde(default, skip_serializing_if = "crate::pricing::Currency::is_usd")]
+    pub currency: crate::pricing::Currency,
+    /// The date that chose the prices, when it mattered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_date: Option<crate::scenario::PriceDate>,
     /// The scenario's input files.
     #[serde(default)]
     pub inputs: Vec<crate::scenario::InputFile>,
@@ -879,6 +885,8 @@ impl<'a> Plan<'a> {
             })
             .collect();
         Forecast {
+            currency: self.s.currency.clone(),
+            price_date: self.s.price_date.clone(),
             scenario: s.name.clone(),
             inputs: s.inputs.clone(),
             calls: spec.calls,

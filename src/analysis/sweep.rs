@@ -295,6 +295,12 @@ pub struct Sweep {
     pub figure: Figure,
     /// Variant names, in the order of `totals`.
     pub variants: Vec<String>,
+    /// The currency of every total.
+    #[serde(default, skip_serializing_if = "crate::pricing::Currency::is_usd")]
+    pub currency: crate::pricing::Currency,
+    /// The date that chose the prices, when it mattered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_date: Option<crate::scenario::PriceDate>,
     /// Every point, the first axis varying slowest.
     pub points: Vec<Point>,
 }
@@ -385,6 +391,8 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
         axes: axes.to_vec(),
         figure,
         variants: labels(s, axes),
+        currency: s.currency.clone(),
+        price_date: s.price_date.clone(),
         points,
     })
 }

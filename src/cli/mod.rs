@@ -45,8 +45,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
 fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
     let read_on = match args.read_on {
         Some(d) => spec::date(&d)?,
-        None => humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10]
-            .to_string(),
+        None => today(),
     };
     let src = SourceText::read(&args.file, "LiteLLM price table")?;
     let conversion = crate::pricing::litellm::convert(&src, &args.models, &read_on)?;
@@ -161,7 +160,7 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 }
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
     let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
     let doc = SimulationDoc::build(&scenario, contents);
     let terminal = TerminalOptions {
@@ -187,7 +186,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
 
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
     spec.check_against(&scenario)?;
     let doc = sweep::run(&scenario, &spec.axes).map_err(|p| {
         crate::error::InputError::new(format!("--vary: {p}"))
@@ -209,7 +208,7 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
 
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let spec = spec::forecast_spec(&args)?;
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
     let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
@@ -276,7 +275,7 @@ fn diff_side(path: &Path) -> Result<SimulationDoc, AppError> {
         let src = SourceText::read(path, "result file")?;
         Ok(document::load::load::<SimulationDoc>(&src)?)
     } else {
-        let scenario = Scenario::load(path)?;
+        let scenario = Scenario::load_on(path, Some(&today()))?;
         Ok(SimulationDoc::build(&scenario, Contents::FIGURES))
     }
 }
@@ -289,6 +288,15 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
     };
     let a = diff_side(&args.a)?;
     let b = diff_side(&args.b)?;
+    let (ca, cb) = (&a.simulation.currency, &b.simulation.currency);
+    if ca != cb {
+        return Err(crate::error::InputError::new(format!(
+            "{} is in {} ({} per USD, rate of {}) and {} in {} ({} per USD, rate of {}): their amounts cannot be compared",
+            label(&args.a), ca.code, ca.per_usd, ca.rate_date, label(&args.b), cb.code, cb.per_usd, cb.rate_date
+        ))
+        .with_help("give both scenarios the same [currency] table (or none, for USD)")
+        .into());
+    }
     let doc = diff::compare(&a, &b, &label(&args.a), &label(&args.b));
     let (bytes, marker) = match args.format {
         DiffFormat::Table => (
@@ -318,4 +326,10 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
             args.force,
         ),
     }
+}
+
+/// Today's date (UTC), the default price date: the clock is read here, in
+/// the CLI, never in the engine.
+fn today() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10].to_string()
 }

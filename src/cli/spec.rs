@@ -260,8 +260,7 @@ pub fn threads(asked: Option<usize>) -> (Option<usize>, Option<String>) {
 
 /// A date written YYYY-MM-DD, checked.
 pub fn date(d: &str) -> Result<String, InputError> {
-    let ok = d.len() == 10 && humantime::parse_rfc3339(&format!("{d}T00:00:00Z")).is_ok();
-    if ok {
+    if crate::pricing::book::is_date(d) {
         Ok(d.to_string())
     } else {
         Err(InputError::new(format!("--read-on {d}: not a date"))

@@ -5,6 +5,7 @@
 //! built by simulating a scenario, so both compare the same way and a field
 //! that is missing is an error when the file is read, not a blank here.
 
+use crate::pricing::Currency;
 use super::SimulationDoc;
 use crate::scenario::InputFile;
 use rust_decimal::Decimal;
@@ -75,6 +76,9 @@ pub struct DiffDoc {
     pub identical: bool,
     /// Every figure, in a stable order.
     pub lines: Vec<DiffLine>,
+    /// The currency of both sides' amounts.
+    #[serde(default, skip_serializing_if = "Currency::is_usd")]
+    pub currency: Currency,
 }
 
 /// The inputs of one side as (what, value) pairs, in a stable order.
@@ -84,6 +88,23 @@ fn input_values(doc: &SimulationDoc) -> Vec<(String, String)> {
     let p = &sim.prices;
     let mut out = vec![
         ("model".to_string(), p.model.clone()),
+        (
+            "currency".to_string(),
+            if sim.currency.is_usd() {
+                "USD".to_string()
+            } else {
+                format!(
+                    "{} at {} per USD ({})",
+                    sim.currency.code, sim.currency.per_usd, sim.currency.rate_date
+                )
+            },
+        ),
+        (
+            "price date".to_string(),
+            sim.price_date
+                .as_ref()
+                .map_or("not used".into(), |d| format!("{} ({})", d.date, d.from)),
+        ),
         (
             "assumptions.prefix_tokens".into(),
             a.prefix_tokens.to_string(),
@@ -271,5 +292,6 @@ pub fn compare(a: &SimulationDoc, b: &SimulationDoc, label_a: &str, label_b: &st
             .cloned()
             .collect(),
         lines,
+        currency: a.simulation.currency.clone(),
     }
 }

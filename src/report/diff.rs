@@ -95,8 +95,16 @@ pub fn headline(d: &DiffDoc) -> Option<String> {
 }
 
 impl Render for DiffDoc {
-    fn terminal(&self, opts: &TerminalOptions) -> String {
+    fn currency(&self) -> crate::pricing::Currency {
+        self.currency.clone()
+    }
+
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
         let mut s = format!("tokencast {} · diff\n", env!("CARGO_PKG_VERSION"));
+        if let Some(note) = super::format::basis_note() {
+            s.push_str(&note);
+            s.push('\n');
+        }
         if self.identical {
             s.push_str(&format!("{} and {}: no differences.\n", self.a, self.b));
             return s;
@@ -111,11 +119,11 @@ impl Render for DiffDoc {
         wrap_prose(&s, opts.width)
     }
 
-    fn csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self) -> DataTable {
         table(self)
     }
 
-    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         Ok(html(self, opts)?)
     }
 }

@@ -157,7 +157,15 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
 }
 
 impl Render for Forecast {
-    fn terminal(&self, opts: &TerminalOptions) -> String {
+    fn currency(&self) -> crate::pricing::Currency {
+        self.currency.clone()
+    }
+
+    fn price_date(&self) -> Option<crate::scenario::PriceDate> {
+        self.price_date.clone()
+    }
+
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
         let f = self;
         let mut s = format!(
             "tokencast {} · forecast {} · {} runs of {} tool results · method {:?} · seed {}\n{}\n\n",
@@ -169,6 +177,10 @@ impl Render for Forecast {
             f.seed,
             f.percentile_method
         );
+        if let Some(note) = format::basis_note() {
+            s.push_str(&note);
+            s.push_str("\n\n");
+        }
         for t in [forecast_variants(f), forecast_context(f), forecast_fan(f)] {
             s.push_str(&plain_table(&t, opts.width));
             s.push('\n');
@@ -194,7 +206,7 @@ impl Render for Forecast {
         wrap_prose(&s, opts.width)
     }
 
-    fn tables(&self) -> Vec<DataTable> {
+    fn draw_tables(&self) -> Vec<DataTable> {
         vec![
             forecast_variants(self),
             forecast_context(self),
@@ -203,11 +215,11 @@ impl Render for Forecast {
         ]
     }
 
-    fn csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self) -> DataTable {
         forecast_variants(self)
     }
 
-    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         Ok(html(self, opts)?)
     }
 }

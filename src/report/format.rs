@@ -3,19 +3,86 @@
 //! Rounding is half away from zero, once, at display. Helpers with `plain`
 //! in their name write spreadsheet-friendly numbers (no separators, no `$`).
 
+use crate::pricing::Currency;
+use crate::scenario::PriceDate;
 use rust_decimal::{Decimal, RoundingStrategy};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The currency amounts are drawn in, for the render under way.
+    static CURRENCY: RefCell<Currency> = RefCell::new(Currency::usd());
+    /// The date that chose the prices, for the render under way.
+    static PRICE_DATE: RefCell<Option<PriceDate>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with amounts drawn in `c` (its sign and code), then restores
+/// the previous currency, also if `f` panics. Renderers are entered through
+/// [`super::Render`], which sets the document's currency this way.
+pub fn in_currency<R>(c: &Currency, date: Option<&PriceDate>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<(Currency, Option<PriceDate>)>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some((c, d)) = self.0.take() {
+                CURRENCY.with(|cur| *cur.borrow_mut() = c);
+                PRICE_DATE.with(|cur| *cur.borrow_mut() = d);
+            }
+        }
+    }
+    let _restore = Restore(Some((
+        CURRENCY.with(|cur| cur.replace(c.clone())),
+        PRICE_DATE.with(|cur| cur.replace(date.cloned())),
+    )));
+    f()
+}
+
+/// The code of the currency being drawn: `USD`, `EUR`, …
+pub fn code() -> String {
+    CURRENCY.with(|c| c.borrow().code.clone())
+}
+
+/// `text` with each `USD` naming the currency being drawn.
+pub fn in_code(text: &str) -> String {
+    let code = code();
+    if code == "USD" {
+        text.to_string()
+    } else {
+        text.replace("USD", &code)
+    }
+}
+
+/// What every output says about its figures, when there is something to
+/// say: the currency conversion (code, rate, rate date) and the date that
+/// chose the prices.
+pub fn basis_note() -> Option<String> {
+    let currency = CURRENCY.with(|c| c.borrow().note());
+    let date = PRICE_DATE.with(|d| {
+        d.borrow().as_ref().map(|d| {
+            let from = if d.from == "today" {
+                "today, the default; set `date` in the scenario to fix it"
+            } else {
+                "the scenario's date"
+            };
+            format!("Prices in force on {} ({from}).", d.date)
+        })
+    });
+    match (currency, date) {
+        (None, None) => None,
+        (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join(" ")),
+    }
+}
 
 /// Rounds half away from zero to `dp` decimal places.
 pub fn round(d: Decimal, dp: u32) -> Decimal {
     d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
 }
 
-/// `$1,038.25`-style money with `dp` decimals.
+/// `$1,038.25`-style money with `dp` decimals (`EUR 955.19` in another currency).
 pub fn usd(d: Decimal, dp: u32) -> String {
+    let sign = CURRENCY.with(|c| c.borrow().sign());
     let s = fixed(d, dp);
     match s.strip_prefix('-') {
-        Some(rest) => format!("-${}", group(rest)),
-        None => format!("${}", group(&s)),
+        Some(rest) => format!("-{sign}{}", group(rest)),
+        None => format!("{sign}{}", group(&s)),
     }
 }
 

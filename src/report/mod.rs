@@ -22,6 +22,8 @@ pub mod table;
 pub mod terminal;
 
 use crate::document::Document;
+use crate::pricing::Currency;
+use crate::scenario::PriceDate;
 use table::DataTable;
 
 /// What the terminal output includes, and how wide it may be.
@@ -61,18 +63,54 @@ impl From<tera::Error> for RenderError {
 }
 
 /// One renderer interface for every result document.
+///
+/// Implementors write the `draw_*` methods; callers use the provided ones,
+/// which draw every amount in the document's [`Render::currency`].
 pub trait Render: Document {
+    /// The currency the document's amounts are in.
+    fn currency(&self) -> Currency {
+        Currency::usd()
+    }
+    /// The date that chose the document's prices, when it mattered.
+    fn price_date(&self) -> Option<PriceDate> {
+        None
+    }
     /// Terminal tables and sentences.
-    fn terminal(&self, opts: &TerminalOptions) -> String;
-    /// Every table of the document, in report order (`--csv DIR` writes one
-    /// file each); by default the one [`Render::csv_table`].
-    fn tables(&self) -> Vec<DataTable> {
-        vec![self.csv_table()]
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String;
+    /// Every table of the document, in report order; by default the one
+    /// [`Render::draw_csv_table`].
+    fn draw_tables(&self) -> Vec<DataTable> {
+        vec![self.draw_csv_table()]
     }
     /// The table `--format csv` prints.
-    fn csv_table(&self) -> DataTable;
+    fn draw_csv_table(&self) -> DataTable;
     /// A self-contained HTML page.
-    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
+
+    /// Terminal tables and sentences.
+    fn terminal(&self, opts: &TerminalOptions) -> String {
+        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
+            self.draw_terminal(opts)
+        })
+    }
+    /// Every table (`--csv DIR` writes one file each).
+    fn tables(&self) -> Vec<DataTable> {
+        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
+            self.draw_tables()
+        })
+    }
+    /// The table `--format csv` prints.
+    fn csv_table(&self) -> DataTable {
+        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
+            self.draw_csv_table()
+        })
+    }
+    /// A self-contained HTML page.
+    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
+            self.draw_html(opts)
+        })
+    }
     /// The canonical JSON document, with its marker.
     fn json(&self) -> Vec<u8> {
         json::render(self)

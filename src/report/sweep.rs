@@ -52,15 +52,29 @@ pub fn table(s: &Sweep) -> DataTable {
 }
 
 impl Render for Sweep {
-    fn terminal(&self, opts: &TerminalOptions) -> String {
-        plain_table(&table(self), opts.width)
+    fn currency(&self) -> crate::pricing::Currency {
+        self.currency.clone()
     }
 
-    fn csv_table(&self) -> DataTable {
+    fn price_date(&self) -> Option<crate::scenario::PriceDate> {
+        self.price_date.clone()
+    }
+
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+        let mut s = String::new();
+        if let Some(note) = super::format::basis_note() {
+            s.push_str(&note);
+            s.push_str("\n\n");
+        }
+        s.push_str(&plain_table(&table(self), opts.width));
+        s
+    }
+
+    fn draw_csv_table(&self) -> DataTable {
         table(self)
     }
 
-    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         Ok(html(self, opts)?)
     }
 }

@@ -72,10 +72,23 @@ pub struct Column {
 }
 
 /// A column with its CSV key and its label.
+///
+/// Amount columns name the currency being drawn: a `usd` word of the key
+/// and `USD` in the label become its code (`total_eur`, `EUR / M tokens`).
 pub fn col(key: impl Into<String>, label: impl Into<String>) -> Column {
+    let (key, label) = (key.into(), label.into());
+    let code = format::code();
+    if code == "USD" {
+        return Column { key, label };
+    }
+    let lower = code.to_lowercase();
     Column {
-        key: key.into(),
-        label: label.into(),
+        key: key
+            .split('_')
+            .map(|w| if w == "usd" { lower.as_str() } else { w })
+            .collect::<Vec<_>>()
+            .join("_"),
+        label: format::in_code(&label),
     }
 }
 

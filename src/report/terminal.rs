@@ -153,7 +153,7 @@ pub fn plain_table(t: &DataTable, width: usize) -> String {
         rows: body,
         fixed: 1.min(t.columns.len()),
     };
-    let mut out = grid.render(&t.title, width);
+    let mut out = grid.render(&crate::report::format::in_code(&t.title), width);
     if let Some(n) = hidden {
         out.push_str(&format!(
             "{n} of {} rows not shown; the CSV export (--csv DIR) has every row.\n",
@@ -185,7 +185,7 @@ pub fn transposed(t: &DataTable, skip: usize, width: usize) -> String {
         rows,
         fixed: 1,
     }
-    .render(&t.title, width)
+    .render(&crate::report::format::in_code(&t.title), width)
 }
 
 /// Wraps every line of `text` that is not part of a table to `width`

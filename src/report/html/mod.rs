@@ -120,7 +120,7 @@ pub(crate) fn view(t: &DataTable) -> TableView {
             .collect()
     };
     let (rows, title) = if t.rows.len() <= PAGE_MAX_ROWS {
-        (t.rows.iter().map(cells).collect(), t.title.clone())
+        (t.rows.iter().map(cells).collect(), crate::report::format::in_code(&t.title))
     } else {
         let hidden = t.rows.len() - 2 * PAGE_EDGE_ROWS;
         let mut gap = vec![CellView {
@@ -141,7 +141,7 @@ pub(crate) fn view(t: &DataTable) -> TableView {
             rows,
             format!(
                 "{} — first and last {PAGE_EDGE_ROWS} of {} rows; the CSV export (--csv DIR) has every row",
-                t.title,
+                crate::report::format::in_code(&t.title),
                 t.rows.len()
             ),
         )
@@ -250,6 +250,14 @@ pub(crate) struct SimplePage {
     pub(crate) timestamp: Option<String>,
 }
 
+/// A page's subtitle with the currency and price-date note, if any.
+pub(crate) fn with_basis(question: String) -> String {
+    match super::format::basis_note() {
+        Some(note) => format!("{question} {note}"),
+        None => question,
+    }
+}
+
 pub(crate) fn simple_page(
     title: String,
     question: String,
@@ -261,7 +269,7 @@ pub(crate) fn simple_page(
     SimplePage {
         generator: HTML_GENERATOR,
         title,
-        question,
+        question: with_basis(question),
         blocks,
         version: env!("CARGO_PKG_VERSION").to_string(),
         fingerprint_short: fingerprint.chars().take(16).collect(),

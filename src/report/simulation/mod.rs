@@ -16,19 +16,27 @@ use crate::output::HTML_GENERATOR;
 use rust_decimal::Decimal;
 
 impl Render for SimulationDoc {
-    fn terminal(&self, opts: &TerminalOptions) -> String {
+    fn currency(&self) -> crate::pricing::Currency {
+        self.simulation.currency.clone()
+    }
+
+    fn price_date(&self) -> Option<crate::scenario::PriceDate> {
+        self.simulation.price_date.clone()
+    }
+
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
         terminal(self, opts)
     }
 
-    fn tables(&self) -> Vec<DataTable> {
+    fn draw_tables(&self) -> Vec<DataTable> {
         tables::all(self)
     }
 
-    fn csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self) -> DataTable {
         tables::variants(self)
     }
 
-    fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         Ok(html(self, opts)?)
     }
 }
@@ -41,6 +49,10 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         "tokencast {} · scenario {} · model {}\n{}\n\n",
         sim.tokencast_version, sim.scenario, sim.prices.model, sim.question
     ));
+    if let Some(note) = format::basis_note() {
+        s.push_str(&wrap_prose(&note, opts.width));
+        s.push_str("\n\n");
+    }
     let a = &sim.assumptions;
     s.push_str(&format!(
         "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = bytes ÷ {} (lower), × {} (upper).\n\n",
@@ -82,6 +94,10 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         sim.ledger.uncharged,
         format::seconds(sim.ledger.median_latency_with_data_ms)
     ));
+    if !sim.tool_fees.is_empty() {
+        s.push_str(&plain_table(&tables::tool_fees(doc), opts.width));
+        s.push('\n');
+    }
     s.push_str(&sideways(&tables::per_day(doc), 2, opts.width));
     let summary = what_if::summary(doc);
     if !summary.is_empty() {
@@ -221,6 +237,9 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
     out.push(Block::table(transposed(&tables::per_day(doc), 2)).heading("Tables", None));
     out.push(Block::table(view(&tables::capabilities(doc))));
     out.push(Block::table(view(&tables::attribution(doc))));
+    if !sim.tool_fees.is_empty() {
+        out.push(Block::table(view(&tables::tool_fees(doc))));
+    }
     for t in [tables::requests(doc), tables::ledger(doc)] {
         out.push(Block {
             collapsible: true,
@@ -259,7 +278,7 @@ fn html(doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error>
     let page = Page {
         generator: HTML_GENERATOR,
         title: format!("tokencast report: {}", sim.scenario),
-        question: sim.question.clone(),
+        question: super::html::with_basis(sim.question.clone()),
         model: sim.prices.model.clone(),
         facts: facts(sim),
         headline: headline(doc),

@@ -58,16 +58,25 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
         col("model_input_usd_upper", "model input, upper"),
         col("model_output_usd", "model output"),
         col("data_fee_usd", "data fee (charged)"),
-        col("total_usd_lower", "total, lower"),
-        col("total_usd_upper", "total, upper"),
     ];
+    let (storage, fees) = extra_costs(sim);
+    let mut columns = columns;
+    if storage {
+        columns.push(col("cache_storage_usd_lower", "cache storage, lower"));
+        columns.push(col("cache_storage_usd_upper", "cache storage, upper"));
+    }
+    if fees {
+        columns.push(col("tool_fees_usd", "tool fees (price book)"));
+    }
+    columns.push(col("total_usd_lower", "total, lower"));
+    columns.push(col("total_usd_upper", "total, upper"));
     let rows = sim
         .variants
         .iter()
         .map(|v| {
             let p = sim.profile(v.variant.variant.results);
             let c = &v.cost;
-            vec![
+            let mut row = vec![
                 Cell::Text(v.variant.variant.name.clone()),
                 Cell::Text(v.variant.variant.results.to_string()),
                 Cell::Text(v.variant.variant.cache.key().into()),
@@ -82,15 +91,75 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
                 Cell::Usd(c.input.upper, 3),
                 Cell::Usd(c.output.lower, 3),
                 Cell::Usd(c.data_fee.lower, 4),
-                Cell::Usd(c.total.lower, 3),
-                Cell::Usd(c.total.upper, 3),
-            ]
+            ];
+            if storage {
+                row.push(Cell::Usd(c.cache_storage.lower, 4));
+                row.push(Cell::Usd(c.cache_storage.upper, 4));
+            }
+            if fees {
+                row.push(Cell::Usd(c.tool_fee.lower, 4));
+            }
+            row.push(Cell::Usd(c.total.lower, 3));
+            row.push(Cell::Usd(c.total.upper, 3));
+            row
         })
         .collect();
     DataTable {
         id: "variants",
         title: "Cost of one run, per variant (USD)".into(),
         columns,
+        rows,
+    }
+}
+
+/// Whether any variant pays cache storage, and whether the scenario has tool fees.
+fn extra_costs(sim: &crate::engine::Simulation) -> (bool, bool) {
+    (
+        sim.variants.iter().any(|v| !v.cost.cache_storage.is_zero()),
+        !sim.tool_fees.is_empty(),
+    )
+}
+
+/// The price book's tool fees charged to one run.
+pub fn tool_fees(doc: &SimulationDoc) -> DataTable {
+    let sim = &doc.simulation;
+    let rows = sim
+        .tool_fees
+        .iter()
+        .map(|f| {
+            vec![
+                Cell::Text(f.fee.name.clone()),
+                Cell::Text(f.fee.unit.key().into()),
+                Cell::Usd(f.fee.price, f.fee.price.normalize().scale().max(2)),
+                Cell::Text(
+                    f.fee
+                        .minimum_minutes
+                        .map_or(String::new(), |m| format!("{m} min")),
+                ),
+                Cell::Text(f.capabilities.join(", ")),
+                Cell::Int(f.calls),
+                Cell::Millis(f.busy_ms as f64),
+                Cell::Usd(f.charge, 4),
+                Cell::Text(f.fee.source.clone()),
+                Cell::Text(f.fee.read_on.clone()),
+            ]
+        })
+        .collect();
+    DataTable {
+        id: "tool_fees",
+        title: "Tool fees from the price book, per run (USD; calls that reached the tool: 2xx, not replays)".into(),
+        columns: vec![
+            col("fee", "fee"),
+            col("unit", "unit"),
+            col("price_usd", "price per unit"),
+            col("minimum", "minimum"),
+            col("capabilities", "capabilities"),
+            col("calls", "calls"),
+            col("busy_seconds", "tool time"),
+            col("charge_usd", "charge per run"),
+            col("source", "source"),
+            col("read_on", "read on"),
+        ],
         rows,
     }
 }
@@ -194,24 +263,39 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
         col("model_input_usd_upper", "model input, upper"),
         col("model_output_usd", "model output"),
         col("data_fee_usd", "data fee"),
-        col("total_usd_lower", "total, lower"),
-        col("total_usd_upper", "total, upper"),
     ];
+    let (storage, fees) = extra_costs(sim);
+    let mut columns = columns;
+    if storage {
+        columns.push(col("cache_storage_usd_lower", "cache storage, lower"));
+    }
+    if fees {
+        columns.push(col("tool_fees_usd", "tool fees"));
+    }
+    columns.push(col("total_usd_lower", "total, lower"));
+    columns.push(col("total_usd_upper", "total, upper"));
     let rows = sim
         .variants
         .iter()
         .map(|v| {
             let d = &v.per_day;
-            vec![
+            let mut row = vec![
                 Cell::Text(v.variant.variant.name.clone()),
                 Cell::Int(sim.assumptions.runs_per_day),
                 Cell::Usd(d.input.lower, 2),
                 Cell::Usd(d.input.upper, 2),
                 Cell::Usd(d.output.lower, 2),
                 Cell::Usd(d.data_fee.lower, 2),
-                Cell::Usd(d.total.lower, 2),
-                Cell::Usd(d.total.upper, 2),
-            ]
+            ];
+            if storage {
+                row.push(Cell::Usd(d.cache_storage.lower, 2));
+            }
+            if fees {
+                row.push(Cell::Usd(d.tool_fee.lower, 2));
+            }
+            row.push(Cell::Usd(d.total.lower, 2));
+            row.push(Cell::Usd(d.total.upper, 2));
+            row
         })
         .collect();
     DataTable {
@@ -461,9 +545,14 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
         per_day(doc),
         requests(doc),
         ledger(doc),
+    ];
+    if !doc.simulation.tool_fees.is_empty() {
+        out.push(tool_fees(doc));
+    }
+    out.extend([
         assumptions(doc),
         prices(doc),
-    ];
+    ]);
     out.extend(super::what_if::tables(doc));
     out
 }

@@ -24,7 +24,7 @@ pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
         mesh.disable_x_mesh()
             .x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
-            .x_desc("USD per run, lower bound")
+            .x_desc(crate::report::format::in_code("USD per run, lower bound"))
             .y_desc("share of runs (%)");
         quiet_mesh(&mut mesh);
         mesh.draw()?;

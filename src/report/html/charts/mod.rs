@@ -163,7 +163,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
             .max()
             .unwrap_or(1);
         let mut b = ChartBuilder::on(root);
-        b.caption(spec.title, (FONT, TITLE_SIZE).into_font().color(&INK))
+        b.caption(crate::report::format::in_code(spec.title), (FONT, TITLE_SIZE).into_font().color(&INK))
             .margin(12);
         let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
             let k = spec.series.len() as f64;
@@ -218,7 +218,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
                 .y_labels(n.max(1))
                 .y_label_formatter(&cat_fmt)
                 .x_label_formatter(&val_fmt)
-                .x_desc(spec.value_desc)
+                .x_desc(crate::report::format::in_code(spec.value_desc))
                 .y_desc(spec.category_desc);
         } else {
             mesh.disable_x_mesh()
@@ -226,7 +226,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
                 .x_label_formatter(&cat_fmt)
                 .y_label_formatter(&val_fmt)
                 .x_desc(spec.category_desc)
-                .y_desc(spec.value_desc);
+                .y_desc(crate::report::format::in_code(spec.value_desc));
         }
         quiet_mesh(&mut mesh);
         mesh.draw()?;
@@ -424,7 +424,7 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
                 .fold(0.0, f64::max),
         );
         let mut chart = ChartBuilder::on(root)
-            .caption(spec.title, (FONT, TITLE_SIZE).into_font().color(&INK))
+            .caption(crate::report::format::in_code(spec.title), (FONT, TITLE_SIZE).into_font().color(&INK))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
@@ -433,7 +433,7 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
         mesh.x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc(spec.x_desc)
-            .y_desc(spec.y_desc);
+            .y_desc(crate::report::format::in_code(spec.y_desc));
         quiet_mesh(&mut mesh);
         mesh.draw()?;
         for l in &all {
