@@ -118,7 +118,13 @@ fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
     let keys: Vec<Key> = [0.0, 0.25, 0.5, 0.75, 1.0]
         .into_iter()
         .map(|t| Key {
-            label: format!("${:.2}{unit}", (at(t) * 100.0).round() / 100.0),
+            label: format!(
+                "{}{unit}",
+                crate::report::format::usd(
+                    rust_decimal::Decimal::from_f64_retain(at(t)).unwrap_or_default(),
+                    2
+                )
+            ),
             swatch: Swatch::Fill(shade(t)),
         })
         .collect();
@@ -160,7 +166,14 @@ fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
                 let style = (FONT, 11).into_font().color(&ink);
                 chart.draw_series(std::iter::once(
                     EmptyElement::at((x, y))
-                        + Text::new(format!("${v:.2}"), (-22, -12), style.clone())
+                        + Text::new(
+                            crate::report::format::usd(
+                                rust_decimal::Decimal::from_f64_retain(*v).unwrap_or_default(),
+                                2,
+                            ),
+                            (-22, -12),
+                            style.clone(),
+                        )
                         + Text::new(format!("v{}", variant + 1), (-8, 2), style),
                 ))?;
             }
