@@ -56,19 +56,100 @@ fn per_token_floats_become_prices_per_million_checked_by_hand() {
     let gemini = m("gemini/gemini-2.5-pro");
     assert_eq!(gemini["input"].as_str(), Some("1.25"));
     assert_eq!(gemini["cache_read"].as_str(), Some("0.125"));
-    let lc = gemini["long_context"].as_table().unwrap();
+    let lc = gemini["long_context"][0].as_table().unwrap();
     assert_eq!(lc["threshold_tokens"].as_integer(), Some(200_000));
     assert_eq!(lc["input"].as_str(), Some("2.5"));
     assert_eq!(lc["output"].as_str(), Some("15"));
-    // Every price-like field the book cannot hold is listed, in the file and on stderr.
-    for skipped in [
-        "search_context_cost_per_query",
-        "fedramp_uplift_multiplier",
-        "input_cost_per_token_priority",
-    ] {
+    // Gemini's tier gives its own cache read (2.5e-07); flex and priority
+    // are service tiers with their own prices (6.25e-07/5e-06 and 2.25e-06/1.8e-05).
+    assert_eq!(lc["cache_read"].as_str(), Some("0.25"));
+    let flex = gemini["services"]["flex"].as_table().unwrap();
+    assert_eq!(flex["input"].as_str(), Some("0.625"));
+    assert_eq!(flex["output"].as_str(), Some("5"));
+    let priority = gemini["services"]["priority"].as_table().unwrap();
+    assert_eq!(priority["input"].as_str(), Some("2.25"));
+    assert_eq!(priority["output"].as_str(), Some("18"));
+    // Google and OpenAI count cached tokens as input and charge no write
+    // premium; Anthropic's input excludes them.
+    assert_eq!(gemini["input_includes_cache"].as_bool(), Some(true));
+    assert_eq!(gemini["cache_write_5m"].as_str(), Some("1.25"));
+    assert_eq!(sonnet["input_includes_cache"].as_bool(), Some(false));
+    let gpt = m("gpt-4o");
+    assert_eq!(gpt["cache_write_5m"], gpt["input"]);
+    // fedramp_uplift_multiplier 1.1 is a region.
+    assert_eq!(gpt["regions"]["fedramp"].as_str(), Some("1.1"));
+    // Web search: 0.01 per query is $10 per 1,000; Gemini's 0.035 is $35.
+    let fee = |id: &str| doc["fees"][format!("{id}/web_search").as_str()]["price"].as_str();
+    assert_eq!(fee("claude-sonnet-4-5"), Some("10"));
+    assert_eq!(fee("gemini/gemini-2.5-pro"), Some("35"));
+    // LiteLLM's combined prices (the 200k tier under flex, priority, batch)
+    // are what tokencast derives, so none is listed; fields with no place in
+    // the book are, in the file and on stderr.
+    assert!(!book.contains("above_200k_tokens_flex"), "{book}");
+    for skipped in ["google_maps_grounding_cost_per_query", "search_free_requests"] {
         assert!(book.contains(skipped), "{skipped} listed in the book");
         assert!(notes.contains(skipped), "{skipped} listed on stderr");
     }
+}
+
+#[test]
+fn the_shipped_books_load_and_price_first_party_models() {
+    // Each book under scenarios/prices/litellm-1.110.2 priced through a
+    // one-result scenario: 1,000 prefix tokens + 4,000 bytes (1,000 tokens)
+    // of result = 1,000 and 2,000 input tokens; 0 output per step, 1,000 final.
+    for (book, model, input_per_m, output_per_m) in [
+        ("anthropic.toml", "claude-sonnet-4-5", "3", "15"),
+        ("openai.toml", "gpt-5", "1.25", "10"),
+        ("google.toml", "gemini/gemini-2.5-pro", "1.25", "10"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let scenario = format!(
+            r#"name = "shipped"
+question = "?"
+model = "{model}"
+prices = "{}"
+[trace]
+[[trace.calls]]
+capability = "t/x"
+status = 200
+items = 1
+raw_bytes = 4000
+trimmed_bytes = 4000
+latency_ms = 1
+charged_usd = "0"
+[assumptions]
+prefix_tokens = 1000
+output_tokens_per_step = 0
+final_output_tokens = 1000
+bytes_per_token = 4
+tokenizer_uplift = 1
+runs_per_day = 1
+[[variants]]
+results = "raw"
+cache = "none"
+"#,
+            root.join("scenarios/prices/litellm-1.110.2").join(book).display()
+        );
+        fs::write(dir.path().join("s.toml"), scenario).unwrap();
+        let doc = json_of(tokencast().current_dir(dir.path()).args([
+            "simulate",
+            "s.toml",
+            "--format",
+            "json",
+            "--no-report",
+        ]));
+        let v = variant(&doc, "raw, no cache");
+        // 3,000 input tokens and 1,000 output tokens at the book's prices.
+        let want = (dec_of(input_per_m) * rust_decimal::Decimal::from(3000)
+            + dec_of(output_per_m) * rust_decimal::Decimal::from(1000))
+            / rust_decimal::Decimal::from(1_000_000);
+        assert_eq!(dec(&v["cost"]["total"]["lower"]), want.normalize(), "{book}");
+    }
+}
+
+fn dec_of(s: &str) -> rust_decimal::Decimal {
+    s.parse().unwrap()
 }
 
 #[test]

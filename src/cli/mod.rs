@@ -61,7 +61,7 @@ fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
                 format!("converted {}", m.id)
             } else {
                 format!(
-                    "converted {}; not converted (no field yet): {}",
+                    "converted {}; not converted: {}",
                     m.id,
                     m.skipped.join(", ")
                 )

@@ -448,14 +448,6 @@ fn check_long_context(r: &RawModelPrices) -> Result<Vec<LongContext>, Problem> {
                 ));
             }
         }
-        if let Some(w) = r.context_window_tokens {
-            if t.threshold_tokens >= w {
-                return Err((
-                    format!("the long-context threshold {} is not below the context window of {w} tokens", t.threshold_tokens),
-                    "a tier applies to prompts that fit the window; check threshold_tokens and context_window_tokens",
-                ));
-            }
-        }
         out.push(LongContext {
             threshold_tokens: t.threshold_tokens,
             input: t.input,

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::str::FromStr;
 
 /// How LiteLLM's fields map onto a tokencast model table.
-const PRICES: [(&str, &str); 7] = [
+const PRICES: [(&str, &str); 10] = [
     ("input_cost_per_token", "input"),
     ("output_cost_per_token", "output"),
     ("cache_creation_input_token_cost", "cache_write_5m"),
@@ -27,7 +27,24 @@ const PRICES: [(&str, &str); 7] = [
     ("cache_read_input_token_cost", "cache_read"),
     ("input_cost_per_token_batches", "batch_input"),
     ("output_cost_per_token_batches", "batch_output"),
+    (
+        "cache_creation_input_token_cost_batches",
+        "batch_cache_write_5m",
+    ),
+    ("cache_read_input_token_cost_batches", "batch_cache_read"),
+    ("cache_storage_cost_per_token_per_hour", "cache_storage_per_hour"),
 ];
+
+/// LiteLLM's uplift multipliers, as tokencast region names.
+const REGIONS: [(&str, &str); 4] = [
+    ("fedramp_uplift_multiplier", "fedramp"),
+    ("regional_endpoint_uplift_multiplier", "regional-endpoint"),
+    ("regional_processing_uplift_multiplier_eu", "eu"),
+    ("regional_processing_uplift_multiplier_us", "us"),
+];
+
+/// LiteLLM's service-tier suffixes, as tokencast service names.
+const SERVICES: [(&str, &str); 2] = [("flex", "flex"), ("priority", "priority")];
 
 /// One model of the converted book.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,9 +62,18 @@ pub struct ModelOut {
     /// `max_input_tokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window_tokens: Option<u64>,
-    /// The lowest `_above_<N>k_tokens` tier with both an input and an output price.
+    /// From `litellm_provider`: OpenAI and Google count cached tokens as input, Anthropic does not.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub long_context: Option<LongContextOut>,
+    pub input_includes_cache: Option<bool>,
+    /// Every `_above_<N>k_tokens` tier with an input and an output price (at most three).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub long_context: Vec<LongContextOut>,
+    /// `_flex` and `_priority` prices.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<&'static str, BTreeMap<&'static str, String>>,
+    /// FedRAMP and regional uplift multipliers.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub regions: BTreeMap<&'static str, String>,
 }
 
 /// A long-context tier as written in the book.
@@ -59,6 +85,25 @@ pub struct LongContextOut {
     pub input: String,
     /// Output, USD per million tokens.
     pub output: String,
+    /// Cache read in the tier, when LiteLLM gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<String>,
+    /// Cache write in the tier, when LiteLLM gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_write_5m: Option<String>,
+}
+
+/// A tool fee converted from a per-query cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeeOut {
+    /// Where it comes from.
+    pub source: String,
+    /// When it was read.
+    pub read_on: String,
+    /// Always `per_1000_calls` (LiteLLM's per-query costs × 1,000).
+    pub unit: &'static str,
+    /// USD per 1,000 calls.
+    pub price: String,
 }
 
 /// One converted model and the LiteLLM fields left out.
@@ -68,7 +113,9 @@ pub struct Converted {
     pub id: String,
     /// Its table.
     pub model: ModelOut,
-    /// Price-like fields the book cannot hold yet, sorted.
+    /// Its web-search fee (`search_context_cost_per_query`, medium context), if any.
+    pub web_search: Option<FeeOut>,
+    /// Price-like fields the book cannot hold, sorted, each with why.
     pub skipped: Vec<String>,
 }
 
@@ -84,12 +131,17 @@ pub struct Conversion {
 /// A per-token JSON number as USD per million tokens: through its shortest
 /// decimal string, then an exact multiplication.
 pub fn per_million(v: &Value) -> Option<Decimal> {
+    scaled(v, 1_000_000)
+}
+
+/// A JSON number times `k`, through its shortest decimal string.
+fn scaled(v: &Value, k: i64) -> Option<Decimal> {
     let f = v.as_f64()?;
     if !f.is_finite() || f < 0.0 {
         return None;
     }
     let exact = Decimal::from_str(&format!("{f}")).ok()?;
-    let d = exact.checked_mul(Decimal::from(1_000_000))?.normalize();
+    let d = exact.checked_mul(Decimal::from(k))?.normalize();
     (d <= Decimal::from(MAX_PRICE) && d.scale() <= MAX_PRICE_DECIMALS).then_some(d)
 }
 
@@ -115,43 +167,180 @@ fn tiers(entry: &serde_json::Map<String, Value>) -> Vec<u64> {
     out
 }
 
+/// Whether the provider's input count includes cached tokens, by provider.
+fn includes_cache(provider: &str) -> Option<bool> {
+    if provider == "anthropic" || provider.starts_with("bedrock") {
+        Some(false)
+    } else if ["openai", "azure", "gemini", "vertex_ai", "xai", "deepseek"]
+        .iter()
+        .any(|p| provider.starts_with(p))
+    {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 fn convert_one(
     id: &str,
     entry: &serde_json::Map<String, Value>,
     file: &str,
     read_on: &str,
 ) -> Option<Converted> {
-    let mut prices = BTreeMap::new();
     let mut used: Vec<String> = Vec::new();
+    let mut get = |key: &str| {
+        let d = entry.get(key).and_then(per_million)?;
+        used.push(key.to_string());
+        Some(d)
+    };
+    let mut prices = BTreeMap::new();
     for (from, to) in PRICES {
-        if let Some(d) = entry.get(from).and_then(per_million) {
-            prices.insert(to, d.to_string());
-            used.push(from.to_string());
+        if let Some(d) = get(from) {
+            prices.insert(to, d);
         }
     }
-    if !prices.contains_key("input") || !prices.contains_key("output") {
-        return None;
+    let (input, output) = (*prices.get("input")?, *prices.get("output")?);
+    let provider = entry
+        .get("litellm_provider")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    // OpenAI and Google cache automatically and charge no write premium:
+    // a write costs the input price. LiteLLM gives no creation cost for them.
+    if includes_cache(provider) == Some(true)
+        && prices.contains_key("cache_read")
+        && !prices.contains_key("cache_write_5m")
+    {
+        prices.insert("cache_write_5m", input);
     }
-    let long_context = tiers(entry).into_iter().find_map(|n| {
-        let input = entry
-            .get(&format!("input_cost_per_token_above_{n}k_tokens"))
-            .and_then(per_million)?;
-        let output = entry
-            .get(&format!("output_cost_per_token_above_{n}k_tokens"))
-            .and_then(per_million)?;
-        used.push(format!("input_cost_per_token_above_{n}k_tokens"));
-        used.push(format!("output_cost_per_token_above_{n}k_tokens"));
-        Some(LongContextOut {
+    let mut long_context = Vec::new();
+    for n in tiers(entry).into_iter().take(super::MAX_LONG_TIERS) {
+        let (Some(i), Some(o)) = (
+            get(&format!("input_cost_per_token_above_{n}k_tokens")),
+            get(&format!("output_cost_per_token_above_{n}k_tokens")),
+        ) else {
+            continue;
+        };
+        long_context.push(super::LongContext {
             threshold_tokens: n * 1000,
-            input: input.to_string(),
-            output: output.to_string(),
-        })
-    });
-    let mut skipped: Vec<String> = entry
-        .keys()
-        .filter(|k| price_like(k) && !used.contains(k))
-        .cloned()
-        .collect();
+            input: i,
+            output: o,
+            cache_read: get(&format!("cache_read_input_token_cost_above_{n}k_tokens")),
+            cache_write_5m: get(&format!(
+                "cache_creation_input_token_cost_above_{n}k_tokens"
+            )),
+            cache_write_1h: None,
+        });
+    }
+    let mut services = BTreeMap::new();
+    for (suffix, name) in SERVICES {
+        if let (Some(i), Some(o)) = (
+            get(&format!("input_cost_per_token_{suffix}")),
+            get(&format!("output_cost_per_token_{suffix}")),
+        ) {
+            services.insert(
+                name.to_string(),
+                super::Service::Prices(super::ServicePrices {
+                    input: i,
+                    output: o,
+                    cache_read: get(&format!("cache_read_input_token_cost_{suffix}")),
+                    cache_write_5m: None,
+                    cache_write_1h: None,
+                }),
+            );
+        }
+    }
+    let model = super::ModelPrices {
+        model: id.to_string(),
+        input,
+        output,
+        cache_write_5m: prices.get("cache_write_5m").copied(),
+        cache_write_1h: prices.get("cache_write_1h").copied(),
+        cache_read: prices.get("cache_read").copied(),
+        batch_input: prices.get("batch_input").copied(),
+        batch_output: prices.get("batch_output").copied(),
+        batch_cache_write_5m: prices.get("batch_cache_write_5m").copied(),
+        batch_cache_read: prices.get("batch_cache_read").copied(),
+        cache_storage_per_hour: prices.get("cache_storage_per_hour").copied(),
+        long_context,
+        services,
+        input_includes_cache: includes_cache(provider).unwrap_or(false),
+        ..super::ModelPrices::default()
+    };
+    let mut skipped: Vec<String> = Vec::new();
+    // LiteLLM's combined prices (a tier under flex, priority or batch):
+    // tokencast derives them; each is checked, and listed only if it differs.
+    for (t, lc) in model.long_context.iter().enumerate() {
+        let n = lc.threshold_tokens / 1000;
+        for (suffix, service, mode) in [
+            ("flex", Some("flex"), super::Mode::Sync),
+            ("priority", Some("priority"), super::Mode::Sync),
+            ("batches", None, super::Mode::Batch),
+        ] {
+            let cache = if model.cache_read.is_some() && model.cache_write_5m.is_some() {
+                super::Cache::FiveMinutes
+            } else {
+                super::Cache::None
+            };
+            let derived = model
+                .rates_with(cache, mode, super::Options { service, region: None })
+                .ok()
+                .map(|r| r.at(t + 1));
+            for (class, key) in [
+                ("input", format!("input_cost_per_token_above_{n}k_tokens_{suffix}")),
+                ("output", format!("output_cost_per_token_above_{n}k_tokens_{suffix}")),
+                ("cache_read", format!("cache_read_input_token_cost_above_{n}k_tokens_{suffix}")),
+            ] {
+                let Some(listed) = entry.get(&key).and_then(per_million) else {
+                    continue;
+                };
+                let ours = derived.map(|c| match class {
+                    "input" => c.input,
+                    "output" => c.output,
+                    _ => c.cache_read,
+                });
+                if ours.is_some_and(|o| o.normalize() == listed) {
+                    used.push(key);
+                } else {
+                    used.push(key.clone());
+                    skipped.push(format!(
+                        "{key} (LiteLLM {listed}, tokencast derives {})",
+                        ours.map_or("nothing".into(), |o| o.normalize().to_string())
+                    ));
+                }
+            }
+        }
+    }
+    let mut regions = BTreeMap::new();
+    for (key, name) in REGIONS {
+        let m = entry.get(key).and_then(|v| scaled(v, 1)).filter(|m| {
+            *m > Decimal::ZERO
+                && *m <= Decimal::from(super::book::MAX_MULTIPLIER)
+                && m.scale() <= 6
+        });
+        if let Some(m) = m {
+            used.push(key.to_string());
+            regions.insert(name, m.to_string());
+        }
+    }
+    let web_search = entry
+        .get("search_context_cost_per_query")
+        .and_then(|v| v.get("search_context_size_medium"))
+        .and_then(|v| scaled(v, 1000))
+        .map(|price| {
+            used.push("search_context_cost_per_query".into());
+            FeeOut {
+                source: format!("LiteLLM {file}: search_context_cost_per_query (medium) of {id}"),
+                read_on: read_on.to_string(),
+                unit: "per_1000_calls",
+                price: price.to_string(),
+            }
+        });
+    skipped.extend(
+        entry
+            .keys()
+            .filter(|k| price_like(k) && !used.contains(k))
+            .cloned(),
+    );
     skipped.sort();
     let source = match entry.get("source").and_then(Value::as_str) {
         Some(s) => format!("{s} (via LiteLLM, {file})"),
@@ -162,11 +351,40 @@ fn convert_one(
         model: ModelOut {
             source,
             read_on: read_on.to_string(),
-            prices,
+            prices: prices.iter().map(|(k, v)| (*k, v.to_string())).collect(),
             min_cacheable_tokens: entry.get("prompt_cache_min_tokens").and_then(Value::as_u64),
             context_window_tokens: entry.get("max_input_tokens").and_then(Value::as_u64),
-            long_context,
+            input_includes_cache: includes_cache(provider),
+            long_context: model
+                .long_context
+                .iter()
+                .map(|l| LongContextOut {
+                    threshold_tokens: l.threshold_tokens,
+                    input: l.input.to_string(),
+                    output: l.output.to_string(),
+                    cache_read: l.cache_read.map(|d| d.to_string()),
+                    cache_write_5m: l.cache_write_5m.map(|d| d.to_string()),
+                })
+                .collect(),
+            services: model
+                .services
+                .iter()
+                .filter_map(|(name, s)| {
+                    let super::Service::Prices(p) = s else { return None };
+                    let name = SERVICES.iter().find(|(_, n)| n == name)?.1;
+                    let mut m = BTreeMap::from([
+                        ("input", p.input.to_string()),
+                        ("output", p.output.to_string()),
+                    ]);
+                    if let Some(r) = p.cache_read {
+                        m.insert("cache_read", r.to_string());
+                    }
+                    Some((name, m))
+                })
+                .collect(),
+            regions,
         },
+        web_search,
         skipped,
     })
 }
@@ -236,14 +454,16 @@ impl Conversion {
         #[derive(Serialize)]
         struct Book<'a> {
             models: BTreeMap<&'a str, &'a ModelOut>,
+            #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+            fees: BTreeMap<String, &'a FeeOut>,
         }
         let mut out = format!(
-            "# tokencast price book, converted from LiteLLM's {file} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals.\n"
+            "# tokencast price book, converted from LiteLLM's {file} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals. Where the provider charges no cache\n# write premium (OpenAI, Google: a cache read price and no creation cost), cache_write_5m\n# is the input price. Web search fees are LiteLLM's per-query cost (medium context) × 1,000.\n"
         );
         for m in &self.models {
             if !m.skipped.is_empty() {
                 out.push_str(&format!(
-                    "# {}: not converted (the book has no field for them yet): {}\n",
+                    "# {}: not converted: {}\n",
                     m.id,
                     m.skipped.join(", ")
                 ));
@@ -260,6 +480,11 @@ impl Conversion {
                 .models
                 .iter()
                 .map(|m| (m.id.as_str(), &m.model))
+                .collect(),
+            fees: self
+                .models
+                .iter()
+                .filter_map(|m| Some((format!("{}/web_search", m.id), m.web_search.as_ref()?)))
                 .collect(),
         };
         out.push_str(&toml::to_string(&book).expect("a price book always serializes"));
