@@ -86,7 +86,10 @@ fn per_token_floats_become_prices_per_million_checked_by_hand() {
     // are what tokencast derives, so none is listed; fields with no place in
     // the book are, in the file and on stderr.
     assert!(!book.contains("above_200k_tokens_flex"), "{book}");
-    for skipped in ["google_maps_grounding_cost_per_query", "search_free_requests"] {
+    for skipped in [
+        "google_maps_grounding_cost_per_query",
+        "search_free_requests",
+    ] {
         assert!(book.contains(skipped), "{skipped} listed in the book");
         assert!(notes.contains(skipped), "{skipped} listed on stderr");
     }
@@ -129,7 +132,9 @@ runs_per_day = 1
 results = "raw"
 cache = "none"
 "#,
-            root.join("scenarios/prices/litellm-1.110.2").join(book).display()
+            root.join("scenarios/prices/litellm-1.110.2")
+                .join(book)
+                .display()
         );
         fs::write(dir.path().join("s.toml"), scenario).unwrap();
         let doc = json_of(tokencast().current_dir(dir.path()).args([
@@ -144,7 +149,11 @@ cache = "none"
         let want = (dec_of(input_per_m) * rust_decimal::Decimal::from(3000)
             + dec_of(output_per_m) * rust_decimal::Decimal::from(1000))
             / rust_decimal::Decimal::from(1_000_000);
-        assert_eq!(dec(&v["cost"]["total"]["lower"]), want.normalize(), "{book}");
+        assert_eq!(
+            dec(&v["cost"]["total"]["lower"]),
+            want.normalize(),
+            "{book}"
+        );
     }
 }
 

@@ -35,7 +35,11 @@ fn simulate_json(dir: &Path) -> serde_json::Value {
         .args(["simulate", "rules.toml", "--format", "json", "--no-report"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -106,7 +110,10 @@ fn tool_fees_are_charged_per_unit_with_the_container_minimum() {
     );
     let lines = doc["tool_fees"].as_array().unwrap();
     assert_eq!(lines.len(), 2);
-    let search = lines.iter().find(|l| l["fee"]["name"] == "web_search").unwrap();
+    let search = lines
+        .iter()
+        .find(|l| l["fee"]["name"] == "web_search")
+        .unwrap();
     assert_eq!(search["calls"], 1);
     assert_eq!(dec(&search["charge"]), d("0.01"));
 }
@@ -140,7 +147,10 @@ fn the_scenario_date_chooses_the_entry_in_force() {
     assert_eq!(model_cost(&doc, "dated"), d("0.0261"));
     // Before the first entry there is no price: an error naming its start.
     edit(dir.path(), "date = \"2027-01-01\"", "date = \"2025-12-31\"");
-    fails(dir.path(), &["no price in force on 2025-12-31", "2026-01-01"]);
+    fails(
+        dir.path(),
+        &["no price in force on 2025-12-31", "2026-01-01"],
+    );
 }
 
 #[test]
@@ -150,7 +160,11 @@ fn without_a_date_today_chooses_and_is_printed() {
     let doc = simulate_json(dir.path());
     assert_eq!(doc["price_date"]["from"], "today");
     let today = doc["price_date"]["date"].as_str().unwrap().to_string();
-    let want = if today.as_str() >= "2027-01-01" { "0.0261" } else { "0.0186" };
+    let want = if today.as_str() >= "2027-01-01" {
+        "0.0261"
+    } else {
+        "0.0186"
+    };
     assert_eq!(model_cost(&doc, "dated"), d(want));
     let out = tokencast()
         .current_dir(dir.path())
@@ -158,7 +172,10 @@ fn without_a_date_today_chooses_and_is_printed() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains(&format!("Prices in force on {today} (today")), "{text}");
+    assert!(
+        text.contains(&format!("Prices in force on {today} (today")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -200,14 +217,27 @@ fn a_currency_converts_every_figure_exactly_and_is_named_everywhere() {
         .args(["simulate", "rules.toml", "--csv", "csv"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("0.92 EUR per USD (rate of 2026-11-27)"), "{text}");
-    assert!(text.contains("Cost of one run, per variant (EUR)"), "{text}");
+    assert!(
+        text.contains("0.92 EUR per USD (rate of 2026-11-27)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Cost of one run, per variant (EUR)"),
+        "{text}"
+    );
     assert!(text.contains("EUR 0.0"), "{text}");
     assert!(!text.contains('$'), "{text}");
     let csv = fs::read_to_string(dir.path().join("csv/variants.csv")).unwrap();
-    assert!(csv.lines().next().unwrap().contains("total_eur_lower"), "{csv}");
+    assert!(
+        csv.lines().next().unwrap().contains("total_eur_lower"),
+        "{csv}"
+    );
     let html = fs::read_to_string(dir.path().join("reports/rules.html")).unwrap();
     assert!(html.contains("0.92 EUR per USD (rate of 2026-11-27)"));
     assert!(!html.contains("$0"));
@@ -217,16 +247,33 @@ fn a_currency_converts_every_figure_exactly_and_is_named_everywhere() {
 fn unknown_names_are_errors_that_point_at_them() {
     let dir = sandbox();
     edit(dir.path(), "service = \"flex\"", "service = \"flx\"");
-    fails(dir.path(), &["service tier `flx` is not defined for `tiered`", "flex"]);
+    fails(
+        dir.path(),
+        &["service tier `flx` is not defined for `tiered`", "flex"],
+    );
     let dir = sandbox();
     edit(dir.path(), "region = \"us-only\"", "region = \"eu\"");
     fails(dir.path(), &["region `eu`", "us-only"]);
     let dir = sandbox();
-    edit(dir.path(), "\"web/search\" = \"web_search\"", "\"web/search\" = \"websearch\"");
-    fails(dir.path(), &["fee `websearch` is not in the price book", "web_search"]);
+    edit(
+        dir.path(),
+        "\"web/search\" = \"web_search\"",
+        "\"web/search\" = \"websearch\"",
+    );
+    fails(
+        dir.path(),
+        &["fee `websearch` is not in the price book", "web_search"],
+    );
     let dir = sandbox();
-    edit(dir.path(), "\"web/search\" = \"web_search\"", "\"web/serch\" = \"web_search\"");
-    fails(dir.path(), &["capability `web/serch` is not in the trace", "web/search"]);
+    edit(
+        dir.path(),
+        "\"web/search\" = \"web_search\"",
+        "\"web/serch\" = \"web_search\"",
+    );
+    fails(
+        dir.path(),
+        &["capability `web/serch` is not in the trace", "web/search"],
+    );
     let dir = sandbox();
     edit(dir.path(), "model = \"dated\"", "model = \"dates\"");
     fails(dir.path(), &["`dates` is not in the price book", "dated"]);
@@ -244,6 +291,16 @@ fn a_price_book_with_tiers_out_of_order_is_refused() {
     let dir = sandbox();
     let p = dir.path().join("prices.toml");
     let text = fs::read_to_string(&p).unwrap();
-    fs::write(&p, text.replacen("threshold_tokens = 3000", "threshold_tokens = 1500", 1)).unwrap();
-    fails(dir.path(), &["long-context thresholds must rise: 1500 after 2000", "prices.toml"]);
+    fs::write(
+        &p,
+        text.replacen("threshold_tokens = 3000", "threshold_tokens = 1500", 1),
+    )
+    .unwrap();
+    fails(
+        dir.path(),
+        &[
+            "long-context thresholds must rise: 1500 after 2000",
+            "prices.toml",
+        ],
+    );
 }

@@ -5,8 +5,8 @@
 //! built by simulating a scenario, so both compare the same way and a field
 //! that is missing is an error when the file is read, not a blank here.
 
-use crate::pricing::Currency;
 use super::SimulationDoc;
+use crate::pricing::Currency;
 use crate::scenario::InputFile;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};

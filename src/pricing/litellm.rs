@@ -32,7 +32,10 @@ const PRICES: [(&str, &str); 10] = [
         "batch_cache_write_5m",
     ),
     ("cache_read_input_token_cost_batches", "batch_cache_read"),
-    ("cache_storage_cost_per_token_per_hour", "cache_storage_per_hour"),
+    (
+        "cache_storage_cost_per_token_per_hour",
+        "cache_storage_per_hour",
+    ),
 ];
 
 /// LiteLLM's uplift multipliers, as tokencast region names.
@@ -282,13 +285,29 @@ fn convert_one(
                 super::Cache::None
             };
             let derived = model
-                .rates_with(cache, mode, super::Options { service, region: None })
+                .rates_with(
+                    cache,
+                    mode,
+                    super::Options {
+                        service,
+                        region: None,
+                    },
+                )
                 .ok()
                 .map(|r| r.at(t + 1));
             for (class, key) in [
-                ("input", format!("input_cost_per_token_above_{n}k_tokens_{suffix}")),
-                ("output", format!("output_cost_per_token_above_{n}k_tokens_{suffix}")),
-                ("cache_read", format!("cache_read_input_token_cost_above_{n}k_tokens_{suffix}")),
+                (
+                    "input",
+                    format!("input_cost_per_token_above_{n}k_tokens_{suffix}"),
+                ),
+                (
+                    "output",
+                    format!("output_cost_per_token_above_{n}k_tokens_{suffix}"),
+                ),
+                (
+                    "cache_read",
+                    format!("cache_read_input_token_cost_above_{n}k_tokens_{suffix}"),
+                ),
             ] {
                 let Some(listed) = entry.get(&key).and_then(per_million) else {
                     continue;
@@ -313,9 +332,7 @@ fn convert_one(
     let mut regions = BTreeMap::new();
     for (key, name) in REGIONS {
         let m = entry.get(key).and_then(|v| scaled(v, 1)).filter(|m| {
-            *m > Decimal::ZERO
-                && *m <= Decimal::from(super::book::MAX_MULTIPLIER)
-                && m.scale() <= 6
+            *m > Decimal::ZERO && *m <= Decimal::from(super::book::MAX_MULTIPLIER) && m.scale() <= 6
         });
         if let Some(m) = m {
             used.push(key.to_string());
@@ -370,7 +387,9 @@ fn convert_one(
                 .services
                 .iter()
                 .filter_map(|(name, s)| {
-                    let super::Service::Prices(p) = s else { return None };
+                    let super::Service::Prices(p) = s else {
+                        return None;
+                    };
                     let name = SERVICES.iter().find(|(_, n)| n == name)?.1;
                     let mut m = BTreeMap::from([
                         ("input", p.input.to_string()),

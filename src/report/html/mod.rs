@@ -120,7 +120,10 @@ pub(crate) fn view(t: &DataTable) -> TableView {
             .collect()
     };
     let (rows, title) = if t.rows.len() <= PAGE_MAX_ROWS {
-        (t.rows.iter().map(cells).collect(), crate::report::format::in_code(&t.title))
+        (
+            t.rows.iter().map(cells).collect(),
+            crate::report::format::in_code(&t.title),
+        )
     } else {
         let hidden = t.rows.len() - 2 * PAGE_EDGE_ROWS;
         let mut gap = vec![CellView {

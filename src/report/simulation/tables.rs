@@ -521,6 +521,32 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
             Cell::Int(sim.tool_results),
         ),
     ];
+    let mut rows = rows;
+    if !sim.currency.is_usd() {
+        let c = &sim.currency;
+        rows.push((
+            "currency",
+            "currency of every figure",
+            Cell::Text(c.code.clone()),
+        ));
+        rows.push((
+            "per_usd",
+            "units per US dollar (prices and fees converted)",
+            Cell::Text(c.per_usd.to_string()),
+        ));
+        rows.push((
+            "rate_date",
+            "date of the rate",
+            Cell::Text(c.rate_date.clone()),
+        ));
+    }
+    if let Some(d) = &sim.price_date {
+        rows.push((
+            "price_date",
+            "date that chose the prices",
+            Cell::Text(format!("{} ({})", d.date, d.from)),
+        ));
+    }
     DataTable {
         id: "assumptions",
         title: "Assumptions".into(),
@@ -549,10 +575,7 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
     if !doc.simulation.tool_fees.is_empty() {
         out.push(tool_fees(doc));
     }
-    out.extend([
-        assumptions(doc),
-        prices(doc),
-    ]);
+    out.extend([assumptions(doc), prices(doc)]);
     out.extend(super::what_if::tables(doc));
     out
 }

@@ -163,8 +163,11 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
             .max()
             .unwrap_or(1);
         let mut b = ChartBuilder::on(root);
-        b.caption(crate::report::format::in_code(spec.title), (FONT, TITLE_SIZE).into_font().color(&INK))
-            .margin(12);
+        b.caption(
+            crate::report::format::in_code(spec.title),
+            (FONT, TITLE_SIZE).into_font().color(&INK),
+        )
+        .margin(12);
         let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
             let k = spec.series.len() as f64;
             let (c0, c1) = if spec.stacked {
@@ -424,7 +427,10 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
                 .fold(0.0, f64::max),
         );
         let mut chart = ChartBuilder::on(root)
-            .caption(crate::report::format::in_code(spec.title), (FONT, TITLE_SIZE).into_font().color(&INK))
+            .caption(
+                crate::report::format::in_code(spec.title),
+                (FONT, TITLE_SIZE).into_font().color(&INK),
+            )
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
