@@ -68,6 +68,9 @@ fn synthetic(calls: usize) -> Scenario {
                 latency_ms: 1000 + (x >> 40) % 15_000,
                 charged_usd: Decimal::new(792, 6),
                 replayed: false,
+                images: 0,
+                documents: 0,
+                recorded: None,
             }
         })
         .collect();

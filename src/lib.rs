@@ -17,6 +17,7 @@ pub mod cli;
 pub mod document;
 pub mod engine;
 pub mod error;
+pub mod import;
 pub mod input;
 pub mod output;
 pub mod pricing;

@@ -27,6 +27,57 @@ pub enum Command {
     /// Price books: convert published price tables into tokencast's format.
     #[command(subcommand)]
     Prices(PricesCommand),
+    /// Import real agent sessions as traces and scenarios, with a priced summary.
+    #[command(subcommand)]
+    Import(LogSource),
+}
+
+/// Where `import` reads sessions from.
+#[derive(Debug, Subcommand)]
+pub enum LogSource {
+    /// Claude Code's session logs (~/.claude/projects/**/*.jsonl).
+    ClaudeCode(ClaudeCodeArgs),
+}
+
+/// Arguments of `import claude-code`.
+#[derive(Debug, clap::Args)]
+pub struct ClaudeCodeArgs {
+    /// Log directories or .jsonl files [default: $CLAUDE_CONFIG_DIR (comma-separated) with
+    /// /projects, else ~/.config/claude/projects and ~/.claude/projects].
+    pub paths: Vec<PathBuf>,
+    /// Only sessions starting on or after this date (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Only sessions starting on or before this date (YYYY-MM-DD, UTC).
+    #[arg(long, value_name = "DATE")]
+    pub until: Option<String>,
+    /// Only projects whose directory name contains this.
+    #[arg(long, value_name = "NAME")]
+    pub project: Option<String>,
+    /// Only this session id.
+    #[arg(long = "session", value_name = "ID")]
+    pub session: Option<String>,
+    /// Where traces and scenarios go (one directory per session).
+    #[arg(long, value_name = "DIR", default_value = "scenarios/imported")]
+    pub out: PathBuf,
+    /// The price book [default: the shipped LiteLLM 1.110.2 Anthropic book]; copied to DIR/prices.toml.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Another model of the price book for the "other model" what-if.
+    #[arg(long, value_name = "MODEL")]
+    pub compare_model: Option<String>,
+    /// How "trimmed" results are made: BYTES kept per result, or PERCENT% of each [default: trimmed = raw].
+    #[arg(long, value_name = "RULE")]
+    pub trim: Option<String>,
+    /// Stop with exit code 2 on any unreadable line or file instead of listing it.
+    #[arg(long)]
+    pub strict: bool,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Where the HTML page goes.
+    #[command(flatten)]
+    pub page: PageArgs,
 }
 
 /// `tokencast prices …`.

@@ -9,8 +9,8 @@ pub mod spec;
 
 pub use args::Cli;
 use args::{
-    Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs, PageArgs,
-    PricesCommand, SimulateArgs, SweepArgs,
+    ClaudeCodeArgs, Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs,
+    LogSource, PageArgs, PricesCommand, SimulateArgs, SweepArgs,
 };
 
 use crate::analysis::{forecast, sweep};
@@ -38,6 +38,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
         Command::Forecast(args) => run_forecast(args),
+        Command::Import(LogSource::ClaudeCode(args)) => run_import_claude_code(args),
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
 }
@@ -332,4 +333,142 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
 /// the CLI, never in the engine.
 fn today() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10].to_string()
+}
+
+/// The price book `import` uses when none is given: the shipped Anthropic book.
+const DEFAULT_IMPORT_BOOK: &str =
+    include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
+
+fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
+    use crate::error::InputError;
+    use crate::import::{claude_code, summary, write::Trim, Filter};
+    for (flag, d) in [("--since", &args.since), ("--until", &args.until)] {
+        if let Some(d) = d {
+            if !crate::pricing::book::is_date(d) {
+                return Err(InputError::new(format!("{flag} {d}: not a date"))
+                    .with_help("write the date as YYYY-MM-DD, e.g. 2026-11-30")
+                    .into());
+            }
+        }
+    }
+    let trim = match &args.trim {
+        None => Trim::None,
+        Some(t) => Trim::parse(t).ok_or_else(|| {
+            InputError::new(format!("--trim {t}: not a trim rule")).with_help(
+                "give the bytes kept per result (--trim 4096) or the share kept (--trim 25%)",
+            )
+        })?,
+    };
+    let paths = if args.paths.is_empty() {
+        let found = claude_code::default_paths();
+        if found.is_empty() {
+            return Err(InputError::new(
+                "no Claude Code logs found: $CLAUDE_CONFIG_DIR is unset or has no projects/, and neither ~/.config/claude/projects nor ~/.claude/projects exists",
+            )
+            .with_help("give the log directory or .jsonl files: tokencast import claude-code PATH")
+            .into());
+        }
+        found
+    } else {
+        for p in &args.paths {
+            if !p.exists() {
+                return Err(
+                    InputError::new(format!("{}: no such file or directory", p.display()))
+                        .with_help("give a Claude Code projects directory or .jsonl files")
+                        .into(),
+                );
+            }
+        }
+        args.paths.clone()
+    };
+    let filter = Filter {
+        since: args.since.clone(),
+        until: args.until.clone(),
+        project: args.project.clone(),
+        session: args.session.clone(),
+    };
+    let import = claude_code::read(&paths, &filter);
+    if args.strict && !import.problems.is_empty() {
+        let p = &import.problems[0];
+        return Err(InputError::new(format!(
+            "{}: line {}: {} ({} problem(s) in all)",
+            p.file,
+            p.line,
+            p.what,
+            import.problems.len()
+        ))
+        .with_help("without --strict, unreadable lines are listed and the rest is imported")
+        .into());
+    }
+    let book = match &args.prices {
+        Some(p) => SourceText::read(p, "price book")?,
+        None => SourceText {
+            name: "litellm-1.110.2/anthropic.toml".into(),
+            text: DEFAULT_IMPORT_BOOK.to_string(),
+        },
+    };
+    let today = today();
+    let (doc, out_files) = summary::build(
+        &import,
+        &book,
+        &summary::Options {
+            trim,
+            compare: args.compare_model.as_deref(),
+            today: &today,
+        },
+    )?;
+    let terminal = TerminalOptions {
+        requests: false,
+        width: terminal_width(),
+    };
+    let stdout = stdout_of(&doc, args.format, &terminal);
+    let mut files: Vec<PlannedFile> =
+        page_file(&doc, Path::new("import-claude-code"), &args.page, "")?
+            .into_iter()
+            .collect();
+    let page_count = files.len();
+    if !out_files.is_empty() {
+        let text = if book.text.starts_with("# tokencast ") {
+            book.text.clone()
+        } else {
+            format!(
+                "# tokencast price book, copied from {} by `tokencast import`.\n{}",
+                book.name, book.text
+            )
+        };
+        files.push(PlannedFile {
+            path: args.out.join(summary::BOOK_FILE),
+            bytes: text.into_bytes(),
+            marker: Marker::Toml,
+        });
+    }
+    let scenarios = out_files.iter().filter(|f| !f.csv).count();
+    files.extend(out_files.into_iter().map(|f| PlannedFile {
+        path: args.out.join(f.path),
+        marker: if f.csv {
+            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+        } else {
+            Marker::Toml
+        },
+        bytes: f.bytes,
+    }));
+    let done = output::write_all(&files, args.page.force)?;
+    let mut notes: Vec<String> = files
+        .iter()
+        .take(page_count)
+        .map(|f| format!("wrote {}", f.path.display()))
+        .collect();
+    if scenarios > 0 {
+        notes.push(format!(
+            "wrote {scenarios} scenario(s) and their traces under {}",
+            args.out.display()
+        ));
+    }
+    if done.stale_removed > 0 {
+        notes.push(format!(
+            "removed {} temporary file(s) left by an interrupted tokencast run",
+            done.stale_removed
+        ));
+    }
+    Ok(Outcome { stdout, notes })
 }

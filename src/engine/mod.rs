@@ -836,6 +836,9 @@ mod tests {
             latency_ms: 1000,
             charged_usd: d("0.001"),
             replayed: false,
+            images: 0,
+            documents: 0,
+            recorded: None,
         }
     }
 

@@ -127,6 +127,25 @@ pub fn kb(bytes: u64) -> String {
     )
 }
 
+/// Bytes in the largest decimal unit that keeps them above 1: `6.8 MB`.
+pub fn bytes_human(bytes: u64) -> String {
+    let units = [
+        (1_000_000_000_000u64, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+        (1_000, "KB"),
+    ];
+    for (size, unit) in units {
+        if bytes >= size {
+            return format!(
+                "{} {unit}",
+                fixed(Decimal::from(bytes) / Decimal::from(size), 1)
+            );
+        }
+    }
+    format!("{bytes} B")
+}
+
 /// A share (0–1) as a whole percent: `78%` (a share too large to scale is
 /// shown as `>` the largest percent).
 pub fn percent(share: Decimal) -> String {

@@ -15,6 +15,7 @@ pub mod diff;
 pub mod forecast;
 pub mod format;
 pub mod html;
+pub mod import;
 pub mod json;
 pub mod simulation;
 pub mod sweep;

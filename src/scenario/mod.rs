@@ -332,6 +332,15 @@ pub struct Scenario {
     pub inputs: Vec<InputFile>,
 }
 
+/// Files of a scenario already in memory, used instead of reading them.
+#[derive(Default, Clone, Copy)]
+pub struct Given<'a> {
+    /// The trace CSV the scenario's `[trace] file` names.
+    pub trace: Option<&'a SourceText>,
+    /// The price book the scenario's `prices` names, parsed.
+    pub book: Option<(&'a SourceText, &'a PriceBook)>,
+}
+
 /// A tool fee and the capabilities it is charged for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolFee {
@@ -376,6 +385,18 @@ impl Scenario {
         base: &Path,
         today: Option<&str>,
     ) -> Result<Scenario, InputError> {
+        Scenario::from_parts(src, base, today, Given::default())
+    }
+
+    /// A scenario whose trace file or price book is given in memory (an
+    /// import checks the scenarios it is about to write).
+    pub fn from_parts(
+        src: &SourceText,
+        base: &Path,
+        today: Option<&str>,
+        given: Given,
+    ) -> Result<Scenario, InputError> {
+        let trace_text = given.trace;
         let raw: RawScenario = src.parse_toml("scenario")?;
         let mut inputs = vec![input_file(src)];
         let currency = raw
@@ -384,12 +405,12 @@ impl Scenario {
             .transpose()?
             .unwrap_or_default();
         let date = check_date(src, raw.date.as_ref())?;
-        let mut book = Book::load(src, base, &raw.prices)?;
+        let mut book = Book::load(src, base, &raw.prices, given.book)?;
         book.date = date.clone().or_else(|| today.map(str::to_string));
         book.rate = currency.per_usd;
         inputs.push(input_file(&book.src));
         let prices = book.model(src, &raw.model, "model")?;
-        let mut trace = load_trace(src, base, raw.trace, &mut inputs)?;
+        let mut trace = load_trace(src, base, raw.trace, &mut inputs, trace_text)?;
         if !currency.is_usd() {
             for c in &mut trace {
                 c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
@@ -494,7 +515,21 @@ struct Book {
 }
 
 impl Book {
-    fn load(src: &SourceText, base: &Path, path: &Spanned<String>) -> Result<Book, InputError> {
+    fn load(
+        src: &SourceText,
+        base: &Path,
+        path: &Spanned<String>,
+        given: Option<(&SourceText, &PriceBook)>,
+    ) -> Result<Book, InputError> {
+        if let Some((text, book)) = given {
+            return Ok(Book {
+                src: text.clone(),
+                book: book.clone(),
+                date: None,
+                rate: Decimal::ONE,
+                used_default: std::cell::Cell::new(false),
+            });
+        }
         let book_path = resolve(base, path.get_ref());
         let book_src = SourceText::read(&book_path, "price book").map_err(|e| {
             src.error_at(e.message().to_string(), path.span(), "price book path")
@@ -714,10 +749,16 @@ fn load_trace(
     base: &Path,
     raw: Spanned<RawTrace>,
     inputs: &mut Vec<InputFile>,
+    given: Option<&SourceText>,
 ) -> Result<Vec<TraceCall>, InputError> {
     let span = raw.span();
     let raw = raw.into_inner();
     let trace = match (raw.file, raw.calls) {
+        (Some(_), None) if given.is_some() => {
+            let trace_src = given.expect("checked");
+            inputs.push(input_file(trace_src));
+            trace::parse_csv(trace_src)?
+        }
         (Some(file), None) => {
             let trace_path = resolve(base, file.get_ref());
             let trace_src = SourceText::read(&trace_path, "trace file").map_err(|e| {

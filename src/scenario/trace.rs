@@ -36,6 +36,51 @@ pub struct TraceCall {
     pub charged_usd: Decimal,
     /// An idempotent replay: echoes the first billing, not charged again.
     pub replayed: bool,
+    /// Images in the result (counted, never turned into bytes).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub images: u64,
+    /// Documents in the result.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub documents: u64,
+    /// What the provider reported for the request that carried this result
+    /// (imported logs), when the trace records it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<Recorded>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The usage a provider reported for one request, in tokencast's classes:
+/// uncached input, cache writes per lifetime, cache reads, output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Recorded {
+    /// The request's number in its thread (several results may share one).
+    pub request: u64,
+    /// When the request was made, RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// The model that served it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Tokens written to the 5-minute cache.
+    pub cache_write_5m: u64,
+    /// Tokens written to the 1-hour cache.
+    pub cache_write_1h: u64,
+    /// Tokens read from the cache.
+    pub cache_read: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl Recorded {
+    /// The whole prompt: uncached input, writes and reads.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
+    }
 }
 
 impl TraceCall {
@@ -69,6 +114,26 @@ pub(crate) struct RawCall {
     replayed: bool,
     #[serde(default)]
     note: String,
+    #[serde(default)]
+    images: Option<u64>,
+    #[serde(default)]
+    documents: Option<u64>,
+    #[serde(default)]
+    request: Option<u64>,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    recorded_input: Option<u64>,
+    #[serde(default)]
+    recorded_cache_write_5m: Option<u64>,
+    #[serde(default)]
+    recorded_cache_write_1h: Option<u64>,
+    #[serde(default)]
+    recorded_cache_read: Option<u64>,
+    #[serde(default)]
+    recorded_output: Option<u64>,
 }
 
 /// Where a raw row came from, so checks can point at it.
@@ -185,7 +250,50 @@ impl RawCall {
                 "name the tool capability, e.g. reddit/search",
             ));
         }
+        let usage = [
+            self.recorded_input,
+            self.recorded_cache_write_5m,
+            self.recorded_cache_write_1h,
+            self.recorded_cache_read,
+            self.recorded_output,
+        ];
+        let recorded = if usage.iter().any(Option::is_some) {
+            let Some(request) = self.request else {
+                return Err(site.error(
+                    row,
+                    "request",
+                    "missing value",
+                    "a row with recorded usage names the request that carried it (1, 2, …)",
+                ));
+            };
+            if usage
+                .iter()
+                .any(|u| u.is_some_and(|t| t > super::limits::MAX_TOKENS))
+            {
+                return Err(site.error(
+                    row,
+                    "recorded_input",
+                    "a recorded token count is beyond what tokencast accepts",
+                    "recorded counts are the provider's usage of one request",
+                ));
+            }
+            Some(Recorded {
+                request,
+                timestamp: self.timestamp.filter(|t| !t.is_empty()),
+                model: self.model.filter(|m| !m.is_empty()),
+                input: usage[0].unwrap_or(0),
+                cache_write_5m: usage[1].unwrap_or(0),
+                cache_write_1h: usage[2].unwrap_or(0),
+                cache_read: usage[3].unwrap_or(0),
+                output: usage[4].unwrap_or(0),
+            })
+        } else {
+            None
+        };
         Ok(TraceCall {
+            images: self.images.unwrap_or(0),
+            documents: self.documents.unwrap_or(0),
+            recorded,
             row,
             call: self.call,
             capability: self.capability.trim().to_string(),

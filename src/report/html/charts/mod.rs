@@ -8,6 +8,7 @@
 //! (g–i), [`sweep`] and [`forecast`].
 
 pub mod forecast;
+pub mod import;
 pub mod run;
 pub mod sweep;
 pub mod what_if;

@@ -1,0 +1,103 @@
+//! JSONL lines from a file, one at a time, never holding a line longer than
+//! a limit: an over-long line is skipped to its end and reported by number.
+
+use std::io::{self, BufRead};
+
+/// Longest line kept (a tool result of 64 MiB is far beyond any context).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// One line read.
+pub enum Line<'a> {
+    /// The line's bytes, without its newline.
+    Text(&'a [u8]),
+    /// A line longer than the limit, skipped; its length in bytes.
+    TooLong(u64),
+}
+
+/// Reads lines into one reused buffer.
+pub struct Lines<R> {
+    reader: R,
+    buf: Vec<u8>,
+    max: usize,
+    /// Lines read so far (the number of the last one returned).
+    pub number: u64,
+    /// Bytes read so far.
+    pub bytes: u64,
+}
+
+impl<R: BufRead> Lines<R> {
+    /// Lines of `reader`, at most `max` bytes each.
+    pub fn new(reader: R, max: usize) -> Self {
+        Lines {
+            reader,
+            buf: Vec::new(),
+            max,
+            number: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The next line with its 1-based number, or `None` at the end.
+    pub fn next_line(&mut self) -> io::Result<Option<(u64, Line<'_>)>> {
+        self.buf.clear();
+        let mut len: u64 = 0;
+        let mut too_long = false;
+        loop {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                if len == 0 {
+                    return Ok(None);
+                }
+                break;
+            }
+            let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            len += take as u64;
+            if !too_long {
+                if self.buf.len() + take > self.max + 1 {
+                    too_long = true;
+                    self.buf.clear();
+                    self.buf.shrink_to(1 << 16);
+                } else {
+                    self.buf.extend_from_slice(&chunk[..take]);
+                }
+            }
+            self.reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        self.number += 1;
+        self.bytes += len;
+        if too_long {
+            return Ok(Some((self.number, Line::TooLong(len))));
+        }
+        while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+            self.buf.pop();
+        }
+        Ok(Some((self.number, Line::Text(&self.buf))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_skipped_and_counted() {
+        let text = format!("a\n{}\nb\r\nc", "x".repeat(50));
+        let mut l = Lines::new(io::BufReader::with_capacity(8, text.as_bytes()), 10);
+        let mut seen = Vec::new();
+        while let Some((_, line)) = l.next_line().unwrap() {
+            seen.push(match line {
+                Line::Text(t) => String::from_utf8(t.to_vec()).unwrap(),
+                Line::TooLong(n) => format!("long {n}"),
+            });
+        }
+        assert_eq!(seen, ["a", "long 51", "b", "c"]);
+        assert_eq!(l.number, 4);
+        assert_eq!(l.bytes, text.len() as u64);
+    }
+}

@@ -1,0 +1,253 @@
+//! Importing real agent logs: each source is read into the same records
+//! (sessions of threads of requests and tool results), and everything
+//! downstream (traces, scenarios, the summary, the backtest) works on those
+//! records only, never on a source's format.
+//!
+//! Records hold sizes, counts, names of tools and models, and timestamps:
+//! never prompt or tool-result text, so everything built from them can be
+//! shared.
+//!
+//! - [`claude_code`]: Claude Code's `~/.claude/projects/**/*.jsonl`;
+//! - [`lines`]: reading JSONL without ever holding an over-long line;
+//! - [`write`]: a thread as a trace CSV and a scenario TOML;
+//! - [`summary`]: the import summary document, priced, with what-ifs.
+
+pub mod claude_code;
+pub mod lines;
+pub mod summary;
+pub mod write;
+
+use serde::{Deserialize, Serialize};
+
+/// Token usage of one request, in tokencast's classes (uncached input
+/// excludes cached tokens; output includes thinking).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Tokens written to the 5-minute cache.
+    pub cache_write_5m: u64,
+    /// Tokens written to the 1-hour cache.
+    pub cache_write_1h: u64,
+    /// Tokens read from the cache.
+    pub cache_read: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl Usage {
+    /// The whole prompt: uncached input, cache writes and reads.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
+    }
+
+    /// Every class, summed.
+    pub fn total(&self) -> u64 {
+        self.prompt() + self.output
+    }
+
+    /// Class-wise sum.
+    pub fn plus(&self, o: &Usage) -> Usage {
+        Usage {
+            input: self.input + o.input,
+            cache_write_5m: self.cache_write_5m + o.cache_write_5m,
+            cache_write_1h: self.cache_write_1h + o.cache_write_1h,
+            cache_read: self.cache_read + o.cache_read,
+            output: self.output + o.output,
+        }
+    }
+}
+
+/// One model request as the provider reported it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The provider's message id (deduplication key).
+    pub message_id: String,
+    /// When it was logged, RFC 3339.
+    pub timestamp: Option<String>,
+    /// The same, in milliseconds since the epoch.
+    #[serde(skip)]
+    pub at_ms: Option<i64>,
+    /// The model that served it.
+    pub model: String,
+    /// Its usage.
+    pub usage: Usage,
+}
+
+/// One tool result sent back to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// The tool's name (`Read`, `Bash`, an MCP tool …).
+    pub tool: String,
+    /// UTF-8 bytes of its text content as sent to the model.
+    pub bytes: u64,
+    /// Images in it (counted, not turned into bytes).
+    pub images: u64,
+    /// Documents in it.
+    pub documents: u64,
+    /// The tool reported an error (the result still enters the context).
+    pub is_error: bool,
+    /// From the request that asked for it to the result, milliseconds.
+    pub latency_ms: u64,
+    /// Index of the request that carried it, in its thread.
+    pub carried_by: Option<usize>,
+    /// When the result came back, milliseconds since the epoch.
+    #[serde(skip)]
+    pub at_ms: Option<i64>,
+}
+
+/// One context: the main thread of a session, or one subagent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thread {
+    /// `None` for the main thread; the agent's id for a subagent.
+    pub agent: Option<String>,
+    /// An automatic-compaction call (a summariser request of its own).
+    pub compaction: bool,
+    /// Requests in time order.
+    pub requests: Vec<Request>,
+    /// Tool results in time order.
+    pub results: Vec<ToolResult>,
+}
+
+impl Thread {
+    /// The thread's name in file names and tables: `main` or `agent-<id>`.
+    pub fn name(&self) -> String {
+        match &self.agent {
+            None => "main".into(),
+            Some(a) if a.starts_with("agent-") => a.clone(),
+            Some(a) => format!("agent-{a}"),
+        }
+    }
+
+    /// The model that served most of its tokens (ties: the first seen).
+    pub fn main_model(&self) -> Option<&str> {
+        let mut counts: Vec<(&str, u64)> = Vec::new();
+        for r in &self.requests {
+            let t = r.usage.total();
+            match counts.iter_mut().find(|(m, _)| *m == r.model) {
+                Some(c) => c.1 += t,
+                None => counts.push((&r.model, t)),
+            }
+        }
+        let best = counts.iter().map(|c| c.1).max()?;
+        counts.iter().find(|c| c.1 == best).map(|c| c.0)
+    }
+}
+
+/// One session: its threads, as the logs group them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    /// The session id.
+    pub id: String,
+    /// The project it belongs to (the log directory's name).
+    pub project: String,
+    /// The files it was read from (names relative to the project directory).
+    pub files: Vec<String>,
+    /// Main thread first, then subagents and compaction calls by name.
+    pub threads: Vec<Thread>,
+    /// Automatic compactions seen in the main thread (boundary markers).
+    pub compactions: u64,
+}
+
+impl Session {
+    /// The first request's timestamp.
+    pub fn started(&self) -> Option<&str> {
+        self.threads
+            .iter()
+            .flat_map(|t| t.requests.iter())
+            .filter_map(|r| r.timestamp.as_deref())
+            .min()
+    }
+
+    /// Every request of every thread.
+    pub fn requests(&self) -> impl Iterator<Item = &Request> {
+        self.threads.iter().flat_map(|t| t.requests.iter())
+    }
+}
+
+/// Something in the logs that could not be imported, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// The file (relative to the path given).
+    pub file: String,
+    /// 1-based line; 0 for the file as a whole.
+    pub line: u64,
+    /// What is wrong (never the line's text).
+    pub what: String,
+}
+
+/// What counting rules removed, for the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Further lines of a message already counted (one per content block).
+    pub repeated_lines: u64,
+    /// Messages logged again in another file (resumed sessions).
+    pub duplicate_messages: u64,
+    /// `<synthetic>` lines with zero usage (errors, interruptions).
+    pub synthetic: u64,
+    /// Tool results logged again (resumed sessions).
+    pub duplicate_results: u64,
+    /// Lines of types that carry no usage (progress, snapshots …).
+    pub other_lines: u64,
+}
+
+/// Everything one import read.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Import {
+    /// The source: `claude-code`.
+    pub source: String,
+    /// Files read.
+    pub files: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Sessions, by start time.
+    pub sessions: Vec<Session>,
+    /// What counting rules removed.
+    pub skipped: Skipped,
+    /// Lines or files that could not be read.
+    pub problems: Vec<Problem>,
+}
+
+/// Filters on what is imported.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Sessions starting on or after this date (YYYY-MM-DD, UTC).
+    pub since: Option<String>,
+    /// Sessions starting on or before this date.
+    pub until: Option<String>,
+    /// Projects whose name contains this.
+    pub project: Option<String>,
+    /// Only this session id.
+    pub session: Option<String>,
+}
+
+impl Filter {
+    /// Whether a session passes.
+    pub fn keeps(&self, s: &Session) -> bool {
+        let day = s.started().map(|t| &t[..t.len().min(10)]);
+        self.session.as_ref().is_none_or(|id| &s.id == id)
+            && self
+                .project
+                .as_ref()
+                .is_none_or(|p| s.project.contains(p.as_str()))
+            && self
+                .since
+                .as_ref()
+                .is_none_or(|d| day.is_some_and(|x| x >= d.as_str()))
+            && self
+                .until
+                .as_ref()
+                .is_none_or(|d| day.is_some_and(|x| x <= d.as_str()))
+    }
+}
+
+/// Milliseconds since the epoch of an RFC 3339 timestamp.
+pub fn epoch_ms(ts: &str) -> Option<i64> {
+    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
+        .or_else(|_| humantime::parse_rfc3339(ts))
+        .ok()?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_millis()).ok()
+}

@@ -1,0 +1,495 @@
+//! The import summary: per session and per day, what was recorded and what
+//! it cost at the price book, next to the engine's replay of the same
+//! threads with results trimmed, on the other cache tier, in batch, and on
+//! another model. A model the book does not price is an "unpriced" line with
+//! its token counts, never $0.
+
+use super::write::{self, ScenarioSpec, Trim};
+use super::{Import, Problem, Session, Skipped, Thread, Usage};
+use crate::engine::{simulate, Bounds, SimulateOptions};
+use crate::error::InputError;
+use crate::input::SourceText;
+use crate::pricing::{Cache, Mode, ModelPrices, PriceBook, PER_MILLION};
+use crate::scenario::{Given, Scenario};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The import's result document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImportDoc {
+    /// `claude-code`.
+    pub source: String,
+    /// Files, lines and bytes read.
+    pub files: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// The price book's file name.
+    pub price_book: String,
+    /// The model the "other model" what-if runs on, when it is priced.
+    pub compare_model: Option<String>,
+    /// How "trimmed" was made.
+    pub trim: String,
+    /// Per session, by start.
+    pub sessions: Vec<SessionRow>,
+    /// Per day (UTC, of the session's start).
+    pub days: Vec<DayRow>,
+    /// Requests on models the book does not price, per model.
+    pub unpriced: Vec<Unpriced>,
+    /// What counting rules removed.
+    pub skipped: Skipped,
+    /// Lines or files that could not be read.
+    pub problems: Vec<Problem>,
+    /// Scenario files written, relative to the output directory.
+    pub scenarios: Vec<String>,
+}
+
+/// The engine's replay of a session's threads that carry tool results.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct WhatIfs {
+    /// Replayed as recorded: raw results, the recorded cache tier.
+    pub simulated: Bounds,
+    /// With results trimmed.
+    pub trimmed: Bounds,
+    /// On the other cache tier (1 hour if 5 minutes was recorded, and back).
+    pub other_tier: Option<Bounds>,
+    /// In batch.
+    pub batch: Option<Bounds>,
+    /// On the other model.
+    pub other_model: Option<Bounds>,
+}
+
+impl WhatIfs {
+    fn plus(&self, o: &WhatIfs) -> WhatIfs {
+        let opt = |a: Option<Bounds>, b: Option<Bounds>| match (a, b) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, None) => a,
+            (None, b) => b,
+        };
+        WhatIfs {
+            simulated: self.simulated + o.simulated,
+            trimmed: self.trimmed + o.trimmed,
+            other_tier: opt(self.other_tier, o.other_tier),
+            batch: opt(self.batch, o.batch),
+            other_model: opt(self.other_model, o.other_model),
+        }
+    }
+}
+
+/// One session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// Session id.
+    pub session: String,
+    /// Project (log directory name).
+    pub project: String,
+    /// First request, RFC 3339.
+    pub started: Option<String>,
+    /// Threads: the main thread, subagents, compaction calls.
+    pub threads: u64,
+    /// Requests (each counted once).
+    pub requests: u64,
+    /// Tool results sent to the model.
+    pub tool_results: u64,
+    /// Their bytes.
+    pub result_bytes: u64,
+    /// Images in them.
+    pub images: u64,
+    /// Documents in them.
+    pub documents: u64,
+    /// Automatic compactions (boundaries and summariser calls).
+    pub compactions: u64,
+    /// Recorded usage, all threads.
+    pub usage: Usage,
+    /// Recorded cost of the priced requests.
+    pub recorded_cost: Decimal,
+    /// Requests whose model the book does not price (not in `recorded_cost`).
+    pub unpriced_requests: u64,
+    /// Recorded cost of the replayed threads (to compare with `what_if`).
+    pub replayed_recorded_cost: Decimal,
+    /// The engine's replays, when the session's threads could be replayed.
+    pub what_if: Option<WhatIfs>,
+}
+
+/// One day.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DayRow {
+    /// YYYY-MM-DD (UTC).
+    pub day: String,
+    /// Sessions started that day.
+    pub sessions: u64,
+    /// Their requests.
+    pub requests: u64,
+    /// Their recorded usage.
+    pub usage: Usage,
+    /// Their recorded cost (priced requests).
+    pub recorded_cost: Decimal,
+    /// Unpriced requests.
+    pub unpriced_requests: u64,
+    /// Recorded cost of the replayed threads.
+    pub replayed_recorded_cost: Decimal,
+    /// The replays, summed.
+    pub what_if: WhatIfs,
+}
+
+/// Requests on a model the book does not price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unpriced {
+    /// The model id as logged.
+    pub model: String,
+    /// Why: not in the book, or a price it needs is missing.
+    pub reason: String,
+    /// Requests.
+    pub requests: u64,
+    /// Their usage.
+    pub usage: Usage,
+}
+
+/// Options of the summary.
+pub struct Options<'a> {
+    /// How trimmed results are made.
+    pub trim: Trim,
+    /// The model of the "other model" what-if.
+    pub compare: Option<&'a str>,
+    /// The price date.
+    pub today: &'a str,
+}
+
+/// A file the import writes, relative to the output directory.
+pub struct OutFile {
+    /// Relative path.
+    pub path: PathBuf,
+    /// Contents.
+    pub bytes: Vec<u8>,
+    /// True for the trace CSV (marker: its header), false for TOML.
+    pub csv: bool,
+}
+
+/// The price book the import uses, as written next to the scenarios.
+pub const BOOK_FILE: &str = "prices.toml";
+
+/// What the request cost as recorded, at `prices` (long-context tier chosen
+/// from the whole prompt; 5-minute and 1-hour writes at their own prices).
+/// `Err` names a price the request needs and the book lacks.
+pub fn recorded_cost(prices: &ModelPrices, u: &Usage) -> Result<Decimal, String> {
+    let need = |tier: Cache, tokens: u64| -> Result<Option<crate::pricing::Rates>, String> {
+        if tokens == 0 {
+            return Ok(None);
+        }
+        prices
+            .rates(tier, Mode::Sync)
+            .map(Some)
+            .map_err(|m| m.0.join(", "))
+    };
+    let base = prices
+        .rates(Cache::None, Mode::Sync)
+        .map_err(|m| m.0.join(", "))?;
+    let t = base.tier_of(Decimal::from(u.prompt()));
+    let c = base.at(t);
+    let mut cost = Decimal::from(u.input) * c.input + Decimal::from(u.output) * c.output;
+    if let Some(r) = need(Cache::FiveMinutes, u.cache_write_5m)? {
+        cost += Decimal::from(u.cache_write_5m) * r.at(t).cache_write;
+    }
+    if let Some(r) = need(Cache::OneHour, u.cache_write_1h)? {
+        cost += Decimal::from(u.cache_write_1h) * r.at(t).cache_write;
+    }
+    if u.cache_read > 0 {
+        let tier = if u.cache_write_1h > u.cache_write_5m {
+            Cache::OneHour
+        } else {
+            Cache::FiveMinutes
+        };
+        let r = prices
+            .rates(tier, Mode::Sync)
+            .or_else(|_| prices.rates(Cache::FiveMinutes, Mode::Sync))
+            .map_err(|m| m.0.join(", "))?;
+        cost += Decimal::from(u.cache_read) * r.at(t).cache_read;
+    }
+    Ok((cost / PER_MILLION).normalize())
+}
+
+/// Prices by model, looked up once.
+struct Priced<'a> {
+    book: &'a PriceBook,
+    today: &'a str,
+    cache: BTreeMap<String, Result<ModelPrices, String>>,
+}
+
+impl Priced<'_> {
+    fn get(&mut self, model: &str) -> Result<&ModelPrices, String> {
+        if !self.cache.contains_key(model) {
+            let r = self
+                .book
+                .get_on(model, self.today)
+                .cloned()
+                .map_err(|_| "not in the price book".to_string());
+            self.cache.insert(model.to_string(), r);
+        }
+        self.cache[model].as_ref().map_err(Clone::clone)
+    }
+}
+
+/// Builds the summary and the files to write: for every thread with tool
+/// results, its trace CSV and scenario TOML, each checked by loading it as
+/// `simulate` would and replayed by the engine for the what-ifs.
+pub fn build(
+    import: &Import,
+    book_src: &SourceText,
+    opts: &Options,
+) -> Result<(ImportDoc, Vec<OutFile>), InputError> {
+    let book = PriceBook::parse(book_src)?;
+    let mut priced = Priced {
+        book: &book,
+        today: opts.today,
+        cache: BTreeMap::new(),
+    };
+    let compare = match opts.compare {
+        Some(m) => Some(priced.get(m).cloned().map_err(|_| {
+            InputError::new(format!(
+                "--compare-model {m}: not in the price book `{}`",
+                book_src.name
+            ))
+            .with_help(crate::error::did_you_mean(
+                m,
+                book.model_ids(),
+                "The price book has",
+            ))
+        })?),
+        None => None,
+    };
+    let mut files = Vec::new();
+    let mut scenarios = Vec::new();
+    let mut unpriced: BTreeMap<String, Unpriced> = BTreeMap::new();
+    let mut rows = Vec::new();
+    for s in &import.sessions {
+        let mut row = session_row(s);
+        for t in &s.threads {
+            for r in &t.requests {
+                match priced
+                    .get(&r.model)
+                    .and_then(|p| recorded_cost(p, &r.usage))
+                {
+                    Ok(c) => row.recorded_cost += c,
+                    Err(reason) => {
+                        row.unpriced_requests += 1;
+                        let e = unpriced.entry(r.model.clone()).or_insert_with(|| Unpriced {
+                            model: r.model.clone(),
+                            reason,
+                            requests: 0,
+                            usage: Usage::default(),
+                        });
+                        e.requests += 1;
+                        e.usage = e.usage.plus(&r.usage);
+                    }
+                }
+            }
+        }
+        for t in &s.threads {
+            if write::sent_results(t).next().is_none() {
+                continue;
+            }
+            let dir = PathBuf::from(&s.id);
+            let stem = t.name();
+            let trace_name = format!("{stem}.csv");
+            let model = t.main_model().unwrap_or("unknown").to_string();
+            let prices = priced.get(&model).ok().cloned();
+            let spec = ScenarioSpec {
+                session: s,
+                prices_path: "../prices.toml",
+                prices: prices.as_ref(),
+                trace_file: &trace_name,
+                trim: opts.trim,
+                compare: compare.as_ref(),
+            };
+            let csv = write::trace_csv(t, opts.trim);
+            let toml = write::scenario_toml(t, &spec);
+            if prices.is_some() {
+                let ifs = replay(s, t, &toml, &csv, book_src, &book, opts.today)?;
+                let recorded: Decimal = t
+                    .requests
+                    .iter()
+                    .filter_map(|r| {
+                        priced
+                            .get(&r.model)
+                            .ok()
+                            .and_then(|p| recorded_cost(p, &r.usage).ok())
+                    })
+                    .sum();
+                row.replayed_recorded_cost += recorded;
+                row.what_if = Some(match row.what_if {
+                    Some(w) => w.plus(&ifs),
+                    None => ifs,
+                });
+            }
+            let scenario_path = dir.join(format!("{stem}.toml"));
+            scenarios.push(scenario_path.to_string_lossy().into_owned());
+            files.push(OutFile {
+                path: dir.join(&trace_name),
+                bytes: csv,
+                csv: true,
+            });
+            files.push(OutFile {
+                path: scenario_path,
+                bytes: toml.into_bytes(),
+                csv: false,
+            });
+        }
+        rows.push(row);
+    }
+    let days = days(&rows);
+    let doc = ImportDoc {
+        source: import.source.clone(),
+        files: import.files,
+        lines: import.lines,
+        bytes: import.bytes,
+        price_book: Path::new(&book_src.name)
+            .file_name()
+            .map_or(book_src.name.clone(), |n| n.to_string_lossy().into_owned()),
+        compare_model: compare.map(|c| c.model),
+        trim: opts.trim.describe(),
+        sessions: rows,
+        days,
+        unpriced: unpriced.into_values().collect(),
+        skipped: import.skipped,
+        problems: import.problems.clone(),
+        scenarios,
+    };
+    Ok((doc, files))
+}
+
+fn session_row(s: &Session) -> SessionRow {
+    let sent: Vec<&super::ToolResult> = s.threads.iter().flat_map(write::sent_results).collect();
+    SessionRow {
+        session: s.id.clone(),
+        project: s.project.clone(),
+        started: s.started().map(str::to_string),
+        threads: s.threads.len() as u64,
+        requests: s.requests().count() as u64,
+        tool_results: sent.len() as u64,
+        result_bytes: sent.iter().map(|r| r.bytes).sum(),
+        images: sent.iter().map(|r| r.images).sum(),
+        documents: sent.iter().map(|r| r.documents).sum(),
+        compactions: s
+            .compactions
+            .max(s.threads.iter().filter(|t| t.compaction).count() as u64),
+        usage: s.requests().fold(Usage::default(), |a, r| a.plus(&r.usage)),
+        recorded_cost: Decimal::ZERO,
+        unpriced_requests: 0,
+        replayed_recorded_cost: Decimal::ZERO,
+        what_if: None,
+    }
+}
+
+/// Loads the thread's scenario as `simulate` would and replays it.
+fn replay(
+    s: &Session,
+    t: &Thread,
+    toml: &str,
+    csv: &[u8],
+    book_src: &SourceText,
+    book: &PriceBook,
+    today: &str,
+) -> Result<WhatIfs, InputError> {
+    let name = format!("{}/{}", s.id, t.name());
+    let src = SourceText {
+        name: format!("{name}.toml"),
+        text: toml.to_string(),
+    };
+    let trace = SourceText {
+        name: format!("{name}.csv"),
+        text: String::from_utf8_lossy(csv).into_owned(),
+    };
+    let scenario = Scenario::from_parts(
+        &src,
+        Path::new(&s.id),
+        Some(today),
+        Given {
+            trace: Some(&trace),
+            book: Some((book_src, book)),
+        },
+    )?;
+    let sim = simulate(&scenario, SimulateOptions::TOTALS);
+    let cost = |prefix: &str| {
+        sim.variants
+            .iter()
+            .find(|v| v.variant.variant.name.starts_with(prefix))
+            .map(|v| v.cost.total)
+    };
+    Ok(WhatIfs {
+        simulated: cost("as recorded").unwrap_or_default(),
+        trimmed: cost("trimmed").unwrap_or_default(),
+        other_tier: cost("5m cache").or_else(|| cost("1h cache")),
+        batch: cost("batch"),
+        other_model: cost("on "),
+    })
+}
+
+fn days(rows: &[SessionRow]) -> Vec<DayRow> {
+    let mut out: BTreeMap<String, DayRow> = BTreeMap::new();
+    for r in rows {
+        let day = r
+            .started
+            .as_deref()
+            .map_or("unknown".to_string(), |t| t.chars().take(10).collect());
+        let d = out.entry(day.clone()).or_insert_with(|| DayRow {
+            day,
+            sessions: 0,
+            requests: 0,
+            usage: Usage::default(),
+            recorded_cost: Decimal::ZERO,
+            unpriced_requests: 0,
+            replayed_recorded_cost: Decimal::ZERO,
+            what_if: WhatIfs::default(),
+        });
+        d.sessions += 1;
+        d.requests += r.requests;
+        d.usage = d.usage.plus(&r.usage);
+        d.recorded_cost += r.recorded_cost;
+        d.unpriced_requests += r.unpriced_requests;
+        d.replayed_recorded_cost += r.replayed_recorded_cost;
+        if let Some(w) = &r.what_if {
+            d.what_if = d.what_if.plus(w);
+        }
+    }
+    out.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn recorded_cost_prices_each_write_tier_apart() {
+        // claude-sonnet-4-5 (LiteLLM 1.110.2): input 3, output 15, writes 3.75 (5m)
+        // and 6 (1h), read 0.3 per million.
+        let p = ModelPrices {
+            model: "claude-sonnet-4-5".into(),
+            input: d("3"),
+            output: d("15"),
+            cache_write_5m: Some(d("3.75")),
+            cache_write_1h: Some(d("6")),
+            cache_read: Some(d("0.3")),
+            ..ModelPrices::default()
+        };
+        let u = Usage {
+            input: 1000,
+            cache_write_5m: 2000,
+            cache_write_1h: 3000,
+            cache_read: 10000,
+            output: 500,
+        };
+        // 1,000×3 + 2,000×3.75 + 3,000×6 + 10,000×0.3 + 500×15 = 39,000 per million.
+        assert_eq!(recorded_cost(&p, &u), Ok(d("0.039")));
+        // A 1-hour write is never billed at the 5-minute price.
+        let mut no_1h = p.clone();
+        no_1h.cache_write_1h = None;
+        assert_eq!(recorded_cost(&no_1h, &u), Err("cache_write_1h".into()));
+    }
+}

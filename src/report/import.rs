@@ -1,0 +1,322 @@
+//! The import summary: terminal tables, CSV, JSON and a page with charts.
+//! Only sizes, counts, names of tools and models, and timestamps appear.
+
+use super::html::{chart_block, charts, render_template, simple_page, view, Block};
+use super::table::{col, Cell, DataTable};
+use super::terminal::{plain_table, wrap_prose};
+use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
+use crate::import::summary::{ImportDoc, WhatIfs};
+use crate::import::Usage;
+
+/// Problems listed in the terminal (all are in the JSON, CSV and page).
+const SHOWN_PROBLEMS: usize = 20;
+
+fn usage_cells(u: &Usage) -> Vec<Cell> {
+    vec![
+        Cell::Int(u.input),
+        Cell::Int(u.cache_write_5m),
+        Cell::Int(u.cache_write_1h),
+        Cell::Int(u.cache_read),
+        Cell::Int(u.output),
+    ]
+}
+
+fn usage_columns() -> Vec<super::table::Column> {
+    vec![
+        col("input_tokens", "input"),
+        col("cache_write_5m_tokens", "5-min writes"),
+        col("cache_write_1h_tokens", "1-hour writes"),
+        col("cache_read_tokens", "cache reads"),
+        col("output_tokens", "output"),
+    ]
+}
+
+fn what_if_columns() -> Vec<super::table::Column> {
+    vec![
+        col("replayed_recorded_usd", "recorded (replayed threads)"),
+        col("simulated_usd_lower", "replay, lower"),
+        col("simulated_usd_upper", "replay, upper"),
+        col("trimmed_usd_lower", "trimmed, lower"),
+        col("other_tier_usd_lower", "other cache tier, lower"),
+        col("batch_usd_lower", "batch, lower"),
+        col("other_model_usd_lower", "other model, lower"),
+    ]
+}
+
+fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Cell> {
+    let opt = |b: Option<crate::engine::Bounds>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
+    match w {
+        None => vec![Cell::Empty; 7],
+        Some(w) => vec![
+            Cell::Usd(recorded, 4),
+            Cell::Usd(w.simulated.lower, 4),
+            Cell::Usd(w.simulated.upper, 4),
+            Cell::Usd(w.trimmed.lower, 4),
+            opt(w.other_tier),
+            opt(w.batch),
+            opt(w.other_model),
+        ],
+    }
+}
+
+/// The recorded cost, never a bare $0 for unpriced requests: "unpriced"
+/// when none is priced (exported as empty), the priced part otherwise.
+fn recorded_cell(cost: rust_decimal::Decimal, unpriced: u64, requests: u64) -> Cell {
+    if unpriced > 0 && unpriced == requests {
+        Cell::Text("unpriced".into())
+    } else {
+        Cell::Usd(cost, 4)
+    }
+}
+
+/// One row per session.
+pub fn sessions(doc: &ImportDoc) -> DataTable {
+    let mut columns = vec![
+        col("session", "session"),
+        col("project", "project"),
+        col("started", "started"),
+        col("threads", "threads"),
+        col("requests", "requests"),
+        col("tool_results", "tool results"),
+        col("result_bytes", "result bytes"),
+        col("images", "images"),
+        col("compactions", "compactions"),
+    ];
+    columns.extend(usage_columns());
+    columns.push(col("recorded_usd", "recorded cost"));
+    columns.push(col("unpriced_requests", "unpriced requests"));
+    columns.extend(what_if_columns());
+    let rows = doc
+        .sessions
+        .iter()
+        .map(|s| {
+            let mut row = vec![
+                Cell::Text(s.session.clone()),
+                Cell::Text(s.project.clone()),
+                Cell::Text(s.started.clone().unwrap_or_default()),
+                Cell::Int(s.threads),
+                Cell::Int(s.requests),
+                Cell::Int(s.tool_results),
+                Cell::Int(s.result_bytes),
+                Cell::Int(s.images),
+                Cell::Int(s.compactions),
+            ];
+            row.extend(usage_cells(&s.usage));
+            row.push(recorded_cell(
+                s.recorded_cost,
+                s.unpriced_requests,
+                s.requests,
+            ));
+            row.push(Cell::Int(s.unpriced_requests));
+            row.extend(what_if_cells(s.replayed_recorded_cost, s.what_if.as_ref()));
+            row
+        })
+        .collect();
+    DataTable {
+        id: "sessions",
+        title: format!(
+            "Sessions ({} at {}; USD)",
+            doc.sessions.len(),
+            doc.price_book
+        ),
+        columns,
+        rows,
+    }
+}
+
+/// One row per day.
+pub fn days(doc: &ImportDoc) -> DataTable {
+    let mut columns = vec![
+        col("day", "day"),
+        col("sessions", "sessions"),
+        col("requests", "requests"),
+    ];
+    columns.extend(usage_columns());
+    columns.push(col("recorded_usd", "recorded cost"));
+    columns.push(col("unpriced_requests", "unpriced requests"));
+    columns.extend(what_if_columns());
+    let rows = doc
+        .days
+        .iter()
+        .map(|d| {
+            let mut row = vec![
+                Cell::Text(d.day.clone()),
+                Cell::Int(d.sessions),
+                Cell::Int(d.requests),
+            ];
+            row.extend(usage_cells(&d.usage));
+            row.push(recorded_cell(
+                d.recorded_cost,
+                d.unpriced_requests,
+                d.requests,
+            ));
+            row.push(Cell::Int(d.unpriced_requests));
+            row.extend(what_if_cells(d.replayed_recorded_cost, Some(&d.what_if)));
+            row
+        })
+        .collect();
+    DataTable {
+        id: "days",
+        title: "Per day (UTC, by session start; USD)".into(),
+        columns,
+        rows,
+    }
+}
+
+/// Unpriced models, with their token counts.
+pub fn unpriced(doc: &ImportDoc) -> DataTable {
+    let mut columns = vec![
+        col("model", "model"),
+        col("reason", "why unpriced"),
+        col("requests", "requests"),
+    ];
+    columns.extend(usage_columns());
+    DataTable {
+        id: "unpriced",
+        title: "Unpriced: requests on models the price book does not price (not in any cost)"
+            .into(),
+        columns,
+        rows: doc
+            .unpriced
+            .iter()
+            .map(|u| {
+                let mut row = vec![
+                    Cell::Text(u.model.clone()),
+                    Cell::Text(u.reason.clone()),
+                    Cell::Int(u.requests),
+                ];
+                row.extend(usage_cells(&u.usage));
+                row
+            })
+            .collect(),
+    }
+}
+
+/// Lines and files that could not be read.
+pub fn problems(doc: &ImportDoc) -> DataTable {
+    DataTable {
+        id: "problems",
+        title: format!("Not imported: {} line(s) or file(s)", doc.problems.len()),
+        columns: vec![
+            col("file", "file"),
+            col("line", "line"),
+            col("problem", "problem"),
+        ],
+        rows: doc
+            .problems
+            .iter()
+            .map(|p| {
+                vec![
+                    Cell::Text(p.file.clone()),
+                    Cell::Int(p.line),
+                    Cell::Text(p.what.clone()),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn counts_line(doc: &ImportDoc) -> String {
+    let k = &doc.skipped;
+    format!(
+        "Read {} files, {} lines ({}). Counted each response once: {} further line(s) of a counted message, {} message(s) logged again, {} tool result(s) logged again, {} zero-usage <synthetic> line(s) and {} line(s) without usage left out; {} problem(s).",
+        format::int(doc.files),
+        format::int(doc.lines),
+        format::bytes_human(doc.bytes),
+        format::int(k.repeated_lines),
+        format::int(k.duplicate_messages),
+        format::int(k.duplicate_results),
+        format::int(k.synthetic),
+        format::int(k.other_lines),
+        format::int(doc.problems.len() as u64),
+    )
+}
+
+fn what_if_note(doc: &ImportDoc) -> String {
+    format!(
+        "Replays cover the threads that carry tool results, each replayed by the engine from its trace: as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}.",
+        doc.trim,
+        doc.compare_model
+            .as_ref()
+            .map_or(String::new(), |m| format!(" and on {m}"))
+    )
+}
+
+impl Render for ImportDoc {
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+        let mut s = format!(
+            "tokencast {} · import {} · price book {}\n",
+            env!("CARGO_PKG_VERSION"),
+            self.source,
+            self.price_book
+        );
+        s.push_str(&wrap_prose(&counts_line(self), opts.width));
+        s.push_str("\n\n");
+        s.push_str(&plain_table(&sessions(self), opts.width));
+        s.push('\n');
+        s.push_str(&plain_table(&days(self), opts.width));
+        s.push('\n');
+        s.push_str(&wrap_prose(&what_if_note(self), opts.width));
+        s.push('\n');
+        if !self.unpriced.is_empty() {
+            s.push('\n');
+            s.push_str(&plain_table(&unpriced(self), opts.width));
+        }
+        if !self.problems.is_empty() {
+            let mut t = problems(self);
+            let more = t.rows.len().saturating_sub(SHOWN_PROBLEMS);
+            t.rows.truncate(SHOWN_PROBLEMS);
+            s.push('\n');
+            s.push_str(&plain_table(&t, opts.width));
+            if more > 0 {
+                s.push_str(&format!(
+                    "… and {more} more (all in --format json and the page).\n"
+                ));
+            }
+        }
+        s.push_str(&format!(
+            "\n{} scenario(s) written; run `tokencast simulate` on any of them.\n",
+            self.scenarios.len()
+        ));
+        s
+    }
+
+    fn draw_tables(&self) -> Vec<DataTable> {
+        vec![sessions(self), days(self), unpriced(self), problems(self)]
+    }
+
+    fn draw_csv_table(&self) -> DataTable {
+        sessions(self)
+    }
+
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        let mut blocks = vec![Block {
+            list: vec![counts_line(self), what_if_note(self)],
+            ..Block::default()
+        }];
+        blocks.push(chart_block(charts::import::per_day(self)).heading("Charts", None));
+        blocks.push(chart_block(charts::import::top_sessions(self)));
+        blocks.push(Block::table(view(&days(self))).heading("Tables", None));
+        blocks.push(Block::table(view(&sessions(self))));
+        if !self.unpriced.is_empty() {
+            blocks.push(Block::table(view(&unpriced(self))));
+        }
+        if !self.problems.is_empty() {
+            blocks.push(Block {
+                collapsible: true,
+                ..Block::table(view(&problems(self)))
+            });
+        }
+        let page = simple_page(
+            format!("tokencast import: {}", self.source),
+            format!(
+                "What did {} session(s) cost as recorded, and what would they cost trimmed, cached for an hour, in batch or on another model?",
+                self.sessions.len()
+            ),
+            blocks,
+            &[],
+            opts.timestamp.clone(),
+        );
+        Ok(render_template("base.html", &page)?)
+    }
+}
