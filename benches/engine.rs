@@ -93,6 +93,7 @@ fn synthetic(calls: usize) -> Scenario {
         tool_fees: Vec::new(),
         currency: Default::default(),
         price_date: None,
+        recorded_prices: Default::default(),
         inputs: Vec::new(),
     }
 }

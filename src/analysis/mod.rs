@@ -5,6 +5,7 @@
 //! the result. None has an arithmetic path of its own beyond counting
 //! attempts and comparing engine totals.
 
+pub mod backtest;
 pub mod forecast;
 pub mod sweep;
 
@@ -227,6 +228,7 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         tool_fees: Vec::new(),
         currency: Default::default(),
         price_date: None,
+        recorded_prices: Default::default(),
         inputs: Vec::new(),
     };
     simulate(&scenario, SimulateOptions::TOTALS).variants[0]

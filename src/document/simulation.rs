@@ -63,6 +63,9 @@ pub struct SimulationDoc {
     /// The what-if analyses, when they were run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what_if: Option<WhatIf>,
+    /// Recorded against simulated, when the trace records usage (imported sessions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backtest: Option<crate::analysis::backtest::Backtest>,
 }
 
 pub use crate::engine::{ALL_ROWS_UP_TO, OUTLINE_POINTS};
@@ -141,10 +144,14 @@ impl SimulationDoc {
             },
         );
         let what_if = contents.what_ifs.then(|| what_if(scenario, &simulation));
+        let backtest = crate::analysis::backtest::backtest(scenario, &simulation, &|m| {
+            scenario.recorded_prices.get(m).cloned()
+        });
         SimulationDoc {
             comparison: Comparison::of(&simulation),
             simulation,
             what_if,
+            backtest,
         }
     }
 }

@@ -883,6 +883,7 @@ mod tests {
             tool_fees: Vec::new(),
             currency: Default::default(),
             price_date: None,
+            recorded_prices: Default::default(),
             inputs: Vec::new(),
         }
     }

@@ -19,44 +19,7 @@ pub mod write;
 
 use serde::{Deserialize, Serialize};
 
-/// Token usage of one request, in tokencast's classes (uncached input
-/// excludes cached tokens; output includes thinking).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Usage {
-    /// Uncached input tokens.
-    pub input: u64,
-    /// Tokens written to the 5-minute cache.
-    pub cache_write_5m: u64,
-    /// Tokens written to the 1-hour cache.
-    pub cache_write_1h: u64,
-    /// Tokens read from the cache.
-    pub cache_read: u64,
-    /// Output tokens.
-    pub output: u64,
-}
-
-impl Usage {
-    /// The whole prompt: uncached input, cache writes and reads.
-    pub fn prompt(&self) -> u64 {
-        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
-    }
-
-    /// Every class, summed.
-    pub fn total(&self) -> u64 {
-        self.prompt() + self.output
-    }
-
-    /// Class-wise sum.
-    pub fn plus(&self, o: &Usage) -> Usage {
-        Usage {
-            input: self.input + o.input,
-            cache_write_5m: self.cache_write_5m + o.cache_write_5m,
-            cache_write_1h: self.cache_write_1h + o.cache_write_1h,
-            cache_read: self.cache_read + o.cache_read,
-            output: self.output + o.output,
-        }
-    }
-}
+pub use crate::pricing::Usage;
 
 /// One model request as the provider reported it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

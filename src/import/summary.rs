@@ -9,7 +9,7 @@ use super::{Import, Problem, Session, Skipped, Thread, Usage};
 use crate::engine::{simulate, Bounds, SimulateOptions};
 use crate::error::InputError;
 use crate::input::SourceText;
-use crate::pricing::{Cache, Mode, ModelPrices, PriceBook, PER_MILLION};
+use crate::pricing::{ModelPrices, PriceBook};
 use crate::scenario::{Given, Scenario};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -171,46 +171,6 @@ pub struct OutFile {
 /// The price book the import uses, as written next to the scenarios.
 pub const BOOK_FILE: &str = "prices.toml";
 
-/// What the request cost as recorded, at `prices` (long-context tier chosen
-/// from the whole prompt; 5-minute and 1-hour writes at their own prices).
-/// `Err` names a price the request needs and the book lacks.
-pub fn recorded_cost(prices: &ModelPrices, u: &Usage) -> Result<Decimal, String> {
-    let need = |tier: Cache, tokens: u64| -> Result<Option<crate::pricing::Rates>, String> {
-        if tokens == 0 {
-            return Ok(None);
-        }
-        prices
-            .rates(tier, Mode::Sync)
-            .map(Some)
-            .map_err(|m| m.0.join(", "))
-    };
-    let base = prices
-        .rates(Cache::None, Mode::Sync)
-        .map_err(|m| m.0.join(", "))?;
-    let t = base.tier_of(Decimal::from(u.prompt()));
-    let c = base.at(t);
-    let mut cost = Decimal::from(u.input) * c.input + Decimal::from(u.output) * c.output;
-    if let Some(r) = need(Cache::FiveMinutes, u.cache_write_5m)? {
-        cost += Decimal::from(u.cache_write_5m) * r.at(t).cache_write;
-    }
-    if let Some(r) = need(Cache::OneHour, u.cache_write_1h)? {
-        cost += Decimal::from(u.cache_write_1h) * r.at(t).cache_write;
-    }
-    if u.cache_read > 0 {
-        let tier = if u.cache_write_1h > u.cache_write_5m {
-            Cache::OneHour
-        } else {
-            Cache::FiveMinutes
-        };
-        let r = prices
-            .rates(tier, Mode::Sync)
-            .or_else(|_| prices.rates(Cache::FiveMinutes, Mode::Sync))
-            .map_err(|m| m.0.join(", "))?;
-        cost += Decimal::from(u.cache_read) * r.at(t).cache_read;
-    }
-    Ok((cost / PER_MILLION).normalize())
-}
-
 /// Prices by model, looked up once.
 struct Priced<'a> {
     book: &'a PriceBook,
@@ -270,7 +230,7 @@ pub fn build(
             for r in &t.requests {
                 match priced
                     .get(&r.model)
-                    .and_then(|p| recorded_cost(p, &r.usage))
+                    .and_then(|p| p.cost_of(&r.usage))
                 {
                     Ok(c) => row.recorded_cost += c,
                     Err(reason) => {
@@ -315,7 +275,7 @@ pub fn build(
                         priced
                             .get(&r.model)
                             .ok()
-                            .and_then(|p| recorded_cost(p, &r.usage).ok())
+                            .and_then(|p| p.cost_of(&r.usage).ok())
                     })
                     .sum();
                 row.replayed_recorded_cost += recorded;
@@ -486,10 +446,10 @@ mod tests {
             output: 500,
         };
         // 1,000×3 + 2,000×3.75 + 3,000×6 + 10,000×0.3 + 500×15 = 39,000 per million.
-        assert_eq!(recorded_cost(&p, &u), Ok(d("0.039")));
+        assert_eq!(p.cost_of(&u), Ok(d("0.039")));
         // A 1-hour write is never billed at the 5-minute price.
         let mut no_1h = p.clone();
         no_1h.cache_write_1h = None;
-        assert_eq!(recorded_cost(&no_1h, &u), Err("cache_write_1h".into()));
+        assert_eq!(no_1h.cost_of(&u), Err("cache_write_1h".into()));
     }
 }

@@ -251,6 +251,45 @@ struct Classes {
     output: Decimal,
 }
 
+/// Token usage of one request, in tokencast's classes (uncached input
+/// excludes cached tokens; output includes thinking).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Tokens written to the 5-minute cache.
+    pub cache_write_5m: u64,
+    /// Tokens written to the 1-hour cache.
+    pub cache_write_1h: u64,
+    /// Tokens read from the cache.
+    pub cache_read: u64,
+    /// Output tokens.
+    pub output: u64,
+}
+
+impl Usage {
+    /// The whole prompt: uncached input, cache writes and reads.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
+    }
+
+    /// Every class, summed.
+    pub fn total(&self) -> u64 {
+        self.prompt() + self.output
+    }
+
+    /// Class-wise sum.
+    pub fn plus(&self, o: &Usage) -> Usage {
+        Usage {
+            input: self.input + o.input,
+            cache_write_5m: self.cache_write_5m + o.cache_write_5m,
+            cache_write_1h: self.cache_write_1h + o.cache_write_1h,
+            cache_read: self.cache_read + o.cache_read,
+            output: self.output + o.output,
+        }
+    }
+}
+
 /// A variant asked for prices its model's source does not give.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MissingPrices(pub Vec<String>);
@@ -525,6 +564,40 @@ impl ModelPrices {
                 .collect(),
             ..self.clone()
         }
+    }
+
+    /// What one request cost as the provider reported its usage: the
+    /// long-context tier chosen from its whole prompt, 5-minute and 1-hour
+    /// writes each at their own price. `Err` names the prices it needs and
+    /// the book lacks (never a silent zero).
+    pub fn cost_of(&self, u: &Usage) -> Result<Decimal, String> {
+        let missing = |m: MissingPrices| m.0.join(", ");
+        let base = self.rates(Cache::None, Mode::Sync).map_err(missing)?;
+        let t = base.tier_of(Decimal::from(u.prompt()));
+        let c = base.at(t);
+        let mut cost = Decimal::from(u.input) * c.input + Decimal::from(u.output) * c.output;
+        for (tokens, tier) in [
+            (u.cache_write_5m, Cache::FiveMinutes),
+            (u.cache_write_1h, Cache::OneHour),
+        ] {
+            if tokens > 0 {
+                let r = self.rates(tier, Mode::Sync).map_err(missing)?;
+                cost += Decimal::from(tokens) * r.at(t).cache_write;
+            }
+        }
+        if u.cache_read > 0 {
+            let read = self.cache_read.ok_or_else(|| "cache_read".to_string())?;
+            let tier_read = match t.checked_sub(1).and_then(|i| self.long_context.get(i)) {
+                Some(l) => l.cache_read.unwrap_or(if self.input.is_zero() {
+                    read
+                } else {
+                    read * l.input / self.input
+                }),
+                None => read,
+            };
+            cost += Decimal::from(u.cache_read) * tier_read;
+        }
+        Ok((cost / PER_MILLION).normalize())
     }
 
     /// The uncached input of a request as the provider reported it: when the

@@ -328,6 +328,9 @@ pub struct Scenario {
     pub currency: Currency,
     /// The date that chose dated price entries, when it mattered or was set.
     pub price_date: Option<PriceDate>,
+    /// Prices of the models the trace's recorded usage names (those the book has).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub recorded_prices: std::collections::BTreeMap<String, ModelPrices>,
     /// The files this scenario was read from.
     pub inputs: Vec<InputFile>,
 }
@@ -417,6 +420,13 @@ impl Scenario {
             }
         }
         let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
+        let recorded_prices = trace
+            .iter()
+            .filter_map(|c| c.recorded.as_ref()?.model.clone())
+            .collect::<std::collections::BTreeSet<String>>()
+            .into_iter()
+            .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
+            .collect();
         let variants = check_variants(src, &book, &prices, raw.variants)?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let what_if = WhatIfs {
@@ -456,6 +466,7 @@ impl Scenario {
             tool_fees,
             currency,
             price_date,
+            recorded_prices,
             inputs,
         };
         limits::replay_fits(&scenario.replay_size()).map_err(|p| {
@@ -633,6 +644,19 @@ fn check_option<'a>(
             format!("unknown {what}"),
         )
         .with_help(help))
+}
+
+impl Book {
+    /// A model's prices in force, converted, if the book has them.
+    fn price_of(&self, id: &str) -> Option<ModelPrices> {
+        let date = self.date.as_deref().unwrap_or("9999-12-31");
+        let m = self.book.get_on(id, date).ok()?;
+        Some(if self.rate == Decimal::ONE {
+            m.clone()
+        } else {
+            m.converted(self.rate)
+        })
+    }
 }
 
 /// `date = "YYYY-MM-DD"`: the day whose prices apply.

@@ -64,22 +64,15 @@ pub struct Recorded {
     /// The model that served it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// Uncached input tokens.
-    pub input: u64,
-    /// Tokens written to the 5-minute cache.
-    pub cache_write_5m: u64,
-    /// Tokens written to the 1-hour cache.
-    pub cache_write_1h: u64,
-    /// Tokens read from the cache.
-    pub cache_read: u64,
-    /// Output tokens.
-    pub output: u64,
+    /// Its usage.
+    #[serde(flatten)]
+    pub usage: crate::pricing::Usage,
 }
 
 impl Recorded {
     /// The whole prompt: uncached input, writes and reads.
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
+        self.usage.prompt()
     }
 }
 
@@ -281,11 +274,13 @@ impl RawCall {
                 request,
                 timestamp: self.timestamp.filter(|t| !t.is_empty()),
                 model: self.model.filter(|m| !m.is_empty()),
-                input: usage[0].unwrap_or(0),
-                cache_write_5m: usage[1].unwrap_or(0),
-                cache_write_1h: usage[2].unwrap_or(0),
-                cache_read: usage[3].unwrap_or(0),
-                output: usage[4].unwrap_or(0),
+                usage: crate::pricing::Usage {
+                    input: usage[0].unwrap_or(0),
+                    cache_write_5m: usage[1].unwrap_or(0),
+                    cache_write_1h: usage[2].unwrap_or(0),
+                    cache_read: usage[3].unwrap_or(0),
+                    output: usage[4].unwrap_or(0),
+                },
             })
         } else {
             None

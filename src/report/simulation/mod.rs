@@ -1,5 +1,6 @@
 //! How a simulation is shown: the terminal report and the HTML page.
 
+pub mod backtest;
 pub mod tables;
 pub mod what_if;
 
@@ -99,6 +100,17 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push('\n');
     }
     s.push_str(&sideways(&tables::per_day(doc), 2, opts.width));
+    let recorded = backtest::summary(doc);
+    if !recorded.is_empty() {
+        s.push_str("\nBacktest\n");
+        for line in recorded {
+            s.push_str(&format!("- {line}\n"));
+        }
+        if let Some(t) = backtest::breaks(doc) {
+            s.push('\n');
+            s.push_str(&plain_table(&t, opts.width));
+        }
+    }
     let summary = what_if::summary(doc);
     if !summary.is_empty() {
         s.push_str("\nWhat if\n");
@@ -245,6 +257,23 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
             collapsible: true,
             ..Block::table(view(&t))
         });
+    }
+    let recorded = backtest::summary(doc);
+    if !recorded.is_empty() {
+        out.push(
+            Block {
+                list: recorded,
+                ..Block::default()
+            }
+            .heading("Backtest", None),
+        );
+        out.push(chart_block(charts::run::backtest(doc)));
+        for t in [backtest::requests(doc), backtest::breaks(doc)].into_iter().flatten() {
+            out.push(Block {
+                collapsible: t.rows.len() > 12,
+                ..Block::table(view(&t))
+            });
+        }
     }
     let summary = what_if::summary(doc);
     if !summary.is_empty() {

@@ -576,6 +576,11 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
         out.push(tool_fees(doc));
     }
     out.extend([assumptions(doc), prices(doc)]);
+    out.extend(
+        [super::backtest::requests(doc), super::backtest::breaks(doc)]
+            .into_iter()
+            .flatten(),
+    );
     out.extend(super::what_if::tables(doc));
     out
 }

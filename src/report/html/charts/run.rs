@@ -393,3 +393,46 @@ pub fn all(sim: &Simulation) -> Vec<Chart> {
     .flatten()
     .collect()
 }
+
+/// Backtest: the recorded prompt of each request that carried tool results
+/// against the engine's lower and upper bounds.
+pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
+    let title = "Recorded prompt against the simulated band, per request";
+    let rows = doc.backtest.as_ref().map_or(&[][..], |b| &b.requests[..]);
+    let pts = |get: &dyn Fn(&crate::analysis::backtest::BacktestRow) -> f64| {
+        rows.iter()
+            .map(|r| (r.request as f64, get(r) / 1000.0))
+            .collect::<Vec<_>>()
+    };
+    Chart {
+        id: "backtest".into(),
+        title: title.into(),
+        caption: "Each request that carried tool results: its prompt as the provider recorded it (input, cache writes and reads) and the engine's prompt at bytes ÷ b (lower) and × u (upper). A drop in the recorded line is a compaction or a cleared context, which the replay does not model.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "request (as recorded)",
+            y_desc: "prompt tokens (thousands)",
+            lines: vec![
+                Line {
+                    label: "recorded".into(),
+                    color: INK,
+                    dashed: false,
+                    points: pts(&|r| r.recorded_prompt as f64),
+                },
+                Line {
+                    label: "simulated, lower".into(),
+                    color: RAW,
+                    dashed: true,
+                    points: pts(&|r| f(r.simulated_prompt.lower)),
+                },
+                Line {
+                    label: "simulated, upper".into(),
+                    color: TRIMMED,
+                    dashed: true,
+                    points: pts(&|r| f(r.simulated_prompt.upper)),
+                },
+            ],
+            mark: None,
+        }),
+    }
+}

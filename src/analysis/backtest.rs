@@ -1,0 +1,275 @@
+//! The backtest: a trace that carries the provider's recorded usage (an
+//! imported session) compared with the engine's replay of it.
+//!
+//! - Per request that carried tool results: the recorded prompt next to the
+//!   engine's prompt band (bytes ÷ b … × u), and the recorded cost next to
+//!   the engine's cost of that request, at the same price book.
+//! - Bytes per token fitted from the recorded growth of the prompt between
+//!   consecutive requests (minus the previous response, which is sent back
+//!   as input) against the tool-result bytes added, with its spread.
+//! - Cache breaks: a request that reads less from the cache than the
+//!   previous request had cached; expiry (the gap exceeded the tier's
+//!   lifetime) or a changed prefix, and what it cost against a cache read.
+
+use crate::engine::{Bounds, Simulation};
+use crate::pricing::{Cache, Mode, ModelPrices, PER_MILLION};
+use crate::scenario::trace::Recorded;
+use crate::scenario::Scenario;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use statrs::statistics::{Data, OrderStatistics};
+
+/// The comparison of one variant with what was recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Backtest {
+    /// The variant compared: the scenario's first (as recorded).
+    pub variant: String,
+    /// Requests that carried tool results, in order.
+    pub requests: Vec<BacktestRow>,
+    /// Σ recorded prompt tokens of those requests.
+    pub recorded_prompt: u64,
+    /// Σ simulated prompt tokens.
+    pub simulated_prompt: Bounds,
+    /// Σ recorded cost (requests on unpriced models excluded).
+    pub recorded_cost: Decimal,
+    /// Σ simulated cost of the same requests (model cost).
+    pub simulated_cost: Bounds,
+    /// Requests whose recorded model the book does not price.
+    pub unpriced_requests: u64,
+    /// Share (0–1) of requests whose recorded prompt lies in the simulated band.
+    pub in_band: Decimal,
+    /// Bytes per token fitted from the recorded growth, if any step grew.
+    pub fit: Option<Fit>,
+    /// Where the recorded cache broke.
+    pub breaks: Vec<CacheBreak>,
+}
+
+/// One request that carried tool results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BacktestRow {
+    /// The request's number in its thread, as recorded.
+    pub request: u64,
+    /// Tool results carried so far (the engine's request index).
+    pub results: u64,
+    /// Recorded prompt (input + cache writes + reads).
+    pub recorded_prompt: u64,
+    /// The engine's prompt.
+    pub simulated_prompt: Bounds,
+    /// Recorded cost, if its model is priced.
+    pub recorded_cost: Option<Decimal>,
+    /// The engine's cost of this request.
+    pub simulated_cost: Option<Bounds>,
+}
+
+/// Bytes per token from the recorded prompt growth.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// Σ bytes added ÷ Σ tokens the prompt grew by (steps that grew).
+    pub bytes_per_token: Decimal,
+    /// Per-step ratios: 10th, 50th and 90th percentile (statrs, R-8).
+    pub p10: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// Steps used.
+    pub steps: u64,
+    /// Steps left out: the prompt shrank (compaction, clearing) or no bytes were added.
+    pub skipped_steps: u64,
+}
+
+/// A request that read less from the cache than was cached before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheBreak {
+    /// The request, as recorded.
+    pub request: u64,
+    /// Seconds since the previous request, if both have timestamps.
+    pub gap_seconds: Option<u64>,
+    /// `expiry` (the gap exceeded the tier's lifetime) or `prefix changed`.
+    pub cause: String,
+    /// Tokens the previous request had cached that this one did not read.
+    pub tokens: u64,
+    /// What writing them again cost beyond reading them, if priced.
+    pub extra_cost: Option<Decimal>,
+}
+
+/// The backtest of a scenario whose trace records usage; `None` without any.
+/// `prices_of` looks up a recorded model's prices in the scenario's book.
+pub fn backtest(
+    s: &Scenario,
+    sim: &Simulation,
+    prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
+) -> Option<Backtest> {
+    let v = sim.variants.first()?;
+    let a = &s.assumptions;
+    let results: Vec<&crate::scenario::TraceCall> =
+        s.trace.iter().filter(|c| c.enters_context()).collect();
+    if !results.iter().any(|c| c.recorded.is_some()) {
+        return None;
+    }
+    let raw = v.variant.variant.results == crate::scenario::Content::Raw;
+    let (b, u) = (a.bytes_per_token, a.tokenizer_uplift);
+    let p = Decimal::from(a.prefix_tokens);
+    let o = Decimal::from(a.output_tokens_per_step);
+    // (request, results carried so far, bytes added since the previous request, recorded)
+    let mut groups: Vec<(u64, u64, u64, &Recorded)> = Vec::new();
+    let mut added: u64 = 0;
+    for (j, c) in results.iter().enumerate() {
+        let bytes = if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
+        added += bytes;
+        if let Some(r) = &c.recorded {
+            groups.push((r.request, j as u64 + 1, added, r));
+            added = 0;
+        } else if let Some(last) = groups.last_mut() {
+            // A further result of the same request.
+            last.1 = j as u64 + 1;
+            last.2 += bytes;
+        }
+    }
+    // Cumulative bytes at each group's last result.
+    let mut cum_at: Vec<u64> = Vec::with_capacity(groups.len());
+    let mut total: u64 = 0;
+    let mut gi = 0;
+    for (j, c) in results.iter().enumerate() {
+        total += if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
+        while gi < groups.len() && groups[gi].1 == j as u64 + 1 {
+            cum_at.push(total);
+            gi += 1;
+        }
+    }
+    let model_prices = &v.variant.prices;
+    let mut rows = Vec::with_capacity(groups.len());
+    let mut unpriced = 0u64;
+    for (i, (request, k, _, r)) in groups.iter().enumerate() {
+        let t = Decimal::from(cum_at.get(i).copied().unwrap_or(0)) / b;
+        let kk = Decimal::from(*k);
+        let sim_prompt = Bounds {
+            lower: (p + kk * o + t).normalize(),
+            upper: (u * (p + t) + kk * o).normalize(),
+        };
+        let priced = r
+            .model
+            .as_deref()
+            .map_or_else(|| Some(model_prices.clone()), |m| prices_of(m))
+            .and_then(|m| m.cost_of(&r.usage).ok());
+        if priced.is_none() {
+            unpriced += 1;
+        }
+        rows.push(BacktestRow {
+            request: *request,
+            results: *k,
+            recorded_prompt: r.prompt(),
+            simulated_prompt: sim_prompt,
+            recorded_cost: priced,
+            simulated_cost: v.request_costs.get(*k as usize).copied(),
+        });
+    }
+    let n = rows.len().max(1);
+    let in_band = rows
+        .iter()
+        .filter(|r| {
+            let x = Decimal::from(r.recorded_prompt);
+            r.simulated_prompt.lower <= x && x <= r.simulated_prompt.upper
+        })
+        .count();
+    let with_costs: Vec<&BacktestRow> = rows
+        .iter()
+        .filter(|r| r.recorded_cost.is_some() && r.simulated_cost.is_some())
+        .collect();
+    Some(Backtest {
+        variant: v.variant.variant.name.clone(),
+        recorded_prompt: rows.iter().map(|r| r.recorded_prompt).sum(),
+        simulated_prompt: rows.iter().map(|r| r.simulated_prompt).sum(),
+        recorded_cost: with_costs.iter().filter_map(|r| r.recorded_cost).sum(),
+        simulated_cost: with_costs.iter().filter_map(|r| r.simulated_cost).sum(),
+        unpriced_requests: unpriced,
+        in_band: Decimal::from(in_band as u64) / Decimal::from(n as u64),
+        fit: fit(&groups),
+        breaks: breaks(&groups, model_prices, prices_of),
+        requests: rows,
+    })
+}
+
+fn fit(groups: &[(u64, u64, u64, &Recorded)]) -> Option<Fit> {
+    let (mut bytes, mut tokens) = (0u64, 0u64);
+    let mut ratios = Vec::new();
+    let mut skipped = 0u64;
+    for w in groups.windows(2) {
+        let (prev, cur) = (w[0].3, w[1].3);
+        let added = w[1].2;
+        let grew = cur
+            .prompt()
+            .checked_sub(prev.prompt())
+            .and_then(|g| g.checked_sub(prev.usage.output));
+        match grew {
+            Some(g) if g > 0 && added > 0 => {
+                bytes += added;
+                tokens += g;
+                ratios.push(added as f64 / g as f64);
+            }
+            _ => skipped += 1,
+        }
+    }
+    if tokens == 0 {
+        return None;
+    }
+    let mut data = Data::new(ratios);
+    Some(Fit {
+        bytes_per_token: (Decimal::from(bytes) / Decimal::from(tokens)).round_dp(4),
+        p10: data.percentile(10),
+        p50: data.percentile(50),
+        p90: data.percentile(90),
+        steps: data.len() as u64,
+        skipped_steps: skipped,
+    })
+}
+
+fn breaks(
+    groups: &[(u64, u64, u64, &Recorded)],
+    fallback: &ModelPrices,
+    prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
+) -> Vec<CacheBreak> {
+    let ms = |r: &Recorded| r.timestamp.as_deref().and_then(crate::import::epoch_ms);
+    groups
+        .windows(2)
+        .filter_map(|w| {
+            let (prev, cur) = (w[0].3, w[1].3);
+            let (p, c) = (&prev.usage, &cur.usage);
+            let cached = p.cache_read + p.cache_write_5m + p.cache_write_1h;
+            if c.cache_read >= cached {
+                return None;
+            }
+            let tokens = cached - c.cache_read;
+            let gap_ms = match (ms(prev), ms(cur)) {
+                (Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+                _ => None,
+            };
+            let tier = if p.cache_write_1h > p.cache_write_5m {
+                Cache::OneHour
+            } else {
+                Cache::FiveMinutes
+            };
+            let expired = gap_ms.is_some_and(|g| g > tier.lifetime_ms().unwrap_or(u64::MAX));
+            let prices = cur
+                .model
+                .as_deref()
+                .map_or_else(|| Some(fallback.clone()), prices_of);
+            let extra_cost = prices.and_then(|m| {
+                let r = m.rates(tier, Mode::Sync).ok()?;
+                let c = r.at(r.tier_of(Decimal::from(cur.prompt())));
+                Some((Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION).normalize())
+            });
+            Some(CacheBreak {
+                request: w[1].0,
+                gap_seconds: gap_ms.map(|g| g / 1000),
+                cause: if expired {
+                    format!("expiry (gap over the {} lifetime)", tier.lifetime_name())
+                } else {
+                    "prefix changed".into()
+                },
+                tokens,
+                extra_cost,
+            })
+        })
+        .collect()
+}
