@@ -257,7 +257,10 @@ fn breaks(
             let extra_cost = prices.and_then(|m| {
                 let r = m.rates(tier, Mode::Sync).ok()?;
                 let c = r.at(r.tier_of(Decimal::from(cur.prompt())));
-                Some((Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION).normalize())
+                Some(
+                    (Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION)
+                        .normalize(),
+                )
             });
             Some(CacheBreak {
                 request: w[1].0,

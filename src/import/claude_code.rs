@@ -592,34 +592,56 @@ impl UsageWithIterations {
 
 // ── All files ──────────────────────────────────────────────────────────────
 
-/// Every `.jsonl` file under `paths` (a file is taken as it is), sorted.
-fn files_under(paths: &[PathBuf]) -> Vec<(PathBuf, PathBuf)> {
+/// Every `.jsonl` file under `paths` (a file is taken as it is), sorted,
+/// and the entries that could not be listed (a dangling link, a directory
+/// that cannot be read) as problems.
+fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for root in paths {
         if root.is_file() {
             let base = root.parent().map(Path::to_path_buf).unwrap_or_default();
             out.push((base, root.clone()));
             continue;
         }
-        let mut found: Vec<PathBuf> = walkdir::WalkDir::new(root)
-            .follow_links(true)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_file())
-            .map(walkdir::DirEntry::into_path)
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
+        let mut found: Vec<PathBuf> = Vec::new();
+        for entry in walkdir::WalkDir::new(root).follow_links(true) {
+            match entry {
+                Ok(e) if e.file_type().is_file() => {
+                    let p = e.into_path();
+                    if p.extension().is_some_and(|x| x == "jsonl") {
+                        found.push(p);
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    let name = e
+                        .path()
+                        .and_then(|p| p.strip_prefix(root).ok())
+                        .map_or_else(|| root.display().to_string(), |p| p.display().to_string());
+                    problems.push(Problem {
+                        file: name,
+                        line: 0,
+                        what: format!(
+                            "cannot be read: {}",
+                            e.io_error()
+                                .map_or("a link loop".to_string(), |io| io.kind().to_string())
+                        ),
+                    });
+                }
+            }
+        }
         found.sort();
         out.extend(found.into_iter().map(|p| (root.clone(), p)));
     }
-    out
+    (out, problems)
 }
 
 /// Reads every Claude Code log under `paths` into sessions. Files are read in
 /// parallel; deduplication then walks them in path order, so the result does
 /// not depend on the number of threads.
 pub fn read(paths: &[PathBuf], filter: &Filter) -> Import {
-    let files = files_under(paths);
+    let (files, listing_problems) = files_under(paths);
     let records: Vec<FileRecords> = files
         .par_iter()
         .map(|(root, path)| read_file(root, path))
@@ -627,6 +649,7 @@ pub fn read(paths: &[PathBuf], filter: &Filter) -> Import {
     let mut import = Import {
         source: "claude-code".into(),
         files: records.len() as u64,
+        problems: listing_problems,
         ..Import::default()
     };
     let mut seen_messages: HashSet<String> = HashSet::new();

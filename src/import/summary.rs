@@ -131,8 +131,8 @@ pub struct DayRow {
     pub unpriced_requests: u64,
     /// Recorded cost of the replayed threads.
     pub replayed_recorded_cost: Decimal,
-    /// The replays, summed.
-    pub what_if: WhatIfs,
+    /// The replays, summed, when a session of the day was replayed.
+    pub what_if: Option<WhatIfs>,
 }
 
 /// Requests on a model the book does not price.
@@ -228,10 +228,7 @@ pub fn build(
         let mut row = session_row(s);
         for t in &s.threads {
             for r in &t.requests {
-                match priced
-                    .get(&r.model)
-                    .and_then(|p| p.cost_of(&r.usage))
-                {
+                match priced.get(&r.model).and_then(|p| p.cost_of(&r.usage)) {
                     Ok(c) => row.recorded_cost += c,
                     Err(reason) => {
                         row.unpriced_requests += 1;
@@ -402,7 +399,7 @@ fn days(rows: &[SessionRow]) -> Vec<DayRow> {
             recorded_cost: Decimal::ZERO,
             unpriced_requests: 0,
             replayed_recorded_cost: Decimal::ZERO,
-            what_if: WhatIfs::default(),
+            what_if: None,
         });
         d.sessions += 1;
         d.requests += r.requests;
@@ -411,7 +408,10 @@ fn days(rows: &[SessionRow]) -> Vec<DayRow> {
         d.unpriced_requests += r.unpriced_requests;
         d.replayed_recorded_cost += r.replayed_recorded_cost;
         if let Some(w) = &r.what_if {
-            d.what_if = d.what_if.plus(w);
+            d.what_if = Some(match d.what_if {
+                Some(x) => x.plus(w),
+                None => *w,
+            });
         }
     }
     out.into_values().collect()

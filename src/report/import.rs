@@ -151,7 +151,7 @@ pub fn days(doc: &ImportDoc) -> DataTable {
                 d.requests,
             ));
             row.push(Cell::Int(d.unpriced_requests));
-            row.extend(what_if_cells(d.replayed_recorded_cost, Some(&d.what_if)));
+            row.extend(what_if_cells(d.replayed_recorded_cost, d.what_if.as_ref()));
             row
         })
         .collect();

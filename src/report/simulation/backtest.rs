@@ -54,7 +54,10 @@ pub fn requests(doc: &SimulationDoc) -> Option<DataTable> {
     let b = doc.backtest.as_ref()?;
     Some(DataTable {
         id: "backtest",
-        title: format!("Recorded against simulated, per request ({}; USD)", b.variant),
+        title: format!(
+            "Recorded against simulated, per request ({}; USD)",
+            b.variant
+        ),
         columns: vec![
             col("request", "request"),
             col("results", "results carried"),
@@ -77,8 +80,10 @@ pub fn requests(doc: &SimulationDoc) -> Option<DataTable> {
                     Cell::Tokens(r.simulated_prompt.upper),
                     r.recorded_cost
                         .map_or(Cell::Text("unpriced".into()), |c| Cell::Usd(c, 4)),
-                    r.simulated_cost.map_or(Cell::Empty, |c| Cell::Usd(c.lower, 4)),
-                    r.simulated_cost.map_or(Cell::Empty, |c| Cell::Usd(c.upper, 4)),
+                    r.simulated_cost
+                        .map_or(Cell::Empty, |c| Cell::Usd(c.lower, 4)),
+                    r.simulated_cost
+                        .map_or(Cell::Empty, |c| Cell::Usd(c.upper, 4)),
                 ]
             })
             .collect(),
@@ -110,7 +115,8 @@ pub fn breaks(doc: &SimulationDoc) -> Option<DataTable> {
                     x.gap_seconds.map_or(Cell::Empty, Cell::Int),
                     Cell::Text(x.cause.clone()),
                     Cell::Int(x.tokens),
-                    x.extra_cost.map_or(Cell::Text("unpriced".into()), |c| Cell::Usd(c, 4)),
+                    x.extra_cost
+                        .map_or(Cell::Text("unpriced".into()), |c| Cell::Usd(c, 4)),
                 ]
             })
             .collect(),

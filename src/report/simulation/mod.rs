@@ -268,7 +268,10 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
             .heading("Backtest", None),
         );
         out.push(chart_block(charts::run::backtest(doc)));
-        for t in [backtest::requests(doc), backtest::breaks(doc)].into_iter().flatten() {
+        for t in [backtest::requests(doc), backtest::breaks(doc)]
+            .into_iter()
+            .flatten()
+        {
             out.push(Block {
                 collapsible: t.rows.len() > 12,
                 ..Block::table(view(&t))

@@ -31,7 +31,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
             values: doc
                 .days
                 .iter()
-                .map(|d| f(d.what_if.simulated.lower))
+                .map(|d| d.what_if.map_or(0.0, |w| f(w.simulated.lower)))
                 .collect(),
         },
         Series {
@@ -40,7 +40,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
             values: doc
                 .days
                 .iter()
-                .map(|d| f(d.what_if.trimmed.lower))
+                .map(|d| d.what_if.map_or(0.0, |w| f(w.trimmed.lower)))
                 .collect(),
         },
     ];
@@ -50,14 +50,18 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
         ("other model", |w| w.other_model, LINES[5]),
     ];
     for (label, get, color) in optional {
-        if doc.days.iter().any(|d| get(&d.what_if).is_some()) {
+        if doc
+            .days
+            .iter()
+            .any(|d| d.what_if.as_ref().and_then(get).is_some())
+        {
             series.push(Series {
                 label: label.into(),
                 color,
                 values: doc
                     .days
                     .iter()
-                    .map(|d| get(&d.what_if).map_or(0.0, |b| f(b.lower)))
+                    .map(|d| d.what_if.as_ref().and_then(get).map_or(0.0, |b| f(b.lower)))
                     .collect(),
             });
         }

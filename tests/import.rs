@@ -1,0 +1,363 @@
+//! `tokencast import claude-code` on `tests/fixtures/claude-code/`: small logs
+//! written for these tests in every layout Claude Code has used (inline
+//! sidechains, sibling and nested subagent files, a compaction call, a
+//! resumed session), with lines the importer must skip or list. Every
+//! expected figure is computed by hand in its comment; the fixtures' prompt
+//! and tool-result text contains "SECRET", which no output may contain.
+
+mod common;
+use common::*;
+use rust_decimal::Decimal;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const S1: &str = "11111111-aaaa-4aaa-8aaa-111111111111";
+const S2: &str = "22222222-bbbb-4bbb-8bbb-222222222222";
+const S3: &str = "33333333-cccc-4ccc-8ccc-333333333333";
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code")
+}
+
+fn import_json(dir: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = tokencast()
+        .current_dir(dir)
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--format", "json", "--no-report"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn session<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session"] == id)
+        .unwrap_or_else(|| panic!("no session {id}"))
+}
+
+fn usage(s: &serde_json::Value) -> [u64; 5] {
+    let u = &s["usage"];
+    [
+        "input",
+        "cache_write_5m",
+        "cache_write_1h",
+        "cache_read",
+        "output",
+    ]
+    .map(|k| u[k].as_u64().unwrap())
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+#[test]
+fn each_response_counted_once_with_its_final_output_and_every_write_tier_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    let s = session(&doc, S1);
+    // msg_1 (two lines; output 5 then 120), msg_2, msg_3 (usage only in
+    // iterations: 2+1 input, 50 5m writes, 3,300+3,350 reads, 10+20 output),
+    // the subagent's msg_sub1 and msg_sub2, the compaction call msg_c; the
+    // zero-usage <synthetic> line is not a request.
+    assert_eq!(s["requests"], 6);
+    // input 10+5+3+3+3+3; 5m 300+50+800+120+500; 1h 1,000; reads
+    // 2,000+3,000+6,650+0+800+6,000; output 120+40+30+30+15+200.
+    assert_eq!(usage(s), [27, 1770, 1000, 18450, 435]);
+    assert_eq!(s["threads"], 3, "main, agent-abc1234, the compaction call");
+    assert_eq!(s["compactions"], 1);
+    // "hello wörld" is 12 UTF-8 bytes; "abc" 3 with an image and a document
+    // counted apart; the subagent's Grep result 400.
+    assert_eq!(s["tool_results"], 3);
+    assert_eq!(s["result_bytes"], 415);
+    assert_eq!(s["images"], 1);
+    assert_eq!(s["documents"], 1);
+    let k = &doc["skipped"];
+    assert_eq!(k["repeated_lines"], 1, "msg_1's second line");
+    assert_eq!(k["synthetic"], 1);
+    // The resumed session logs msg_1 again without a requestId, and its result.
+    assert_eq!(k["duplicate_messages"], 1);
+    assert_eq!(k["duplicate_results"], 1);
+}
+
+#[test]
+fn recorded_cost_prices_five_minute_and_one_hour_writes_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    // claude-sonnet-4-5 (LiteLLM 1.110.2): input 3, output 15, 5m write 3.75,
+    // 1h write 6, read 0.3; claude-haiku-4-5: 1, 5, 1.25, 2, 0.1 per million.
+    // msg_1 10×3 + 1,000×6 + 2,000×0.3 + 120×15 = 8,430
+    // msg_2 5×3 + 300×3.75 + 3,000×0.3 + 40×15 = 2,640
+    // msg_3 3×3 + 50×3.75 + 6,650×0.3 + 30×15 = 2,641.5
+    // msg_c 3×3 + 500×3.75 + 6,000×0.3 + 200×15 = 6,684
+    // msg_sub1 (haiku) 3 + 800×1.25 + 30×5 = 1,153; msg_sub2 3 + 120×1.25 + 800×0.1 + 15×5 = 308
+    assert_eq!(dec(&session(&doc, S1)["recorded_cost"]), d("0.0218565"));
+    // Without a cache_creation object (CLI 1.0.x) writes are 5-minute writes:
+    // 12 + 7,500 + 750 = 8,262; 12 + 5,625 + 375 = 6,012; 12 + 225 + 450 + 150 = 837;
+    // 12 + 150 + 600 + 450 = 1,212; haiku 9 + 5 = 14.
+    assert_eq!(dec(&session(&doc, S3)["recorded_cost"]), d("0.016337"));
+}
+
+#[test]
+fn an_unknown_model_is_unpriced_with_its_tokens_never_zero_dollars() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    let u = &doc["unpriced"][0];
+    assert_eq!(u["model"], "claude-unknown-9");
+    assert_eq!(u["requests"], 2);
+    assert_eq!(u["usage"]["input"], 9);
+    assert_eq!(u["usage"]["cache_read"], 1100);
+    assert_eq!(session(&doc, S2)["unpriced_requests"], 2);
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--no-report", "--session", S2])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("unpriced"), "{text}");
+    assert!(text.contains("claude-unknown-9"), "{text}");
+    assert!(!text.contains("$0.0000"), "{text}");
+}
+
+#[test]
+fn the_layouts_become_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    // 1.0.x: the Task subagent inline (isSidechain) and a sibling agent file.
+    let s3 = session(&doc, S3);
+    assert_eq!(s3["threads"], 3);
+    assert_eq!(s3["requests"], 5);
+    let written: Vec<&str> = doc["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for f in [
+        format!("{S1}/main.toml"),
+        format!("{S1}/agent-abc1234.toml"),
+        format!("{S3}/main.toml"),
+        format!("{S3}/agent-sidechain.toml"),
+    ] {
+        assert!(written.contains(&f.as_str()), "{f} in {written:?}");
+    }
+}
+
+#[test]
+fn bad_lines_are_listed_with_file_and_line_and_the_rest_is_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    let file = format!("proj-a/{S1}.jsonl");
+    let problems: Vec<(String, u64, String)> = doc["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["file"].as_str().unwrap().to_string(),
+                p["line"].as_u64().unwrap(),
+                p["what"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = [
+        (12, "truncated JSON"),
+        (13, "not a JSON log line"),
+        (14, "unknown line type `brand-new-kind`"),
+        (15, "not UTF-8"),
+    ];
+    assert_eq!(problems.len(), want.len(), "{problems:?}");
+    for ((f, line, what), (wl, ww)) in problems.iter().zip(want) {
+        assert_eq!(f, &file);
+        assert_eq!(*line, wl);
+        assert!(what.starts_with(ww), "{what}");
+    }
+    // --strict turns them into an error: exit 2, nothing written.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--strict", "--out", "strict"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("{file}: line 12: truncated JSON")),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(!dir.path().join("strict").exists());
+    assert!(!dir.path().join("reports").exists());
+}
+
+#[test]
+fn an_over_long_line_and_an_unreadable_file_are_counted_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    // One line of 65 MiB (over the 64 MiB limit) between two good lines.
+    let good = fs::read_to_string(fixtures().join(format!("proj-a/{S2}.jsonl"))).unwrap();
+    let mut text = good.lines().take(2).collect::<Vec<_>>().join("\n");
+    text.push('\n');
+    text.push_str(&format!(
+        "{{\"type\":\"user\",\"pad\":\"{}\"}}\n",
+        "p".repeat(65 << 20)
+    ));
+    text.push_str(good.lines().nth(2).unwrap());
+    text.push('\n');
+    fs::write(logs.join("big.jsonl"), text).unwrap();
+    std::os::unix::fs::symlink(logs.join("gone.jsonl"), logs.join("dangling.jsonl")).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems = doc["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["file"] == "proj/big.jsonl"
+        && p["line"] == 3
+        && p["what"].as_str().unwrap().contains("longer than 64 MiB")));
+    assert!(problems.iter().any(|p| p["file"] == "proj/dangling.jsonl"
+        && p["what"].as_str().unwrap().starts_with("cannot be read")));
+    // msg_1 and msg_4 around the long line are both imported.
+    assert_eq!(doc["sessions"][0]["requests"], 2);
+}
+
+#[test]
+fn no_output_holds_text_from_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = Vec::new();
+    for format in ["table", "json", "csv"] {
+        let out = tokencast()
+            .current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(fixtures())
+            .args([
+                "--format",
+                format,
+                "--out",
+                "out",
+                "--compare-model",
+                "claude-haiku-4-5",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        all.push((format!("stdout {format}"), out.stdout));
+        all.push((format!("stderr {format}"), out.stderr));
+    }
+    for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            all.push((e.path().display().to_string(), fs::read(e.path()).unwrap()));
+        }
+    }
+    // The page, every trace and scenario, and stdout in every format.
+    assert!(all.len() > 12, "{}", all.len());
+    for (name, bytes) in &all {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(!text.contains("SECRET"), "{name} holds text from the logs");
+    }
+}
+
+#[test]
+fn an_imported_scenario_simulates_with_its_backtest() {
+    let dir = tempfile::tempdir().unwrap();
+    import_json(dir.path(), &["--out", "out"]);
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        &format!("out/{S1}/main.toml"),
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let b = &doc["backtest"];
+    // Two requests carried results in the main thread: msg_2 (toolu_1) and
+    // msg_3 (toolu_2); their prompts as recorded: 5+300+3,000 and 3+50+6,650.
+    let rows = b["requests"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["recorded_prompt"], 3305);
+    assert_eq!(rows[1]["recorded_prompt"], 6703);
+    // Recorded cost of those two requests: 2,640 + 2,641.5 per million.
+    assert_eq!(dec(&b["recorded_cost"]), d("0.0052815"));
+    // The engine's prompt before msg_2: the first prompt (10+1,000+2,000) plus
+    // one step of output and the 12-byte result ÷ 4: 3,010 + 85 + 3 (lower).
+    let o = doc["assumptions"]["output_tokens_per_step"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(
+        dec(&rows[0]["simulated_prompt"]["lower"]),
+        Decimal::from(3010 + o + 3)
+    );
+}
+
+#[test]
+fn default_paths_come_from_claude_config_dir_and_filters_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two config dirs, comma-separated, each with projects/.
+    for (cfg, proj) in [("c1", "proj-a"), ("c2", "proj-b")] {
+        copy_dir(
+            &fixtures().join(proj),
+            &dir.path().join(cfg).join("projects").join(proj),
+        );
+    }
+    let run = |extra: &[&str]| {
+        let out = tokencast()
+            .current_dir(dir.path())
+            .env(
+                "CLAUDE_CONFIG_DIR",
+                format!(
+                    "{},{}",
+                    dir.path().join("c1").display(),
+                    dir.path().join("c2").display()
+                ),
+            )
+            .args(["import", "claude-code", "--format", "json", "--no-report"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut ids: Vec<String> = doc["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["session"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(run(&[]), [S1, S2, S3]);
+    assert_eq!(run(&["--since", "2026-03-02"]), [S2]);
+    assert_eq!(run(&["--until", "2026-03-01"]), [S1, S3]);
+    assert_eq!(run(&["--project", "proj-b"]), [S3]);
+    assert_eq!(run(&["--session", S1]), [S1]);
+}
