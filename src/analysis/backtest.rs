@@ -150,7 +150,7 @@ pub fn backtest(
         let priced = r
             .model
             .as_deref()
-            .map_or_else(|| Some(model_prices.clone()), |m| prices_of(m))
+            .map_or_else(|| Some(model_prices.clone()), prices_of)
             .and_then(|m| m.cost_of(&r.usage).ok());
         if priced.is_none() {
             unpriced += 1;
