@@ -231,47 +231,121 @@ pub fn write_all(files: &[PlannedFile], force: bool) -> Result<Written, OutputEr
     for (f, target) in files.iter().zip(&targets) {
         check(f, target, force)?;
     }
-    let mut written = Written::default();
-    let mut folders: Vec<PathBuf> = targets.iter().map(|t| folder_of(t)).collect();
-    folders.sort();
-    folders.dedup();
-    for dir in &folders {
-        std::fs::create_dir_all(dir).map_err(|source| OutputError::Io {
-            path: dir.clone(),
-            source,
-        })?;
-        written.stale_removed += remove_stale_temps(dir);
+    let mut staging = Staging::new(force);
+    for f in files {
+        staging.stage(f)?;
     }
-    // Stage 1: every file into a temporary file (dropped, so removed, on failure).
-    let mut staged = Vec::with_capacity(files.len());
-    for (f, target) in files.iter().zip(&targets) {
-        staged.push(stage(target, &f.bytes)?);
-    }
-    // Stage 2: keep each old file aside, rename the new one in; undo on failure.
-    let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
-    for (tmp, target) in staged.into_iter().zip(&targets) {
-        let aside = match set_aside(target) {
-            Ok(a) => a,
-            Err(e) => {
-                undo(done);
-                return Err(e);
-            }
-        };
-        if let Err(e) = tmp.persist(target) {
-            if let Some(old) = aside {
-                let _ = std::fs::rename(&old, target);
-                let _ = old.keep();
-            }
-            undo(done);
-            return Err(OutputError::Io {
-                path: target.clone(),
-                source: e.error,
-            });
+    staging.commit()
+}
+
+/// A set of files written as [`write_all`] writes them, one at a time: each
+/// is checked and written to a temporary file beside its target when it is
+/// staged (so its bytes need not stay in memory), and [`Staging::commit`]
+/// renames them all into place. Dropping a staging without committing
+/// removes every temporary file: nothing is left behind.
+pub struct Staging {
+    force: bool,
+    folders: std::collections::HashSet<PathBuf>,
+    /// Folders this staging created, parents first (removed if it is dropped).
+    created: Vec<PathBuf>,
+    staged: Vec<(tempfile::TempPath, PathBuf)>,
+    written: Written,
+}
+
+impl Drop for Staging {
+    /// Without a commit: every temporary file goes, then the folders
+    /// created for them (when empty), so nothing is left behind.
+    fn drop(&mut self) {
+        self.staged.clear();
+        for dir in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
         }
-        done.push((target.clone(), aside));
     }
-    // The old files set aside are dropped, so deleted.
-    Ok(written)
+}
+
+impl Staging {
+    /// An empty set; `force` replaces files tokencast did not write.
+    pub fn new(force: bool) -> Staging {
+        Staging {
+            force,
+            folders: std::collections::HashSet::new(),
+            created: Vec::new(),
+            staged: Vec::new(),
+            written: Written::default(),
+        }
+    }
+
+    /// Checks `f`'s target and writes its bytes to a temporary file beside it.
+    pub fn stage(&mut self, f: &PlannedFile) -> Result<(), OutputError> {
+        let target = landing(&f.path);
+        check(f, &target, self.force)?;
+        let dir = folder_of(&target);
+        if self.folders.insert(dir.clone()) {
+            let missing: Vec<PathBuf> = dir
+                .ancestors()
+                .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+                .map(Path::to_path_buf)
+                .collect();
+            self.created.extend(missing.into_iter().rev());
+            std::fs::create_dir_all(&dir).map_err(|source| OutputError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            self.written.stale_removed += remove_stale_temps(&dir);
+        }
+        let tmp = stage(&target, &f.bytes)?;
+        self.staged.push((tmp.into_temp_path(), target));
+        Ok(())
+    }
+
+    /// Files staged so far.
+    pub fn len(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// True when nothing is staged.
+    pub fn is_empty(&self) -> bool {
+        self.staged.is_empty()
+    }
+
+    /// Renames every staged file into place, keeping each old file aside
+    /// until all are in; on a failure the files already replaced are put back.
+    pub fn commit(mut self) -> Result<Written, OutputError> {
+        let staged = std::mem::take(&mut self.staged);
+        let result = Staging::rename_all(staged);
+        if result.is_ok() {
+            // Keep the folders: they now hold the files.
+            self.created.clear();
+        }
+        result.map(|()| std::mem::take(&mut self.written))
+    }
+
+    fn rename_all(staged: Vec<(tempfile::TempPath, PathBuf)>) -> Result<(), OutputError> {
+        let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
+        for (tmp, target) in staged {
+            let aside = match set_aside(&target) {
+                Ok(a) => a,
+                Err(e) => {
+                    undo(done);
+                    return Err(e);
+                }
+            };
+            if let Err(e) = tmp.persist(&target) {
+                if let Some(old) = aside {
+                    let _ = std::fs::rename(&old, &target);
+                    let _ = old.keep();
+                }
+                undo(done);
+                return Err(OutputError::Io {
+                    path: target.clone(),
+                    source: e.error,
+                });
+            }
+            done.push((target, aside));
+        }
+        // The old files set aside are dropped, so deleted.
+        Ok(())
+    }
 }
 
 /// Moves an existing target to a temporary name beside it.
@@ -323,13 +397,14 @@ fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputE
         .tempfile_in(folder_of(target))
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(target).map_or(0o644, |m| m.permissions().mode());
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     }
-    tmp.as_file().sync_all().map_err(io)?;
+
     Ok(tmp)
 }
 

@@ -387,7 +387,61 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         project: args.project.clone(),
         session: args.session.clone(),
     };
-    let import = claude_code::read(&paths, &filter);
+    let book = match &args.prices {
+        Some(p) => SourceText::read(p, "price book")?,
+        None => SourceText {
+            name: "litellm-1.110.2/anthropic.toml".into(),
+            text: DEFAULT_IMPORT_BOOK.to_string(),
+        },
+    };
+    let today = today();
+    let opts = summary::Options {
+        trim,
+        compare: args.compare_model.as_deref(),
+        today: &today,
+    };
+    let mut sum = summary::Summary::new(&book, &opts)?;
+    // Files are staged as each session is read (by a writer thread, so the
+    // waits on the disk overlap the reading) and renamed into place only at
+    // the end: memory stays flat, and a failure leaves nothing behind.
+    let (send, receive) = std::sync::mpsc::sync_channel::<PlannedFile>(256);
+    let force = args.page.force;
+    let writer = std::thread::spawn(move || -> Result<output::Staging, output::OutputError> {
+        let mut staging = output::Staging::new(force);
+        for f in receive {
+            staging.stage(&f)?;
+        }
+        Ok(staging)
+    });
+    let mut scenarios = 0usize;
+    let read = claude_code::read(&paths, &filter, |sessions| -> Result<(), AppError> {
+        use rayon::prelude::*;
+        let prepared: Vec<Result<summary::Prepared, crate::error::InputError>> =
+            sessions.par_iter().map(|s| sum.prepare(s)).collect();
+        for p in prepared {
+            for f in sum.accept(p?) {
+                scenarios += usize::from(!f.csv);
+                let planned = PlannedFile {
+                    path: args.out.join(f.path),
+                    marker: if f.csv {
+                        Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+                    } else {
+                        Marker::Toml
+                    },
+                    bytes: f.bytes,
+                };
+                // A closed channel means the writer stopped on an error, reported below.
+                if send.send(planned).is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    });
+    drop(send);
+    let staged = writer.join().expect("the writer thread does not panic");
+    let import = read?;
+    let mut staging = staged?;
     if args.strict && !import.problems.is_empty() {
         let p = &import.problems[0];
         return Err(InputError::new(format!(
@@ -400,34 +454,14 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         .with_help("without --strict, unreadable lines are listed and the rest is imported")
         .into());
     }
-    let book = match &args.prices {
-        Some(p) => SourceText::read(p, "price book")?,
-        None => SourceText {
-            name: "litellm-1.110.2/anthropic.toml".into(),
-            text: DEFAULT_IMPORT_BOOK.to_string(),
-        },
-    };
-    let today = today();
-    let (doc, out_files) = summary::build(
-        &import,
-        &book,
-        &summary::Options {
-            trim,
-            compare: args.compare_model.as_deref(),
-            today: &today,
-        },
-    )?;
+    let doc = sum.finish(&import);
     let terminal = TerminalOptions {
         requests: false,
         width: terminal_width(),
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
-    let mut files: Vec<PlannedFile> =
-        page_file(&doc, Path::new("import-claude-code"), &args.page, "")?
-            .into_iter()
-            .collect();
-    let page_count = files.len();
-    if !out_files.is_empty() {
+    let page = page_file(&doc, Path::new("import-claude-code"), &args.page, "")?;
+    if scenarios > 0 {
         let text = if book.text.starts_with("# tokencast ") {
             book.text.clone()
         } else {
@@ -436,28 +470,18 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
                 book.name, book.text
             )
         };
-        files.push(PlannedFile {
+        staging.stage(&PlannedFile {
             path: args.out.join(summary::BOOK_FILE),
             bytes: text.into_bytes(),
             marker: Marker::Toml,
-        });
+        })?;
     }
-    let scenarios = out_files.iter().filter(|f| !f.csv).count();
-    files.extend(out_files.into_iter().map(|f| PlannedFile {
-        path: args.out.join(f.path),
-        marker: if f.csv {
-            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
-        } else {
-            Marker::Toml
-        },
-        bytes: f.bytes,
-    }));
-    let done = output::write_all(&files, args.page.force)?;
-    let mut notes: Vec<String> = files
-        .iter()
-        .take(page_count)
-        .map(|f| format!("wrote {}", f.path.display()))
-        .collect();
+    let mut notes = Vec::new();
+    if let Some(p) = &page {
+        staging.stage(p)?;
+        notes.push(format!("wrote {}", p.path.display()));
+    }
+    let done = staging.commit()?;
     if scenarios > 0 {
         notes.push(format!(
             "wrote {scenarios} scenario(s) and their traces under {}",

@@ -64,32 +64,97 @@ pub fn default_paths() -> Vec<PathBuf> {
 
 // ── The lines, as far as tokencast reads them ──────────────────────────────
 
-#[derive(Deserialize)]
-struct LineRec {
-    #[serde(rename = "type", default)]
+/// The fields of a log line tokencast reads.
+#[derive(Default)]
+struct LineRec<'a> {
     kind: Option<String>,
-    #[serde(rename = "sessionId", default)]
     session_id: Option<String>,
-    #[serde(rename = "isSidechain", default)]
     is_sidechain: bool,
-    #[serde(default)]
     timestamp: Option<String>,
-    #[serde(default)]
     subtype: Option<String>,
-    #[serde(default)]
-    message: Option<Message>,
+    message: Option<Message<'a>>,
+}
+
+/// The error a line's reader stops with once it has every field it needs.
+const HAVE_ALL: &str = "tokencast: every field read";
+
+/// Reads a line's fields, and stops once `type`, `message` and `timestamp`
+/// are read: what follows them in Claude Code's lines is the structured copy
+/// of the tool result (`toolUseResult`) and ids, often half the line's
+/// bytes, which tokencast never uses. The rest of such a line is only
+/// checked for its closing brace (see [`parse_line`]).
+struct LineVisitor<'a, 's>(&'s mut LineRec<'a>, &'s std::cell::Cell<bool>);
+
+impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let (mut kind, mut message, mut timestamp) = (false, false, false);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "type" => {
+                    self.0.kind = map.next_value()?;
+                    kind = true;
+                }
+                "message" => {
+                    self.0.message = map.next_value()?;
+                    message = true;
+                }
+                "timestamp" => {
+                    self.0.timestamp = map.next_value()?;
+                    timestamp = true;
+                }
+                "sessionId" => self.0.session_id = map.next_value()?,
+                "isSidechain" => {
+                    self.0.is_sidechain = map.next_value::<Option<bool>>()?.unwrap_or(false)
+                }
+                "subtype" => self.0.subtype = map.next_value()?,
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            if kind && message && timestamp {
+                self.1.set(true);
+                return Err(de::Error::custom(HAVE_ALL));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses one line: the whole object, or up to its last needed field (the
+/// line must then still end with the object's closing brace).
+fn parse_line(text: &[u8]) -> Result<LineRec<'_>, serde_json::Error> {
+    let mut rec = LineRec::default();
+    let stopped = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_slice(text);
+    match de::Deserializer::deserialize_map(&mut de, LineVisitor(&mut rec, &stopped)) {
+        Ok(()) => de.end().map(|()| rec),
+        Err(_) if stopped.get() => {
+            let last = text.iter().rev().find(|b| !b.is_ascii_whitespace());
+            if last == Some(&b'}') {
+                Ok(rec)
+            } else {
+                // Read on to report where the line breaks off.
+                serde_json::from_slice::<de::IgnoredAny>(text).map(|_| rec)
+            }
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[derive(Deserialize)]
-struct Message {
+struct Message<'a> {
     #[serde(default)]
     id: Option<String>,
     #[serde(default)]
     model: Option<String>,
     #[serde(default)]
     usage: Option<UsageWithIterations>,
-    #[serde(default)]
-    content: Blocks,
+    #[serde(default, borrow)]
+    content: Blocks<'a>,
 }
 
 #[derive(Deserialize, Default, Clone, Copy)]
@@ -142,12 +207,12 @@ impl UsageRaw {
 
 /// `message.content`: a string (ignored) or content blocks.
 #[derive(Default)]
-struct Blocks(Vec<Block>);
+struct Blocks<'a>(Vec<Block<'a>>);
 
 #[derive(Deserialize)]
-struct Block {
-    #[serde(rename = "type", default)]
-    kind: String,
+struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: std::borrow::Cow<'a, str>,
     #[serde(default)]
     id: Option<String>,
     #[serde(default)]
@@ -156,8 +221,8 @@ struct Block {
     tool_use_id: Option<String>,
     #[serde(default)]
     is_error: Option<bool>,
-    #[serde(default)]
-    content: Option<ResultContent>,
+    #[serde(default, borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
 }
 
 /// A tool result's content, measured while it is read: UTF-8 bytes of its
@@ -170,88 +235,116 @@ struct ResultContent {
 }
 
 #[derive(Deserialize)]
-struct InnerBlock {
-    #[serde(rename = "type", default)]
-    kind: String,
-    #[serde(default)]
-    text: Option<String>,
+struct InnerBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
 }
 
-impl<'de> Deserialize<'de> for Blocks {
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Blocks;
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Blocks<'a>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a string or a list of content blocks")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks, E> {
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks<'a>, E> {
                 Ok(Blocks::default())
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Blocks, E> {
+            fn visit_unit<E: de::Error>(self) -> Result<Blocks<'a>, E> {
                 Ok(Blocks::default())
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks<'a>, A::Error> {
                 let mut out = Vec::new();
-                while let Some(b) = seq.next_element::<Block>()? {
+                while let Some(b) = seq.next_element::<Block<'a>>()? {
                     out.push(b);
                 }
                 Ok(Blocks(out))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
-impl<'de> Deserialize<'de> for ResultContent {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ResultContent;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("tool result content: a string or a list of blocks")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<ResultContent, E> {
-                Ok(ResultContent {
-                    bytes: s.len() as u64,
-                    ..ResultContent::default()
-                })
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<ResultContent, E> {
-                Ok(ResultContent::default())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ResultContent, A::Error> {
-                let mut out = ResultContent::default();
-                while let Some(b) = seq.next_element::<InnerBlock>()? {
-                    match b.kind.as_str() {
-                        "image" => out.images += 1,
-                        "document" => out.documents += 1,
-                        _ => out.bytes += b.text.map_or(0, |t| t.len() as u64),
-                    }
+impl ResultContent {
+    /// Measures a tool result's raw JSON content: a string, a list of
+    /// blocks, or one block. Text is measured in place (its decoded UTF-8
+    /// length), never copied.
+    fn measure(raw: &serde_json::value::RawValue) -> Result<ResultContent, serde_json::Error> {
+        let text = raw.get();
+        let mut out = ResultContent::default();
+        match text.as_bytes().first() {
+            Some(b'"') => out.bytes = decoded_len(text),
+            Some(b'[') => {
+                let blocks: Vec<InnerBlock> = serde_json::from_str(text)?;
+                for b in &blocks {
+                    out.add(b);
                 }
-                Ok(out)
             }
-            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<ResultContent, A::Error> {
-                // A single block instead of a list.
-                let b = InnerBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(match b.kind.as_str() {
-                    "image" => ResultContent {
-                        images: 1,
-                        ..ResultContent::default()
-                    },
-                    "document" => ResultContent {
-                        documents: 1,
-                        ..ResultContent::default()
-                    },
-                    _ => ResultContent {
-                        bytes: b.text.map_or(0, |t| t.len() as u64),
-                        ..ResultContent::default()
-                    },
-                })
+            Some(b'{') => out.add(&serde_json::from_str::<InnerBlock>(text)?),
+            _ => {}
+        }
+        Ok(out)
+    }
+
+    fn add(&mut self, b: &InnerBlock) {
+        match &*b.kind {
+            "image" => self.images += 1,
+            "document" => self.documents += 1,
+            _ => self.bytes += b.text.map_or(0, |t| decoded_len(t.get())),
+        }
+    }
+}
+
+/// The UTF-8 length of a JSON string literal once decoded (`raw` includes
+/// its quotes and is valid JSON): escapes count as the bytes they stand for.
+fn decoded_len(raw: &str) -> u64 {
+    let b = raw.as_bytes();
+    let (mut i, end) = (1usize, b.len().saturating_sub(1));
+    let mut len = 0u64;
+    while i < end {
+        match memchr::memchr(b'\\', &b[i..end]) {
+            None => {
+                len += (end - i) as u64;
+                break;
+            }
+            Some(j) => {
+                len += j as u64;
+                i += j + 1;
+                if b.get(i) == Some(&b'u') {
+                    let cp = hex4(&b[i + 1..]);
+                    i += 5;
+                    // A surrogate pair is one 4-byte character.
+                    if (0xD800..0xDC00).contains(&cp)
+                        && b.get(i) == Some(&b'\\')
+                        && b.get(i + 1) == Some(&b'u')
+                        && (0xDC00..0xE000).contains(&hex4(&b[i + 2..]))
+                    {
+                        len += 4;
+                        i += 6;
+                    } else {
+                        len += match cp {
+                            0..=0x7F => 1,
+                            0x80..=0x7FF => 2,
+                            _ => 3,
+                        };
+                    }
+                } else {
+                    len += 1;
+                    i += 1;
+                }
             }
         }
-        d.deserialize_any(V)
     }
+    len
+}
+
+fn hex4(b: &[u8]) -> u32 {
+    b.iter().take(4).fold(0, |acc, c| {
+        acc * 16 + (*c as char).to_digit(16).unwrap_or(0)
+    })
 }
 
 /// Line types that carry nothing to count.
@@ -420,7 +513,7 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let parsed: LineRec = match serde_json::from_slice(text) {
+        let parsed: LineRec = match parse_line(text) {
             Ok(p) => p,
             Err(e) => {
                 let what = match std::str::from_utf8(text) {
@@ -513,7 +606,17 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     if b.kind != "tool_result" {
                         continue;
                     }
-                    let c = b.content.unwrap_or_default();
+                    let c = match b.content.map(ResultContent::measure).transpose() {
+                        Ok(c) => c.unwrap_or_default(),
+                        Err(_) => {
+                            rec.problems.push(Problem {
+                                file: rec.role.name.clone(),
+                                line: number,
+                                what: "a tool result whose content is not text blocks".into(),
+                            });
+                            continue;
+                        }
+                    };
                     let use_id = b.tool_use_id.unwrap_or_default();
                     let (tool, asked_at) = tool_uses
                         .get(&use_id)
@@ -637,82 +740,159 @@ fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     (out, problems)
 }
 
-/// Reads every Claude Code log under `paths` into sessions. Files are read in
-/// parallel; deduplication then walks them in path order, so the result does
-/// not depend on the number of threads.
-pub fn read(paths: &[PathBuf], filter: &Filter) -> Import {
+/// A message or result id as a 64-bit hash with fixed keys: the sets that
+/// deduplicate across files stay small (8 bytes an id) and the result is
+/// the same on every run.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // DefaultHasher::new() has fixed keys: the same id hashes the same way
+    // in every run (collisions: about 1 in 10^8 for a million ids).
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// Sessions read at a time: enough to keep every core busy, few enough that
+/// memory does not grow with the size of the logs.
+const GROUPS_AT_ONCE: usize = 32;
+
+/// Reads every Claude Code log under `paths` and hands the sessions that
+/// pass `filter` to `each`, a few dozen at a time, so memory stays flat
+/// however large the logs are. Files of one session (the session file, its
+/// subagents) are read together, in parallel with other sessions; each
+/// message and tool result is counted once, the first time it is seen in
+/// path order, so the result does not depend on the number of threads.
+/// The returned [`Import`] holds the counts and problems, not the sessions.
+pub fn read<E>(
+    paths: &[PathBuf],
+    filter: &Filter,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E> {
     let (files, listing_problems) = files_under(paths);
-    let records: Vec<FileRecords> = files
-        .par_iter()
-        .map(|(root, path)| read_file(root, path))
-        .collect();
+    // Group by session: the session file and `<session>/subagents/*`
+    // share their session id; other files are groups of their own.
+    let mut groups: Vec<Vec<(PathBuf, PathBuf)>> = Vec::new();
+    let mut index: HashMap<(PathBuf, String), usize> = HashMap::new();
+    for (root, path) in files {
+        let role = role_of(&root, &path);
+        let dir = match &role.agent {
+            Some(_) if role.name.contains("/subagents/") => path
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::parent)
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            _ => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        let key = (dir, role.session_hint.clone());
+        match index.get(&key) {
+            Some(&i) => groups[i].push((root, path)),
+            None => {
+                index.insert(key, groups.len());
+                groups.push(vec![(root, path)]);
+            }
+        }
+    }
+    drop(index);
     let mut import = Import {
         source: "claude-code".into(),
-        files: records.len() as u64,
+        files: groups.iter().map(|g| g.len() as u64).sum(),
         problems: listing_problems,
         ..Import::default()
     };
-    let mut seen_messages: HashSet<String> = HashSet::new();
-    let mut seen_results: HashSet<String> = HashSet::new();
-    // session id → (project, files, threads by key, compactions)
-    let mut sessions: BTreeMap<String, SessionBuild> = BTreeMap::new();
-    for rec in records {
-        import.lines += rec.lines;
-        import.bytes += rec.bytes;
-        let s = &mut import.skipped;
-        s.repeated_lines += rec.skipped.repeated_lines;
-        s.synthetic += rec.skipped.synthetic;
-        s.other_lines += rec.skipped.other_lines;
-        import.problems.extend(rec.problems);
-        let id = rec
-            .session_id
-            .clone()
-            .unwrap_or_else(|| rec.role.session_hint.clone());
-        let build = sessions.entry(id).or_insert_with(|| SessionBuild {
-            project: rec.role.project.clone(),
-            ..SessionBuild::default()
-        });
-        build.files.push(rec.role.name.clone());
-        build.compactions += rec.compactions;
-        let key_of = |thread: &Option<String>| -> (Option<String>, bool) {
-            match (&rec.role.agent, thread) {
-                (Some(a), _) => (Some(a.clone()), rec.role.compaction),
-                (None, t) => (t.clone(), false),
+    let mut seen_messages: HashSet<u64> = HashSet::new();
+    let mut seen_results: HashSet<u64> = HashSet::new();
+    for chunk in groups.chunks(GROUPS_AT_ONCE) {
+        let records: Vec<Vec<FileRecords>> = chunk
+            .par_iter()
+            .map(|g| g.iter().map(|(root, path)| read_file(root, path)).collect())
+            .collect();
+        let mut ready = Vec::new();
+        for group in records {
+            let mut sessions: BTreeMap<String, SessionBuild> = BTreeMap::new();
+            for rec in group {
+                merge(
+                    &mut import,
+                    &mut sessions,
+                    &mut seen_messages,
+                    &mut seen_results,
+                    rec,
+                );
             }
-        };
-        let mut kept: HashSet<String> = HashSet::new();
-        for r in rec.requests {
-            if !seen_messages.insert(r.request.message_id.clone()) {
-                import.skipped.duplicate_messages += 1;
-                continue;
+            for (id, b) in sessions {
+                let s = b.finish(id);
+                if s.threads.iter().any(|t| !t.requests.is_empty()) && filter.keeps(&s) {
+                    ready.push(s);
+                }
             }
-            kept.insert(r.request.message_id.clone());
-            build.thread(key_of(&r.thread)).requests.push(r.request);
         }
-        for r in rec.results {
-            if !r.tool_use_id.is_empty() && !seen_results.insert(r.tool_use_id.clone()) {
-                import.skipped.duplicate_results += 1;
-                continue;
-            }
-            let t = build.thread(key_of(&r.thread));
-            let mut result = r.result;
-            result.carried_by = r
-                .carried_by
-                .filter(|m| kept.contains(m))
-                .and_then(|m| t.requests.iter().position(|q| q.message_id == m));
-            t.results.push(result);
-        }
+        each(ready)?;
     }
-    import.sessions = sessions
-        .into_iter()
-        .map(|(id, b)| b.finish(id))
-        .filter(|s| s.threads.iter().any(|t| !t.requests.is_empty()))
-        .filter(|s| filter.keeps(s))
-        .collect();
-    import
-        .sessions
-        .sort_by(|a, b| a.started().cmp(&b.started()).then(a.id.cmp(&b.id)));
-    import
+    Ok(import)
+}
+
+/// Adds one file's records to the sessions being built, counting each
+/// message and tool result once.
+fn merge(
+    import: &mut Import,
+    sessions: &mut BTreeMap<String, SessionBuild>,
+    seen_messages: &mut HashSet<u64>,
+    seen_results: &mut HashSet<u64>,
+    rec: FileRecords,
+) {
+    import.lines += rec.lines;
+    import.bytes += rec.bytes;
+    let s = &mut import.skipped;
+    s.repeated_lines += rec.skipped.repeated_lines;
+    s.synthetic += rec.skipped.synthetic;
+    s.other_lines += rec.skipped.other_lines;
+    import.problems.extend(rec.problems);
+    let id = rec
+        .session_id
+        .clone()
+        .unwrap_or_else(|| rec.role.session_hint.clone());
+    let build = sessions.entry(id).or_insert_with(|| SessionBuild {
+        project: rec.role.project.clone(),
+        ..SessionBuild::default()
+    });
+    build.files.push(rec.role.name.clone());
+    build.compactions += rec.compactions;
+    let key_of = |thread: &Option<String>| -> (Option<String>, bool) {
+        match (&rec.role.agent, thread) {
+            (Some(a), _) => (Some(a.clone()), rec.role.compaction),
+            (None, t) => (t.clone(), false),
+        }
+    };
+    let mut kept: HashSet<&str> = HashSet::new();
+    let mut requests = Vec::new();
+    for r in &rec.requests {
+        if !seen_messages.insert(id_hash(&r.request.message_id)) {
+            import.skipped.duplicate_messages += 1;
+            continue;
+        }
+        kept.insert(&r.request.message_id);
+        requests.push(r);
+    }
+    for r in requests {
+        build
+            .thread(key_of(&r.thread))
+            .requests
+            .push(r.request.clone());
+    }
+    for r in &rec.results {
+        if !r.tool_use_id.is_empty() && !seen_results.insert(id_hash(&r.tool_use_id)) {
+            import.skipped.duplicate_results += 1;
+            continue;
+        }
+        let t = build.thread(key_of(&r.thread));
+        let mut result = r.result.clone();
+        result.carried_by = r
+            .carried_by
+            .as_deref()
+            .filter(|m| kept.contains(m))
+            .and_then(|m| t.requests.iter().rposition(|q| q.message_id == m));
+        t.results.push(result);
+    }
 }
 
 #[derive(Default)]
@@ -753,6 +933,27 @@ impl SessionBuild {
             files: self.files,
             threads: self.threads,
             compactions: self.compactions,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoded_length_counts_what_escapes_stand_for() {
+        for (raw, want) in [
+            (r#""hello wörld""#, 12),
+            (r#""hello w\u00f6rld""#, 12),
+            (r#""a\nb\"c\\d""#, 7),
+            (r#""\ud83d\ude00""#, 4),
+            (r#""\u20ac""#, 3),
+            (r#""""#, 0),
+        ] {
+            let decoded: String = serde_json::from_str(raw).unwrap();
+            assert_eq!(decoded.len() as u64, want, "{raw}");
+            assert_eq!(decoded_len(raw), want, "{raw}");
         }
     }
 }

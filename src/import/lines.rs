@@ -50,7 +50,7 @@ impl<R: BufRead> Lines<R> {
                 }
                 break;
             }
-            let (take, done) = match chunk.iter().position(|b| *b == b'\n') {
+            let (take, done) = match memchr::memchr(b'\n', chunk) {
                 Some(i) => (i + 1, true),
                 None => (chunk.len(), false),
             };

@@ -154,7 +154,8 @@ pub struct Skipped {
     pub other_lines: u64,
 }
 
-/// Everything one import read.
+/// What one import read: counts and problems (sessions are handed over one
+/// at a time as they are read).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Import {
     /// The source: `claude-code`.
@@ -165,8 +166,6 @@ pub struct Import {
     pub lines: u64,
     /// Bytes read.
     pub bytes: u64,
-    /// Sessions, by start time.
-    pub sessions: Vec<Session>,
     /// What counting rules removed.
     pub skipped: Skipped,
     /// Lines or files that could not be read.

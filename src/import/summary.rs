@@ -5,7 +5,7 @@
 //! its token counts, never $0.
 
 use super::write::{self, ScenarioSpec, Trim};
-use super::{Import, Problem, Session, Skipped, Thread, Usage};
+use super::{Import, Problem, Session, Skipped, Usage};
 use crate::engine::{simulate, Bounds, SimulateOptions};
 use crate::error::InputError;
 use crate::input::SourceText;
@@ -168,112 +168,128 @@ pub struct OutFile {
     pub csv: bool,
 }
 
+/// A session worked out by [`Summary::prepare`], to be added in order.
+pub struct Prepared {
+    first_file: Option<String>,
+    row: SessionRow,
+    unpriced: Vec<(String, String, Usage)>,
+    /// Thread name, trace CSV, scenario TOML.
+    threads: Vec<(String, Vec<u8>, String)>,
+}
+
 /// The price book the import uses, as written next to the scenarios.
 pub const BOOK_FILE: &str = "prices.toml";
 
-/// Prices by model, looked up once.
-struct Priced<'a> {
-    book: &'a PriceBook,
-    today: &'a str,
-    cache: BTreeMap<String, Result<ModelPrices, String>>,
+/// The summary, built one session at a time: each session's row is kept,
+/// its files are handed back to be written and then forgotten, so memory
+/// does not grow with the size of the logs.
+pub struct Summary<'a> {
+    book_src: &'a SourceText,
+    book: PriceBook,
+    opts: &'a Options<'a>,
+    compare: Option<ModelPrices>,
+    rows: Vec<SessionRow>,
+    unpriced: BTreeMap<String, Unpriced>,
+    scenarios: Vec<String>,
+    emitted: std::collections::HashSet<String>,
 }
 
-impl Priced<'_> {
-    fn get(&mut self, model: &str) -> Result<&ModelPrices, String> {
-        if !self.cache.contains_key(model) {
-            let r = self
-                .book
-                .get_on(model, self.today)
-                .cloned()
-                .map_err(|_| "not in the price book".to_string());
-            self.cache.insert(model.to_string(), r);
-        }
-        self.cache[model].as_ref().map_err(Clone::clone)
+impl<'a> Summary<'a> {
+    /// A summary priced with `book_src`.
+    pub fn new(book_src: &'a SourceText, opts: &'a Options<'a>) -> Result<Summary<'a>, InputError> {
+        let book = PriceBook::parse(book_src)?;
+        let compare = match opts.compare {
+            Some(m) => Some(book.get_on(m, opts.today).cloned().map_err(|_| {
+                InputError::new(format!(
+                    "--compare-model {m}: not in the price book `{}`",
+                    book_src.name
+                ))
+                .with_help(crate::error::did_you_mean(
+                    m,
+                    book.model_ids(),
+                    "The price book has",
+                ))
+            })?),
+            None => None,
+        };
+        Ok(Summary {
+            book_src,
+            book,
+            opts,
+            compare,
+            rows: Vec::new(),
+            unpriced: BTreeMap::new(),
+            scenarios: Vec::new(),
+            emitted: std::collections::HashSet::new(),
+        })
     }
-}
 
-/// Builds the summary and the files to write: for every thread with tool
-/// results, its trace CSV and scenario TOML, each checked by loading it as
-/// `simulate` would and replayed by the engine for the what-ifs.
-pub fn build(
-    import: &Import,
-    book_src: &SourceText,
-    opts: &Options,
-) -> Result<(ImportDoc, Vec<OutFile>), InputError> {
-    let book = PriceBook::parse(book_src)?;
-    let mut priced = Priced {
-        book: &book,
-        today: opts.today,
-        cache: BTreeMap::new(),
-    };
-    let compare = match opts.compare {
-        Some(m) => Some(priced.get(m).cloned().map_err(|_| {
-            InputError::new(format!(
-                "--compare-model {m}: not in the price book `{}`",
-                book_src.name
-            ))
-            .with_help(crate::error::did_you_mean(
-                m,
-                book.model_ids(),
-                "The price book has",
-            ))
-        })?),
-        None => None,
-    };
-    let mut files = Vec::new();
-    let mut scenarios = Vec::new();
-    let mut unpriced: BTreeMap<String, Unpriced> = BTreeMap::new();
-    let mut rows = Vec::new();
-    for s in &import.sessions {
+    /// A model's entry in force, or why it is unpriced.
+    fn prices(&self, model: &str) -> Result<ModelPrices, String> {
+        self.book
+            .get_on(model, self.opts.today)
+            .cloned()
+            .map_err(|_| "not in the price book".to_string())
+    }
+
+    /// Works out a session: its row, the unpriced requests, and for every
+    /// thread with tool results its trace CSV and scenario TOML (each
+    /// checked by loading it as `simulate` would, and replayed by the
+    /// engine for the what-ifs). Pure, so sessions are prepared in parallel.
+    pub fn prepare(&self, s: &Session) -> Result<Prepared, InputError> {
+        let mut priced: BTreeMap<String, Result<ModelPrices, String>> = BTreeMap::new();
+        let mut price = |model: &str| {
+            priced
+                .entry(model.to_string())
+                .or_insert_with(|| self.prices(model))
+                .clone()
+        };
         let mut row = session_row(s);
+        let mut unpriced: Vec<(String, String, Usage)> = Vec::new();
         for t in &s.threads {
             for r in &t.requests {
-                match priced.get(&r.model).and_then(|p| p.cost_of(&r.usage)) {
+                match price(&r.model).and_then(|p| p.cost_of(&r.usage)) {
                     Ok(c) => row.recorded_cost += c,
                     Err(reason) => {
                         row.unpriced_requests += 1;
-                        let e = unpriced.entry(r.model.clone()).or_insert_with(|| Unpriced {
-                            model: r.model.clone(),
-                            reason,
-                            requests: 0,
-                            usage: Usage::default(),
-                        });
-                        e.requests += 1;
-                        e.usage = e.usage.plus(&r.usage);
+                        unpriced.push((r.model.clone(), reason, r.usage));
                     }
                 }
             }
         }
+        let mut threads = Vec::new();
         for t in &s.threads {
             if write::sent_results(t).next().is_none() {
                 continue;
             }
-            let dir = PathBuf::from(&s.id);
-            let stem = t.name();
-            let trace_name = format!("{stem}.csv");
             let model = t.main_model().unwrap_or("unknown").to_string();
-            let prices = priced.get(&model).ok().cloned();
+            let prices = price(&model).ok();
+            let name = t.name();
+            let trace_name = format!("{name}.csv");
             let spec = ScenarioSpec {
                 session: s,
                 prices_path: "../prices.toml",
                 prices: prices.as_ref(),
                 trace_file: &trace_name,
-                trim: opts.trim,
-                compare: compare.as_ref(),
+                trim: self.opts.trim,
+                compare: self.compare.as_ref(),
             };
-            let csv = write::trace_csv(t, opts.trim);
+            let csv = write::trace_csv(t, self.opts.trim);
             let toml = write::scenario_toml(t, &spec);
             if prices.is_some() {
-                let ifs = replay(s, t, &toml, &csv, book_src, &book, opts.today)?;
+                let ifs = replay(
+                    s,
+                    &name,
+                    &toml,
+                    &csv,
+                    self.book_src,
+                    &self.book,
+                    self.opts.today,
+                )?;
                 let recorded: Decimal = t
                     .requests
                     .iter()
-                    .filter_map(|r| {
-                        priced
-                            .get(&r.model)
-                            .ok()
-                            .and_then(|p| p.cost_of(&r.usage).ok())
-                    })
+                    .filter_map(|r| price(&r.model).ok()?.cost_of(&r.usage).ok())
                     .sum();
                 row.replayed_recorded_cost += recorded;
                 row.what_if = Some(match row.what_if {
@@ -281,10 +297,60 @@ pub fn build(
                     None => ifs,
                 });
             }
+            threads.push((name, csv, toml));
+        }
+        Ok(Prepared {
+            first_file: s.files.first().cloned(),
+            row,
+            unpriced,
+            threads,
+        })
+    }
+
+    /// Adds a prepared session and returns its files to write. A session id
+    /// seen before (a resumed session's own file) names its files with the
+    /// file's stem in front.
+    pub fn accept(&mut self, p: Prepared) -> Vec<OutFile> {
+        for (model, reason, usage) in p.unpriced {
+            let e = self
+                .unpriced
+                .entry(model.clone())
+                .or_insert_with(|| Unpriced {
+                    model,
+                    reason,
+                    requests: 0,
+                    usage: Usage::default(),
+                });
+            e.requests += 1;
+            e.usage = e.usage.plus(&usage);
+        }
+        let id = p.row.session.clone();
+        let prefix = if self.emitted.insert(id.clone()) {
+            String::new()
+        } else {
+            p.first_file
+                .as_deref()
+                .and_then(|f| Path::new(f).file_stem())
+                .map_or(String::new(), |n| format!("{}-", n.to_string_lossy()))
+        };
+        let mut files = Vec::new();
+        for (name, csv, toml) in p.threads {
+            let stem = format!("{prefix}{name}");
+            let dir = PathBuf::from(&id);
+            let (csv, toml) = if prefix.is_empty() {
+                (csv, toml)
+            } else {
+                let toml = toml.replace(
+                    &format!("file = \"{name}.csv\""),
+                    &format!("file = \"{stem}.csv\""),
+                );
+                (csv, toml)
+            };
             let scenario_path = dir.join(format!("{stem}.toml"));
-            scenarios.push(scenario_path.to_string_lossy().into_owned());
+            self.scenarios
+                .push(scenario_path.to_string_lossy().into_owned());
             files.push(OutFile {
-                path: dir.join(&trace_name),
+                path: dir.join(format!("{stem}.csv")),
                 bytes: csv,
                 csv: true,
             });
@@ -294,27 +360,72 @@ pub fn build(
                 csv: false,
             });
         }
-        rows.push(row);
+        self.rows.push(p.row);
+        files
     }
-    let days = days(&rows);
-    let doc = ImportDoc {
-        source: import.source.clone(),
-        files: import.files,
-        lines: import.lines,
-        bytes: import.bytes,
-        price_book: Path::new(&book_src.name)
-            .file_name()
-            .map_or(book_src.name.clone(), |n| n.to_string_lossy().into_owned()),
-        compare_model: compare.map(|c| c.model),
-        trim: opts.trim.describe(),
-        sessions: rows,
-        days,
-        unpriced: unpriced.into_values().collect(),
-        skipped: import.skipped,
-        problems: import.problems.clone(),
-        scenarios,
-    };
-    Ok((doc, files))
+
+    /// The document, with the import's counts and problems.
+    pub fn finish(self, import: &Import) -> ImportDoc {
+        let mut rows = merge_rows(self.rows);
+        rows.sort_by(|a, b| a.started.cmp(&b.started).then(a.session.cmp(&b.session)));
+        let days = days(&rows);
+        ImportDoc {
+            source: import.source.clone(),
+            files: import.files,
+            lines: import.lines,
+            bytes: import.bytes,
+            price_book: Path::new(&self.book_src.name)
+                .file_name()
+                .map_or(self.book_src.name.clone(), |n| {
+                    n.to_string_lossy().into_owned()
+                }),
+            compare_model: self.compare.map(|c| c.model),
+            trim: self.opts.trim.describe(),
+            sessions: rows,
+            days,
+            unpriced: self.unpriced.into_values().collect(),
+            skipped: import.skipped,
+            problems: import.problems.clone(),
+            scenarios: self.scenarios,
+        }
+    }
+}
+
+/// Rows of the same session id (a session read in several groups) as one.
+fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
+    let mut out: Vec<SessionRow> = Vec::with_capacity(rows.len());
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    for r in rows {
+        match at.get(&r.session) {
+            None => {
+                at.insert(r.session.clone(), out.len());
+                out.push(r);
+            }
+            Some(&i) => {
+                let m = &mut out[i];
+                m.started = match (m.started.take(), r.started) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                m.threads += r.threads;
+                m.requests += r.requests;
+                m.tool_results += r.tool_results;
+                m.result_bytes += r.result_bytes;
+                m.images += r.images;
+                m.documents += r.documents;
+                m.compactions += r.compactions;
+                m.usage = m.usage.plus(&r.usage);
+                m.recorded_cost += r.recorded_cost;
+                m.unpriced_requests += r.unpriced_requests;
+                m.replayed_recorded_cost += r.replayed_recorded_cost;
+                m.what_if = match (m.what_if, r.what_if) {
+                    (Some(a), Some(b)) => Some(a.plus(&b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+    }
+    out
 }
 
 fn session_row(s: &Session) -> SessionRow {
@@ -343,14 +454,14 @@ fn session_row(s: &Session) -> SessionRow {
 /// Loads the thread's scenario as `simulate` would and replays it.
 fn replay(
     s: &Session,
-    t: &Thread,
+    stem: &str,
     toml: &str,
     csv: &[u8],
     book_src: &SourceText,
     book: &PriceBook,
     today: &str,
 ) -> Result<WhatIfs, InputError> {
-    let name = format!("{}/{}", s.id, t.name());
+    let name = format!("{}/{stem}", s.id);
     let src = SourceText {
         name: format!("{name}.toml"),
         text: toml.to_string(),

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Benchmark: `tokencast import claude-code` against `ccusage claude session
+# --json` (ccusage 20.0.24, its native binary) on the same generated corpus,
+# at 100 MB and 1 GB. Reports the median of 5 runs of each, peak RSS, the
+# time ratio, and whether every session's token totals agree.
+#
+#   bash benches/import_vs_ccusage.sh            # 100 MB and 1 GB
+#   SIZES="100000000" bash benches/import_vs_ccusage.sh
+#
+# Needs cargo, npm (ccusage is installed under target/, never committed),
+# python3 and /usr/bin/time. Nothing outside target/ is written.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"100000000 1000000000"}
+RUNS=${RUNS:-5}
+T=target/bench-import
+mkdir -p "$T"
+cargo build --release --locked --quiet
+cargo build --release --locked --quiet --example gen_claude_corpus
+if [ ! -x "$T/ccusage/node_modules/.bin/ccusage" ]; then
+    npm install --silent --prefix "$T/ccusage" ccusage@20.0.24 >/dev/null
+fi
+CCUSAGE="$T/ccusage/node_modules/.bin/ccusage"
+TOKENCAST=target/release/tokencast
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+for size in $SIZES; do
+    corpus="$T/corpus-$size"
+    if [ ! -d "$corpus/projects" ]; then
+        target/release/examples/gen_claude_corpus "$corpus/projects" "$size" 1
+    fi
+    : > "$T/tk-$size.times"; : > "$T/cc-$size.times"
+    for _ in $(seq "$RUNS"); do
+        rm -rf "$T/out-$size"
+        /usr/bin/time -f "%e %M" -o "$T/tk.one" "$TOKENCAST" import claude-code "$corpus/projects" \
+            --format json --no-report --out "$T/out-$size" > "$T/tk-$size.json" 2>/dev/null
+        cat "$T/tk.one" >> "$T/tk-$size.times"
+        CLAUDE_CONFIG_DIR="$corpus" /usr/bin/time -f "%e %M" -o "$T/cc.one" "$CCUSAGE" claude session \
+            --json --offline > "$T/cc-$size.json" 2>/dev/null
+        cat "$T/cc.one" >> "$T/cc-$size.times"
+    done
+    tk_s=$(cut -d' ' -f1 "$T/tk-$size.times" | median); tk_kb=$(cut -d' ' -f2 "$T/tk-$size.times" | sort -n | tail -1)
+    cc_s=$(cut -d' ' -f1 "$T/cc-$size.times" | median); cc_kb=$(cut -d' ' -f2 "$T/cc-$size.times" | sort -n | tail -1)
+    echo "== $(du -sb "$corpus" | cut -f1) bytes of logs ($size requested), median of $RUNS runs"
+    echo "tokencast import claude-code : ${tk_s} s, peak RSS ${tk_kb} KB (also measures every tool result, writes traces and scenarios)"
+    echo "ccusage claude session --json: ${cc_s} s, peak RSS ${cc_kb} KB"
+    python3 - "$T/tk-$size.json" "$T/cc-$size.json" "$tk_s" "$cc_s" <<'PY'
+import json, sys
+tk = json.load(open(sys.argv[1])); cc = json.load(open(sys.argv[2]))
+print(f"time ratio tokencast / ccusage: {float(sys.argv[3]) / float(sys.argv[4]):.2f}")
+ours = {s["session"]: s["usage"] for s in tk["sessions"]}
+theirs = {s["sessionId"]: s for s in cc["sessions"]}
+same = differ = 0
+for sid, u in ours.items():
+    c = theirs.get(sid)
+    a = (u["input"], u["cache_write_5m"] + u["cache_write_1h"], u["cache_read"], u["output"])
+    b = c and (c["inputTokens"], c["cacheCreationTokens"], c["cacheReadTokens"], c["outputTokens"])
+    if a == b:
+        same += 1
+    else:
+        differ += 1
+        print(f"  differs: {sid}: tokencast {a}, ccusage {b}")
+extra = sorted(set(theirs) - set(ours))
+print(f"sessions with equal token totals: {same} of {len(ours)}; differing: {differ}")
+if extra:
+    dup = sum(theirs[s]["inputTokens"] + theirs[s]["outputTokens"] + theirs[s]["cacheCreationTokens"] + theirs[s]["cacheReadTokens"] for s in extra)
+    print(f"ccusage lists {len(extra)} more 'session(s)' ({', '.join(extra[:3])}{', …' if len(extra) > 3 else ''}): resumed-session files that log "
+          f"{tk['skipped']['duplicate_messages']} earlier messages again without requestId; ccusage counts their {dup:,} tokens a second time, tokencast once (by message.id).")
+PY
+done
