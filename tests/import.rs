@@ -361,3 +361,91 @@ fn default_paths_come_from_claude_config_dir_and_filters_apply() {
     assert_eq!(run(&["--project", "proj-b"]), [S3]);
     assert_eq!(run(&["--session", S1]), [S1]);
 }
+
+#[test]
+fn the_backtest_fits_bytes_per_token_and_finds_cache_breaks() {
+    let doc = json_of(tokencast().args([
+        "simulate",
+        "tests/fixtures/backtest/backtest.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let b = &doc["backtest"];
+    // Engine prompts (lower, upper) with P = 1,000, o = 100, b = 4, u = 1.5:
+    // 2,100–3,100, 3,200–4,700, 3,800–5,550, 4,900–7,150; recorded 2,100,
+    // 3,200, 3,700, 4,800: two of four inside the band.
+    let rows = b["requests"].as_array().unwrap();
+    let band: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["simulated_prompt"]["lower"].as_str().unwrap().to_string(),
+                r["simulated_prompt"]["upper"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        band,
+        [
+            ("2100", "3100"),
+            ("3200", "4700"),
+            ("3800", "5550"),
+            ("4900", "7150")
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!(dec(&b["in_band"]), d("0.5"));
+    // Growth net of the previous output: 3,200 − 2,100 − 100 = 1,000 tokens for
+    // 4,000 bytes; 3,700 − 3,200 − 100 = 400 for 2,000; 4,800 − 3,700 − 100 =
+    // 1,000 for 4,000: 10,000 ÷ 2,400 = 4.1667; per step 4, 5, 4 (R-8: p10 4,
+    // median 4, p90 5).
+    let fit = &b["fit"];
+    assert_eq!(dec(&fit["bytes_per_token"]), d("4.1667"));
+    assert_eq!(fit["p10"], 4.0);
+    assert_eq!(fit["p50"], 4.0);
+    assert_eq!(fit["p90"], 5.0);
+    assert_eq!(fit["steps"], 3);
+    // Recorded cost at input 2, 5m write 2.5, read 0.2, output 10:
+    // 3,945 + 4,165 + 10,245 + 12,995 per million.
+    assert_eq!(dec(&b["recorded_cost"]), d("0.03135"));
+    // Request 4 read nothing of the 3,190 tokens cached 10 s before: the
+    // prefix changed; request 5 read nothing of 3,690 after 580 s: expiry.
+    // Each costs its tokens × (2.5 − 0.2) per million.
+    let breaks = b["breaks"].as_array().unwrap();
+    assert_eq!(breaks.len(), 2);
+    assert_eq!(breaks[0]["request"], 4);
+    assert_eq!(breaks[0]["gap_seconds"], 10);
+    assert_eq!(breaks[0]["cause"], "prefix changed");
+    assert_eq!(breaks[0]["tokens"], 3190);
+    assert_eq!(dec(&breaks[0]["extra_cost"]), d("0.007337"));
+    assert_eq!(breaks[1]["request"], 5);
+    assert_eq!(breaks[1]["gap_seconds"], 580);
+    assert!(breaks[1]["cause"].as_str().unwrap().starts_with("expiry"));
+    assert_eq!(breaks[1]["tokens"], 3690);
+    assert_eq!(dec(&breaks[1]["extra_cost"]), d("0.008487"));
+}
+
+#[test]
+fn the_summary_renders_as_terminal_tables_and_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |format: &str| {
+        let out = tokencast()
+            .current_dir(dir.path())
+            .env("COLUMNS", "160")
+            .args(["import", "claude-code"])
+            .arg(fixtures())
+            .args(["--format", format, "--no-report", "--out", "out"])
+            .args(["--compare-model", "claude-haiku-4-5", "--trim", "50%"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    insta::assert_snapshot!("import_terminal", run("table"));
+    insta::assert_snapshot!("import_csv", run("csv"));
+}

@@ -52,7 +52,7 @@ impl Trim {
         match self {
             Trim::None => "trimmed = raw (no --trim rule given)".into(),
             Trim::KeepBytes(n) => format!("trimmed = at most {n} bytes per result (--trim {n})"),
-            Trim::KeepPercent(p) => format!("trimmed = {p} % of each result (--trim {p}%)"),
+            Trim::KeepPercent(p) => format!("trimmed = {p}% of each result (--trim {p}%)"),
         }
     }
 }
