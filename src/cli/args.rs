@@ -35,15 +35,17 @@ pub enum Command {
 /// Where `import` reads sessions from.
 #[derive(Debug, Subcommand)]
 pub enum LogSource {
-    /// Claude Code's session logs (~/.claude/projects/**/*.jsonl).
-    ClaudeCode(ClaudeCodeArgs),
+    /// Claude Code's session logs: PATHs, else $CLAUDE_CONFIG_DIR (comma-separated) with
+    /// /projects, else ~/.config/claude/projects and ~/.claude/projects.
+    ClaudeCode(ImportArgs),
+    /// Codex CLI's rollouts: PATHs, else ${CODEX_HOME:-~/.codex}/sessions and archived_sessions.
+    Codex(ImportArgs),
 }
 
-/// Arguments of `import claude-code`.
+/// Arguments of every `import` source.
 #[derive(Debug, clap::Args)]
-pub struct ClaudeCodeArgs {
-    /// Log directories or .jsonl files [default: $CLAUDE_CONFIG_DIR (comma-separated) with
-    /// /projects, else ~/.config/claude/projects and ~/.claude/projects].
+pub struct ImportArgs {
+    /// Log directories or .jsonl files [default: the source's own locations].
     pub paths: Vec<PathBuf>,
     /// Only sessions starting on or after this date (YYYY-MM-DD, UTC).
     #[arg(long, value_name = "DATE")]
@@ -60,7 +62,8 @@ pub struct ClaudeCodeArgs {
     /// Where traces and scenarios go (one directory per session).
     #[arg(long, value_name = "DIR", default_value = "scenarios/imported")]
     pub out: PathBuf,
-    /// The price book [default: the shipped LiteLLM 1.110.2 Anthropic book]; copied to DIR/prices.toml.
+    /// The price book [default: the shipped LiteLLM 1.110.2 book of the source's provider];
+    /// copied to DIR/prices.toml.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     /// Another model of the price book for the "other model" what-if.

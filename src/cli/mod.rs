@@ -9,7 +9,7 @@ pub mod spec;
 
 pub use args::Cli;
 use args::{
-    ClaudeCodeArgs, Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs,
+    Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportArgs, ImportSource, LitellmArgs,
     LogSource, PageArgs, PricesCommand, SimulateArgs, SweepArgs,
 };
 
@@ -38,7 +38,10 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
         Command::Forecast(args) => run_forecast(args),
-        Command::Import(LogSource::ClaudeCode(args)) => run_import_claude_code(args),
+        Command::Import(LogSource::ClaudeCode(args)) => {
+            run_import(crate::import::Source::ClaudeCode, args)
+        }
+        Command::Import(LogSource::Codex(args)) => run_import(crate::import::Source::Codex, args),
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
 }
@@ -335,13 +338,14 @@ fn today() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10].to_string()
 }
 
-/// The price book `import` uses when none is given: the shipped Anthropic book.
-const DEFAULT_IMPORT_BOOK: &str =
-    include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
+/// The price books `import` uses when none is given: the shipped books of
+/// each source's provider.
+const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
+const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
 
-fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
+fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome, AppError> {
     use crate::error::InputError;
-    use crate::import::{claude_code, summary, write::Trim, Filter};
+    use crate::import::{summary, write::Trim, Filter, Source};
     for (flag, d) in [("--since", &args.since), ("--until", &args.until)] {
         if let Some(d) = d {
             if !crate::pricing::book::is_date(d) {
@@ -360,12 +364,17 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         })?,
     };
     let paths = if args.paths.is_empty() {
-        let found = claude_code::default_paths();
+        let found = source.default_paths();
         if found.is_empty() {
-            return Err(InputError::new(
-                "no Claude Code logs found: $CLAUDE_CONFIG_DIR is unset or has no projects/, and neither ~/.config/claude/projects nor ~/.claude/projects exists",
-            )
-            .with_help("give the log directory or .jsonl files: tokencast import claude-code PATH")
+            return Err(InputError::new(format!(
+                "no {} logs found in {}",
+                source.title(),
+                source.default_places()
+            ))
+            .with_help(format!(
+                "give the log directory or .jsonl files: tokencast import {} PATH",
+                source.key()
+            ))
             .into());
         }
         found
@@ -374,7 +383,10 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
             if !p.exists() {
                 return Err(
                     InputError::new(format!("{}: no such file or directory", p.display()))
-                        .with_help("give a Claude Code projects directory or .jsonl files")
+                        .with_help(format!(
+                            "give a {} log directory or .jsonl files",
+                            source.title()
+                        ))
                         .into(),
                 );
             }
@@ -387,15 +399,20 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         project: args.project.clone(),
         session: args.session.clone(),
     };
-    let book = match &args.prices {
-        Some(p) => SourceText::read(p, "price book")?,
-        None => SourceText {
+    let book = match (&args.prices, source) {
+        (Some(p), _) => SourceText::read(p, "price book")?,
+        (None, Source::ClaudeCode) => SourceText {
             name: "litellm-1.110.2/anthropic.toml".into(),
-            text: DEFAULT_IMPORT_BOOK.to_string(),
+            text: ANTHROPIC_BOOK.to_string(),
+        },
+        (None, Source::Codex) => SourceText {
+            name: "litellm-1.110.2/openai.toml".into(),
+            text: OPENAI_BOOK.to_string(),
         },
     };
     let today = today();
     let opts = summary::Options {
+        source: source.key(),
         trim,
         compare: args.compare_model.as_deref(),
         today: &today,
@@ -414,30 +431,35 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         Ok(staging)
     });
     let mut scenarios = 0usize;
-    let read = claude_code::read(&paths, &filter, |sessions| -> Result<(), AppError> {
-        use rayon::prelude::*;
-        let prepared: Vec<Result<summary::Prepared, crate::error::InputError>> =
-            sessions.par_iter().map(|s| sum.prepare(s)).collect();
-        for p in prepared {
-            for f in sum.accept(p?) {
-                scenarios += usize::from(!f.csv);
-                let planned = PlannedFile {
-                    path: args.out.join(f.path),
-                    marker: if f.csv {
-                        Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
-                    } else {
-                        Marker::Toml
-                    },
-                    bytes: f.bytes,
-                };
-                // A closed channel means the writer stopped on an error, reported below.
-                if send.send(planned).is_err() {
-                    return Ok(());
+    let read = crate::import::read(
+        source,
+        &paths,
+        &filter,
+        |sessions| -> Result<(), AppError> {
+            use rayon::prelude::*;
+            let prepared: Vec<Result<summary::Prepared, crate::error::InputError>> =
+                sessions.par_iter().map(|s| sum.prepare(s)).collect();
+            for p in prepared {
+                for f in sum.accept(p?) {
+                    scenarios += usize::from(!f.csv);
+                    let planned = PlannedFile {
+                        path: args.out.join(f.path),
+                        marker: if f.csv {
+                            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+                        } else {
+                            Marker::Toml
+                        },
+                        bytes: f.bytes,
+                    };
+                    // A closed channel means the writer stopped on an error, reported below.
+                    if send.send(planned).is_err() {
+                        return Ok(());
+                    }
                 }
             }
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
     drop(send);
     let staged = writer.join().expect("the writer thread does not panic");
     let import = read?;
@@ -460,7 +482,12 @@ fn run_import_claude_code(args: ClaudeCodeArgs) -> Result<Outcome, AppError> {
         width: terminal_width(),
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
-    let page = page_file(&doc, Path::new("import-claude-code"), &args.page, "")?;
+    let page = page_file(
+        &doc,
+        Path::new(&format!("import-{}", source.key())),
+        &args.page,
+        "",
+    )?;
     if scenarios > 0 {
         let text = if book.text.starts_with("# tokencast ") {
             book.text.clone()

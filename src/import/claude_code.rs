@@ -21,7 +21,7 @@
 //! an unknown type, or longer than [`super::lines::MAX_LINE_BYTES`], and a file
 //! that cannot be read to its end, become [`Problem`]s with file and line.
 
-use super::lines::{Line, Lines, MAX_LINE_BYTES};
+use super::lines::{decoded_len, Line, Lines, MAX_LINE_BYTES};
 use super::{
     epoch_ms, Filter, Import, Problem, Request, Session, Skipped, Thread, ToolResult, Usage,
 };
@@ -296,55 +296,6 @@ impl ResultContent {
             _ => self.bytes += b.text.map_or(0, |t| decoded_len(t.get())),
         }
     }
-}
-
-/// The UTF-8 length of a JSON string literal once decoded (`raw` includes
-/// its quotes and is valid JSON): escapes count as the bytes they stand for.
-fn decoded_len(raw: &str) -> u64 {
-    let b = raw.as_bytes();
-    let (mut i, end) = (1usize, b.len().saturating_sub(1));
-    let mut len = 0u64;
-    while i < end {
-        match memchr::memchr(b'\\', &b[i..end]) {
-            None => {
-                len += (end - i) as u64;
-                break;
-            }
-            Some(j) => {
-                len += j as u64;
-                i += j + 1;
-                if b.get(i) == Some(&b'u') {
-                    let cp = hex4(&b[i + 1..]);
-                    i += 5;
-                    // A surrogate pair is one 4-byte character.
-                    if (0xD800..0xDC00).contains(&cp)
-                        && b.get(i) == Some(&b'\\')
-                        && b.get(i + 1) == Some(&b'u')
-                        && (0xDC00..0xE000).contains(&hex4(&b[i + 2..]))
-                    {
-                        len += 4;
-                        i += 6;
-                    } else {
-                        len += match cp {
-                            0..=0x7F => 1,
-                            0x80..=0x7FF => 2,
-                            _ => 3,
-                        };
-                    }
-                } else {
-                    len += 1;
-                    i += 1;
-                }
-            }
-        }
-    }
-    len
-}
-
-fn hex4(b: &[u8]) -> u32 {
-    b.iter().take(4).fold(0, |acc, c| {
-        acc * 16 + (*c as char).to_digit(16).unwrap_or(0)
-    })
 }
 
 /// Line types that carry nothing to count.
@@ -698,7 +649,7 @@ impl UsageWithIterations {
 /// Every `.jsonl` file under `paths` (a file is taken as it is), sorted,
 /// and the entries that could not be listed (a dangling link, a directory
 /// that cannot be read) as problems.
-fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
+pub(super) fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for root in paths {
@@ -933,27 +884,6 @@ impl SessionBuild {
             files: self.files,
             threads: self.threads,
             compactions: self.compactions,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decoded_length_counts_what_escapes_stand_for() {
-        for (raw, want) in [
-            (r#""hello wörld""#, 12),
-            (r#""hello w\u00f6rld""#, 12),
-            (r#""a\nb\"c\\d""#, 7),
-            (r#""\ud83d\ude00""#, 4),
-            (r#""\u20ac""#, 3),
-            (r#""""#, 0),
-        ] {
-            let decoded: String = serde_json::from_str(raw).unwrap();
-            assert_eq!(decoded.len() as u64, want, "{raw}");
-            assert_eq!(decoded_len(raw), want, "{raw}");
         }
     }
 }

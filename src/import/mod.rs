@@ -13,6 +13,7 @@
 //! - [`summary`]: the import summary document, priced, with what-ifs.
 
 pub mod claude_code;
+pub mod codex;
 pub mod lines;
 pub mod summary;
 pub mod write;
@@ -202,6 +203,66 @@ impl Filter {
                 .until
                 .as_ref()
                 .is_none_or(|d| day.is_some_and(|x| x <= d.as_str()))
+    }
+}
+
+/// A source of agent logs: each is one reader that yields [`Session`]s;
+/// everything after it (traces, scenarios, summary, backtest) is shared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Claude Code (`~/.claude/projects`).
+    ClaudeCode,
+    /// Codex CLI (`~/.codex/sessions`).
+    Codex,
+}
+
+impl Source {
+    /// The command-line name: `claude-code`, `codex`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Source::ClaudeCode => "claude-code",
+            Source::Codex => "codex",
+        }
+    }
+
+    /// The name for people.
+    pub fn title(self) -> &'static str {
+        match self {
+            Source::ClaudeCode => "Claude Code",
+            Source::Codex => "Codex",
+        }
+    }
+
+    /// Where the source keeps its logs, in words.
+    pub fn default_places(self) -> &'static str {
+        match self {
+            Source::ClaudeCode => {
+                "$CLAUDE_CONFIG_DIR/projects, ~/.config/claude/projects or ~/.claude/projects"
+            }
+            Source::Codex => "${CODEX_HOME:-~/.codex}/sessions or archived_sessions",
+        }
+    }
+
+    /// The default locations that exist.
+    pub fn default_paths(self) -> Vec<std::path::PathBuf> {
+        match self {
+            Source::ClaudeCode => claude_code::default_paths(),
+            Source::Codex => codex::default_paths(),
+        }
+    }
+}
+
+/// Reads `source`'s logs under `paths`, handing the sessions that pass
+/// `filter` to `each` a few dozen at a time.
+pub fn read<E>(
+    source: Source,
+    paths: &[std::path::PathBuf],
+    filter: &Filter,
+    each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E> {
+    match source {
+        Source::ClaudeCode => claude_code::read(paths, filter, each),
+        Source::Codex => codex::read(paths, filter, each),
     }
 }
 

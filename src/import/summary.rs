@@ -150,6 +150,8 @@ pub struct Unpriced {
 
 /// Options of the summary.
 pub struct Options<'a> {
+    /// The source's command-line name.
+    pub source: &'a str,
     /// How trimmed results are made.
     pub trim: Trim,
     /// The model of the "other model" what-if.
@@ -267,6 +269,7 @@ impl<'a> Summary<'a> {
             let name = t.name();
             let trace_name = format!("{name}.csv");
             let spec = ScenarioSpec {
+                source: self.opts.source,
                 session: s,
                 prices_path: "../prices.toml",
                 prices: prices.as_ref(),
@@ -324,7 +327,10 @@ impl<'a> Summary<'a> {
             e.requests += 1;
             e.usage = e.usage.plus(&usage);
         }
-        let id = p.row.session.clone();
+        let mut row = p.row;
+        row.recorded_cost = row.recorded_cost.normalize();
+        row.replayed_recorded_cost = row.replayed_recorded_cost.normalize();
+        let id = row.session.clone();
         let prefix = if self.emitted.insert(id.clone()) {
             String::new()
         } else {
@@ -360,7 +366,7 @@ impl<'a> Summary<'a> {
                 csv: false,
             });
         }
-        self.rows.push(p.row);
+        self.rows.push(row);
         files
     }
 

@@ -108,6 +108,8 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
 
 /// What a scenario needs besides the thread.
 pub struct ScenarioSpec<'a> {
+    /// The source's command-line name (`claude-code`, `codex`).
+    pub source: &'a str,
     /// The session.
     pub session: &'a Session,
     /// The price book's path as the scenario writes it (relative to the scenario).
@@ -179,7 +181,8 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "# tokencast scenario, imported by `tokencast import claude-code` from session {} ({}).",
+        "# tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
+        spec.source,
         s.id,
         t.name()
     );

@@ -1,0 +1,457 @@
+//! Codex CLI's session logs: `${CODEX_HOME:-~/.codex}/sessions/YYYY/MM/DD/rollout-*.jsonl`
+//! and `archived_sessions/`. Each line is `{timestamp, type, payload}`:
+//!
+//! - `session_meta`: the session id and working directory;
+//! - `turn_context`: the model of the turns that follow;
+//! - `event_msg` of type `token_count`: usage. `info` may be null (a
+//!   heartbeat). `last_token_usage` is the request, `total_token_usage` the
+//!   running sum; consecutive events with an identical total are one request
+//!   (some versions emit each twice);
+//! - `response_item`: `function_call` / `custom_tool_call` (a tool asked for,
+//!   by `call_id`) and `function_call_output` / `custom_tool_call_output`
+//!   (its result, measured in bytes);
+//! - `compacted`: an automatic compaction.
+//!
+//! OpenAI's convention: `input_tokens` includes `cached_input_tokens`, and
+//! `output_tokens` includes `reasoning_output_tokens`. Converted once, here:
+//! uncached input = input − cached, cache reads = cached, output = output
+//! (reasoning already in it), no cache writes (Codex logs report none).
+
+use super::lines::{decoded_len, Line, Lines, MAX_LINE_BYTES};
+use super::{epoch_ms, Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
+use rayon::prelude::*;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// `${CODEX_HOME:-~/.codex}/sessions` and `archived_sessions`, those that exist.
+pub fn default_paths() -> Vec<PathBuf> {
+    let home = match std::env::var("CODEX_HOME") {
+        Ok(v) if !v.trim().is_empty() => Some(PathBuf::from(v)),
+        _ => dirs::home_dir().map(|h| h.join(".codex")),
+    };
+    home.map(|h| vec![h.join("sessions"), h.join("archived_sessions")])
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct LineRec<'a> {
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default, borrow)]
+    payload: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Meta {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TurnContext {
+    #[serde(default)]
+    model: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct EventMsg {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    info: Option<Info>,
+}
+
+#[derive(Deserialize)]
+struct Info {
+    #[serde(default)]
+    total_token_usage: Option<TokenUsage>,
+    #[serde(default)]
+    last_token_usage: Option<TokenUsage>,
+}
+
+/// Codex's usage, OpenAI's convention.
+#[derive(Deserialize, Default, Clone, Copy, PartialEq, Eq, Debug)]
+pub struct TokenUsage {
+    /// Input, cached tokens included.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Input tokens read from the cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Output, reasoning included.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Reasoning tokens (already in `output_tokens`).
+    #[serde(default)]
+    pub reasoning_output_tokens: u64,
+    /// All of it.
+    #[serde(default)]
+    pub total_tokens: u64,
+}
+
+impl TokenUsage {
+    /// In tokencast's classes; `None` when more tokens are cached than input.
+    pub fn usage(&self) -> Option<Usage> {
+        Some(Usage {
+            input: self.input_tokens.checked_sub(self.cached_input_tokens)?,
+            cache_write_5m: 0,
+            cache_write_1h: 0,
+            cache_read: self.cached_input_tokens,
+            output: self.output_tokens,
+        })
+    }
+
+    fn minus(&self, o: &TokenUsage) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input_tokens.saturating_sub(o.input_tokens),
+            cached_input_tokens: self
+                .cached_input_tokens
+                .saturating_sub(o.cached_input_tokens),
+            output_tokens: self.output_tokens.saturating_sub(o.output_tokens),
+            reasoning_output_tokens: self
+                .reasoning_output_tokens
+                .saturating_sub(o.reasoning_output_tokens),
+            total_tokens: self.total_tokens.saturating_sub(o.total_tokens),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default, borrow)]
+    output: Option<&'a RawValue>,
+}
+
+/// Bytes of a tool output as sent: a string's decoded length; for an
+/// object, its `content` or `output` string when it has one, else the JSON.
+fn output_bytes(raw: &RawValue) -> u64 {
+    let text = raw.get();
+    match text.as_bytes().first() {
+        Some(b'"') => decoded_len(text),
+        Some(b'{') => {
+            #[derive(Deserialize)]
+            struct Wrapped<'a> {
+                #[serde(default, borrow)]
+                content: Option<&'a RawValue>,
+                #[serde(default, borrow)]
+                output: Option<&'a RawValue>,
+            }
+            match serde_json::from_str::<Wrapped>(text) {
+                Ok(w) => match w.content.or(w.output) {
+                    Some(inner) if inner.get().starts_with('"') => decoded_len(inner.get()),
+                    _ => text.len() as u64,
+                },
+                Err(_) => text.len() as u64,
+            }
+        }
+        _ => text.len() as u64,
+    }
+}
+
+/// One rollout file as a session.
+fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
+    let mut stats = Import::default();
+    let problem = |line: u64, what: String, stats: &mut Import| {
+        stats.problems.push(Problem {
+            file: name.clone(),
+            line,
+            what,
+        });
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            problem(0, format!("cannot be read: {}", e.kind()), &mut stats);
+            return (None, stats);
+        }
+    };
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let mut id: Option<String> = None;
+    let mut project = String::new();
+    let mut model = String::from("unknown");
+    let mut thread = Thread {
+        agent: None,
+        compaction: false,
+        requests: Vec::new(),
+        results: Vec::new(),
+    };
+    let mut compactions = 0u64;
+    let mut last_total: Option<TokenUsage> = None;
+    let mut calls: HashMap<String, (String, Option<i64>)> = HashMap::new();
+    let mut pending: Vec<usize> = Vec::new();
+    let mut lines = Lines::new(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        MAX_LINE_BYTES,
+    );
+    loop {
+        let (number, text) = match lines.next_line() {
+            Ok(Some((n, Line::Text(t)))) => (n, t),
+            Ok(Some((n, Line::TooLong(len)))) => {
+                problem(
+                    n,
+                    format!(
+                        "line of {len} bytes is longer than {} MiB; skipped",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                    &mut stats,
+                );
+                continue;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                problem(
+                    lines.number + 1,
+                    format!("reading stopped: {}", e.kind()),
+                    &mut stats,
+                );
+                break;
+            }
+        };
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let rec: LineRec = match serde_json::from_slice(text) {
+            Ok(r) => r,
+            Err(e) => {
+                let what = match std::str::from_utf8(text) {
+                    Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
+                    Ok(_) if e.is_eof() => "truncated JSON".into(),
+                    Ok(_) => format!("not a JSON log line at column {}", e.column()),
+                };
+                problem(number, what, &mut stats);
+                continue;
+            }
+        };
+        let payload = rec.payload.map_or("null", RawValue::get);
+        let at_ms = rec.timestamp.as_deref().and_then(epoch_ms);
+        let parsed: Result<(), serde_json::Error> = (|| {
+            match rec.kind.as_str() {
+                "session_meta" => {
+                    let m: Meta = serde_json::from_str(payload)?;
+                    id = id.take().or(m.id);
+                    if let Some(cwd) = m.cwd {
+                        project = Path::new(&cwd)
+                            .file_name()
+                            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+                    }
+                }
+                "turn_context" => {
+                    let t: TurnContext = serde_json::from_str(payload)?;
+                    if let Some(m) = t.model {
+                        model = m;
+                    }
+                }
+                "event_msg" => {
+                    let ev: EventMsg = serde_json::from_str(payload)?;
+                    if ev.kind != "token_count" {
+                        stats.skipped.other_lines += 1;
+                        return Ok(());
+                    }
+                    let Some(info) = ev.info else {
+                        stats.skipped.other_lines += 1;
+                        return Ok(());
+                    };
+                    if info.total_token_usage.is_some() && info.total_token_usage == last_total {
+                        // The same event emitted twice.
+                        stats.skipped.repeated_lines += 1;
+                        return Ok(());
+                    }
+                    let usage = match (info.last_token_usage, info.total_token_usage, last_total) {
+                        (Some(last), _, _) => last,
+                        (None, Some(total), Some(prev)) => total.minus(&prev),
+                        (None, Some(total), None) => total,
+                        (None, None, _) => {
+                            stats.skipped.other_lines += 1;
+                            return Ok(());
+                        }
+                    };
+                    if info.total_token_usage.is_some() {
+                        last_total = info.total_token_usage;
+                    }
+                    let Some(usage) = usage.usage() else {
+                        problem(
+                            number,
+                            "cached_input_tokens above input_tokens".into(),
+                            &mut stats,
+                        );
+                        return Ok(());
+                    };
+                    let k = thread.requests.len();
+                    for j in pending.drain(..) {
+                        thread.results[j].carried_by = Some(k);
+                    }
+                    thread.requests.push(Request {
+                        message_id: format!("{stem}#{k}"),
+                        timestamp: rec.timestamp.clone(),
+                        at_ms,
+                        model: model.clone(),
+                        usage,
+                    });
+                }
+                "response_item" => {
+                    let item: Item = serde_json::from_str(payload)?;
+                    match item.kind.as_str() {
+                        "function_call" | "custom_tool_call" | "local_shell_call"
+                        | "web_search_call" => {
+                            if let Some(c) = item.call_id {
+                                let name = item.name.unwrap_or_else(|| item.kind.clone());
+                                calls.insert(c, (name, at_ms));
+                            }
+                        }
+                        "function_call_output" | "custom_tool_call_output" => {
+                            let (tool, asked) = item
+                                .call_id
+                                .as_ref()
+                                .and_then(|c| calls.get(c).cloned())
+                                .unwrap_or_else(|| ("unknown".into(), None));
+                            let latency_ms = match (asked, at_ms) {
+                                (Some(a), Some(b)) if b >= a => (b - a) as u64,
+                                _ => 0,
+                            };
+                            pending.push(thread.results.len());
+                            thread.results.push(ToolResult {
+                                tool,
+                                bytes: item.output.map_or(0, output_bytes),
+                                images: 0,
+                                documents: 0,
+                                is_error: false,
+                                latency_ms,
+                                carried_by: None,
+                                at_ms,
+                            });
+                        }
+                        _ => stats.skipped.other_lines += 1,
+                    }
+                }
+                "compacted" => compactions += 1,
+                "" => problem(number, "a line without a `type`".into(), &mut stats),
+                other => problem(
+                    number,
+                    format!(
+                        "unknown line type `{}`",
+                        other.chars().take(40).collect::<String>()
+                    ),
+                    &mut stats,
+                ),
+            }
+            Ok(())
+        })();
+        if let Err(e) = parsed {
+            problem(
+                number,
+                format!(
+                    "a `{}` line of an unexpected shape at column {}",
+                    rec.kind.chars().take(40).collect::<String>(),
+                    e.column()
+                ),
+                &mut stats,
+            );
+        }
+    }
+    stats.files = 1;
+    stats.lines = lines.number;
+    stats.bytes = lines.bytes;
+    if thread.requests.is_empty() {
+        return (None, stats);
+    }
+    let session = Session {
+        id: id.unwrap_or(stem),
+        project,
+        files: vec![name],
+        threads: vec![thread],
+        compactions,
+    };
+    (Some(session), stats)
+}
+
+/// Reads every rollout file under `paths` and hands the sessions that pass
+/// `filter` to `each`, a few dozen at a time (files are read in parallel;
+/// the result does not depend on the number of threads).
+pub fn read<E>(
+    paths: &[PathBuf],
+    filter: &Filter,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E> {
+    let (files, listing_problems) = super::claude_code::files_under(paths);
+    let mut import = Import {
+        source: "codex".into(),
+        problems: listing_problems,
+        ..Import::default()
+    };
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for chunk in files.chunks(32) {
+        let read: Vec<(Option<Session>, Import)> = chunk
+            .par_iter()
+            .map(|(root, path)| read_file(root, path))
+            .collect();
+        let mut ready = Vec::new();
+        for (session, stats) in read {
+            import.files += stats.files;
+            import.lines += stats.lines;
+            import.bytes += stats.bytes;
+            import.skipped.repeated_lines += stats.skipped.repeated_lines;
+            import.skipped.other_lines += stats.skipped.other_lines;
+            import.problems.extend(stats.problems);
+            if let Some(s) = session {
+                // An archived copy of a session already read counts once.
+                if !seen.insert(s.id.clone()) {
+                    import.skipped.duplicate_messages += s.requests().count() as u64;
+                    continue;
+                }
+                if filter.keeps(&s) {
+                    ready.push(s);
+                }
+            }
+        }
+        each(ready)?;
+    }
+    Ok(import)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openai_counts_become_tokencast_classes() {
+        // OpenAI's prompt-caching guide: prompt_tokens 2006 of which
+        // cached_tokens 1920; output 300 with 128 reasoning tokens inside.
+        let u = TokenUsage {
+            input_tokens: 2006,
+            cached_input_tokens: 1920,
+            output_tokens: 300,
+            reasoning_output_tokens: 128,
+            total_tokens: 2306,
+        };
+        let t = u.usage().unwrap();
+        assert_eq!((t.input, t.cache_read, t.output), (86, 1920, 300));
+        assert_eq!(t.cache_write_5m + t.cache_write_1h, 0);
+        let bad = TokenUsage {
+            cached_input_tokens: 2007,
+            ..u
+        };
+        assert_eq!(bad.usage(), None);
+    }
+}

@@ -1,0 +1,147 @@
+//! `tokencast import codex` on `tests/fixtures/codex/`: one rollout written
+//! for these tests (and its archived copy), in Codex CLI's shape: a
+//! heartbeat `token_count` with null info, an event emitted twice, one with
+//! only the running total, two kinds of tool call, a compaction, and lines
+//! the importer must list. Figures are worked out by hand in the comments;
+//! the text of the rollout contains "SECRET", which no output may contain.
+
+mod common;
+use common::*;
+use rust_decimal::Decimal;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const SID: &str = "0199aaaa-0000-7000-8000-000000000001";
+
+fn home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex")
+}
+
+fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
+    tokencast()
+        .current_dir(dir)
+        .env("CODEX_HOME", home())
+        .args(["import", "codex"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn import_json(dir: &Path) -> serde_json::Value {
+    let out = run(dir, &["--format", "json", "--no-report", "--out", "out"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn openai_counts_are_converted_once_into_tokencast_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path());
+    let sessions = doc["sessions"].as_array().unwrap();
+    // The archived copy of the same session is counted once.
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!(s["session"], SID);
+    // Three requests: the heartbeat (info null) is none, the event emitted
+    // twice is one. Input includes cached tokens and output includes
+    // reasoning (OpenAI's convention):
+    // 1. last 2,006 in, 1,920 cached, 300 out → 86 uncached, 1,920 read, 300 out
+    // 2. last 2,494 in, 1,880 cached, 120 out → 614, 1,880, 120
+    // 3. only the total: 7,000/6,000/500 minus 4,500/3,800/420 → 300, 2,200, 80
+    assert_eq!(s["requests"], 3);
+    let u = &s["usage"];
+    assert_eq!(u["input"], 86 + 614 + 300);
+    assert_eq!(u["cache_read"], 1920 + 1880 + 2200);
+    assert_eq!(u["output"], 300 + 120 + 80);
+    assert_eq!(u["cache_write_5m"], 0);
+    assert_eq!(
+        doc["skipped"]["repeated_lines"], 2,
+        "the event emitted twice, in each copy"
+    );
+    // gpt-5-codex (LiteLLM 1.110.2): input 1.25, cache read 0.125, output 10
+    // per million: 1,000×1.25 + 6,000×0.125 + 500×10 = 7,000.
+    assert_eq!(
+        dec(&s["recorded_cost"]),
+        "0.007".parse::<Decimal>().unwrap()
+    );
+    // The shell output "SECRET-OUTPUT ö" is 16 UTF-8 bytes; the patch tool's 300.
+    assert_eq!(s["tool_results"], 2);
+    assert_eq!(s["result_bytes"], 316);
+    assert_eq!(s["compactions"], 1);
+    assert_eq!(s["project"], "codex-proj");
+}
+
+#[test]
+fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
+    let dir = tempfile::tempdir().unwrap();
+    import_json(dir.path());
+    let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2);
+    // shell asked at 10:00:03.5, answered at 10:00:05.5: 2,000 ms; carried by request 2.
+    assert!(
+        rows[0].starts_with("1,shell,200,1,16,16,2000,0,false,0,0,2,"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[1].starts_with("2,apply_patch,200,1,300,300,500,0,false,0,0,3,"),
+        "{}",
+        rows[1]
+    );
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        &format!("out/{SID}/main.toml"),
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    // Recorded cost of the two carrying requests: 614×1.25 + 1,880×0.125 +
+    // 120×10 = 2,202.5 and 300×1.25 + 2,200×0.125 + 80×10 = 1,450.
+    assert_eq!(
+        dec(&doc["backtest"]["recorded_cost"]),
+        "0.0036525".parse::<Decimal>().unwrap()
+    );
+}
+
+#[test]
+fn bad_lines_are_listed_and_no_output_holds_log_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path());
+    let problems = doc["problems"].as_array().unwrap();
+    assert!(problems.iter().any(|p| p["line"] == 14
+        && p["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("not a JSON log line")));
+    assert!(problems
+        .iter()
+        .any(|p| p["line"] == 15 && p["what"] == "unknown line type `mystery`"));
+    let out = run(dir.path(), &["--strict", "--out", "strict"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("strict").exists());
+    let mut all = Vec::new();
+    for format in ["table", "json", "csv"] {
+        let out = run(dir.path(), &["--format", format, "--out", "out2"]);
+        assert!(out.status.success());
+        all.push(out.stdout);
+        all.push(out.stderr);
+    }
+    for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            all.push(fs::read(e.path()).unwrap());
+        }
+    }
+    for bytes in &all {
+        assert!(!String::from_utf8_lossy(bytes).contains("SECRET"));
+    }
+}
