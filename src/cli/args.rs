@@ -40,6 +40,9 @@ pub enum LogSource {
     ClaudeCode(ImportArgs),
     /// Codex CLI's rollouts: PATHs, else ${CODEX_HOME:-~/.codex}/sessions and archived_sessions.
     Codex(ImportArgs),
+    /// API logs: JSONL of Messages API or OpenAI Chat/Responses response bodies, or
+    /// {request, response} pairs; each file is one session.
+    Api(ImportArgs),
 }
 
 /// Arguments of every `import` source.

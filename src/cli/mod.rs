@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
             run_import(crate::import::Source::ClaudeCode, args)
         }
         Command::Import(LogSource::Codex(args)) => run_import(crate::import::Source::Codex, args),
+        Command::Import(LogSource::Api(args)) => run_import(crate::import::Source::Api, args),
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
 }
@@ -404,6 +405,11 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         (None, Source::ClaudeCode) => SourceText {
             name: "litellm-1.110.2/anthropic.toml".into(),
             text: ANTHROPIC_BOOK.to_string(),
+        },
+        // API logs may come from either provider: both books, one after the other.
+        (None, Source::Api) => SourceText {
+            name: "litellm-1.110.2/anthropic.toml + openai.toml".into(),
+            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}"),
         },
         (None, Source::Codex) => SourceText {
             name: "litellm-1.110.2/openai.toml".into(),

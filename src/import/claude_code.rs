@@ -21,7 +21,8 @@
 //! an unknown type, or longer than [`super::lines::MAX_LINE_BYTES`], and a file
 //! that cannot be read to its end, become [`Problem`]s with file and line.
 
-use super::lines::{decoded_len, Line, Lines, MAX_LINE_BYTES};
+use super::content::ResultContent;
+use super::lines::{Line, Lines, MAX_LINE_BYTES};
 use super::{
     epoch_ms, Filter, Import, Problem, Request, Session, Skipped, Thread, ToolResult, Usage,
 };
@@ -225,23 +226,6 @@ struct Block<'a> {
     content: Option<&'a serde_json::value::RawValue>,
 }
 
-/// A tool result's content, measured while it is read: UTF-8 bytes of its
-/// text, images and documents counted. The text itself is dropped.
-#[derive(Default)]
-struct ResultContent {
-    bytes: u64,
-    images: u64,
-    documents: u64,
-}
-
-#[derive(Deserialize)]
-struct InnerBlock<'a> {
-    #[serde(rename = "type", default, borrow)]
-    kind: std::borrow::Cow<'a, str>,
-    #[serde(default, borrow)]
-    text: Option<&'a serde_json::value::RawValue>,
-}
-
 impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V<'a>(std::marker::PhantomData<&'a ()>);
@@ -265,36 +249,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-impl ResultContent {
-    /// Measures a tool result's raw JSON content: a string, a list of
-    /// blocks, or one block. Text is measured in place (its decoded UTF-8
-    /// length), never copied.
-    fn measure(raw: &serde_json::value::RawValue) -> Result<ResultContent, serde_json::Error> {
-        let text = raw.get();
-        let mut out = ResultContent::default();
-        match text.as_bytes().first() {
-            Some(b'"') => out.bytes = decoded_len(text),
-            Some(b'[') => {
-                let blocks: Vec<InnerBlock> = serde_json::from_str(text)?;
-                for b in &blocks {
-                    out.add(b);
-                }
-            }
-            Some(b'{') => out.add(&serde_json::from_str::<InnerBlock>(text)?),
-            _ => {}
-        }
-        Ok(out)
-    }
-
-    fn add(&mut self, b: &InnerBlock) {
-        match &*b.kind {
-            "image" => self.images += 1,
-            "document" => self.documents += 1,
-            _ => self.bytes += b.text.map_or(0, |t| decoded_len(t.get())),
-        }
     }
 }
 

@@ -17,7 +17,8 @@
 //! uncached input = input − cached, cache reads = cached, output = output
 //! (reasoning already in it), no cache writes (Codex logs report none).
 
-use super::lines::{decoded_len, Line, Lines, MAX_LINE_BYTES};
+use super::content::decoded_len;
+use super::lines::{Line, Lines, MAX_LINE_BYTES};
 use super::{epoch_ms, Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
 use rayon::prelude::*;
 use serde::Deserialize;

@@ -81,74 +81,9 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
-/// The UTF-8 length of a JSON string literal once decoded (`raw` includes
-/// its quotes and is valid JSON): escapes count as the bytes they stand for.
-pub fn decoded_len(raw: &str) -> u64 {
-    let b = raw.as_bytes();
-    let (mut i, end) = (1usize, b.len().saturating_sub(1));
-    let mut len = 0u64;
-    while i < end {
-        match memchr::memchr(b'\\', &b[i..end]) {
-            None => {
-                len += (end - i) as u64;
-                break;
-            }
-            Some(j) => {
-                len += j as u64;
-                i += j + 1;
-                if b.get(i) == Some(&b'u') {
-                    let cp = hex4(&b[i + 1..]);
-                    i += 5;
-                    // A surrogate pair is one 4-byte character.
-                    if (0xD800..0xDC00).contains(&cp)
-                        && b.get(i) == Some(&b'\\')
-                        && b.get(i + 1) == Some(&b'u')
-                        && (0xDC00..0xE000).contains(&hex4(&b[i + 2..]))
-                    {
-                        len += 4;
-                        i += 6;
-                    } else {
-                        len += match cp {
-                            0..=0x7F => 1,
-                            0x80..=0x7FF => 2,
-                            _ => 3,
-                        };
-                    }
-                } else {
-                    len += 1;
-                    i += 1;
-                }
-            }
-        }
-    }
-    len
-}
-
-fn hex4(b: &[u8]) -> u32 {
-    b.iter().take(4).fold(0, |acc, c| {
-        acc * 16 + (*c as char).to_digit(16).unwrap_or(0)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    #[test]
-    fn decoded_length_counts_what_escapes_stand_for() {
-        for (raw, want) in [
-            (r#""hello wörld""#, 12),
-            (r#""hello w\u00f6rld""#, 12),
-            (r#""a\nb\"c\\d""#, 7),
-            (r#""\ud83d\ude00""#, 4),
-            (r#""\u20ac""#, 3),
-            (r#""""#, 0),
-        ] {
-            let decoded: String = serde_json::from_str(raw).unwrap();
-            assert_eq!(decoded.len() as u64, want, "{raw}");
-            assert_eq!(decoded_len(raw), want, "{raw}");
-        }
-    }
-
     #[test]
     fn long_lines_are_skipped_and_counted() {
         let text = format!("a\n{}\nb\r\nc", "x".repeat(50));

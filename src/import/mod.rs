@@ -12,8 +12,10 @@
 //! - [`write`]: a thread as a trace CSV and a scenario TOML;
 //! - [`summary`]: the import summary document, priced, with what-ifs.
 
+pub mod api;
 pub mod claude_code;
 pub mod codex;
+pub mod content;
 pub mod lines;
 pub mod summary;
 pub mod write;
@@ -214,6 +216,8 @@ pub enum Source {
     ClaudeCode,
     /// Codex CLI (`~/.codex/sessions`).
     Codex,
+    /// API usage logs: response bodies, or request and response pairs.
+    Api,
 }
 
 impl Source {
@@ -222,6 +226,7 @@ impl Source {
         match self {
             Source::ClaudeCode => "claude-code",
             Source::Codex => "codex",
+            Source::Api => "api",
         }
     }
 
@@ -230,6 +235,7 @@ impl Source {
         match self {
             Source::ClaudeCode => "Claude Code",
             Source::Codex => "Codex",
+            Source::Api => "API",
         }
     }
 
@@ -240,6 +246,7 @@ impl Source {
                 "$CLAUDE_CONFIG_DIR/projects, ~/.config/claude/projects or ~/.claude/projects"
             }
             Source::Codex => "${CODEX_HOME:-~/.codex}/sessions or archived_sessions",
+            Source::Api => "no default location (give the files)",
         }
     }
 
@@ -248,6 +255,7 @@ impl Source {
         match self {
             Source::ClaudeCode => claude_code::default_paths(),
             Source::Codex => codex::default_paths(),
+            Source::Api => Vec::new(),
         }
     }
 }
@@ -263,6 +271,7 @@ pub fn read<E>(
     match source {
         Source::ClaudeCode => claude_code::read(paths, filter, each),
         Source::Codex => codex::read(paths, filter, each),
+        Source::Api => api::read(paths, filter, each),
     }
 }
 

@@ -1,0 +1,571 @@
+//! API usage logs: JSONL files of response bodies, one per line, or of
+//! `{"request": …, "response": …}` pairs (an optional `"timestamp"` beside
+//! them), from Anthropic's Messages API or OpenAI's Chat Completions and
+//! Responses APIs. Each file is one session; its lines are its requests in
+//! order.
+//!
+//! Usage, converted once, here, into tokencast's classes:
+//! - Anthropic (`usage.input_tokens`, `cache_creation.ephemeral_5m/1h_input_tokens`,
+//!   `cache_read_input_tokens`): input excludes cached tokens; with
+//!   `usage.iterations[]` the request is the sum of its iterations (a
+//!   server-side compaction's writes are only there);
+//! - OpenAI Chat (`prompt_tokens`, `prompt_tokens_details.cached_tokens` and
+//!   `cache_write_tokens`, `completion_tokens`) and Responses (`input_tokens`,
+//!   `input_tokens_details.…`, `output_tokens`): input includes cached and
+//!   written tokens, output includes reasoning. Uncached = input − cached −
+//!   written; written tokens are 5-minute writes.
+//!
+//! With requests, tool results are measured from them: Anthropic
+//! `tool_result` blocks, OpenAI `role: tool` messages and Responses
+//! `function_call_output` items, each counted once (by its id), carried by
+//! the first request that sends it.
+
+use super::content::ResultContent;
+use super::lines::{Line, Lines, MAX_LINE_BYTES};
+use super::{epoch_ms, Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
+use rayon::prelude::*;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize)]
+struct Pair<'a> {
+    #[serde(default, borrow)]
+    request: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    response: Option<&'a RawValue>,
+    #[serde(default)]
+    timestamp: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    object: Option<String>,
+    #[serde(default)]
+    usage: Option<UsageAny>,
+    #[serde(default)]
+    created: Option<i64>,
+    #[serde(default)]
+    created_at: Option<i64>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct Details {
+    #[serde(default)]
+    cached_tokens: u64,
+    #[serde(default)]
+    cache_write_tokens: u64,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+struct CacheCreation {
+    #[serde(default)]
+    ephemeral_5m_input_tokens: u64,
+    #[serde(default)]
+    ephemeral_1h_input_tokens: u64,
+}
+
+/// Any provider's usage object (fields of each, all optional).
+#[derive(Deserialize, Default, Clone)]
+pub struct UsageAny {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation: Option<CacheCreation>,
+    #[serde(default)]
+    iterations: Vec<UsageAny>,
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<Details>,
+    #[serde(default)]
+    input_tokens_details: Option<Details>,
+}
+
+impl UsageAny {
+    /// In tokencast's classes; `None` when the counts contradict each other
+    /// (more cached than input).
+    pub fn usage(&self, openai_response: bool) -> Option<Usage> {
+        if let Some(prompt) = self.prompt_tokens {
+            // OpenAI Chat Completions.
+            let d = self.prompt_tokens_details.unwrap_or_default();
+            return Some(Usage {
+                input: prompt
+                    .checked_sub(d.cached_tokens)?
+                    .checked_sub(d.cache_write_tokens)?,
+                cache_write_5m: d.cache_write_tokens,
+                cache_write_1h: 0,
+                cache_read: d.cached_tokens,
+                output: self.completion_tokens.unwrap_or(0),
+            });
+        }
+        if let (true, Some(input)) = (
+            openai_response || self.input_tokens_details.is_some(),
+            self.input_tokens,
+        ) {
+            // OpenAI Responses.
+            let d = self.input_tokens_details.unwrap_or_default();
+            return Some(Usage {
+                input: input
+                    .checked_sub(d.cached_tokens)?
+                    .checked_sub(d.cache_write_tokens)?,
+                cache_write_5m: d.cache_write_tokens,
+                cache_write_1h: 0,
+                cache_read: d.cached_tokens,
+                output: self.output_tokens.unwrap_or(0),
+            });
+        }
+        // Anthropic: iterations, when present, are the whole request.
+        if !self.iterations.is_empty() {
+            return self
+                .iterations
+                .iter()
+                .try_fold(Usage::default(), |acc, it| {
+                    Some(acc.plus(&it.usage(false)?))
+                });
+        }
+        let (w5, w1) = match self.cache_creation {
+            Some(c) => (c.ephemeral_5m_input_tokens, c.ephemeral_1h_input_tokens),
+            None => (self.cache_creation_input_tokens.unwrap_or(0), 0),
+        };
+        Some(Usage {
+            input: self.input_tokens.unwrap_or(0),
+            cache_write_5m: w5,
+            cache_write_1h: w1,
+            cache_read: self.cache_read_input_tokens.unwrap_or(0),
+            output: self.output_tokens.unwrap_or(0),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct RequestBody<'a> {
+    #[serde(default, borrow)]
+    messages: Vec<Message<'a>>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(default)]
+    role: String,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ToolCall>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall {
+    #[serde(default)]
+    id: String,
+    #[serde(default)]
+    function: Option<Function>,
+}
+
+#[derive(Deserialize)]
+struct Function {
+    #[serde(default)]
+    name: String,
+}
+
+/// An Anthropic content block or a Responses input item.
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    tool_use_id: Option<String>,
+    #[serde(default)]
+    call_id: Option<String>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    output: Option<&'a RawValue>,
+}
+
+fn blocks(raw: Option<&RawValue>) -> Result<Vec<Block<'_>>, serde_json::Error> {
+    match raw {
+        Some(r) if r.get().starts_with('[') => serde_json::from_str(r.get()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// A result found in a request: its id, tool name key, content.
+struct Found<'a> {
+    id: String,
+    content: Option<&'a RawValue>,
+    is_error: bool,
+}
+
+/// Tool names asked for and tool results sent, in a request body.
+fn scan<'a>(
+    req: &'a RequestBody<'a>,
+    names: &mut HashMap<String, String>,
+) -> Result<Vec<Found<'a>>, serde_json::Error> {
+    let mut found = Vec::new();
+    for m in &req.messages {
+        for c in &m.tool_calls {
+            if let Some(f) = &c.function {
+                names.insert(c.id.clone(), f.name.clone());
+            }
+        }
+        if m.role == "tool" {
+            if let Some(id) = &m.tool_call_id {
+                found.push(Found {
+                    id: id.clone(),
+                    content: m.content,
+                    is_error: false,
+                });
+            }
+            continue;
+        }
+        for b in blocks(m.content)? {
+            match b.kind.as_str() {
+                "tool_use" | "server_tool_use" => {
+                    if let (Some(id), Some(name)) = (b.id, b.name) {
+                        names.insert(id, name);
+                    }
+                }
+                "tool_result" => found.push(Found {
+                    id: b.tool_use_id.unwrap_or_default(),
+                    content: b.content,
+                    is_error: b.is_error.unwrap_or(false),
+                }),
+                _ => {}
+            }
+        }
+    }
+    for b in blocks(req.input)? {
+        match b.kind.as_str() {
+            "function_call" | "custom_tool_call" => {
+                if let (Some(id), Some(name)) = (b.call_id, b.name) {
+                    names.insert(id, name);
+                }
+            }
+            "function_call_output" | "custom_tool_call_output" => found.push(Found {
+                id: b.call_id.unwrap_or_default(),
+                content: b.output,
+                is_error: false,
+            }),
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
+    let name = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
+    let mut stats = Import::default();
+    let problem = |line: u64, what: String, stats: &mut Import| {
+        stats.problems.push(Problem {
+            file: name.clone(),
+            line,
+            what,
+        });
+    };
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            problem(0, format!("cannot be read: {}", e.kind()), &mut stats);
+            return (None, stats);
+        }
+    };
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let project = path
+        .parent()
+        .and_then(Path::file_name)
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let mut thread = Thread {
+        agent: None,
+        compaction: false,
+        requests: Vec::new(),
+        results: Vec::new(),
+    };
+    let mut names: HashMap<String, String> = HashMap::new();
+    let mut sent: HashSet<String> = HashSet::new();
+    let mut lines = Lines::new(
+        std::io::BufReader::with_capacity(1 << 20, file),
+        MAX_LINE_BYTES,
+    );
+    loop {
+        let (number, text) = match lines.next_line() {
+            Ok(Some((n, Line::Text(t)))) => (n, t),
+            Ok(Some((n, Line::TooLong(len)))) => {
+                problem(
+                    n,
+                    format!(
+                        "line of {len} bytes is longer than {} MiB; skipped",
+                        MAX_LINE_BYTES >> 20
+                    ),
+                    &mut stats,
+                );
+                continue;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                problem(
+                    lines.number + 1,
+                    format!("reading stopped: {}", e.kind()),
+                    &mut stats,
+                );
+                break;
+            }
+        };
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let pair: Pair = match serde_json::from_slice(text) {
+            Ok(p) => p,
+            Err(e) => {
+                let what = match std::str::from_utf8(text) {
+                    Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
+                    Ok(_) if e.is_eof() => "truncated JSON".into(),
+                    Ok(_) => format!("not a JSON line at column {}", e.column()),
+                };
+                problem(number, what, &mut stats);
+                continue;
+            }
+        };
+        let body = match pair.response {
+            Some(r) => r.get().to_string(),
+            None => String::from_utf8_lossy(text).into_owned(),
+        };
+        let resp: Response = match serde_json::from_str(&body) {
+            Ok(r) => r,
+            Err(e) => {
+                problem(
+                    number,
+                    format!("not a response body at column {}", e.column()),
+                    &mut stats,
+                );
+                continue;
+            }
+        };
+        let Some(usage_any) = &resp.usage else {
+            problem(number, "a response without `usage`".into(), &mut stats);
+            continue;
+        };
+        let openai_response = resp.object.as_deref() == Some("response");
+        let Some(usage) = usage_any.usage(openai_response) else {
+            problem(number, "more cached than input tokens".into(), &mut stats);
+            continue;
+        };
+        let k = thread.requests.len();
+        if let Some(req_raw) = pair.request {
+            let parsed: Result<RequestBody, _> = serde_json::from_str(req_raw.get());
+            match parsed.and_then(|req| {
+                let found = scan(&req, &mut names)?;
+                let mut out = Vec::new();
+                for f in found {
+                    if f.id.is_empty() || !sent.insert(f.id.clone()) {
+                        continue;
+                    }
+                    let c = f
+                        .content
+                        .map(ResultContent::measure)
+                        .transpose()?
+                        .unwrap_or_default();
+                    out.push(ToolResult {
+                        tool: names
+                            .get(&f.id)
+                            .cloned()
+                            .unwrap_or_else(|| "unknown".into()),
+                        bytes: c.bytes,
+                        images: c.images,
+                        documents: c.documents,
+                        is_error: f.is_error,
+                        latency_ms: 0,
+                        carried_by: Some(k),
+                        at_ms: None,
+                    });
+                }
+                Ok(out)
+            }) {
+                Ok(results) => thread.results.extend(results),
+                Err(e) => problem(
+                    number,
+                    format!(
+                        "a request body of an unexpected shape at column {}",
+                        e.column()
+                    ),
+                    &mut stats,
+                ),
+            }
+        }
+        let timestamp = pair.timestamp.or_else(|| {
+            let secs = resp.created.or(resp.created_at)?;
+            let t =
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(secs).ok()?);
+            Some(humantime::format_rfc3339_millis(t).to_string())
+        });
+        thread.requests.push(Request {
+            message_id: resp.id.clone().unwrap_or_else(|| format!("{stem}#{k}")),
+            at_ms: timestamp.as_deref().and_then(epoch_ms),
+            timestamp,
+            model: resp.model.clone().unwrap_or_else(|| "unknown".into()),
+            usage,
+        });
+    }
+    stats.files = 1;
+    stats.lines = lines.number;
+    stats.bytes = lines.bytes;
+    if thread.requests.is_empty() {
+        return (None, stats);
+    }
+    let session = Session {
+        id: stem,
+        project,
+        files: vec![name],
+        threads: vec![thread],
+        compactions: 0,
+    };
+    (Some(session), stats)
+}
+
+/// Reads every `.jsonl` file under `paths` (one session each) and hands the
+/// sessions that pass `filter` to `each`, a few dozen at a time. A response
+/// id seen in an earlier file is counted once.
+pub fn read<E>(
+    paths: &[PathBuf],
+    filter: &Filter,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E> {
+    let (files, listing_problems) = super::claude_code::files_under(paths);
+    let mut import = Import {
+        source: "api".into(),
+        problems: listing_problems,
+        ..Import::default()
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    for chunk in files.chunks(32) {
+        let read: Vec<(Option<Session>, Import)> = chunk
+            .par_iter()
+            .map(|(root, path)| read_file(root, path))
+            .collect();
+        let mut ready = Vec::new();
+        for (session, stats) in read {
+            import.files += stats.files;
+            import.lines += stats.lines;
+            import.bytes += stats.bytes;
+            import.problems.extend(stats.problems);
+            if let Some(mut s) = session {
+                for t in &mut s.threads {
+                    let before = t.requests.len();
+                    let keep: Vec<bool> = t
+                        .requests
+                        .iter()
+                        .map(|r| seen.insert(r.message_id.clone()))
+                        .collect();
+                    if keep.iter().all(|k| *k) {
+                        continue;
+                    }
+                    // Drop repeated responses; results they carried move to none.
+                    let mut index = Vec::with_capacity(before);
+                    let mut n = 0;
+                    for k in &keep {
+                        index.push(k.then(|| {
+                            n += 1;
+                            n - 1
+                        }));
+                    }
+                    let mut i = 0;
+                    t.requests.retain(|_| {
+                        i += 1;
+                        keep[i - 1]
+                    });
+                    for r in &mut t.results {
+                        r.carried_by = r.carried_by.and_then(|c| index[c]);
+                    }
+                    import.skipped.duplicate_messages += (before - t.requests.len()) as u64;
+                }
+                if s.threads.iter().any(|t| !t.requests.is_empty()) && filter.keeps(&s) {
+                    ready.push(s);
+                }
+            }
+        }
+        each(ready)?;
+    }
+    Ok(import)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(json: &str, openai_response: bool) -> Option<Usage> {
+        serde_json::from_str::<UsageAny>(json)
+            .unwrap()
+            .usage(openai_response)
+    }
+
+    #[test]
+    fn each_provider_converts_into_tokencast_classes() {
+        // OpenAI Chat (a recorded pydantic-ai cassette): 4,020 prompt tokens of
+        // which 4,012 written to the cache, none read: 8 uncached.
+        let u = usage(
+            r#"{"completion_tokens":4,"prompt_tokens":4020,"prompt_tokens_details":{"cache_write_tokens":4012,"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}"#,
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            (u.input, u.cache_write_5m, u.cache_read, u.output),
+            (8, 4012, 0, 4)
+        );
+        // OpenAI Responses, OpenAI's prompt-caching guide numbers: 2,006 input
+        // of which 1,920 cached; output 300 including 128 reasoning.
+        let u = usage(
+            r#"{"input_tokens":2006,"input_tokens_details":{"cached_tokens":1920},"output_tokens":300,"output_tokens_details":{"reasoning_tokens":128}}"#,
+            true,
+        )
+        .unwrap();
+        assert_eq!((u.input, u.cache_read, u.output), (86, 1920, 300));
+        // Anthropic with a server-side compaction (pydantic-ai cassette): the
+        // compaction iteration's 55,096 5-minute writes are not in the top level.
+        let u = usage(
+            r#"{"input_tokens":229,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,
+               "iterations":[{"type":"compaction","input_tokens":100,"output_tokens":131,"cache_creation_input_tokens":55096,
+                              "cache_creation":{"ephemeral_5m_input_tokens":55096,"ephemeral_1h_input_tokens":0},"cache_read_input_tokens":0},
+                             {"type":"message","input_tokens":229,"output_tokens":5,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}]}"#,
+            false,
+        )
+        .unwrap();
+        assert_eq!((u.input, u.cache_write_5m, u.output), (329, 55096, 136));
+        assert_eq!(
+            usage(
+                r#"{"prompt_tokens":10,"prompt_tokens_details":{"cached_tokens":11}}"#,
+                false
+            ),
+            None
+        );
+    }
+}

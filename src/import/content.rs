@@ -1,0 +1,136 @@
+//! Measuring tool-result content as providers send it, without copying or
+//! keeping its text: a JSON string's decoded UTF-8 length, and content
+//! blocks (Anthropic `text`/`image`/`document`; OpenAI `text`,
+//! `input_text`, `image_url`, `input_image`, `file`, `input_file`).
+
+use serde::Deserialize;
+
+/// A tool result's content, measured while it is read: UTF-8 bytes of its
+/// text, images and documents counted. The text itself is dropped.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultContent {
+    /// UTF-8 bytes of the text.
+    pub bytes: u64,
+    /// Images.
+    pub images: u64,
+    /// Documents (files).
+    pub documents: u64,
+}
+
+#[derive(Deserialize)]
+struct InnerBlock<'a> {
+    #[serde(rename = "type", default, borrow)]
+    kind: std::borrow::Cow<'a, str>,
+    #[serde(default, borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
+}
+
+impl ResultContent {
+    /// Measures a tool result's raw JSON content: a string, a list of
+    /// blocks, or one block. Text is measured in place (its decoded UTF-8
+    /// length), never copied.
+    pub fn measure(raw: &serde_json::value::RawValue) -> Result<ResultContent, serde_json::Error> {
+        let text = raw.get();
+        let mut out = ResultContent::default();
+        match text.as_bytes().first() {
+            Some(b'"') => out.bytes = decoded_len(text),
+            Some(b'[') => {
+                let blocks: Vec<InnerBlock> = serde_json::from_str(text)?;
+                for b in &blocks {
+                    out.add(b);
+                }
+            }
+            Some(b'{') => out.add(&serde_json::from_str::<InnerBlock>(text)?),
+            _ => {}
+        }
+        Ok(out)
+    }
+
+    fn add(&mut self, b: &InnerBlock) {
+        match &*b.kind {
+            "image" | "image_url" | "input_image" => self.images += 1,
+            "document" | "file" | "input_file" => self.documents += 1,
+            _ => self.bytes += b.text.map_or(0, |t| decoded_len(t.get())),
+        }
+    }
+}
+
+/// The UTF-8 length of a JSON string literal once decoded (`raw` includes
+/// its quotes and is valid JSON): escapes count as the bytes they stand for.
+pub fn decoded_len(raw: &str) -> u64 {
+    let b = raw.as_bytes();
+    let (mut i, end) = (1usize, b.len().saturating_sub(1));
+    let mut len = 0u64;
+    while i < end {
+        match memchr::memchr(b'\\', &b[i..end]) {
+            None => {
+                len += (end - i) as u64;
+                break;
+            }
+            Some(j) => {
+                len += j as u64;
+                i += j + 1;
+                if b.get(i) == Some(&b'u') {
+                    let cp = hex4(&b[i + 1..]);
+                    i += 5;
+                    // A surrogate pair is one 4-byte character.
+                    if (0xD800..0xDC00).contains(&cp)
+                        && b.get(i) == Some(&b'\\')
+                        && b.get(i + 1) == Some(&b'u')
+                        && (0xDC00..0xE000).contains(&hex4(&b[i + 2..]))
+                    {
+                        len += 4;
+                        i += 6;
+                    } else {
+                        len += match cp {
+                            0..=0x7F => 1,
+                            0x80..=0x7FF => 2,
+                            _ => 3,
+                        };
+                    }
+                } else {
+                    len += 1;
+                    i += 1;
+                }
+            }
+        }
+    }
+    len
+}
+
+fn hex4(b: &[u8]) -> u32 {
+    b.iter().take(4).fold(0, |acc, c| {
+        acc * 16 + (*c as char).to_digit(16).unwrap_or(0)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoded_length_counts_what_escapes_stand_for() {
+        for (raw, want) in [
+            (r#""hello wörld""#, 12),
+            (r#""hello w\u00f6rld""#, 12),
+            (r#""a\nb\"c\\d""#, 7),
+            (r#""\ud83d\ude00""#, 4),
+            (r#""\u20ac""#, 3),
+            (r#""""#, 0),
+        ] {
+            let decoded: String = serde_json::from_str(raw).unwrap();
+            assert_eq!(decoded.len() as u64, want, "{raw}");
+            assert_eq!(decoded_len(raw), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn blocks_of_both_providers() {
+        let raw = serde_json::value::RawValue::from_string(
+            r#"[{"type":"text","text":"abc"},{"type":"image","source":{}},{"type":"input_text","text":"de"},{"type":"image_url","image_url":{}},{"type":"input_file","file_id":"f"}]"#.into(),
+        )
+        .unwrap();
+        let c = ResultContent::measure(&raw).unwrap();
+        assert_eq!((c.bytes, c.images, c.documents), (5, 2, 1));
+    }
+}

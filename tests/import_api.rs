@@ -1,0 +1,121 @@
+//! `tokencast import api` on `tests/fixtures/api/`: two runs written for
+//! these tests in the providers' shapes: Anthropic request and response
+//! pairs (a 1-hour cache, a result sent again, a server-side compaction in
+//! `usage.iterations`), and OpenAI Chat and Responses bodies (cached and
+//! written tokens inside the input count, reasoning inside the output).
+//! Figures are worked out by hand; "SECRET" text must appear in no output.
+
+mod common;
+use common::*;
+use rust_decimal::Decimal;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api")
+}
+
+fn import(dir: &Path, extra: &[&str]) -> std::process::Output {
+    tokencast()
+        .current_dir(dir)
+        .args(["import", "api"])
+        .arg(fixtures())
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn session<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session"] == id)
+        .unwrap()
+}
+
+fn usage(s: &serde_json::Value) -> [u64; 5] {
+    [
+        "input",
+        "cache_write_5m",
+        "cache_write_1h",
+        "cache_read",
+        "output",
+    ]
+    .map(|k| s["usage"][k].as_u64().unwrap())
+}
+
+fn json(dir: &Path) -> serde_json::Value {
+    let out = import(dir, &["--format", "json", "--no-report", "--out", "out"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn anthropic_pairs_count_iterations_and_measure_results_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = json(dir.path());
+    let s = session(&doc, "anthropic-run");
+    // 12 + 8 + (100 + 5) input; the compaction iteration's 55,096 5-minute
+    // writes; 3,000 + 100 1-hour writes; 3,000 + 3,100 reads; 80 + 40 + (131 + 200) output.
+    assert_eq!(usage(s), [125, 55096, 3100, 6100, 451]);
+    // toolu_a's "SECRET-RESULT wörld" (20 bytes) in request 2, sent again in
+    // request 3 and counted once; toolu_b's 500-byte text and an image.
+    assert_eq!(s["tool_results"], 2);
+    assert_eq!(s["result_bytes"], 520);
+    assert_eq!(s["images"], 1);
+    // claude-sonnet-4-5: 3 in, 15 out, 3.75 5m, 6 1h, 0.3 read per million:
+    // 19,236 + 2,124 + 212,820.
+    assert_eq!(
+        dec(&s["recorded_cost"]),
+        "0.23418".parse::<Decimal>().unwrap()
+    );
+}
+
+#[test]
+fn openai_counts_lose_cached_and_written_tokens_from_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = json(dir.path());
+    let s = session(&doc, "openai-run");
+    // Chat: 4,020 prompt with 4,012 written → 8 uncached; Chat: 4,100 with
+    // 4,012 cached → 88; Responses: 4,300 with 4,100 cached → 200.
+    assert_eq!(usage(s), [296, 4012, 0, 8112, 140]);
+    // The tool message (250 bytes) and the function_call_output (120).
+    assert_eq!(s["result_bytes"], 370);
+    // gpt-5: 1.25 in and write (no premium), 0.125 read, 10 out:
+    // 5,325 + 1,111.5 + 1,362.5.
+    assert_eq!(
+        dec(&s["recorded_cost"]),
+        "0.007799".parse::<Decimal>().unwrap()
+    );
+}
+
+#[test]
+fn bad_lines_are_listed_and_no_output_holds_log_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = json(dir.path());
+    let p = &doc["problems"][0];
+    assert_eq!(p["file"], "anthropic-run.jsonl");
+    assert_eq!(p["line"], 4);
+    let mut all = Vec::new();
+    for format in ["table", "json", "csv"] {
+        let out = import(dir.path(), &["--format", format, "--out", "o2"]);
+        assert!(out.status.success());
+        all.push(out.stdout);
+        all.push(out.stderr);
+    }
+    for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            all.push(fs::read(e.path()).unwrap());
+        }
+    }
+    for bytes in &all {
+        assert!(!String::from_utf8_lossy(bytes).contains("SECRET"));
+    }
+    let out = import(dir.path(), &["--strict", "--out", "strict", "--no-report"]);
+    assert_eq!(out.status.code(), Some(2));
+}
