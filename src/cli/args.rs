@@ -43,6 +43,9 @@ pub enum LogSource {
     /// API logs: JSONL of Messages API or OpenAI Chat/Responses response bodies, or
     /// {request, response} pairs; each file is one session.
     Api(ImportArgs),
+    /// OpenTelemetry span exports (OTLP/JSON) following the GenAI semantic conventions;
+    /// sessions by gen_ai.conversation.id, else trace id.
+    Otel(ImportArgs),
 }
 
 /// Arguments of every `import` source.

@@ -43,6 +43,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         }
         Command::Import(LogSource::Codex(args)) => run_import(crate::import::Source::Codex, args),
         Command::Import(LogSource::Api(args)) => run_import(crate::import::Source::Api, args),
+        Command::Import(LogSource::Otel(args)) => run_import(crate::import::Source::Otel, args),
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
 }
@@ -407,7 +408,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
             text: ANTHROPIC_BOOK.to_string(),
         },
         // API logs may come from either provider: both books, one after the other.
-        (None, Source::Api) => SourceText {
+        (None, Source::Api | Source::Otel) => SourceText {
             name: "litellm-1.110.2/anthropic.toml + openai.toml".into(),
             text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}"),
         },

@@ -604,6 +604,14 @@ impl UsageWithIterations {
 /// and the entries that could not be listed (a dangling link, a directory
 /// that cannot be read) as problems.
 pub(super) fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
+    files_under_with(paths, &["jsonl"])
+}
+
+/// [`files_under`] for files ending in any of `extensions`.
+pub(super) fn files_under_with(
+    paths: &[PathBuf],
+    extensions: &[&str],
+) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
     for root in paths {
@@ -617,7 +625,9 @@ pub(super) fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Pr
             match entry {
                 Ok(e) if e.file_type().is_file() => {
                     let p = e.into_path();
-                    if p.extension().is_some_and(|x| x == "jsonl") {
+                    if p.extension()
+                        .is_some_and(|x| extensions.iter().any(|e| x == *e))
+                    {
                         found.push(p);
                     }
                 }

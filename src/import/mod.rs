@@ -17,6 +17,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod content;
 pub mod lines;
+pub mod otel;
 pub mod summary;
 pub mod write;
 
@@ -218,6 +219,8 @@ pub enum Source {
     Codex,
     /// API usage logs: response bodies, or request and response pairs.
     Api,
+    /// OpenTelemetry GenAI spans (OTLP/JSON).
+    Otel,
 }
 
 impl Source {
@@ -227,6 +230,7 @@ impl Source {
             Source::ClaudeCode => "claude-code",
             Source::Codex => "codex",
             Source::Api => "api",
+            Source::Otel => "otel",
         }
     }
 
@@ -236,6 +240,7 @@ impl Source {
             Source::ClaudeCode => "Claude Code",
             Source::Codex => "Codex",
             Source::Api => "API",
+            Source::Otel => "OpenTelemetry",
         }
     }
 
@@ -246,7 +251,7 @@ impl Source {
                 "$CLAUDE_CONFIG_DIR/projects, ~/.config/claude/projects or ~/.claude/projects"
             }
             Source::Codex => "${CODEX_HOME:-~/.codex}/sessions or archived_sessions",
-            Source::Api => "no default location (give the files)",
+            Source::Api | Source::Otel => "no default location (give the files)",
         }
     }
 
@@ -255,7 +260,7 @@ impl Source {
         match self {
             Source::ClaudeCode => claude_code::default_paths(),
             Source::Codex => codex::default_paths(),
-            Source::Api => Vec::new(),
+            Source::Api | Source::Otel => Vec::new(),
         }
     }
 }
@@ -272,6 +277,7 @@ pub fn read<E>(
         Source::ClaudeCode => claude_code::read(paths, filter, each),
         Source::Codex => codex::read(paths, filter, each),
         Source::Api => api::read(paths, filter, each),
+        Source::Otel => otel::read(paths, filter, each),
     }
 }
 

@@ -1,0 +1,100 @@
+//! `tokencast import otel` on `tests/fixtures/otel/spans.jsonl`: OTLP/JSON
+//! exports written for these tests with GenAI spans: a conversation of two
+//! chat spans and a tool span between them, a span exported twice, a chat
+//! span of another trace without a conversation id, a span that is neither,
+//! and a broken line. Figures are worked out by hand; "SECRET" text (the
+//! opt-in message and tool attributes) must appear in no output.
+
+mod common;
+use common::*;
+use rust_decimal::Decimal;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otel")
+}
+
+fn import(dir: &Path, extra: &[&str]) -> std::process::Output {
+    tokencast()
+        .current_dir(dir)
+        .args(["import", "otel"])
+        .arg(fixtures())
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn genai_spans_become_sessions_with_input_net_of_cached_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = import(
+        dir.path(),
+        &["--format", "json", "--no-report", "--out", "out"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sessions = doc["sessions"].as_array().unwrap();
+    assert_eq!(
+        sessions.len(),
+        2,
+        "conv-1 by conversation id, t2 by trace id"
+    );
+    let s = sessions.iter().find(|s| s["session"] == "conv-1").unwrap();
+    // input_tokens include cache reads and writes (GenAI conventions):
+    // 2,006 − 1,920 = 86 and 4,100 − 2,006 − 2,000 = 94; the span exported
+    // twice counts once.
+    assert_eq!(s["requests"], 2);
+    assert_eq!(doc["skipped"]["duplicate_messages"], 1);
+    let u = &s["usage"];
+    assert_eq!(u["input"], 86 + 94);
+    assert_eq!(u["cache_read"], 1920 + 2006);
+    assert_eq!(u["cache_write_5m"], 2000);
+    assert_eq!(u["output"], 300 + 50);
+    // gpt-5: 86×1.25 + 1,920×0.125 + 300×10 = 3,347.5; 94×1.25 + 2,000×1.25 +
+    // 2,006×0.125 + 50×10 = 3,368.25.
+    assert_eq!(
+        dec(&s["recorded_cost"]),
+        "0.00671575".parse::<Decimal>().unwrap()
+    );
+    // The tool span: 18 bytes of gen_ai.tool.call.result, 1.5 s, carried by the second request.
+    let csv = fs::read_to_string(dir.path().join("out/conv-1/main.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("1,search,200,1,18,18,1500,0,false,0,0,2,"),
+        "{csv}"
+    );
+    let t2 = sessions.iter().find(|s| s["session"] == "t2").unwrap();
+    // claude-sonnet-4-5: 100×3 + 900×3.75 + 10×15 = 3,825.
+    assert_eq!(
+        dec(&t2["recorded_cost"]),
+        "0.003825".parse::<Decimal>().unwrap()
+    );
+    assert_eq!(doc["problems"][0]["line"], 3);
+}
+
+#[test]
+fn no_output_holds_span_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut all = Vec::new();
+    for format in ["table", "json", "csv"] {
+        let out = import(dir.path(), &["--format", format, "--out", "out"]);
+        assert!(out.status.success());
+        all.push(out.stdout);
+        all.push(out.stderr);
+    }
+    for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+        if e.file_type().is_file() {
+            all.push(fs::read(e.path()).unwrap());
+        }
+    }
+    for bytes in &all {
+        assert!(!String::from_utf8_lossy(bytes).contains("SECRET"));
+    }
+}
