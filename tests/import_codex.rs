@@ -145,3 +145,36 @@ fn bad_lines_are_listed_and_no_output_holds_log_text() {
         assert!(!String::from_utf8_lossy(bytes).contains("SECRET"));
     }
 }
+
+#[test]
+fn import_without_a_source_reads_the_default_locations_that_exist() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("CLAUDE_CONFIG_DIR", "")
+        .env("CODEX_HOME", home())
+        .args(["import", "--no-report", "--out", "out"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("Codex: read "), "{err}");
+    assert!(!err.contains("Claude Code: read"), "{err}");
+    assert!(dir.path().join(format!("out/{SID}/main.toml")).exists());
+    // Nothing anywhere: an error naming where it looked.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("CLAUDE_CONFIG_DIR", "")
+        .env("CODEX_HOME", dir.path().join("none"))
+        .args(["import"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no agent logs found"));
+}

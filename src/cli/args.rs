@@ -27,9 +27,9 @@ pub enum Command {
     /// Price books: convert published price tables into tokencast's format.
     #[command(subcommand)]
     Prices(PricesCommand),
-    /// Import real agent sessions as traces and scenarios, with a priced summary.
-    #[command(subcommand)]
-    Import(LogSource),
+    /// Import real agent sessions as traces and scenarios, with a priced summary
+    /// (without a source: every source whose default location exists).
+    Import(ImportCommand),
 }
 
 /// Where `import` reads sessions from.
@@ -48,8 +48,20 @@ pub enum LogSource {
     Otel(ImportArgs),
 }
 
-/// Arguments of every `import` source.
+/// `tokencast import [SOURCE]`.
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ImportCommand {
+    /// Where the sessions come from.
+    #[command(subcommand)]
+    pub source: Option<LogSource>,
+    /// Options when no source is named.
+    #[command(flatten)]
+    pub args: ImportArgs,
+}
+
+/// Arguments of every `import` source.
+#[derive(Debug, Clone, clap::Args)]
 pub struct ImportArgs {
     /// Log directories or .jsonl files [default: the source's own locations].
     pub paths: Vec<PathBuf>,
@@ -249,7 +261,7 @@ pub struct SimulateArgs {
 }
 
 /// Options shared by every command that writes an HTML page.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct PageArgs {
     /// Write the HTML page here [default: reports/<scenario file stem>[-sweep|-forecast].html].
     #[arg(long, value_name = "PATH", conflicts_with = "no_report")]

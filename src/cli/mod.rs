@@ -38,12 +38,16 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
         Command::Forecast(args) => run_forecast(args),
-        Command::Import(LogSource::ClaudeCode(args)) => {
-            run_import(crate::import::Source::ClaudeCode, args)
+        Command::Import(cmd) => {
+            use crate::import::Source;
+            match cmd.source {
+                Some(LogSource::ClaudeCode(args)) => run_import(Source::ClaudeCode, args),
+                Some(LogSource::Codex(args)) => run_import(Source::Codex, args),
+                Some(LogSource::Api(args)) => run_import(Source::Api, args),
+                Some(LogSource::Otel(args)) => run_import(Source::Otel, args),
+                None => run_import_detected(cmd.args),
+            }
         }
-        Command::Import(LogSource::Codex(args)) => run_import(crate::import::Source::Codex, args),
-        Command::Import(LogSource::Api(args)) => run_import(crate::import::Source::Api, args),
-        Command::Import(LogSource::Otel(args)) => run_import(crate::import::Source::Otel, args),
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
 }
@@ -344,6 +348,63 @@ fn today() -> String {
 /// each source's provider.
 const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
 const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
+
+/// `tokencast import` without a source: every source whose default
+/// location exists, one after the other, saying which it read.
+fn run_import_detected(args: ImportArgs) -> Result<Outcome, AppError> {
+    use crate::error::InputError;
+    use crate::import::Source;
+    if !args.paths.is_empty() {
+        return Err(InputError::new("import: paths given without a source")
+            .with_help("name the source: tokencast import claude-code|codex|api|otel PATH …")
+            .into());
+    }
+    let found: Vec<(Source, Vec<PathBuf>)> = [Source::ClaudeCode, Source::Codex]
+        .into_iter()
+        .map(|s| (s, s.default_paths()))
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
+    if found.is_empty() {
+        return Err(InputError::new(format!(
+            "no agent logs found in the default locations: {}; {}",
+            Source::ClaudeCode.default_places(),
+            Source::Codex.default_places()
+        ))
+        .with_help(
+            "name a source and its files: tokencast import claude-code|codex|api|otel PATH …",
+        )
+        .into());
+    }
+    if found.len() > 1 && args.format != Format::Table {
+        return Err(InputError::new(format!(
+            "logs of {} sources were found, and --format {} holds one document",
+            found.len(),
+            if args.format == Format::Json {
+                "json"
+            } else {
+                "csv"
+            }
+        ))
+        .with_help("name the source: tokencast import claude-code … or tokencast import codex …")
+        .into());
+    }
+    let mut outcome = Outcome::default();
+    for (source, paths) in found {
+        outcome.notes.push(format!(
+            "{}: read {}",
+            source.title(),
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let one = run_import(source, args.clone())?;
+        outcome.stdout.extend(one.stdout);
+        outcome.notes.extend(one.notes);
+    }
+    Ok(outcome)
+}
 
 fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome, AppError> {
     use crate::error::InputError;
