@@ -29,7 +29,7 @@ pub enum Command {
     Prices(PricesCommand),
     /// Import real agent sessions as traces and scenarios, with a priced summary
     /// (without a source: every source whose default location exists).
-    Import(ImportCommand),
+    Import(Box<ImportCommand>),
 }
 
 /// Where `import` reads sessions from.
