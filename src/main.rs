@@ -13,7 +13,14 @@ fn main() -> ExitCode {
             for note in outcome.notes {
                 eprintln!("{note}");
             }
-            ExitCode::SUCCESS
+            for gate in &outcome.gates_crossed {
+                eprintln!("{gate}");
+            }
+            if outcome.gates_crossed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(tokencast::cli::gate::GATE_EXIT_CODE)
+            }
         }
         Err(e) => {
             eprintln!("{}", e.render());

@@ -164,6 +164,10 @@ pub struct ForecastArgs {
     /// A budget per run in USD: report the share of runs above it.
     #[arg(long, value_name = "USD")]
     pub budget: Option<String>,
+    /// Exit with code 3 when any variant's STAT (p50, p90, p99, mean, max) of the cost per
+    /// run, upper bound, is above AMOUNT (repeatable).
+    #[arg(long = "fail-over", value_name = "STAT=AMOUNT")]
+    pub fail_over: Vec<String>,
     /// Only draw these capabilities (repeatable).
     #[arg(long = "capability", value_name = "NAME")]
     pub capabilities: Vec<String>,
@@ -218,6 +222,9 @@ pub struct DiffArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
     pub format: DiffFormat,
+    /// Exit with code 3 when the cheapest variant's total rose by more than PERCENT.
+    #[arg(long, value_name = "PERCENT")]
+    pub fail_over_change: Option<String>,
     /// Write the output to this file instead of stdout.
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
@@ -255,6 +262,10 @@ pub struct SimulateArgs {
     /// of more than 10,000 tool results (by default those keep an outline of 2,000 requests).
     #[arg(long)]
     pub all_rows: bool,
+    /// Exit with code 3 when any variant's total (upper bound) per PERIOD (run, day, month
+    /// = 365/12 days) is above AMOUNT, in the scenario's currency (repeatable).
+    #[arg(long = "fail-over", value_name = "PERIOD=AMOUNT")]
+    pub fail_over: Vec<String>,
     /// Where the HTML report goes.
     #[command(flatten)]
     pub page: PageArgs,

@@ -5,6 +5,7 @@
 //! typed specs. `main` prints what [`run`] returns and picks the exit code.
 
 pub mod args;
+pub mod gate;
 pub mod spec;
 
 pub use args::Cli;
@@ -29,6 +30,9 @@ pub struct Outcome {
     pub stdout: Vec<u8>,
     /// Lines for stderr (files written).
     pub notes: Vec<String>,
+    /// Budget gates crossed: printed last, and the command exits with
+    /// [`gate::GATE_EXIT_CODE`].
+    pub gates_crossed: Vec<String>,
 }
 
 /// Runs a parsed command.
@@ -166,10 +170,15 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
             done.stale_removed
         ));
     }
-    Ok(Outcome { stdout, notes })
+    Ok(Outcome {
+        stdout,
+        notes,
+        gates_crossed: Vec::new(),
+    })
 }
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
+    let gates = gate::periods(&args.fail_over)?;
     let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
     let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
     let doc = SimulationDoc::build(&scenario, contents);
@@ -191,6 +200,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     }
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(warnings);
+    outcome.gates_crossed = gate::check_simulation(&doc, &gates);
     Ok(outcome)
 }
 
@@ -217,6 +227,7 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
 }
 
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
+    let gates = gate::stats(&args.fail_over)?;
     let spec = spec::forecast_spec(&args)?;
     let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
     let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
@@ -237,6 +248,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
         .collect();
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
+    outcome.gates_crossed = gate::check_forecast(&doc, &gates);
     Ok(outcome)
 }
 
@@ -307,7 +319,13 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
         .with_help("give both scenarios the same [currency] table (or none, for USD)")
         .into());
     }
+    let limit = args
+        .fail_over_change
+        .as_deref()
+        .map(gate::percent)
+        .transpose()?;
     let doc = diff::compare(&a, &b, &label(&args.a), &label(&args.b));
+    let crossed = limit.map_or(Vec::new(), |l| gate::check_diff(&doc, l));
     let (bytes, marker) = match args.format {
         DiffFormat::Table => (
             doc.terminal(&TerminalOptions {
@@ -324,7 +342,7 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
             Marker::Html,
         ),
     };
-    match args.output {
+    let mut outcome = match args.output {
         None => write(bytes, Vec::new(), args.force),
         Some(path) => write(
             Vec::new(),
@@ -335,7 +353,9 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
             }],
             args.force,
         ),
-    }
+    }?;
+    outcome.gates_crossed = crossed;
+    Ok(outcome)
 }
 
 /// Today's date (UTC), the default price date: the clock is read here, in
@@ -589,5 +609,9 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
             done.stale_removed
         ));
     }
-    Ok(Outcome { stdout, notes })
+    Ok(Outcome {
+        stdout,
+        notes,
+        gates_crossed: Vec::new(),
+    })
 }

@@ -1,0 +1,141 @@
+//! Budget gates: a crossed gate prints and writes everything, says which
+//! figure crossed which limit, and exits with code 3.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+fn fixture(dir: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(dir)
+}
+
+fn sandbox(dir: &str) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(dir), d.path());
+    d
+}
+
+fn simulate(dir: &Path, gate: &str) -> (Option<i32>, String, bool) {
+    let out = tokencast()
+        .current_dir(dir)
+        .args(["simulate", "rules.toml", "--no-report", "--fail-over", gate])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        !out.stdout.is_empty(),
+    )
+}
+
+#[test]
+fn simulate_gates_on_each_period_at_the_edge() {
+    let d = sandbox("rules");
+    // The dearest variant of the rules fixture, "fast, us-only": 0.26466 of
+    // model cost (6 × 1.1 × 0.0401) plus 0.01 + 0.05/12 of tool fees =
+    // 0.278826… a run; 10 runs a day: 2.788266…; a month of 365/12 days: 84.81….
+    // The next dearest ("tiers", "below threshold") cost 0.054266… a run.
+    for (gate, crossed) in [
+        ("run=0.28", false),
+        ("run=0.27", true),
+        ("day=2.79", false),
+        ("day=2.78", true),
+        ("month=84.9", false),
+        ("month=84.8", true),
+    ] {
+        let (code, err, printed) = simulate(d.path(), gate);
+        assert!(printed, "{gate}: the tables are printed either way");
+        if crossed {
+            assert_eq!(code, Some(3), "{gate}: {err}");
+            assert!(
+                err.contains("budget gate crossed: fast, us-only per"),
+                "{err}"
+            );
+            assert_eq!(
+                err.matches("budget gate crossed").count(),
+                1,
+                "{gate}: {err}"
+            );
+        } else {
+            assert_eq!(code, Some(0), "{gate}: {err}");
+            assert!(!err.contains("budget gate"), "{err}");
+        }
+    }
+    // Above 0.05 a run: "tiers" and "below threshold" (0.0401 + 0.014166…)
+    // and "fast, us-only"; the cached, flex, at-threshold, dated and stored
+    // variants (0.028 to 0.043) stay under.
+    let (code, err, _) = simulate(d.path(), "run=0.05");
+    assert_eq!(code, Some(3));
+    assert_eq!(err.matches("budget gate crossed").count(), 3, "{err}");
+    let (code, err, _) = simulate(d.path(), "week=5");
+    assert_eq!(code, Some(2));
+    assert!(err.contains("`week` is not a period"), "{err}");
+}
+
+#[test]
+fn forecast_gates_on_a_statistic() {
+    let d = sandbox("backtest");
+    let run = |gate: &str| {
+        tokencast()
+            .current_dir(d.path())
+            .args([
+                "forecast",
+                "backtest.toml",
+                "--calls",
+                "4",
+                "--runs",
+                "1000",
+            ])
+            .args(["--no-report", "--fail-over", gate])
+            .output()
+            .unwrap()
+    };
+    // Every run costs more than nothing, and far less than a million.
+    let out = run("max=0");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a max cost per run of"));
+    assert_eq!(run("p99=1000000").status.code(), Some(0));
+    assert_eq!(run("p95=1").status.code(), Some(2));
+}
+
+#[test]
+fn diff_gates_on_the_rise_of_the_cheapest_run() {
+    let d = sandbox("backtest");
+    // The same run at twice every price: +100 % exactly (no fees).
+    let book = fs::read_to_string(d.path().join("prices.toml")).unwrap();
+    let doubled = book
+        .replace("input = \"2\"", "input = \"4\"")
+        .replace("output = \"10\"", "output = \"20\"")
+        .replace("cache_write_5m = \"2.5\"", "cache_write_5m = \"5\"")
+        .replace("cache_write_1h = \"4\"", "cache_write_1h = \"8\"")
+        .replace("cache_read = \"0.2\"", "cache_read = \"0.4\"");
+    fs::write(d.path().join("dear.toml"), doubled).unwrap();
+    let scenario = fs::read_to_string(d.path().join("backtest.toml")).unwrap();
+    fs::write(
+        d.path().join("b.toml"),
+        scenario.replace("prices = \"prices.toml\"", "prices = \"dear.toml\""),
+    )
+    .unwrap();
+    let run = |limit: &str| {
+        tokencast()
+            .current_dir(d.path())
+            .args([
+                "diff",
+                "backtest.toml",
+                "b.toml",
+                "--fail-over-change",
+                limit,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("99");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("+100%, over --fail-over-change 99"), "{err}");
+    assert_eq!(run("100").status.code(), Some(0));
+    assert_eq!(run("ten").status.code(), Some(2));
+}
