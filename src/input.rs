@@ -197,6 +197,13 @@ pub fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
     d.deserialize_any(PriceVisitor)
 }
 
+/// Like [`non_negative_decimal`] for an optional field.
+pub fn optional_non_negative_decimal<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Decimal>, D::Error> {
+    non_negative_decimal(d).map(Some)
+}
+
 /// Like [`price`] for an optional field: absent means the source does not give it.
 pub fn optional_price<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
     price(d).map(Some)

@@ -206,6 +206,15 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
                 "extra USD per run",
             ][..],
         ),
+        (
+            "chart-cumulative",
+            &[
+                "Cumulative spend over twelve months (upper bound)",
+                "USD, cumulative",
+                "month",
+                "raw, no cache",
+            ][..],
+        ),
     ];
     assert_eq!(charts.len(), expected.len(), "{charts:?}");
     for (id, labels) in expected {

@@ -139,3 +139,47 @@ fn diff_gates_on_the_rise_of_the_cheapest_run() {
     assert_eq!(run("100").status.code(), Some(0));
     assert_eq!(run("ten").status.code(), Some(2));
 }
+
+#[test]
+fn periods_follow_the_plan_and_find_the_month_over_budget() {
+    let d = sandbox("rules");
+    let p = d.path().join("rules.toml");
+    let text = fs::read_to_string(&p).unwrap().replace(
+        "[timing]",
+        "[plan]\nworking_days_per_week = 5\nmonthly_growth = \"0.1\"\nbudget_per_month = \"100\"\n\n[timing]",
+    );
+    fs::write(&p, text).unwrap();
+    let doc = json_of(tokencast().current_dir(d.path()).args([
+        "simulate",
+        "rules.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let v = doc["periods"]["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "fast, us-only")
+        .unwrap();
+    let up = |k: &str| dec(&v[k]["upper"]);
+    // A run: 0.26466 + 0.01 + 0.05/12; a day of 10 runs; a week of 5 days;
+    // a month of 52/12 weeks: 60.412444…
+    let run = up("run");
+    assert_eq!(up("day"), run * rust_decimal::Decimal::from(10));
+    assert_eq!(up("week"), up("day") * rust_decimal::Decimal::from(5));
+    assert_eq!(up("month").round_dp(6), "60.412444".parse().unwrap());
+    // Twelve months growing 10 % each: month × (1.1^12 − 1) / 0.1 = month × 21.38428376721.
+    let year = up("month") * "21.38428376721".parse::<rust_decimal::Decimal>().unwrap();
+    assert_eq!(up("year").round_dp(12), year.round_dp(12));
+    // Cumulative spend 962.82 after 10 months (within 1,000), 1,119.51 after 11
+    // (over 1,100): over the budget from month 11.
+    assert_eq!(v["over_budget_from_month"], 11);
+    let flex = doc["periods"]["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "flex")
+        .unwrap();
+    assert!(flex["over_budget_from_month"].is_null());
+}

@@ -115,7 +115,11 @@ fn report_is_self_contained() {
     ] {
         assert!(!html.contains(forbidden), "found {forbidden}");
     }
-    assert_eq!(html.matches("<svg").count(), 9, "nine inline charts (a–i)");
+    assert_eq!(
+        html.matches("<svg").count(),
+        10,
+        "nine inline charts (a–i) and the cumulative spend"
+    );
     assert!(html.contains("@media print"), "print styles");
 }
 
@@ -250,6 +254,7 @@ fn csv_exports_one_spreadsheet_friendly_file_per_table() {
             "ledger.csv",
             "lifetime_sweep.csv",
             "per_day.csv",
+            "periods.csv",
             "prices.csv",
             "requests.csv",
             "restart.csv",

@@ -7,6 +7,7 @@
 
 pub mod backtest;
 pub mod forecast;
+pub mod periods;
 pub mod sweep;
 
 use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};

@@ -63,6 +63,9 @@ pub struct SimulationDoc {
     /// The what-if analyses, when they were run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what_if: Option<WhatIf>,
+    /// Per run, day, week, month and year, with the plan's growth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub periods: Option<crate::analysis::periods::Periods>,
     /// Recorded against simulated, when the trace records usage (imported sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backtest: Option<crate::analysis::backtest::Backtest>,
@@ -147,8 +150,13 @@ impl SimulationDoc {
         let backtest = crate::analysis::backtest::backtest(scenario, &simulation, &|m| {
             scenario.recorded_prices.get(m).cloned()
         });
+        let periods = Some(crate::analysis::periods::periods(
+            &simulation,
+            &scenario.what_if.plan,
+        ));
         SimulationDoc {
             comparison: Comparison::of(&simulation),
+            periods,
             simulation,
             what_if,
             backtest,

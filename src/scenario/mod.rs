@@ -46,6 +46,47 @@ struct RawScenario {
     currency: Option<Spanned<RawCurrency>>,
     #[serde(default)]
     tool_fees: std::collections::BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    plan: Option<Spanned<RawPlan>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlan {
+    #[serde(default)]
+    working_days_per_week: Option<u64>,
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    monthly_growth: Option<Decimal>,
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    budget_per_month: Option<Decimal>,
+}
+
+/// How a plan turns runs into periods: days of work a week, growth of the
+/// runs a day from month to month, and a monthly budget to draw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Days a week the agent runs (1–7).
+    pub working_days_per_week: u64,
+    /// Monthly growth of the runs a day, as a share (0.05 = 5 %), compounded.
+    pub monthly_growth: Decimal,
+    /// A monthly budget, drawn against the cumulative spend.
+    pub budget_per_month: Option<Decimal>,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan {
+            working_days_per_week: 7,
+            monthly_growth: Decimal::ZERO,
+            budget_per_month: None,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,6 +182,9 @@ pub struct WhatIfs {
     pub effort: Vec<(String, u64)>,
     /// Restart analysis; `Some(keys)` says whether idempotency keys are used.
     pub restart: Option<bool>,
+    /// Periods and growth (defaults when the scenario has no `[plan]`).
+    #[serde(default)]
+    pub plan: Plan,
 }
 
 #[derive(Debug, Deserialize)]
@@ -437,6 +481,11 @@ impl Scenario {
                 .transpose()?,
             effort: effort_presets(raw.effort),
             restart: raw.restart.map(|r| r.idempotency_keys),
+            plan: raw
+                .plan
+                .map(|p| check_plan(src, p))
+                .transpose()?
+                .unwrap_or_default(),
         };
         let assumptions = check_assumptions(src, raw.assumptions)?;
         if raw.name.trim().is_empty() {
@@ -657,6 +706,40 @@ impl Book {
             m.converted(self.rate)
         })
     }
+}
+
+/// `[plan]`: 1–7 working days a week, growth up to 100 % a month.
+fn check_plan(src: &SourceText, p: Spanned<RawPlan>) -> Result<Plan, InputError> {
+    let span = p.span();
+    let p = p.into_inner();
+    let days = p.working_days_per_week.unwrap_or(7);
+    if !(1..=7).contains(&days) {
+        return Err(src
+            .error_at(
+                format!("plan: working_days_per_week = {days}"),
+                span,
+                "plan",
+            )
+            .with_help("give the days a week the agent runs, 1 to 7"));
+    }
+    let growth = p.monthly_growth.unwrap_or_default();
+    if growth > Decimal::ONE || growth.scale() > 6 {
+        return Err(src
+            .error_at(format!("plan: monthly_growth = {growth}"), span, "plan")
+            .with_help("give the monthly growth as a share with at most 6 decimals, e.g. \"0.05\" for 5 %, at most 1"));
+    }
+    if p.budget_per_month
+        .is_some_and(|b| b > Decimal::from(1_000_000_000_000u64))
+    {
+        return Err(src
+            .error_at("plan: budget_per_month is above a trillion", span, "plan")
+            .with_help("give the monthly budget in the scenario's currency"));
+    }
+    Ok(Plan {
+        working_days_per_week: days,
+        monthly_growth: growth,
+        budget_per_month: p.budget_per_month,
+    })
 }
 
 /// `date = "YYYY-MM-DD"`: the day whose prices apply.

@@ -100,6 +100,13 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push('\n');
     }
     s.push_str(&sideways(&tables::per_day(doc), 2, opts.width));
+    if let Some(t) = tables::periods(doc) {
+        s.push('\n');
+        s.push_str(&sideways(&t, 1, opts.width));
+        for line in budget_lines(doc) {
+            s.push_str(&format!("{line}\n"));
+        }
+    }
     let recorded = backtest::summary(doc);
     if !recorded.is_empty() {
         s.push_str("\nBacktest\n");
@@ -135,6 +142,33 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push_str(&plain_table(&tables::requests(doc), opts.width));
     }
     wrap_prose(&s, opts.width)
+}
+
+/// Where each variant's cumulative spend crosses the plan's budget.
+fn budget_lines(doc: &SimulationDoc) -> Vec<String> {
+    let Some(p) = &doc.periods else {
+        return Vec::new();
+    };
+    let Some(budget) = p.plan.budget_per_month else {
+        return Vec::new();
+    };
+    p.variants
+        .iter()
+        .map(|v| match v.over_budget_from_month {
+            Some(m) => format!(
+                "{}: over the budget of {} a month from month {m} (cumulative, upper bound).",
+                v.name,
+                format::usd(budget, 2)
+            ),
+            None => format!(
+                "{}: within the budget of {} a month for the year (upper bound {} against {}).",
+                v.name,
+                format::usd(budget, 2),
+                format::usd(v.year.upper, 2),
+                format::usd(budget * Decimal::from(12), 2)
+            ),
+        })
+        .collect()
 }
 
 /// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
@@ -247,6 +281,13 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
         out.push(if i == 0 { b.heading("Charts", None) } else { b });
     }
     out.push(Block::table(transposed(&tables::per_day(doc), 2)).heading("Tables", None));
+    if let Some(t) = tables::periods(doc) {
+        out.push(Block {
+            list: budget_lines(doc),
+            ..Block::table(transposed(&t, 1))
+        });
+        out.push(chart_block(charts::run::cumulative(doc)));
+    }
     out.push(Block::table(view(&tables::capabilities(doc))));
     out.push(Block::table(view(&tables::attribution(doc))));
     if !sim.tool_fees.is_empty() {

@@ -309,6 +309,59 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
     }
 }
 
+/// Per run, day, week, month and year, with the plan's growth.
+pub fn periods(doc: &SimulationDoc) -> Option<DataTable> {
+    let p = doc.periods.as_ref()?;
+    let mut columns = vec![col("variant", "variant")];
+    for (key, label) in [
+        ("run", "run"),
+        ("day", "day"),
+        ("week", "week"),
+        ("month", "month 1"),
+        ("year", "year"),
+    ] {
+        columns.push(col(format!("{key}_usd_lower"), format!("{label}, lower")));
+        columns.push(col(format!("{key}_usd_upper"), format!("{label}, upper")));
+    }
+    let rows = p
+        .variants
+        .iter()
+        .map(|v| {
+            let mut row = vec![Cell::Text(v.name.clone())];
+            for (b, dp) in [
+                (v.run, 3),
+                (v.day, 2),
+                (v.week, 2),
+                (v.month, 2),
+                (v.year, 2),
+            ] {
+                row.push(Cell::Usd(b.lower, dp));
+                row.push(Cell::Usd(b.upper, dp));
+            }
+            row
+        })
+        .collect();
+    let plan = &p.plan;
+    Some(DataTable {
+        id: "periods",
+        title: format!(
+            "Per period (USD): {} runs a working day, {} working days a week, a month of 52/12 weeks{}",
+            format::int(p.runs_per_day),
+            plan.working_days_per_week,
+            if plan.monthly_growth.is_zero() {
+                String::new()
+            } else {
+                format!(
+                    ", runs growing {} a month",
+                    format::percent(plan.monthly_growth)
+                )
+            }
+        ),
+        columns,
+        rows,
+    })
+}
+
 /// Per request: tokens for raw and trimmed results, and each variant's model cost.
 pub fn requests(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
@@ -575,6 +628,7 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
     if !doc.simulation.tool_fees.is_empty() {
         out.push(tool_fees(doc));
     }
+    out.extend(periods(doc));
     out.extend([assumptions(doc), prices(doc)]);
     out.extend(
         [super::backtest::requests(doc), super::backtest::breaks(doc)]

@@ -67,7 +67,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
         }
     }
     Chart {
-        id: "import-per-day".into(),
+        id: "chart-import-per-day".into(),
         title: title.into(),
         caption: "Each day's sessions that carry tool results: what they cost as recorded, what the engine's replay of the same threads gives (lower bound), and the same replay with results trimmed, on the other cache tier, in batch and on the other model.".into(),
         svg: bars(Bars {
@@ -93,7 +93,7 @@ pub fn top_sessions(doc: &ImportDoc) -> Chart {
     });
     rows.truncate(TOP_SESSIONS);
     Chart {
-        id: "import-sessions".into(),
+        id: "chart-import-sessions".into(),
         title: title.into(),
         caption: format!(
             "The {} dearest of {} sessions by recorded cost at the price book (unpriced requests excluded).",

@@ -405,7 +405,7 @@ pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
             .collect::<Vec<_>>()
     };
     Chart {
-        id: "backtest".into(),
+        id: "chart-backtest".into(),
         title: title.into(),
         caption: "Each request that carried tool results: its prompt as the provider recorded it (input, cache writes and reads) and the engine's prompt at bytes ÷ b (lower) and × u (upper). A drop in the recorded line is a compaction or a cleared context, which the replay does not model.".into(),
         svg: lines(Lines {
@@ -432,6 +432,56 @@ pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
                     points: pts(&|r| f(r.simulated_prompt.upper)),
                 },
             ],
+            mark: None,
+        }),
+    }
+}
+
+/// Cumulative spend month by month per variant (upper bound), against the
+/// plan's cumulative budget when it has one.
+pub fn cumulative(doc: &crate::document::SimulationDoc) -> Chart {
+    let title = "Cumulative spend over twelve months (upper bound)";
+    let Some(p) = &doc.periods else {
+        return Chart {
+            id: "chart-cumulative".into(),
+            title: title.into(),
+            caption: String::new(),
+            svg: Err("no periods".into()),
+        };
+    };
+    let mut lines_: Vec<Line> = p
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Line {
+            label: v.name.clone(),
+            color: LINES[i % LINES.len()],
+            dashed: i % 2 == 1,
+            points: v
+                .cumulative
+                .iter()
+                .enumerate()
+                .map(|(m, b)| (m as f64 + 1.0, f(b.upper)))
+                .collect(),
+        })
+        .collect();
+    if let Some(b) = p.plan.budget_per_month {
+        lines_.push(Line {
+            label: "budget".into(),
+            color: RGBColor(200, 40, 40),
+            dashed: true,
+            points: (1..=12).map(|m| (m as f64, f(b) * m as f64)).collect(),
+        });
+    }
+    Chart {
+        id: "chart-cumulative".into(),
+        title: title.into(),
+        caption: "Spend by the end of each month, each variant at its upper bound, with the plan's runs a day, working days and monthly growth; the red dashed line is the cumulative budget when the plan sets one.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc: "month",
+            y_desc: "USD, cumulative",
+            lines: lines_,
             mark: None,
         }),
     }
