@@ -111,3 +111,32 @@ pub fn research_absolute() -> String {
             &root.join("traces/research-trace.csv").display().to_string(),
         )
 }
+
+/// Asserts that `needle` (text planted in a fixture's logs) is in none of
+/// `outputs` and in no file under `dir`.
+pub fn assert_nowhere(needle: &str, outputs: &[Vec<u8>], dir: &std::path::Path) {
+    let mut all: Vec<(String, Vec<u8>)> = outputs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (format!("output {i}"), o.clone()))
+        .collect();
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if e.file_type().is_file() {
+            all.push((
+                e.path().display().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            ));
+        }
+    }
+    assert!(
+        all.len() > outputs.len(),
+        "no files written under {}",
+        dir.display()
+    );
+    for (name, bytes) in &all {
+        assert!(
+            !String::from_utf8_lossy(bytes).contains(needle),
+            "{name} holds {needle} text from the logs"
+        );
+    }
+}

@@ -136,14 +136,7 @@ fn bad_lines_are_listed_and_no_output_holds_log_text() {
         all.push(out.stdout);
         all.push(out.stderr);
     }
-    for e in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
-        if e.file_type().is_file() {
-            all.push(fs::read(e.path()).unwrap());
-        }
-    }
-    for bytes in &all {
-        assert!(!String::from_utf8_lossy(bytes).contains("SECRET"));
-    }
+    assert_nowhere("SECRET", &all, dir.path());
 }
 
 #[test]

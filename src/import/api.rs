@@ -21,9 +21,8 @@
 //! the first request that sends it.
 
 use super::content::ResultContent;
-use super::lines::{Line, Lines, MAX_LINE_BYTES};
-use super::{epoch_ms, Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
-use rayon::prelude::*;
+use super::lines::{each_line, not_json};
+use super::{epoch_ms, Filter, Import, Request, Session, Thread, ToolResult, Usage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet};
@@ -284,20 +283,6 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         .to_string_lossy()
         .into_owned();
     let mut stats = Import::default();
-    let problem = |line: u64, what: String, stats: &mut Import| {
-        stats.problems.push(Problem {
-            file: name.clone(),
-            line,
-            what,
-        });
-    };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            problem(0, format!("cannot be read: {}", e.kind()), &mut stats);
-            return (None, stats);
-        }
-    };
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -313,47 +298,12 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
     };
     let mut names: HashMap<String, String> = HashMap::new();
     let mut sent: HashSet<String> = HashSet::new();
-    let mut lines = Lines::new(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        MAX_LINE_BYTES,
-    );
-    loop {
-        let (number, text) = match lines.next_line() {
-            Ok(Some((n, Line::Text(t)))) => (n, t),
-            Ok(Some((n, Line::TooLong(len)))) => {
-                problem(
-                    n,
-                    format!(
-                        "line of {len} bytes is longer than {} MiB; skipped",
-                        MAX_LINE_BYTES >> 20
-                    ),
-                    &mut stats,
-                );
-                continue;
-            }
-            Ok(None) => break,
-            Err(e) => {
-                problem(
-                    lines.number + 1,
-                    format!("reading stopped: {}", e.kind()),
-                    &mut stats,
-                );
-                break;
-            }
-        };
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    let opened = each_line(path, &name, &mut stats, |number, text, stats| {
         let pair: Pair = match serde_json::from_slice(text) {
             Ok(p) => p,
             Err(e) => {
-                let what = match std::str::from_utf8(text) {
-                    Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
-                    Ok(_) if e.is_eof() => "truncated JSON".into(),
-                    Ok(_) => format!("not a JSON line at column {}", e.column()),
-                };
-                problem(number, what, &mut stats);
-                continue;
+                stats.problem(&name, number, not_json(text, &e, "a JSON line"));
+                return;
             }
         };
         let body = match pair.response {
@@ -363,22 +313,22 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         let resp: Response = match serde_json::from_str(&body) {
             Ok(r) => r,
             Err(e) => {
-                problem(
+                stats.problem(
+                    &name,
                     number,
                     format!("not a response body at column {}", e.column()),
-                    &mut stats,
                 );
-                continue;
+                return;
             }
         };
         let Some(usage_any) = &resp.usage else {
-            problem(number, "a response without `usage`".into(), &mut stats);
-            continue;
+            stats.problem(&name, number, "a response without `usage`");
+            return;
         };
         let openai_response = resp.object.as_deref() == Some("response");
         let Some(usage) = usage_any.usage(openai_response) else {
-            problem(number, "more cached than input tokens".into(), &mut stats);
-            continue;
+            stats.problem(&name, number, "more cached than input tokens");
+            return;
         };
         let k = thread.requests.len();
         if let Some(req_raw) = pair.request {
@@ -412,13 +362,13 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                 Ok(out)
             }) {
                 Ok(results) => thread.results.extend(results),
-                Err(e) => problem(
+                Err(e) => stats.problem(
+                    &name,
                     number,
                     format!(
                         "a request body of an unexpected shape at column {}",
                         e.column()
                     ),
-                    &mut stats,
                 ),
             }
         }
@@ -435,11 +385,9 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
             model: resp.model.clone().unwrap_or_else(|| "unknown".into()),
             usage,
         });
-    }
+    });
     stats.files = 1;
-    stats.lines = lines.number;
-    stats.bytes = lines.bytes;
-    if thread.requests.is_empty() {
+    if !opened || thread.requests.is_empty() {
         return (None, stats);
     }
     let session = Session {
@@ -454,68 +402,47 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
 
 /// Reads every `.jsonl` file under `paths` (one session each) and hands the
 /// sessions that pass `filter` to `each`, a few dozen at a time. A response
-/// id seen in an earlier file is counted once.
+/// id seen in an earlier file is counted once; the results it carried stay,
+/// carried by no request.
 pub fn read<E>(
     paths: &[PathBuf],
     filter: &Filter,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E>,
 ) -> Result<Import, E> {
-    let (files, listing_problems) = super::claude_code::files_under(paths);
-    let mut import = Import {
-        source: "api".into(),
-        problems: listing_problems,
-        ..Import::default()
-    };
     let mut seen: HashSet<String> = HashSet::new();
-    for chunk in files.chunks(32) {
-        let read: Vec<(Option<Session>, Import)> = chunk
-            .par_iter()
-            .map(|(root, path)| read_file(root, path))
-            .collect();
-        let mut ready = Vec::new();
-        for (session, stats) in read {
-            import.files += stats.files;
-            import.lines += stats.lines;
-            import.bytes += stats.bytes;
-            import.problems.extend(stats.problems);
-            if let Some(mut s) = session {
-                for t in &mut s.threads {
-                    let before = t.requests.len();
-                    let keep: Vec<bool> = t
-                        .requests
-                        .iter()
-                        .map(|r| seen.insert(r.message_id.clone()))
-                        .collect();
-                    if keep.iter().all(|k| *k) {
-                        continue;
-                    }
-                    // Drop repeated responses; results they carried move to none.
-                    let mut index = Vec::with_capacity(before);
-                    let mut n = 0;
-                    for k in &keep {
-                        index.push(k.then(|| {
-                            n += 1;
-                            n - 1
-                        }));
-                    }
-                    let mut i = 0;
-                    t.requests.retain(|_| {
-                        i += 1;
-                        keep[i - 1]
-                    });
-                    for r in &mut t.results {
-                        r.carried_by = r.carried_by.and_then(|c| index[c]);
-                    }
-                    import.skipped.duplicate_messages += (before - t.requests.len()) as u64;
+    super::read_each_file(
+        "api",
+        paths,
+        &["jsonl"],
+        filter,
+        read_file,
+        |s, skipped| {
+            for t in &mut s.threads {
+                let keep: Vec<bool> = t
+                    .requests
+                    .iter()
+                    .map(|r| seen.insert(r.message_id.clone()))
+                    .collect();
+                let mut index: Vec<Option<usize>> = Vec::with_capacity(keep.len());
+                let mut n = 0;
+                for k in &keep {
+                    index.push(k.then_some(n));
+                    n += usize::from(*k);
                 }
-                if s.threads.iter().any(|t| !t.requests.is_empty()) && filter.keeps(&s) {
-                    ready.push(s);
+                skipped.duplicate_messages += (keep.len() - n) as u64;
+                let mut i = 0;
+                t.requests.retain(|_| {
+                    i += 1;
+                    keep[i - 1]
+                });
+                for r in &mut t.results {
+                    r.carried_by = r.carried_by.and_then(|c| index[c]);
                 }
             }
-        }
-        each(ready)?;
-    }
-    Ok(import)
+            s.threads.iter().any(|t| !t.requests.is_empty())
+        },
+        each,
+    )
 }
 
 #[cfg(test)]

@@ -18,9 +18,8 @@
 //! (reasoning already in it), no cache writes (Codex logs report none).
 
 use super::content::decoded_len;
-use super::lines::{Line, Lines, MAX_LINE_BYTES};
-use super::{epoch_ms, Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
-use rayon::prelude::*;
+use super::lines::{each_line, not_json};
+use super::{epoch_ms, Filter, Import, Request, Session, Thread, ToolResult, Usage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -172,20 +171,6 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         .to_string_lossy()
         .into_owned();
     let mut stats = Import::default();
-    let problem = |line: u64, what: String, stats: &mut Import| {
-        stats.problems.push(Problem {
-            file: name.clone(),
-            line,
-            what,
-        });
-    };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            problem(0, format!("cannot be read: {}", e.kind()), &mut stats);
-            return (None, stats);
-        }
-    };
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -202,47 +187,12 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
     let mut last_total: Option<TokenUsage> = None;
     let mut calls: HashMap<String, (String, Option<i64>)> = HashMap::new();
     let mut pending: Vec<usize> = Vec::new();
-    let mut lines = Lines::new(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        MAX_LINE_BYTES,
-    );
-    loop {
-        let (number, text) = match lines.next_line() {
-            Ok(Some((n, Line::Text(t)))) => (n, t),
-            Ok(Some((n, Line::TooLong(len)))) => {
-                problem(
-                    n,
-                    format!(
-                        "line of {len} bytes is longer than {} MiB; skipped",
-                        MAX_LINE_BYTES >> 20
-                    ),
-                    &mut stats,
-                );
-                continue;
-            }
-            Ok(None) => break,
-            Err(e) => {
-                problem(
-                    lines.number + 1,
-                    format!("reading stopped: {}", e.kind()),
-                    &mut stats,
-                );
-                break;
-            }
-        };
-        if text.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    let opened = each_line(path, &name, &mut stats, |number, text, stats| {
         let rec: LineRec = match serde_json::from_slice(text) {
             Ok(r) => r,
             Err(e) => {
-                let what = match std::str::from_utf8(text) {
-                    Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
-                    Ok(_) if e.is_eof() => "truncated JSON".into(),
-                    Ok(_) => format!("not a JSON log line at column {}", e.column()),
-                };
-                problem(number, what, &mut stats);
-                continue;
+                stats.problem(&name, number, not_json(text, &e, "a JSON log line"));
+                return;
             }
         };
         let payload = rec.payload.map_or("null", RawValue::get);
@@ -292,11 +242,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                         last_total = info.total_token_usage;
                     }
                     let Some(usage) = usage.usage() else {
-                        problem(
-                            number,
-                            "cached_input_tokens above input_tokens".into(),
-                            &mut stats,
-                        );
+                        stats.problem(&name, number, "cached_input_tokens above input_tokens");
                         return Ok(());
                     };
                     let k = thread.requests.len();
@@ -347,34 +293,32 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                     }
                 }
                 "compacted" => compactions += 1,
-                "" => problem(number, "a line without a `type`".into(), &mut stats),
-                other => problem(
+                "" => stats.problem(&name, number, "a line without a `type`"),
+                other => stats.problem(
+                    &name,
                     number,
                     format!(
                         "unknown line type `{}`",
                         other.chars().take(40).collect::<String>()
                     ),
-                    &mut stats,
                 ),
             }
             Ok(())
         })();
         if let Err(e) = parsed {
-            problem(
+            stats.problem(
+                &name,
                 number,
                 format!(
                     "a `{}` line of an unexpected shape at column {}",
                     rec.kind.chars().take(40).collect::<String>(),
                     e.column()
                 ),
-                &mut stats,
             );
         }
-    }
+    });
     stats.files = 1;
-    stats.lines = lines.number;
-    stats.bytes = lines.bytes;
-    if thread.requests.is_empty() {
+    if !opened || thread.requests.is_empty() {
         return (None, stats);
     }
     let session = Session {
@@ -388,47 +332,30 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
 }
 
 /// Reads every rollout file under `paths` and hands the sessions that pass
-/// `filter` to `each`, a few dozen at a time (files are read in parallel;
-/// the result does not depend on the number of threads).
+/// `filter` to `each`, a few dozen at a time. An archived copy of a session
+/// already read counts once.
 pub fn read<E>(
     paths: &[PathBuf],
     filter: &Filter,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E>,
 ) -> Result<Import, E> {
-    let (files, listing_problems) = super::claude_code::files_under(paths);
-    let mut import = Import {
-        source: "codex".into(),
-        problems: listing_problems,
-        ..Import::default()
-    };
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for chunk in files.chunks(32) {
-        let read: Vec<(Option<Session>, Import)> = chunk
-            .par_iter()
-            .map(|(root, path)| read_file(root, path))
-            .collect();
-        let mut ready = Vec::new();
-        for (session, stats) in read {
-            import.files += stats.files;
-            import.lines += stats.lines;
-            import.bytes += stats.bytes;
-            import.skipped.repeated_lines += stats.skipped.repeated_lines;
-            import.skipped.other_lines += stats.skipped.other_lines;
-            import.problems.extend(stats.problems);
-            if let Some(s) = session {
-                // An archived copy of a session already read counts once.
-                if !seen.insert(s.id.clone()) {
-                    import.skipped.duplicate_messages += s.requests().count() as u64;
-                    continue;
-                }
-                if filter.keeps(&s) {
-                    ready.push(s);
-                }
+    super::read_each_file(
+        "codex",
+        paths,
+        &["jsonl"],
+        filter,
+        read_file,
+        |s, skipped| {
+            if seen.insert(s.id.clone()) {
+                true
+            } else {
+                skipped.duplicate_messages += s.requests().count() as u64;
+                false
             }
-        }
-        each(ready)?;
-    }
-    Ok(import)
+        },
+        each,
+    )
 }
 
 #[cfg(test)]

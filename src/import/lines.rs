@@ -1,7 +1,9 @@
 //! JSONL lines from a file, one at a time, never holding a line longer than
 //! a limit: an over-long line is skipped to its end and reported by number.
 
+use super::{Import, Problem};
 use std::io::{self, BufRead};
+use std::path::Path;
 
 /// Longest line kept (a tool result of 64 MiB is far beyond any context).
 pub const MAX_LINE_BYTES: usize = 64 << 20;
@@ -78,6 +80,76 @@ impl<R: BufRead> Lines<R> {
             self.buf.pop();
         }
         Ok(Some((self.number, Line::Text(&self.buf))))
+    }
+}
+
+impl Import {
+    /// Lists a problem of `file` at `line` (0: the file as a whole).
+    pub fn problem(&mut self, file: &str, line: u64, what: impl Into<String>) {
+        self.problems.push(Problem {
+            file: file.to_string(),
+            line,
+            what: what.into(),
+        });
+    }
+}
+
+/// Reads the JSONL file at `path` (called `name` in problems) and hands
+/// every non-blank line to `each` with its number. A file that cannot be
+/// opened, an over-long line and a read that stops become problems; the
+/// lines and bytes read are added to `stats`. False if the file could not
+/// be opened.
+pub fn each_line(
+    path: &Path,
+    name: &str,
+    stats: &mut Import,
+    mut each: impl FnMut(u64, &[u8], &mut Import),
+) -> bool {
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            stats.problem(name, 0, format!("cannot be read: {}", e.kind()));
+            return false;
+        }
+    };
+    let mut lines = Lines::new(io::BufReader::with_capacity(1 << 20, file), MAX_LINE_BYTES);
+    loop {
+        match lines.next_line() {
+            Ok(Some((n, Line::Text(t)))) => {
+                if !t.iter().all(u8::is_ascii_whitespace) {
+                    each(n, t, stats);
+                }
+            }
+            Ok(Some((n, Line::TooLong(len)))) => stats.problem(
+                name,
+                n,
+                format!(
+                    "line of {len} bytes is longer than {} MiB; skipped",
+                    MAX_LINE_BYTES >> 20
+                ),
+            ),
+            Ok(None) => break,
+            Err(e) => {
+                stats.problem(
+                    name,
+                    lines.number + 1,
+                    format!("reading stopped: {}", e.kind()),
+                );
+                break;
+            }
+        }
+    }
+    stats.lines += lines.number;
+    stats.bytes += lines.bytes;
+    true
+}
+
+/// Why a line is not the JSON it should be, without any of its text.
+pub fn not_json(text: &[u8], e: &serde_json::Error, expected: &str) -> String {
+    match std::str::from_utf8(text) {
+        Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
+        Ok(_) if e.is_eof() => "truncated JSON".into(),
+        Ok(_) => format!("not {expected} at column {}", e.column()),
     }
 }
 

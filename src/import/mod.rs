@@ -281,6 +281,50 @@ pub fn read<E>(
     }
 }
 
+/// Reads sources whose files are one session each: files are read in
+/// parallel, a few dozen at a time, and handed in path order to `keep`
+/// (which may drop a session, or requests already seen, counting them)
+/// before `filter`; the sessions left go to `each`.
+pub(crate) fn read_each_file<E>(
+    source: &str,
+    paths: &[std::path::PathBuf],
+    extensions: &[&str],
+    filter: &Filter,
+    read_file: fn(&std::path::Path, &std::path::Path) -> (Option<Session>, Import),
+    mut keep: impl FnMut(&mut Session, &mut Skipped) -> bool,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E> {
+    use rayon::prelude::*;
+    let (files, listing_problems) = claude_code::files_under_with(paths, extensions);
+    let mut import = Import {
+        source: source.into(),
+        problems: listing_problems,
+        ..Import::default()
+    };
+    for chunk in files.chunks(32) {
+        let read: Vec<(Option<Session>, Import)> = chunk
+            .par_iter()
+            .map(|(root, path)| read_file(root, path))
+            .collect();
+        let mut ready = Vec::new();
+        for (session, stats) in read {
+            import.files += stats.files;
+            import.lines += stats.lines;
+            import.bytes += stats.bytes;
+            import.skipped.repeated_lines += stats.skipped.repeated_lines;
+            import.skipped.other_lines += stats.skipped.other_lines;
+            import.problems.extend(stats.problems);
+            if let Some(mut s) = session {
+                if keep(&mut s, &mut import.skipped) && filter.keeps(&s) {
+                    ready.push(s);
+                }
+            }
+        }
+        each(ready)?;
+    }
+    Ok(import)
+}
+
 /// Milliseconds since the epoch of an RFC 3339 timestamp.
 pub fn epoch_ms(ts: &str) -> Option<i64> {
     let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))

@@ -18,7 +18,7 @@
 //! tokens are part of `output_tokens`. Converted once, here: uncached =
 //! input − cache reads − cache writes (writes as 5-minute writes).
 
-use super::lines::{Line, Lines, MAX_LINE_BYTES};
+use super::lines::{each_line, not_json};
 use super::{Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -148,67 +148,26 @@ fn rfc3339(ns: u64) -> String {
 
 /// The exports of one file: one per line, or the whole file as one.
 fn exports(path: &Path, name: &str, stats: &mut Import) -> Vec<Export> {
-    let mut problem = |line: u64, what: String| {
-        stats.problems.push(Problem {
-            file: name.to_string(),
-            line,
-            what,
-        });
-    };
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            problem(0, format!("cannot be read: {}", e.kind()));
-            return Vec::new();
-        }
-    };
     let mut out = Vec::new();
     let mut bad: Vec<(u64, String)> = Vec::new();
-    let mut lines = Lines::new(
-        std::io::BufReader::with_capacity(1 << 20, file),
-        MAX_LINE_BYTES,
-    );
-    loop {
-        match lines.next_line() {
-            Ok(Some((n, Line::Text(t)))) => {
-                if t.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                match serde_json::from_slice::<Export>(t) {
-                    Ok(e) => out.push(e),
-                    Err(e) => bad.push((
-                        n,
-                        format!("not an OTLP/JSON export at column {}", e.column()),
-                    )),
-                }
-            }
-            Ok(Some((n, Line::TooLong(len)))) => bad.push((
-                n,
-                format!(
-                    "line of {len} bytes is longer than {} MiB; skipped",
-                    MAX_LINE_BYTES >> 20
-                ),
-            )),
-            Ok(None) => break,
-            Err(e) => {
-                bad.push((lines.number + 1, format!("reading stopped: {}", e.kind())));
-                break;
-            }
+    let before = stats.bytes;
+    each_line(path, name, stats, |n, t, _| {
+        match serde_json::from_slice::<Export>(t) {
+            Ok(e) => out.push(e),
+            Err(e) => bad.push((n, not_json(t, &e, "an OTLP/JSON export"))),
         }
-    }
-    stats.lines += lines.number;
-    stats.bytes += lines.bytes;
-    if out.is_empty() && !bad.is_empty() && lines.bytes <= crate::input::MAX_INPUT_BYTES {
+    });
+    if out.is_empty() && !bad.is_empty() && stats.bytes - before <= crate::input::MAX_INPUT_BYTES {
         // Not one export per line: perhaps one pretty-printed document.
-        if let Ok(e) = std::fs::read(path)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice::<Export>(&b).map_err(|e| e.to_string()))
-        {
+        let whole = std::fs::read(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Export>(&b).ok());
+        if let Some(e) = whole {
             return vec![e];
         }
     }
     for (n, what) in bad {
-        problem(n, what);
+        stats.problem(name, n, what);
     }
     out
 }
