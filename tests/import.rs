@@ -440,3 +440,68 @@ fn the_summary_renders_as_terminal_tables_and_csv() {
     insta::assert_snapshot!("import_terminal", run("table"));
     insta::assert_snapshot!("import_csv", run("csv"));
 }
+
+#[test]
+fn a_thread_no_scenario_can_hold_is_listed_and_the_rest_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    // A corrupt log: a first prompt of 3 billion tokens (more than a
+    // scenario accepts), then a tool result and a second request.
+    let line = |kind: &str, body: &str| {
+        format!(
+            r#"{{"type":"{kind}","sessionId":"s-big","timestamp":"2026-03-01T10:00:00.000Z",{body}}}"#
+        )
+    };
+    let text = [
+        line("assistant", r#""message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Read"}],"usage":{"input_tokens":3000000000,"output_tokens":1}}"#),
+        line("user", r#""message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"abc"}]}"#),
+        line("assistant", r#""message":{"id":"m2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}"#),
+    ]
+    .join("\n");
+    fs::write(logs.join("s-big.jsonl"), text).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["sessions"][0]["requests"], 2);
+    assert!(doc["scenarios"].as_array().unwrap().is_empty());
+    let p = &doc["problems"][0];
+    assert!(
+        p["what"]
+            .as_str()
+            .unwrap()
+            .starts_with("thread main not written:"),
+        "{p}"
+    );
+    // --strict refuses it.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--strict",
+            "--no-report",
+            "--out",
+            "strict",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("strict").exists());
+}

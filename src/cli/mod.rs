@@ -552,19 +552,19 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let staged = writer.join().expect("the writer thread does not panic");
     let import = read?;
     let mut staging = staged?;
-    if args.strict && !import.problems.is_empty() {
-        let p = &import.problems[0];
+    let doc = sum.finish(&import);
+    if args.strict && !doc.problems.is_empty() {
+        let p = &doc.problems[0];
         return Err(InputError::new(format!(
             "{}: line {}: {} ({} problem(s) in all)",
             p.file,
             p.line,
             p.what,
-            import.problems.len()
+            doc.problems.len()
         ))
         .with_help("without --strict, unreadable lines are listed and the rest is imported")
         .into());
     }
-    let doc = sum.finish(&import);
     let terminal = TerminalOptions {
         requests: false,
         width: terminal_width(),

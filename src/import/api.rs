@@ -374,8 +374,9 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         }
         let timestamp = pair.timestamp.or_else(|| {
             let secs = resp.created.or(resp.created_at)?;
-            let t =
-                std::time::UNIX_EPOCH + std::time::Duration::from_secs(u64::try_from(secs).ok()?);
+            // Up to 9999-12-31: a later value is not a real timestamp.
+            let secs = u64::try_from(secs).ok().filter(|s| *s <= 253_402_300_799)?;
+            let t = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs))?;
             Some(humantime::format_rfc3339_millis(t).to_string())
         });
         thread.requests.push(Request {

@@ -142,6 +142,7 @@ pub fn usage(input: u64, cache_read: u64, cache_creation: u64, output: u64) -> O
 }
 
 fn rfc3339(ns: u64) -> String {
+    // u64 nanoseconds end in the year 2554: always a valid time.
     let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
     humantime::format_rfc3339_millis(t).to_string()
 }

@@ -172,6 +172,7 @@ pub struct OutFile {
 
 /// A session worked out by [`Summary::prepare`], to be added in order.
 pub struct Prepared {
+    problems: Vec<Problem>,
     first_file: Option<String>,
     row: SessionRow,
     unpriced: Vec<(String, String, Usage)>,
@@ -194,6 +195,7 @@ pub struct Summary<'a> {
     unpriced: BTreeMap<String, Unpriced>,
     scenarios: Vec<String>,
     emitted: std::collections::HashSet<String>,
+    problems: Vec<Problem>,
 }
 
 impl<'a> Summary<'a> {
@@ -223,6 +225,7 @@ impl<'a> Summary<'a> {
             unpriced: BTreeMap::new(),
             scenarios: Vec::new(),
             emitted: std::collections::HashSet::new(),
+            problems: Vec::new(),
         })
     }
 
@@ -260,6 +263,7 @@ impl<'a> Summary<'a> {
             }
         }
         let mut threads = Vec::new();
+        let mut problems = Vec::new();
         for t in &s.threads {
             if write::sent_results(t).next().is_none() {
                 continue;
@@ -280,7 +284,9 @@ impl<'a> Summary<'a> {
             let csv = write::trace_csv(t, self.opts.trim);
             let toml = write::scenario_toml(t, &spec);
             if prices.is_some() {
-                let ifs = replay(
+                // A thread whose recorded numbers no scenario can hold (a
+                // corrupt log) is listed, not written; the import goes on.
+                let ifs = match replay(
                     s,
                     &name,
                     &toml,
@@ -288,7 +294,17 @@ impl<'a> Summary<'a> {
                     self.book_src,
                     &self.book,
                     self.opts.today,
-                )?;
+                ) {
+                    Ok(ifs) => ifs,
+                    Err(e) => {
+                        problems.push(Problem {
+                            file: s.files.first().cloned().unwrap_or_default(),
+                            line: 0,
+                            what: format!("thread {name} not written: {}", e.message()),
+                        });
+                        continue;
+                    }
+                };
                 let recorded: Decimal = t
                     .requests
                     .iter()
@@ -303,6 +319,7 @@ impl<'a> Summary<'a> {
             threads.push((name, csv, toml));
         }
         Ok(Prepared {
+            problems,
             first_file: s.files.first().cloned(),
             row,
             unpriced,
@@ -314,6 +331,7 @@ impl<'a> Summary<'a> {
     /// seen before (a resumed session's own file) names its files with the
     /// file's stem in front.
     pub fn accept(&mut self, p: Prepared) -> Vec<OutFile> {
+        self.problems.extend(p.problems);
         for (model, reason, usage) in p.unpriced {
             let e = self
                 .unpriced
@@ -391,7 +409,12 @@ impl<'a> Summary<'a> {
             days,
             unpriced: self.unpriced.into_values().collect(),
             skipped: import.skipped,
-            problems: import.problems.clone(),
+            problems: import
+                .problems
+                .iter()
+                .cloned()
+                .chain(self.problems)
+                .collect(),
             scenarios: self.scenarios,
         }
     }

@@ -270,22 +270,25 @@ pub struct Usage {
 impl Usage {
     /// The whole prompt: uncached input, cache writes and reads.
     pub fn prompt(&self) -> u64 {
-        self.input + self.cache_write_5m + self.cache_write_1h + self.cache_read
+        self.input
+            .saturating_add(self.cache_write_5m)
+            .saturating_add(self.cache_write_1h)
+            .saturating_add(self.cache_read)
     }
 
     /// Every class, summed.
     pub fn total(&self) -> u64 {
-        self.prompt() + self.output
+        self.prompt().saturating_add(self.output)
     }
 
-    /// Class-wise sum.
+    /// Class-wise sum (saturating: counts come from logs, which may be wrong).
     pub fn plus(&self, o: &Usage) -> Usage {
         Usage {
-            input: self.input + o.input,
-            cache_write_5m: self.cache_write_5m + o.cache_write_5m,
-            cache_write_1h: self.cache_write_1h + o.cache_write_1h,
-            cache_read: self.cache_read + o.cache_read,
-            output: self.output + o.output,
+            input: self.input.saturating_add(o.input),
+            cache_write_5m: self.cache_write_5m.saturating_add(o.cache_write_5m),
+            cache_write_1h: self.cache_write_1h.saturating_add(o.cache_write_1h),
+            cache_read: self.cache_read.saturating_add(o.cache_read),
+            output: self.output.saturating_add(o.output),
         }
     }
 }
