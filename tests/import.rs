@@ -505,3 +505,18 @@ fn a_thread_no_scenario_can_hold_is_listed_and_the_rest_imported() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!dir.path().join("strict").exists());
 }
+
+#[test]
+fn the_summary_states_what_the_sessions_can_support() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &[]);
+    let c = &doc["confidence"];
+    // Two sessions are fully priced (S1 $0.0218565, S3 $0.016337); S2 is not.
+    assert_eq!(c["sessions"], 2);
+    assert_eq!(c["needed_for_p99"], 299);
+    let p50 = &c["percentiles"][0];
+    // R-8 median of two: the midpoint, (0.016337 + 0.0218565) / 2.
+    assert!((p50["estimate"].as_f64().unwrap() - 0.01909675).abs() < 1e-12);
+    // Two sessions bound no percentile at 95 %.
+    assert!(p50["lower"].is_null() && p50["upper"].is_null());
+}

@@ -6,6 +6,7 @@
 //! attempts and comparing engine totals.
 
 pub mod backtest;
+pub mod confidence;
 pub mod forecast;
 pub mod periods;
 pub mod sweep;

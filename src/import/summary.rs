@@ -45,6 +45,22 @@ pub struct ImportDoc {
     pub problems: Vec<Problem>,
     /// Scenario files written, relative to the output directory.
     pub scenarios: Vec<String>,
+    /// Recorded cost per session: percentiles with distribution-free 95 %
+    /// intervals, over the sessions whose every request is priced.
+    pub confidence: Confidence,
+}
+
+/// What the imported sessions can say about the cost of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    /// Sessions used (every request priced).
+    pub sessions: u64,
+    /// Confidence of the intervals (0.95).
+    pub level: f64,
+    /// Sessions a distribution-free p99 budget at that confidence needs (299).
+    pub needed_for_p99: u64,
+    /// p50, p90, p99 of the recorded cost per session.
+    pub percentiles: Vec<crate::analysis::confidence::Stated>,
 }
 
 /// The engine's replay of a session's threads that carry tool results.
@@ -392,6 +408,17 @@ impl<'a> Summary<'a> {
     pub fn finish(self, import: &Import) -> ImportDoc {
         let mut rows = merge_rows(self.rows);
         rows.sort_by(|a, b| a.started.cmp(&b.started).then(a.session.cmp(&b.session)));
+        let priced: Vec<Decimal> = rows
+            .iter()
+            .filter(|r| r.unpriced_requests == 0)
+            .map(|r| r.recorded_cost)
+            .collect();
+        let confidence = Confidence {
+            sessions: priced.len() as u64,
+            level: 0.95,
+            needed_for_p99: crate::analysis::confidence::runs_needed(0.99, 0.95),
+            percentiles: crate::analysis::confidence::state(&priced, 0.95),
+        };
         let days = days(&rows);
         ImportDoc {
             source: import.source.clone(),
@@ -416,6 +443,7 @@ impl<'a> Summary<'a> {
                 .chain(self.problems)
                 .collect(),
             scenarios: self.scenarios,
+            confidence,
         }
     }
 }

@@ -232,6 +232,41 @@ fn counts_line(doc: &ImportDoc) -> String {
     )
 }
 
+/// The percentiles of the recorded cost per session, with what the number
+/// of sessions can support.
+fn confidence_note(doc: &ImportDoc) -> String {
+    let c = &doc.confidence;
+    let parts: Vec<String> = c
+        .percentiles
+        .iter()
+        .map(|s| {
+            let interval = match (s.lower, s.upper) {
+                (Some(l), Some(u)) => {
+                    format!("95% interval {} – {}", format::usd(l, 4), format::usd(u, 4))
+                }
+                (Some(l), None) => format!("at least {}; no upper bound yet", format::usd(l, 4)),
+                (None, Some(u)) => format!("at most {}", format::usd(u, 4)),
+                (None, None) => "no interval yet".into(),
+            };
+            format!(
+                "p{} {} ({interval})",
+                s.percentile,
+                format::usd(
+                    rust_decimal::Decimal::from_f64_retain(s.estimate).unwrap_or_default(),
+                    4
+                )
+            )
+        })
+        .collect();
+    format!(
+        "Recorded cost per session over the {} fully priced session(s): {}. Intervals are distribution-free (order statistics), percentiles statrs R-8. A p99 budget at 95% confidence needs {} independent sessions; this import has {}.",
+        c.sessions,
+        parts.join(", "),
+        c.needed_for_p99,
+        c.sessions
+    )
+}
+
 fn what_if_note(doc: &ImportDoc) -> String {
     format!(
         "Replays cover the threads that carry tool results, each replayed by the engine from its trace: as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}.",
@@ -258,6 +293,10 @@ impl Render for ImportDoc {
         s.push('\n');
         s.push_str(&wrap_prose(&what_if_note(self), opts.width));
         s.push('\n');
+        if self.confidence.sessions > 0 {
+            s.push_str(&wrap_prose(&confidence_note(self), opts.width));
+            s.push('\n');
+        }
         if !self.unpriced.is_empty() {
             s.push('\n');
             s.push_str(&plain_table(&unpriced(self), opts.width));
@@ -291,7 +330,10 @@ impl Render for ImportDoc {
 
     fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let mut blocks = vec![Block {
-            list: vec![counts_line(self), what_if_note(self)],
+            list: [counts_line(self), what_if_note(self)]
+                .into_iter()
+                .chain((self.confidence.sessions > 0).then(|| confidence_note(self)))
+                .collect(),
             ..Block::default()
         }];
         blocks.push(chart_block(charts::import::per_day(self)).heading("Charts", None));
