@@ -1,0 +1,41 @@
+//! Fuzzes every log reader: any bytes as a Claude Code log, a Codex rollout,
+//! an API log and an OpenTelemetry export. Each session read is summarised
+//! as `import` does: priced, written as a trace and a scenario, checked by
+//! loading it, and replayed. Nothing may panic; bad lines are problems.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tokencast::import::{read, summary, write::Trim, Filter, Source};
+use tokencast::input::SourceText;
+
+fuzz_target!(|data: &[u8]| {
+    let dir = std::env::temp_dir().join(format!("tokencast-fuzz-import-{}", std::process::id()));
+    let project = dir.join("proj");
+    let _ = std::fs::create_dir_all(&project);
+    if std::fs::write(project.join("s.jsonl"), data).is_err() {
+        return;
+    }
+    let book = SourceText {
+        name: "anthropic.toml".into(),
+        text: include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml").into(),
+    };
+    for source in [Source::ClaudeCode, Source::Codex, Source::Api, Source::Otel] {
+        let opts = summary::Options {
+            source: source.key(),
+            trim: Trim::KeepPercent(50),
+            compare: Some("claude-haiku-4-5"),
+            today: "2026-11-30",
+        };
+        let mut sum = summary::Summary::new(&book, &opts).expect("the shipped book loads");
+        let import = read(source, &[dir.clone()], &Filter::default(), |sessions| {
+            for s in &sessions {
+                if let Ok(p) = sum.prepare(s) {
+                    let _ = sum.accept(p);
+                }
+            }
+            Ok::<(), ()>(())
+        })
+        .expect("the callback never fails");
+        let _ = sum.finish(&import);
+    }
+});
