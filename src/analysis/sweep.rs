@@ -180,7 +180,11 @@ pub fn missing_cache_prices(s: &Scenario) -> Option<(String, Cache, Mode)> {
     s.variants.iter().find_map(|pv| {
         [Cache::FiveMinutes, Cache::OneHour]
             .into_iter()
-            .find(|tier| pv.prices.rates(*tier, pv.variant.mode).is_err())
+            .find(|tier| {
+                pv.prices
+                    .rates_with(*tier, pv.variant.mode, pv.variant.options())
+                    .is_err()
+            })
             .map(|tier| (pv.model.clone(), tier, pv.variant.mode))
     })
 }
