@@ -59,17 +59,9 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
         col("model_output_usd", "model output"),
         col("data_fee_usd", "data fee (charged)"),
     ];
-    let (storage, fees) = extra_costs(sim);
+    let tail = Tail::of(sim);
     let mut columns = columns;
-    if storage {
-        columns.push(col("cache_storage_usd_lower", "cache storage, lower"));
-        columns.push(col("cache_storage_usd_upper", "cache storage, upper"));
-    }
-    if fees {
-        columns.push(col("tool_fees_usd", "tool fees (price book)"));
-    }
-    columns.push(col("total_usd_lower", "total, lower"));
-    columns.push(col("total_usd_upper", "total, upper"));
+    columns.extend(tail.columns());
     let rows = sim
         .variants
         .iter()
@@ -92,15 +84,7 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
                 Cell::Usd(c.output.lower, 3),
                 Cell::Usd(c.data_fee.lower, 4),
             ];
-            if storage {
-                row.push(Cell::Usd(c.cache_storage.lower, 4));
-                row.push(Cell::Usd(c.cache_storage.upper, 4));
-            }
-            if fees {
-                row.push(Cell::Usd(c.tool_fee.lower, 4));
-            }
-            row.push(Cell::Usd(c.total.lower, 3));
-            row.push(Cell::Usd(c.total.upper, 3));
+            row.extend(tail.cells(c, 4, 3));
             row
         })
         .collect();
@@ -112,12 +96,49 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
     }
 }
 
-/// Whether any variant pays cache storage, and whether the scenario has tool fees.
-fn extra_costs(sim: &crate::engine::Simulation) -> (bool, bool) {
-    (
-        sim.variants.iter().any(|v| !v.cost.cache_storage.is_zero()),
-        !sim.tool_fees.is_empty(),
-    )
+/// The last columns of the cost tables: cache storage and the price book's
+/// tool fees when any variant pays them, then the totals.
+struct Tail {
+    storage: bool,
+    fees: bool,
+}
+
+impl Tail {
+    fn of(sim: &crate::engine::Simulation) -> Tail {
+        Tail {
+            storage: sim.variants.iter().any(|v| !v.cost.cache_storage.is_zero()),
+            fees: !sim.tool_fees.is_empty(),
+        }
+    }
+
+    fn columns(&self) -> Vec<super::super::table::Column> {
+        let mut out = Vec::new();
+        if self.storage {
+            out.push(col("cache_storage_usd_lower", "cache storage, lower"));
+            out.push(col("cache_storage_usd_upper", "cache storage, upper"));
+        }
+        if self.fees {
+            out.push(col("tool_fees_usd", "tool fees (price book)"));
+        }
+        out.push(col("total_usd_lower", "total, lower"));
+        out.push(col("total_usd_upper", "total, upper"));
+        out
+    }
+
+    /// `dp` decimals for storage and fees, `total_dp` for the totals.
+    fn cells(&self, c: &crate::engine::CostBreakdown, dp: u32, total_dp: u32) -> Vec<Cell> {
+        let mut out = Vec::new();
+        if self.storage {
+            out.push(Cell::Usd(c.cache_storage.lower, dp));
+            out.push(Cell::Usd(c.cache_storage.upper, dp));
+        }
+        if self.fees {
+            out.push(Cell::Usd(c.tool_fee.lower, dp));
+        }
+        out.push(Cell::Usd(c.total.lower, total_dp));
+        out.push(Cell::Usd(c.total.upper, total_dp));
+        out
+    }
 }
 
 /// The price book's tool fees charged to one run.
@@ -264,16 +285,9 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
         col("model_output_usd", "model output"),
         col("data_fee_usd", "data fee"),
     ];
-    let (storage, fees) = extra_costs(sim);
+    let tail = Tail::of(sim);
     let mut columns = columns;
-    if storage {
-        columns.push(col("cache_storage_usd_lower", "cache storage, lower"));
-    }
-    if fees {
-        columns.push(col("tool_fees_usd", "tool fees"));
-    }
-    columns.push(col("total_usd_lower", "total, lower"));
-    columns.push(col("total_usd_upper", "total, upper"));
+    columns.extend(tail.columns());
     let rows = sim
         .variants
         .iter()
@@ -287,14 +301,7 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
                 Cell::Usd(d.output.lower, 2),
                 Cell::Usd(d.data_fee.lower, 2),
             ];
-            if storage {
-                row.push(Cell::Usd(d.cache_storage.lower, 2));
-            }
-            if fees {
-                row.push(Cell::Usd(d.tool_fee.lower, 2));
-            }
-            row.push(Cell::Usd(d.total.lower, 2));
-            row.push(Cell::Usd(d.total.upper, 2));
+            row.extend(tail.cells(d, 2, 2));
             row
         })
         .collect();
