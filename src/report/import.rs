@@ -69,6 +69,32 @@ fn recorded_cell(cost: rust_decimal::Decimal, unpriced: u64, requests: u64) -> C
     }
 }
 
+/// The usage, recorded cost and replays of a session or a day.
+struct Costs<'a> {
+    usage: &'a Usage,
+    recorded: rust_decimal::Decimal,
+    unpriced: u64,
+    requests: u64,
+    replayed: rust_decimal::Decimal,
+    what_if: Option<&'a WhatIfs>,
+}
+
+fn cost_columns() -> Vec<super::table::Column> {
+    let mut out = usage_columns();
+    out.push(col("recorded_usd", "recorded cost"));
+    out.push(col("unpriced_requests", "unpriced requests"));
+    out.extend(what_if_columns());
+    out
+}
+
+fn cost_cells(c: &Costs) -> Vec<Cell> {
+    let mut out = usage_cells(c.usage);
+    out.push(recorded_cell(c.recorded, c.unpriced, c.requests));
+    out.push(Cell::Int(c.unpriced));
+    out.extend(what_if_cells(c.replayed, c.what_if));
+    out
+}
+
 /// One row per session.
 pub fn sessions(doc: &ImportDoc) -> DataTable {
     let mut columns = vec![
@@ -82,10 +108,7 @@ pub fn sessions(doc: &ImportDoc) -> DataTable {
         col("images", "images"),
         col("compactions", "compactions"),
     ];
-    columns.extend(usage_columns());
-    columns.push(col("recorded_usd", "recorded cost"));
-    columns.push(col("unpriced_requests", "unpriced requests"));
-    columns.extend(what_if_columns());
+    columns.extend(cost_columns());
     let rows = doc
         .sessions
         .iter()
@@ -101,14 +124,14 @@ pub fn sessions(doc: &ImportDoc) -> DataTable {
                 Cell::Int(s.images),
                 Cell::Int(s.compactions),
             ];
-            row.extend(usage_cells(&s.usage));
-            row.push(recorded_cell(
-                s.recorded_cost,
-                s.unpriced_requests,
-                s.requests,
-            ));
-            row.push(Cell::Int(s.unpriced_requests));
-            row.extend(what_if_cells(s.replayed_recorded_cost, s.what_if.as_ref()));
+            row.extend(cost_cells(&Costs {
+                usage: &s.usage,
+                recorded: s.recorded_cost,
+                unpriced: s.unpriced_requests,
+                requests: s.requests,
+                replayed: s.replayed_recorded_cost,
+                what_if: s.what_if.as_ref(),
+            }));
             row
         })
         .collect();
@@ -131,10 +154,7 @@ pub fn days(doc: &ImportDoc) -> DataTable {
         col("sessions", "sessions"),
         col("requests", "requests"),
     ];
-    columns.extend(usage_columns());
-    columns.push(col("recorded_usd", "recorded cost"));
-    columns.push(col("unpriced_requests", "unpriced requests"));
-    columns.extend(what_if_columns());
+    columns.extend(cost_columns());
     let rows = doc
         .days
         .iter()
@@ -144,14 +164,14 @@ pub fn days(doc: &ImportDoc) -> DataTable {
                 Cell::Int(d.sessions),
                 Cell::Int(d.requests),
             ];
-            row.extend(usage_cells(&d.usage));
-            row.push(recorded_cell(
-                d.recorded_cost,
-                d.unpriced_requests,
-                d.requests,
-            ));
-            row.push(Cell::Int(d.unpriced_requests));
-            row.extend(what_if_cells(d.replayed_recorded_cost, d.what_if.as_ref()));
+            row.extend(cost_cells(&Costs {
+                usage: &d.usage,
+                recorded: d.recorded_cost,
+                unpriced: d.unpriced_requests,
+                requests: d.requests,
+                replayed: d.replayed_recorded_cost,
+                what_if: d.what_if.as_ref(),
+            }));
             row
         })
         .collect();
