@@ -8,6 +8,7 @@
 //! price to total.
 
 pub mod bounds;
+pub mod context;
 pub(crate) mod replay;
 pub mod stats;
 
@@ -796,7 +797,7 @@ fn attribute(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::pricing::ModelPrices;
     use crate::scenario::{Mode, Variant};
@@ -842,7 +843,7 @@ mod tests {
         }
     }
 
-    fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario {
+    pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario {
         let p = prices();
         let variants = [Cache::None, Cache::FiveMinutes]
             .into_iter()

@@ -54,6 +54,11 @@ impl Scale {
         ]
     }
 
+    /// Output tokens per step (o).
+    pub(crate) fn output_tokens(&self) -> u64 {
+        self.o as u64
+    }
+
     /// Denominators: lower, upper.
     pub(crate) fn denominators(&self) -> [i128; 2] {
         [self.mb, self.mb * self.pu]
@@ -457,6 +462,82 @@ impl Run<'_> {
         (sums, counts)
     }
 
+    /// Replays, for bound `bound` (0 lower, 1 upper), an arbitrary sequence
+    /// of requests under the same rules as [`Run::tally`]: each request's
+    /// long-context tier, the minimum cacheable length, expiry after the
+    /// cache lifetime, storage. A request reads from the cache the part of
+    /// its prompt that is still the previous prompt's prefix (`keep`) and
+    /// writes the rest. The plain run (`keep` = the previous prompt) gives
+    /// exactly [`Run::tally`]'s sums. `each` sees every request's prompt.
+    pub(crate) fn sequence(
+        &self,
+        bound: usize,
+        cache: Cache,
+        rates: &Rates,
+        requests: impl Iterator<Item = Request>,
+        mut each: impl FnMut(&Request),
+    ) -> (Sums, Counts) {
+        let den = self.scale.denominators()[bound];
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let lifetime = cache.lifetime_ms();
+        let min = rates
+            .min_cacheable_tokens
+            .map(|t| self.scale.tokens(t)[bound]);
+        let thresholds: Vec<i128> = rates
+            .long_context
+            .iter()
+            .map(|lc| self.scale.tokens(lc.threshold_tokens)[bound])
+            .collect();
+        let stores = caches && rates.cache_storage_per_hour.is_some();
+        let timed = self.gaps_ms.is_some();
+        let mut s = Sums::default();
+        let mut counts = Counts::default();
+        let mut prev: Option<i128> = None;
+        let mut first = true;
+        for r in requests {
+            each(&r);
+            let tier = thresholds.iter().filter(|t| r.prompt > **t).count();
+            let expired = matches!(lifetime, Some(life) if timed && !first && r.gap_ms > life);
+            if let (true, Some(p), Some(life)) = (stores, prev, lifetime) {
+                s.storage += p * i128::from(r.gap_ms.min(life));
+            }
+            s.output[tier] += i128::from(r.output) * den;
+            if !caches || min.is_some_and(|m| r.prompt < m) {
+                s.uncached[tier] += r.prompt;
+                prev = None;
+                if caches {
+                    counts.uncacheable += 1;
+                }
+            } else {
+                match prev {
+                    Some(p) if !expired => {
+                        let read = p.min(r.keep).max(0);
+                        s.write[tier] += r.prompt - read;
+                        s.read[tier] += read;
+                    }
+                    _ => s.write[tier] += r.prompt,
+                }
+                if expired && prev.is_some() {
+                    counts.expiries += 1;
+                }
+                prev = Some(r.prompt);
+            }
+            if tier > 0 {
+                counts.long_context += 1;
+            }
+            first = false;
+        }
+        if let (true, Some(p), Some(life)) = (stores, prev, lifetime) {
+            s.storage += p * i128::from(life);
+        }
+        (s, counts)
+    }
+
+    /// The money of per-bound sums (see [`Run::sequence`]).
+    pub(crate) fn priced(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
+        self.usd(sums, rates)
+    }
+
     fn usd(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
         let dens = self.scale.denominators();
         let at: [crate::pricing::ClassRates; TIERS] = std::array::from_fn(|t| rates.at(t));
@@ -496,6 +577,26 @@ impl Run<'_> {
             },
             counts: Counts::default(),
         }
+    }
+}
+
+/// One request of a [`Run::sequence`], for one bound (token numerators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Request {
+    /// The prompt.
+    pub prompt: i128,
+    /// How much of the prompt is still the previous prompt's prefix.
+    pub keep: i128,
+    /// Output tokens (whole tokens, not a numerator).
+    pub output: u64,
+    /// Milliseconds since the previous request.
+    pub gap_ms: u64,
+}
+
+impl Sums {
+    /// Token numerators written to the cache, over every tier.
+    pub(crate) fn written(&self) -> i128 {
+        self.write.iter().sum()
     }
 }
 

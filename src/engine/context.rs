@@ -1,0 +1,458 @@
+//! Context management: the run replayed with compaction or with old tool
+//! results cleared, against the plain run.
+//!
+//! Request k (k = 0..N) of the plain run carries the prefix P, k outputs of
+//! o tokens and the k results before it; it reads the previous prompt from
+//! the cache and writes the rest (seed 003).
+//!
+//! - **Compaction** at threshold Θ with a summary of S tokens: when request
+//!   k's prompt would be above Θ (strictly), one summarisation request is
+//!   sent first. It carries that whole prompt (reading the previous prompt
+//!   from the cache, as any request) and answers with S output tokens. The
+//!   history is then the summary: request k carries P + S, reads only the
+//!   unchanged prefix P from the cache (the cache restarts after it) and
+//!   writes S. Later requests grow from there, and compact again when they
+//!   pass Θ. `CompactAt` compacts before given requests instead (the points
+//!   an imported session recorded), each with its own summary size.
+//! - **Clearing** with `keep` = K: a result stays in the context for the K
+//!   requests after the one that first carries it, then leaves (a
+//!   placeholder of no tokens replaces it). Request j thus carries results
+//!   j−K..j. When result j−K−1 leaves, the prompt stops being an extension
+//!   of the previous one at that result: request j reads P and the outputs
+//!   before it (`P + (j−K−1)·o`) from the cache and writes everything after.
+//!
+//! Each bound (bytes ÷ b, × u) is replayed on its own, so compaction points
+//! can differ between the bounds. Every rule of the plain replay applies
+//! (tiers by prompt, minimum cacheable length, expiry, storage); the
+//! summarisation request follows its gap, and the compacted request follows
+//! the summary at once.
+
+use super::replay::{Request, Run, Scale, Sums};
+use super::{gaps_ms, Bounds, Sizes};
+use crate::scenario::{PricedVariant, Scenario};
+use serde::{Deserialize, Serialize};
+
+/// A way of keeping the context small.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "strategy", rename_all = "snake_case")]
+pub enum Strategy {
+    /// Nothing: every result stays.
+    Plain,
+    /// Summarise the history into `summary_tokens` when a prompt passes `threshold_tokens`.
+    Compact {
+        /// Θ, prompt tokens.
+        threshold_tokens: u64,
+        /// S, the summary's tokens.
+        summary_tokens: u64,
+    },
+    /// Compact before the given requests (1-based request numbers, rising),
+    /// each into its own summary size.
+    CompactAt {
+        /// (request number, summary tokens).
+        points: Vec<(u64, u64)>,
+    },
+    /// Results leave the context `keep_steps` requests after they first appear.
+    Clear {
+        /// K.
+        keep_steps: u64,
+    },
+}
+
+/// What one strategy's replay cost and caused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StrategyRun {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Model cost (input, cache, output; no tool fees).
+    pub cost: Bounds,
+    /// Cache writes, tokens.
+    pub cache_write_tokens: Bounds,
+    /// Cache writes, money.
+    pub cache_write_cost: Bounds,
+    /// Requests sent, per bound (summarisation requests included).
+    pub requests: [u64; 2],
+    /// Compactions, or requests whose prefix a clearing broke, per bound.
+    pub events: [u64; 2],
+    /// The largest prompt, tokens.
+    pub peak_prompt: Bounds,
+    /// Every request's prompt, lower bound, in whole tokens (rounded down),
+    /// when asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts_lower: Vec<u64>,
+}
+
+/// Replays `variant` of `scenario` under each strategy. `prompts` says, per
+/// strategy, whether to keep every request's prompt (for charts).
+pub fn replay(
+    scenario: &Scenario,
+    variant: usize,
+    strategies: &[(Strategy, bool)],
+) -> Vec<StrategyRun> {
+    use rayon::prelude::*;
+    let sizes = Sizes::of(&scenario.trace);
+    let pv = &scenario.variants[variant];
+    let bytes = sizes.of_results(pv.variant.results);
+    let gaps = scenario
+        .timing
+        .as_ref()
+        .map(|t| gaps_ms(&scenario.trace, t));
+    let run = Run {
+        scale: Scale::new(&scenario.assumptions),
+        bytes,
+        final_output: scenario.assumptions.final_output_tokens,
+        gaps_ms: gaps.as_deref(),
+    };
+    strategies
+        .par_iter()
+        .map(|(s, keep)| one(&run, pv, s, *keep))
+        .collect()
+}
+
+fn one(run: &Run, pv: &PricedVariant, strategy: &Strategy, keep_prompts: bool) -> StrategyRun {
+    let mut sums = [Sums::default(); 2];
+    let mut requests = [0u64; 2];
+    let mut events = [0u64; 2];
+    let mut peak = [0i128; 2];
+    let mut prompts = Vec::new();
+    let den = run.scale.denominators();
+    for bound in 0..2 {
+        let reqs = Requests::new(run, bound, strategy);
+        let mut count = 0u64;
+        let mut top = 0i128;
+        let (s, _) = run.sequence(bound, pv.variant.cache, &pv.rates, reqs.iter(), |r| {
+            count += 1;
+            top = top.max(r.prompt);
+            if bound == 0 && keep_prompts {
+                prompts.push(u64::try_from(r.prompt / den[0]).unwrap_or(u64::MAX));
+            }
+        });
+        sums[bound] = s;
+        requests[bound] = count;
+        peak[bound] = top;
+        events[bound] = match strategy {
+            Strategy::Plain => 0,
+            Strategy::Clear { keep_steps } => reqs.cleared(*keep_steps),
+            // Each compaction adds one summarisation request.
+            Strategy::Compact { .. } | Strategy::CompactAt { .. } => count - (reqs.n() + 1),
+        };
+    }
+    let priced = run.priced(sums, &pv.rates);
+    let tokens = |n: [i128; 2]| run.scale.tokens_of(n);
+    StrategyRun {
+        strategy: strategy.clone(),
+        cost: priced.uncached_input
+            + priced.cache_write
+            + priced.cache_read
+            + priced.output
+            + priced.storage,
+        cache_write_tokens: tokens([sums[0].written(), sums[1].written()]),
+        cache_write_cost: priced.cache_write,
+        requests,
+        events,
+        peak_prompt: tokens(peak),
+        prompts_lower: prompts,
+    }
+}
+
+/// The requests of one strategy for one bound.
+struct Requests<'a> {
+    run: &'a Run<'a>,
+    bound: usize,
+    strategy: &'a Strategy,
+    /// Prefix sums of the result bytes: `cum[k]` is the bytes of results 1..=k.
+    cum: Vec<u128>,
+}
+
+impl<'a> Requests<'a> {
+    fn new(run: &'a Run<'a>, bound: usize, strategy: &'a Strategy) -> Requests<'a> {
+        let mut cum = Vec::with_capacity(run.bytes.len() + 1);
+        cum.push(0u128);
+        let mut c = 0u128;
+        for b in run.bytes {
+            c += u128::from(*b);
+            cum.push(c);
+        }
+        Requests {
+            run,
+            bound,
+            strategy,
+            cum,
+        }
+    }
+
+    fn n(&self) -> u64 {
+        self.run.bytes.len() as u64
+    }
+
+    fn num(&self, steps: u64, cum: u128) -> i128 {
+        self.run.scale.numerators(steps, cum)[self.bound]
+    }
+
+    fn output(&self, k: u64) -> u64 {
+        if k < self.n() {
+            self.run.scale.output_tokens()
+        } else {
+            self.run.final_output
+        }
+    }
+
+    fn gap(&self, k: u64) -> u64 {
+        self.run
+            .gaps_ms
+            .map_or(0, |g| g.get(k as usize).copied().unwrap_or(0))
+    }
+
+    /// Results that leave the context under `Clear { keep_steps }` while
+    /// something still follows them: the requests whose prefix breaks.
+    fn cleared(&self, keep: u64) -> u64 {
+        let last = self.n().saturating_sub(keep + 1) as usize;
+        self.run.bytes[..last].iter().filter(|b| **b > 0).count() as u64
+    }
+
+    fn iter(&self) -> Box<dyn Iterator<Item = Request> + '_> {
+        match self.strategy {
+            Strategy::Plain => Box::new(self.plain()),
+            Strategy::Clear { keep_steps } => Box::new(self.clear(*keep_steps)),
+            Strategy::Compact {
+                threshold_tokens,
+                summary_tokens,
+            } => {
+                let theta = self.run.scale.tokens(*threshold_tokens)[self.bound];
+                Box::new(self.compact(move |_, prompt| (prompt > theta).then_some(*summary_tokens)))
+            }
+            Strategy::CompactAt { points } => {
+                Box::new(self.compact(move |k, _| {
+                    points.iter().find(|(at, _)| *at == k + 1).map(|(_, s)| *s)
+                }))
+            }
+        }
+    }
+
+    fn plain(&self) -> impl Iterator<Item = Request> + '_ {
+        (0..=self.n()).map(move |k| {
+            let prompt = self.num(k, self.cum[k as usize]);
+            Request {
+                prompt,
+                keep: prompt,
+                output: self.output(k),
+                gap_ms: self.gap(k),
+            }
+        })
+    }
+
+    fn clear(&self, keep: u64) -> impl Iterator<Item = Request> + '_ {
+        (0..=self.n()).map(move |j| {
+            // Results j−K..=j are present (1-based; result i is first carried by request i).
+            let first = j.saturating_sub(keep).max(1);
+            let present = self.cum[j as usize] - self.cum[(first - 1) as usize];
+            let prompt = self.num(j, present);
+            // Result j−K−1 leaves now: the prefix breaks where it stood.
+            let keep_num = match j.checked_sub(keep + 1) {
+                Some(gone) if gone >= 1 && self.run.bytes[(gone - 1) as usize] > 0 => {
+                    self.num(gone, 0)
+                }
+                _ => prompt,
+            };
+            Request {
+                prompt,
+                keep: keep_num,
+                output: self.output(j),
+                gap_ms: self.gap(j),
+            }
+        })
+    }
+
+    /// Compaction: `when(k, prompt)` gives the summary size when request k
+    /// (0-based) compacts before it is sent.
+    fn compact<F>(&self, when: F) -> impl Iterator<Item = Request> + '_
+    where
+        F: Fn(u64, i128) -> Option<u64> + 'a,
+    {
+        let mut base_step = 0u64;
+        let mut base_cum = 0u128;
+        let mut summary = 0u64;
+        let den = self.run.scale.denominators()[self.bound];
+        (0..=self.n()).flat_map(move |k| {
+            let cum = self.cum[k as usize];
+            let prompt = self.num(k - base_step, cum - base_cum) + i128::from(summary) * den;
+            match when(k, prompt).filter(|_| k > 0) {
+                None => vec![Request {
+                    prompt,
+                    keep: prompt,
+                    output: self.output(k),
+                    gap_ms: self.gap(k),
+                }],
+                Some(s) => {
+                    base_step = k;
+                    base_cum = cum;
+                    summary = s;
+                    let prefix = self.num(0, 0);
+                    vec![
+                        Request {
+                            prompt,
+                            keep: prompt,
+                            output: s,
+                            gap_ms: self.gap(k),
+                        },
+                        Request {
+                            prompt: prefix + i128::from(s) * den,
+                            keep: prefix,
+                            output: self.output(k),
+                            gap_ms: 0,
+                        },
+                    ]
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Timing;
+    use rust_decimal::Decimal;
+    use std::str::FromStr;
+
+    fn d(s: &str) -> Decimal {
+        Decimal::from_str(s).unwrap()
+    }
+
+    /// P = 100, o = 10, final 20, b = 4, u = 1.5; four results of 400 bytes
+    /// (100 tokens, lower). Prices per million: write 10, read 0.2, output 40.
+    /// Plain prompts (lower): 100, 210, 320, 430, 540.
+    fn four() -> Scenario {
+        super::super::tests::scenario(&[(400, 400); 4], vec![])
+    }
+
+    fn cached(s: &Scenario, strategy: Strategy) -> StrategyRun {
+        replay(s, 1, &[(strategy, true)]).remove(0)
+    }
+
+    fn compact(threshold: u64) -> Strategy {
+        Strategy::Compact {
+            threshold_tokens: threshold,
+            summary_tokens: 50,
+        }
+    }
+
+    #[test]
+    fn plain_run_matches_the_engine() {
+        // Writes 100 + 4 × 110 = 540, reads 1,060, output 60:
+        // 540 × 10 + 1,060 × 0.2 + 60 × 40 = 8,012 per million.
+        let s = four();
+        let r = cached(&s, Strategy::Plain);
+        assert_eq!(r.cost.lower, d("0.008012"));
+        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 540]);
+        assert_eq!(r.cache_write_tokens.lower, d("540"));
+        let sim = crate::engine::simulate(&s, crate::engine::SimulateOptions::TOTALS);
+        let c = &sim.variants[1].cost;
+        let model = c.input + c.output + c.cache_storage;
+        assert_eq!(r.cost, model);
+    }
+
+    #[test]
+    fn compaction_at_the_threshold_does_not_compact() {
+        // Θ = 320: request 2's prompt is 320, not above; request 3's 430 is.
+        // Summary request: 430 in, 50 out. Request 3: P + S = 150, reads P.
+        // Request 4: 150 + 10 + 100 = 260.
+        let r = cached(&four(), compact(320));
+        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 150, 260]);
+        assert_eq!(r.events[0], 1);
+        assert_eq!(r.requests[0], 6);
+        // Writes 100 + 110 + 110 + 110 + 50 + 110 = 590; reads 0 + 100 +
+        // 210 + 320 + 100 + 150 = 880; output 10 × 3 + 50 + 10 + 20 = 110.
+        assert_eq!(r.cache_write_tokens.lower, d("590"));
+        assert_eq!(r.cost.lower, d("0.010476")); // 5,900 + 176 + 4,400
+        assert_eq!(r.peak_prompt.lower, d("430"));
+        // One token above the threshold: the same run.
+        let above = cached(&four(), compact(321));
+        assert_eq!(above.prompts_lower, r.prompts_lower);
+        assert_eq!(above.cost, r.cost);
+    }
+
+    #[test]
+    fn compaction_one_token_below_compacts_earlier_and_twice() {
+        // Θ = 319: request 2 (320) compacts to 150; request 3 is 260;
+        // request 4 would be 150 + 20 + 200 = 370 and compacts again.
+        let r = cached(&four(), compact(319));
+        assert_eq!(r.prompts_lower, vec![100, 210, 320, 150, 260, 370, 150]);
+        assert_eq!(r.events[0], 2);
+        // Writes 100 + 110 + 110 + 50 + 110 + 110 + 50 = 640; reads 0 + 100
+        // + 210 + 100 + 150 + 260 + 100 = 920; output 10 + 10 + 50 + 10 + 10
+        // + 50 + 20 = 160.
+        assert_eq!(r.cache_write_tokens.lower, d("640"));
+        assert_eq!(r.cost.lower, d("0.012984")); // 6,400 + 184 + 6,400
+    }
+
+    #[test]
+    fn compaction_upper_bound_uses_its_own_prompts() {
+        // Upper prompts: 150, 1.5 × 200 + 10 = 310, 1.5 × 300 + 20 = 470.
+        // With Θ = 400 the upper bound compacts at k = 2 (to 150 + 50 = 200),
+        // then 1.5 × 200 + 10 + 50 = 360, then 1.5 × 300 + 20 + 50 = 520
+        // compacts again. The lower bound compacts once, at k = 3 (430).
+        let r = cached(&four(), compact(400));
+        assert_eq!(r.events, [1, 2]);
+        assert_eq!(r.peak_prompt.upper, d("520"));
+        assert_eq!(r.peak_prompt.lower, d("430"));
+    }
+
+    #[test]
+    fn clearing_keeps_a_result_for_k_requests() {
+        // K = 1: request j carries results j−1..j; results 1 and 2 leave at
+        // requests 3 and 4, which read P + 10 and P + 20 from the cache.
+        // Prompts 100, 210, 320, 330, 340; writes 100 + 110 + 110 + 220 + 220
+        // = 760; reads 0 + 100 + 210 + 110 + 120 = 540; output 60.
+        let r = cached(&four(), Strategy::Clear { keep_steps: 1 });
+        assert_eq!(r.prompts_lower, vec![100, 210, 320, 330, 340]);
+        assert_eq!(r.events[0], 2);
+        assert_eq!(r.cache_write_tokens.lower, d("760"));
+        assert_eq!(r.cost.lower, d("0.010108")); // 7,600 + 108 + 2,400
+                                                 // K = 2 (one step more): only result 1 leaves, at request 4 (440,
+                                                 // reading 110): writes 100 + 110 + 110 + 110 + 330 = 760, reads 740.
+        let r = cached(&four(), Strategy::Clear { keep_steps: 2 });
+        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 440]);
+        assert_eq!(r.events[0], 1);
+        assert_eq!(r.cost.lower, d("0.010148")); // 7,600 + 148 + 2,400
+                                                 // K = 0 (one step less): each result is carried once. Prompts 100,
+                                                 // 210, 220, 230, 240; writes 100 + 4 × 110 = 540; reads 0 + 100 +
+                                                 // 110 + 120 + 130 = 460.
+        let r = cached(&four(), Strategy::Clear { keep_steps: 0 });
+        assert_eq!(r.prompts_lower, vec![100, 210, 220, 230, 240]);
+        assert_eq!(r.events[0], 3);
+        assert_eq!(r.cost.lower, d("0.007892")); // 5,400 + 92 + 2,400
+                                                 // K at least N − 1: nothing leaves, the plain run.
+        let r = cached(&four(), Strategy::Clear { keep_steps: 3 });
+        assert_eq!(r.cost, cached(&four(), Strategy::Plain).cost);
+    }
+
+    #[test]
+    fn compact_at_recorded_points() {
+        // Compacting before request 4 (1-based: the fourth request, k = 3)
+        // into 50 tokens is Θ = 320's run (lower bound).
+        let r = cached(
+            &four(),
+            Strategy::CompactAt {
+                points: vec![(4, 50)],
+            },
+        );
+        assert_eq!(r.cost.lower, cached(&four(), compact(320)).cost.lower);
+        assert_eq!(r.events, [1, 1]);
+    }
+
+    #[test]
+    fn plain_run_matches_the_engine_with_expiry() {
+        // Gaps of 1 s of tool time + 400 s of model time: every request
+        // after the first finds a 5-minute cache expired.
+        let mut s = four();
+        s.timing = Some(Timing {
+            model_ms_per_step: 400_000,
+            pauses: Vec::new(),
+        });
+        let r = cached(&s, Strategy::Plain);
+        let sim = crate::engine::simulate(&s, crate::engine::SimulateOptions::TOTALS);
+        let c = &sim.variants[1].cost;
+        assert_eq!(r.cost, c.input + c.output + c.cache_storage);
+        assert_eq!(sim.variants[1].expiries, 4);
+    }
+}
