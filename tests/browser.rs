@@ -207,6 +207,31 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
             ][..],
         ),
         (
+            "chart-context-management",
+            &[
+                "(j) Prompt per request: plain, compacted, cleared",
+                "plain (every result stays)",
+                "compaction above",
+                "clearing results after",
+            ][..],
+        ),
+        (
+            "chart-context-compaction",
+            &[
+                "(k) Compaction: model cost by threshold",
+                "compaction threshold (prompt tokens)",
+                "cheapest:",
+            ][..],
+        ),
+        (
+            "chart-context-clearing",
+            &[
+                "(l) Clearing: model cost by steps kept",
+                "requests a result stays (k)",
+                "cheapest:",
+            ][..],
+        ),
+        (
             "chart-cumulative",
             &[
                 "Cumulative spend over twelve months (upper bound)",

@@ -117,8 +117,8 @@ fn report_is_self_contained() {
     }
     assert_eq!(
         html.matches("<svg").count(),
-        10,
-        "nine inline charts (a–i) and the cumulative spend"
+        13,
+        "twelve inline charts (a–l) and the cumulative spend"
     );
     assert!(html.contains("@media print"), "print styles");
 }
@@ -250,6 +250,8 @@ fn csv_exports_one_spreadsheet_friendly_file_per_table() {
             "attribution.csv",
             "cache_lifetime.csv",
             "capabilities.csv",
+            "context_management.csv",
+            "context_settings.csv",
             "effort.csv",
             "ledger.csv",
             "lifetime_sweep.csv",

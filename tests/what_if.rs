@@ -487,3 +487,114 @@ fn a_variant_may_run_on_its_own_model() {
     );
     assert!(err.contains("did you mean"), "{err}");
 }
+
+#[test]
+fn context_management_plain_run_is_the_simulated_variant() {
+    let doc = research_json();
+    let c = &doc["what_if"]["context"];
+    assert_eq!(c["variant"], "raw, 5-min cache");
+    // The plain replay is the variant's model cost: its total without the
+    // data fee (tool fees are none here).
+    let v = variant(&doc, "raw, 5-min cache");
+    let model = dec(&v["cost"]["total"]["lower"]) - dec(&v["cost"]["data_fee"]["lower"]);
+    assert_eq!(dec(&c["plain"]["cost"]["lower"]), model);
+    // It writes its final prompt, P + 18 × o + Σ T = 160,627 tokens (seed 003).
+    assert_eq!(
+        shown(&c["plain"]["cache_write_tokens"]["lower"], 0),
+        "160627"
+    );
+    assert_eq!(c["plain"]["requests"][0], 19);
+}
+
+#[test]
+fn context_management_grids_and_their_cheapest_settings() {
+    let c = research_json()["what_if"]["context"].clone();
+    let costs = |runs: &serde_json::Value| -> Vec<rust_decimal::Decimal> {
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| dec(&r["cost"]["lower"]))
+            .collect()
+    };
+    for (runs, best) in [
+        ("compaction", "best_compaction"),
+        ("clearing", "best_clearing"),
+    ] {
+        let all = costs(&c[runs]);
+        let min = *all.iter().min().unwrap();
+        let i = c[best].as_u64().unwrap() as usize;
+        assert_eq!(all[i], min, "{runs}: the cheapest is named");
+        assert_eq!(
+            all.iter().position(|x| *x == min),
+            Some(i),
+            "first on a tie"
+        );
+    }
+    // Thresholds: 16 even steps above u·P + S = 1.3 × 3,000 + 2,000 = 5,900
+    // tokens, up to the plain run's largest upper-bound prompt.
+    let t: Vec<u64> = c["compaction"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["strategy"]["threshold_tokens"].as_u64().unwrap())
+        .collect();
+    assert_eq!(t.len(), 16);
+    assert!(t[0] > 5_900);
+    let peak_upper = dec(&c["plain"]["peak_prompt"]["upper"]).ceil();
+    assert_eq!(rust_decimal::Decimal::from(*t.last().unwrap()), peak_upper);
+    // Keeps 0, 1, 2, 3, 4, 6, 8, 12, 16 (below N − 1 = 17).
+    let k: Vec<u64> = c["clearing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["strategy"]["keep_steps"].as_u64().unwrap())
+        .collect();
+    assert_eq!(k, [0, 1, 2, 3, 4, 6, 8, 12, 16]);
+    // Clearing after 0 steps writes what the plain run writes: request j
+    // writes o + T_j either way (P + Σ (o + T_j) in all), and reads less.
+    let zero = &c["clearing"][0];
+    assert_eq!(zero["cache_write_tokens"], c["plain"]["cache_write_tokens"]);
+    // The compaction at the largest threshold never fires in the lower bound.
+    let last = c["compaction"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["events"][0], 0);
+    assert_eq!(last["cost"]["lower"], c["plain"]["cost"]["lower"]);
+}
+
+#[test]
+fn context_management_settings_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    for (extra, message) in [
+        (
+            "thresholds = [5900]",
+            "threshold 5900 is not above the compacted prompt, 5900 tokens",
+        ),
+        ("variant = \"raw\"", "no variant is named `raw`"),
+        ("summary_tokens = 0", "summary_tokens = 0"),
+    ] {
+        let text = research_absolute().replace(
+            "summary_tokens = 2000",
+            &if extra.starts_with("summary") {
+                extra.to_string()
+            } else {
+                format!("summary_tokens = 2000\n{extra}")
+            },
+        );
+        let text = if extra.starts_with("variant") {
+            text.replace("variant = \"raw, 5-min cache\"\n", "")
+        } else {
+            text
+        };
+        let path = dir.path().join("s.toml");
+        fs::write(&path, text).unwrap();
+        let out = tokencast()
+            .args(["simulate", "--no-report"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{extra}: {err}");
+        assert!(err.contains("s.toml:"), "located: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -7,6 +7,7 @@
 
 pub mod backtest;
 pub mod confidence;
+pub mod context;
 pub mod forecast;
 pub mod periods;
 pub mod sweep;
@@ -34,6 +35,9 @@ pub struct WhatIf {
     pub effort: Vec<EffortRow>,
     /// One restart at each step.
     pub restart: Option<Restart>,
+    /// Compaction and clearing against the plain run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<context::ContextManagement>,
 }
 
 /// Retry break-even between a baseline and a candidate model.
@@ -564,5 +568,10 @@ pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
             .and_then(|c| lifetime(s, c)),
         effort: effort(s, &s.what_if.effort),
         restart: s.what_if.restart.and_then(|keys| restart(s, sim, keys)),
+        context: s
+            .what_if
+            .context
+            .as_ref()
+            .map(|c| context::context_management(s, c)),
     }
 }

@@ -48,6 +48,33 @@ struct RawScenario {
     tool_fees: std::collections::BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     plan: Option<Spanned<RawPlan>>,
+    #[serde(default)]
+    context_management: Option<Spanned<RawContext>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawContext {
+    #[serde(default)]
+    variant: Option<String>,
+    summary_tokens: u64,
+    #[serde(default)]
+    thresholds: Option<Vec<u64>>,
+    #[serde(default)]
+    keep_steps: Option<Vec<u64>>,
+}
+
+/// `[context_management]`: compaction and clearing tried on one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextCase {
+    /// The variant replayed (index into the scenario's variants).
+    pub variant: usize,
+    /// S: the tokens a compaction's summary takes.
+    pub summary_tokens: u64,
+    /// Compaction thresholds to try (empty: a grid from the run).
+    pub thresholds: Vec<u64>,
+    /// Steps a result stays before it is cleared (empty: a grid from the run).
+    pub keep_steps: Vec<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -185,6 +212,9 @@ pub struct WhatIfs {
     /// Periods and growth (defaults when the scenario has no `[plan]`).
     #[serde(default)]
     pub plan: Plan,
+    /// Context management: compaction and clearing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextCase>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -473,7 +503,7 @@ impl Scenario {
             .collect();
         let variants = check_variants(src, &book, &prices, raw.variants)?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
-        let what_if = WhatIfs {
+        let mut what_if = WhatIfs {
             retry: raw.retry.map(|r| check_retry(src, &book, r)).transpose()?,
             cache_lifetime: raw
                 .cache_lifetime
@@ -486,8 +516,12 @@ impl Scenario {
                 .map(|p| check_plan(src, p))
                 .transpose()?
                 .unwrap_or_default(),
+            context: None,
         };
         let assumptions = check_assumptions(src, raw.assumptions)?;
+        if let Some(c) = raw.context_management {
+            what_if.context = Some(check_context(src, c, &variants, &assumptions)?);
+        }
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
@@ -739,6 +773,89 @@ fn check_plan(src: &SourceText, p: Spanned<RawPlan>) -> Result<Plan, InputError>
         working_days_per_week: days,
         monthly_growth: growth,
         budget_per_month: p.budget_per_month,
+    })
+}
+
+/// Most thresholds or keep steps a scenario may list.
+pub const MAX_CONTEXT_POINTS: usize = 64;
+
+/// `[context_management]`: a known variant (default: the first that
+/// caches, else the first), a summary that fits well below every
+/// threshold, and at most [`MAX_CONTEXT_POINTS`] settings of each kind.
+fn check_context(
+    src: &SourceText,
+    c: Spanned<RawContext>,
+    variants: &[PricedVariant],
+    a: &Assumptions,
+) -> Result<ContextCase, InputError> {
+    let span = c.span();
+    let c = c.into_inner();
+    let here = |msg: String, help: String| {
+        src.error_at(msg, span.clone(), "context_management")
+            .with_help(help)
+    };
+    let names = || {
+        variants
+            .iter()
+            .map(|v| format!("`{}`", v.variant.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let variant = match &c.variant {
+        Some(name) => variants
+            .iter()
+            .position(|v| &v.variant.name == name)
+            .ok_or_else(|| {
+                here(
+                    format!("context_management: no variant is named `{name}`"),
+                    format!("name one of {}", names()),
+                )
+            })?,
+        None => variants
+            .iter()
+            .position(|v| v.variant.cache != Cache::None)
+            .unwrap_or(0),
+    };
+    if c.summary_tokens == 0 || c.summary_tokens > 10_000_000 {
+        return Err(here(
+            format!("context_management: summary_tokens = {}", c.summary_tokens),
+            "give the tokens a compaction's summary takes, from 1 to 10,000,000 (Claude Code's summaries are a few thousand)".into(),
+        ));
+    }
+    // The compacted prompt, upper bound: u·P + S, in whole tokens rounded up.
+    let floor = (Decimal::from(a.prefix_tokens) * a.tokenizer_uplift).ceil()
+        + Decimal::from(c.summary_tokens);
+    let thresholds = c.thresholds.unwrap_or_default();
+    if let Some(t) = thresholds.iter().find(|t| Decimal::from(**t) <= floor) {
+        return Err(here(
+            format!(
+                "context_management: threshold {t} is not above the compacted prompt, {floor} tokens (prefix × uplift + summary_tokens)"
+            ),
+            "give thresholds above the prefix and the summary, or a smaller summary_tokens".into(),
+        ));
+    }
+    let keep_steps = c.keep_steps.unwrap_or_default();
+    for (what, n) in [
+        ("thresholds", thresholds.len()),
+        ("keep_steps", keep_steps.len()),
+    ] {
+        if n > MAX_CONTEXT_POINTS {
+            return Err(here(
+                format!("context_management: {n} {what}"),
+                format!("list at most {MAX_CONTEXT_POINTS}"),
+            ));
+        }
+    }
+    let sorted = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    Ok(ContextCase {
+        variant,
+        summary_tokens: c.summary_tokens,
+        thresholds: sorted(thresholds),
+        keep_steps: sorted(keep_steps),
     })
 }
 

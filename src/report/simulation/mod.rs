@@ -129,6 +129,7 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
             what_if::retry(doc),
             what_if::cache_lifetime(doc),
             what_if::effort(doc),
+            what_if::context(doc),
         ]
         .into_iter()
         .flatten()

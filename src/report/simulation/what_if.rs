@@ -1,6 +1,7 @@
 //! The what-if tables and the sentences that answer each what-if question.
 
 use crate::document::SimulationDoc;
+use crate::engine::context::StrategyRun;
 use crate::pricing::Cache;
 use crate::report::format;
 use crate::report::table::{col, variant_key, Cell, DataTable};
@@ -15,10 +16,75 @@ pub fn tables(doc: &SimulationDoc) -> Vec<DataTable> {
         lifetime_sweep(doc),
         effort(doc),
         restart(doc),
+        context(doc),
+        context_grid(doc),
     ]
     .into_iter()
     .flatten()
     .collect()
+}
+
+fn strategy_row(plain: &StrategyRun, r: &StrategyRun) -> Vec<Cell> {
+    let saving = crate::analysis::context::saving(plain, r);
+    vec![
+        Cell::Text(crate::analysis::context::describe(&r.strategy)),
+        Cell::Int(r.requests[0]),
+        Cell::Int(r.events[0]),
+        Cell::Tokens(r.peak_prompt.lower),
+        Cell::Tokens(r.cache_write_tokens.lower),
+        Cell::Usd(r.cache_write_cost.lower, 4),
+        Cell::Usd(r.cost.lower, 4),
+        Cell::Usd(r.cost.upper, 4),
+        Cell::Usd(saving.lower, 4),
+    ]
+}
+
+fn strategy_columns() -> Vec<crate::report::table::Column> {
+    vec![
+        col("strategy", "strategy"),
+        col("requests", "requests"),
+        col("events", "compactions / breaks"),
+        col("peak_prompt_tokens_lower", "largest prompt"),
+        col("cache_write_tokens_lower", "cache writes, tokens"),
+        col("cache_write_usd_lower", "cache writes"),
+        col("model_usd_lower", "model cost, lower"),
+        col("model_usd_upper", "model cost, upper"),
+        col("saving_usd_lower", "saving vs plain"),
+    ]
+}
+
+/// Context management: the plain run and each strategy's cheapest setting.
+pub fn context(doc: &SimulationDoc) -> Option<DataTable> {
+    let c = doc.what_if.as_ref()?.context.as_ref()?;
+    Some(DataTable {
+        id: "context_management",
+        title: format!(
+            "Context management on `{}`: the cheapest setting of each strategy (summary {} tokens; counts and tokens at the lower bound)",
+            c.variant,
+            format::int(c.summary_tokens)
+        ),
+        columns: strategy_columns(),
+        rows: c.best().into_iter().map(|r| strategy_row(&c.plain, r)).collect(),
+    })
+}
+
+/// Context management: every setting tried.
+pub fn context_grid(doc: &SimulationDoc) -> Option<DataTable> {
+    let c = doc.what_if.as_ref()?.context.as_ref()?;
+    Some(DataTable {
+        id: "context_settings",
+        title: format!(
+            "Context management on `{}`: every setting tried (lower bound unless marked)",
+            c.variant
+        ),
+        columns: strategy_columns(),
+        rows: c
+            .compaction
+            .iter()
+            .chain(&c.clearing)
+            .map(|r| strategy_row(&c.plain, r))
+            .collect(),
+    })
 }
 
 /// Retry break-even curve: cost as the candidate's attempts grow.
@@ -312,6 +378,9 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
             ));
         }
     }
+    if let Some(c) = &w.context {
+        out.push(context_sentence(c));
+    }
     if let Some(r) = &w.restart {
         let n = |v: Option<u64>| v.map_or("any number of".to_string(), |n| n.to_string());
         out.push(format!(
@@ -323,4 +392,44 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         ));
     }
     out
+}
+
+fn context_sentence(c: &crate::analysis::context::ContextManagement) -> String {
+    use crate::analysis::context::describe;
+    let mut s = format!(
+        "Context management on `{}`: the plain run costs {} (lower bound) and writes {} tokens to the cache.",
+        c.variant,
+        format::usd(c.plain.cost.lower, 3),
+        format::count(c.plain.cache_write_tokens.lower)
+    );
+    let best = |runs: &[StrategyRun], i: Option<usize>, none: &str| match i {
+        Some(i) => {
+            let r = &runs[i];
+            let d = c.plain.cost.lower - r.cost.lower;
+            format!(
+                " Of {} setting{}, {} costs least: {} ({} {}), with {} event{} and {} tokens of cache writes.",
+                runs.len(),
+                if runs.len() == 1 { "" } else { "s" },
+                describe(&r.strategy),
+                format::usd(r.cost.lower, 3),
+                format::usd(d.abs(), 3),
+                if d >= Decimal::ZERO { "less" } else { "more" },
+                r.events[0],
+                if r.events[0] == 1 { "" } else { "s" },
+                format::count(r.cache_write_tokens.lower)
+            )
+        }
+        None => format!(" {none}"),
+    };
+    s.push_str(&best(
+        &c.compaction,
+        c.best_compaction,
+        "No compaction threshold fits between the compacted prompt and the largest prompt.",
+    ));
+    s.push_str(&best(
+        &c.clearing,
+        c.best_clearing,
+        "The run is too short to clear results.",
+    ));
+    s
 }

@@ -165,10 +165,148 @@ pub fn restart(doc: &SimulationDoc) -> Option<Chart> {
     })
 }
 
-/// Charts (g)–(i) the scenario's what-ifs call for, in report order.
+/// (j) Context management: each request's prompt, plain and with the
+/// cheapest setting of each strategy.
+pub fn context(doc: &SimulationDoc) -> Option<Chart> {
+    let c = doc.what_if.as_ref()?.context.as_ref()?;
+    let title = "(j) Prompt per request: plain, compacted, cleared";
+    let series = c
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| Line {
+            label: l.label.clone(),
+            color: LINES[i % LINES.len()],
+            dashed: i == 0,
+            points: l
+                .points
+                .iter()
+                .map(|(k, t)| (*k as f64, *t as f64))
+                .collect(),
+        })
+        .collect();
+    Some(Chart {
+        id: "chart-context-management".into(),
+        title: title.into(),
+        caption: format!(
+            "Prompt tokens of each request (lower bound) on `{}`. Compaction drops the prompt to the prefix and a {}-token summary; clearing keeps only recent results. Summarisation requests are counted as requests.",
+            c.variant,
+            crate::report::format::int(c.summary_tokens)
+        ),
+        svg: lines(Lines {
+            title,
+            x_desc: "request",
+            y_desc: "prompt tokens",
+            lines: series,
+            mark: None,
+        }),
+    })
+}
+
+/// One strategy's cost against its setting, with the plain run.
+fn setting_chart(
+    c: &crate::analysis::context::ContextManagement,
+    runs: &[crate::engine::context::StrategyRun],
+    best: Option<usize>,
+    which: (&str, &str, &str, usize),
+    setting: fn(&crate::engine::context::Strategy) -> f64,
+) -> Option<Chart> {
+    let (id, title, x_desc, color) = which;
+    let pts: Vec<(f64, f64)> = runs
+        .iter()
+        .map(|r| (setting(&r.strategy), f(r.cost.lower)))
+        .collect();
+    let (x0, x1) = (pts.first()?.0, pts.last()?.0);
+    let plain = f(c.plain.cost.lower);
+    let mark = best.map(|i| {
+        let x = setting(&runs[i].strategy);
+        (
+            (x, f(runs[i].cost.lower)),
+            format!("  cheapest: {}", crate::report::format::int(x as u64)),
+        )
+    });
+    Some(Chart {
+        id: id.into(),
+        title: title.into(),
+        caption: "The run's model cost at each setting tried, against the plain run (dashed). Cache writes rise when compaction restarts the cache or clearing breaks its prefix; the cheapest setting is marked.".into(),
+        svg: lines(Lines {
+            title,
+            x_desc,
+            y_desc: "model USD per run, lower bound",
+            lines: vec![
+                Line {
+                    label: "plain run".into(),
+                    color: LINES[0],
+                    dashed: true,
+                    points: vec![(x0, plain), (x1.max(x0 + 1.0), plain)],
+                },
+                Line {
+                    label: x_desc.into(),
+                    color: LINES[color],
+                    dashed: false,
+                    points: pts,
+                },
+            ],
+            mark,
+        }),
+    })
+}
+
+/// (k) Compaction: model cost by threshold.
+pub fn context_compaction(doc: &SimulationDoc) -> Option<Chart> {
+    use crate::engine::context::Strategy;
+    let c = doc.what_if.as_ref()?.context.as_ref()?;
+    setting_chart(
+        c,
+        &c.compaction,
+        c.best_compaction,
+        (
+            "chart-context-compaction",
+            "(k) Compaction: model cost by threshold",
+            "compaction threshold (prompt tokens)",
+            1,
+        ),
+        |s| match s {
+            Strategy::Compact {
+                threshold_tokens, ..
+            } => *threshold_tokens as f64,
+            _ => 0.0,
+        },
+    )
+}
+
+/// (l) Clearing: model cost by the requests a result stays.
+pub fn context_clearing(doc: &SimulationDoc) -> Option<Chart> {
+    use crate::engine::context::Strategy;
+    let c = doc.what_if.as_ref()?.context.as_ref()?;
+    setting_chart(
+        c,
+        &c.clearing,
+        c.best_clearing,
+        (
+            "chart-context-clearing",
+            "(l) Clearing: model cost by steps kept",
+            "requests a result stays (k)",
+            2,
+        ),
+        |s| match s {
+            Strategy::Clear { keep_steps } => *keep_steps as f64,
+            _ => 0.0,
+        },
+    )
+}
+
+/// Charts (g)–(l) the scenario's what-ifs call for, in report order.
 pub fn all(doc: &SimulationDoc) -> Vec<Chart> {
-    [retry(doc), lifetime(doc), restart(doc)]
-        .into_iter()
-        .flatten()
-        .collect()
+    [
+        retry(doc),
+        lifetime(doc),
+        restart(doc),
+        context(doc),
+        context_compaction(doc),
+        context_clearing(doc),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }

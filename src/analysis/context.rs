@@ -1,0 +1,234 @@
+//! Context management what-ifs: compaction and clearing old tool results,
+//! each tried over a range of settings against the plain run, with the
+//! setting that costs least.
+//!
+//! The replays are the engine's ([`crate::engine::context`]). Without listed
+//! settings, thresholds are [`GRID`] even steps from just above the compacted
+//! prompt (u·P + S) to the plain run's largest prompt (upper bound), and
+//! `keep_steps` are 0, 1, 2, 3, 4, 6, 8, 12, 16, … (each step about × 1.5)
+//! up to N − 2 (at N − 1 nothing leaves: the plain run).
+
+use crate::engine::context::{replay, Strategy, StrategyRun};
+use crate::engine::{Bounds, OUTLINE_POINTS};
+use crate::scenario::{ContextCase, Scenario};
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// Settings a default grid tries per strategy.
+pub const GRID: u64 = 16;
+
+/// The prompt of each request (lower bound), thinned for charts: for long
+/// runs, the smallest and the largest prompt of each stretch, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PromptLine {
+    /// What was replayed.
+    pub label: String,
+    /// (request number from 1, prompt tokens, lower bound).
+    pub points: Vec<(u64, u64)>,
+}
+
+/// The context-management what-if of one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContextManagement {
+    /// The variant replayed.
+    pub variant: String,
+    /// S, the summary's tokens.
+    pub summary_tokens: u64,
+    /// The plain run.
+    pub plain: StrategyRun,
+    /// Compaction at each threshold, rising.
+    pub compaction: Vec<StrategyRun>,
+    /// Clearing at each keep, rising.
+    pub clearing: Vec<StrategyRun>,
+    /// Index into `compaction` of the cheapest (lower bound; the smaller setting on a tie).
+    pub best_compaction: Option<usize>,
+    /// Index into `clearing` of the cheapest.
+    pub best_clearing: Option<usize>,
+    /// Prompts per request: plain, best compaction, best clearing.
+    pub lines: Vec<PromptLine>,
+}
+
+impl ContextManagement {
+    /// The best run of each strategy, after the plain run.
+    pub fn best(&self) -> Vec<&StrategyRun> {
+        std::iter::once(&self.plain)
+            .chain(self.best_compaction.map(|i| &self.compaction[i]))
+            .chain(self.best_clearing.map(|i| &self.clearing[i]))
+            .collect()
+    }
+}
+
+/// How a strategy reads in tables and charts.
+pub fn describe(s: &Strategy) -> String {
+    match s {
+        Strategy::Plain => "plain (every result stays)".into(),
+        Strategy::Compact {
+            threshold_tokens, ..
+        } => format!(
+            "compaction above {} tokens",
+            crate::report::format::int(*threshold_tokens)
+        ),
+        Strategy::CompactAt { points } => format!("compaction at {} recorded points", points.len()),
+        Strategy::Clear { keep_steps } => format!(
+            "clearing results after {keep_steps} step{}",
+            if *keep_steps == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// The default thresholds: [`GRID`] even steps from `lo` (exclusive) to `hi`.
+fn threshold_grid(lo: u64, hi: u64) -> Vec<u64> {
+    if hi <= lo {
+        return Vec::new();
+    }
+    let mut v: Vec<u64> = (1..=GRID)
+        .map(|i| lo + ((u128::from(hi - lo) * u128::from(i)) / u128::from(GRID)) as u64)
+        .collect();
+    v.dedup();
+    v
+}
+
+/// The default keeps: 0, 1, 2, 3, 4, 6, 8, 12, 16, … below `n − 1`.
+fn keep_grid(n: u64) -> Vec<u64> {
+    let mut v = Vec::new();
+    let mut k = 0u64;
+    while k + 1 < n {
+        v.push(k);
+        k = match k {
+            0..4 => k + 1,
+            // 4, 6, 8, 12, 16, 24 ...: × 1.5, then × 4/3.
+            k if k.is_power_of_two() => k + k / 2,
+            k => k / 3 * 4,
+        };
+    }
+    v
+}
+
+/// Keeps every point of short lines; of longer ones, each stretch's first,
+/// smallest and largest prompt (in request order).
+fn thin(prompts: &[u64]) -> Vec<(u64, u64)> {
+    let all = |(i, p): (usize, &u64)| (i as u64 + 1, *p);
+    if prompts.len() <= OUTLINE_POINTS {
+        return prompts.iter().enumerate().map(all).collect();
+    }
+    let stretch = prompts.len().div_ceil(OUTLINE_POINTS / 3);
+    let mut out = Vec::new();
+    for (c, chunk) in prompts.chunks(stretch).enumerate() {
+        let base = c * stretch;
+        let lo = (0..chunk.len()).min_by_key(|i| chunk[*i]).unwrap_or(0);
+        let hi = (0..chunk.len()).max_by_key(|i| chunk[*i]).unwrap_or(0);
+        let mut idx = vec![0, lo, hi];
+        idx.sort_unstable();
+        idx.dedup();
+        out.extend(
+            idx.into_iter()
+                .map(|i| (base as u64 + i as u64 + 1, chunk[i])),
+        );
+    }
+    if let Some(last) = prompts.last() {
+        if out.last().map(|p| p.0) != Some(prompts.len() as u64) {
+            out.push((prompts.len() as u64, *last));
+        }
+    }
+    out
+}
+
+fn cheapest(runs: &[StrategyRun]) -> Option<usize> {
+    (0..runs.len()).min_by_key(|i| (runs[*i].cost.lower, runs[*i].cost.upper, *i))
+}
+
+/// The what-if for `case`, on `s`'s replays.
+pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement {
+    let plain = replay(s, case.variant, &[(Strategy::Plain, false)]).remove(0);
+    let floor = (Decimal::from(s.assumptions.prefix_tokens) * s.assumptions.tokenizer_uplift)
+        .ceil()
+        .to_u64()
+        .unwrap_or(u64::MAX)
+        .saturating_add(case.summary_tokens);
+    let thresholds = if case.thresholds.is_empty() {
+        threshold_grid(floor, plain.peak_prompt.upper.ceil().to_u64().unwrap_or(0))
+    } else {
+        case.thresholds.clone()
+    };
+    let n = s.trace.iter().filter(|c| c.enters_context()).count() as u64;
+    let keeps = if case.keep_steps.is_empty() {
+        keep_grid(n)
+    } else {
+        case.keep_steps.clone()
+    };
+    let compact = |t: u64| Strategy::Compact {
+        threshold_tokens: t,
+        summary_tokens: case.summary_tokens,
+    };
+    let strategies: Vec<(Strategy, bool)> = thresholds
+        .iter()
+        .map(|t| (compact(*t), false))
+        .chain(
+            keeps
+                .iter()
+                .map(|k| (Strategy::Clear { keep_steps: *k }, false)),
+        )
+        .collect();
+    let mut runs = replay(s, case.variant, &strategies);
+    let clearing = runs.split_off(thresholds.len());
+    let compaction = runs;
+    let best_compaction = cheapest(&compaction);
+    let best_clearing = cheapest(&clearing);
+    let mut drawn = vec![(Strategy::Plain, true)];
+    drawn.extend(best_compaction.map(|i| (compaction[i].strategy.clone(), true)));
+    drawn.extend(best_clearing.map(|i| (clearing[i].strategy.clone(), true)));
+    let lines = replay(s, case.variant, &drawn)
+        .into_iter()
+        .map(|r| PromptLine {
+            label: describe(&r.strategy),
+            points: thin(&r.prompts_lower),
+        })
+        .collect();
+    ContextManagement {
+        variant: s.variants[case.variant].variant.name.clone(),
+        summary_tokens: case.summary_tokens,
+        plain,
+        compaction,
+        clearing,
+        best_compaction,
+        best_clearing,
+        lines,
+    }
+}
+
+/// The saving of `run` against the plain run (positive: cheaper).
+pub fn saving(plain: &StrategyRun, run: &StrategyRun) -> Bounds {
+    plain.cost - run.cost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids() {
+        assert_eq!(keep_grid(40), vec![0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32]);
+        assert_eq!(keep_grid(2), vec![0]);
+        assert_eq!(keep_grid(1), Vec::<u64>::new());
+        assert_eq!(
+            threshold_grid(100, 260),
+            (1..=16).map(|i| 100 + i * 10).collect::<Vec<_>>()
+        );
+        assert_eq!(threshold_grid(100, 100), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn thinning_keeps_the_extremes_of_each_stretch() {
+        let short: Vec<u64> = (0..10).collect();
+        assert_eq!(thin(&short).len(), 10);
+        // A saw: rises to 999 and drops, 3,000 times over.
+        let saw: Vec<u64> = (0..3_000_000u64).map(|i| i % 1000).collect();
+        let t = thin(&saw);
+        assert!(t.len() <= OUTLINE_POINTS + 1);
+        assert_eq!(t.iter().map(|p| p.1).max(), Some(999));
+        assert_eq!(t.iter().map(|p| p.1).min(), Some(0));
+        assert_eq!(t.last(), Some(&(3_000_000, 999)));
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}
