@@ -354,6 +354,74 @@ fn default_paths_come_from_claude_config_dir_and_filters_apply() {
 }
 
 #[test]
+fn the_backtest_replays_a_recorded_compaction() {
+    let doc = json_of(tokencast().args([
+        "simulate",
+        "tests/fixtures/backtest/compaction.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let c = &doc["backtest"]["compaction"];
+    // Recorded prompts 2,100, 3,200, 4,300, 1,500, 2,600: 1,500 is below half
+    // of 4,300, a compaction before request 5 with 4 results carried. Its
+    // summary is 1,500 − P = 500 tokens.
+    let points = c["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0]["request"], 5);
+    assert_eq!(points[0]["results"], 4);
+    assert_eq!(points[0]["prompt_before"], 4300);
+    assert_eq!(points[0]["summary_tokens"], 500);
+    // Compacted replay, lower (P + 1,100 k, then P + S, then + 100 + 1,000):
+    // 2,100, 3,200, 4,300, 1,500, 2,600 = 13,700, the recorded sum. Upper
+    // (1.5 (P + T) + k o): 3,100, 4,700, 6,300, 1.5 × 1,000 + 500 = 2,000,
+    // 1.5 × 2,000 + 100 + 500 = 3,600 = 19,700.
+    assert_eq!(c["recorded_prompt"], 13700);
+    assert_eq!(dec(&c["compacted_prompt"]["lower"]), d("13700"));
+    assert_eq!(dec(&c["compacted_prompt"]["upper"]), d("19700"));
+    assert_eq!(dec(&c["difference"]["lower"]), d("0"));
+    assert_eq!(dec(&c["difference"]["upper"]), d("0.4380")); // 6,000 ÷ 13,700
+                                                             // The plain replay keeps growing: 5,400 and 6,500 for the last two
+                                                             // (21,500 in all; upper 7,900 and 9,500, 31,500 in all).
+    assert_eq!(dec(&c["plain_prompt"]["lower"]), d("21500"));
+    assert_eq!(dec(&c["plain_prompt"]["upper"]), d("31500"));
+    assert_eq!(dec(&c["in_band"]), d("1"));
+    // From the compaction on: recorded 4,100; compacted 4,100–5,600; plain
+    // 11,900 (+190.24 %).
+    let after = &c["after"];
+    assert_eq!(after["requests"], 2);
+    assert_eq!(after["recorded"], 4100);
+    assert_eq!(dec(&after["difference"]["lower"]), d("0"));
+    assert_eq!(dec(&after["difference"]["upper"]), d("0.3659"));
+    assert_eq!(dec(&after["plain_difference"]["lower"]), d("1.9024"));
+    // The page and the terminal say so.
+    let out = tokencast()
+        .args([
+            "simulate",
+            "tests/fixtures/backtest/compaction.toml",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 recorded compaction(s)"), "{text}");
+    assert!(text.contains("compaction before request 5"), "{text}");
+    assert!(
+        text.contains("compaction (the prompt fell below half)"),
+        "the cache break is named: {text}"
+    );
+    // Without a drop there is no check.
+    let doc = json_of(tokencast().args([
+        "simulate",
+        "tests/fixtures/backtest/backtest.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    assert!(doc["backtest"].get("compaction").is_none());
+}
+
+#[test]
 fn the_backtest_fits_bytes_per_token_and_finds_cache_breaks() {
     let doc = json_of(tokencast().args([
         "simulate",

@@ -42,6 +42,64 @@ pub struct Backtest {
     pub fit: Option<Fit>,
     /// Where the recorded cache broke.
     pub breaks: Vec<CacheBreak>,
+    /// The recorded compactions replayed by the engine, if the session had any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<CompactionCheck>,
+}
+
+/// A session's recorded compactions, replayed: the engine's compaction at
+/// the recorded points against the plain replay and the recorded prompts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionCheck {
+    /// The compactions found.
+    pub points: Vec<CompactionPoint>,
+    /// Σ recorded prompt over the requests that carried results.
+    pub recorded_prompt: u64,
+    /// Σ prompt of the plain replay (no compaction).
+    pub plain_prompt: Bounds,
+    /// Σ prompt of the replay that compacts at the recorded points.
+    pub compacted_prompt: Bounds,
+    /// Share (0–1) of requests whose recorded prompt lies in the compacted replay's band.
+    pub in_band: Decimal,
+    /// Compacted replay minus recorded, as a share of recorded (lower, upper).
+    pub difference: Bounds,
+    /// Plain replay minus recorded, as a share of recorded.
+    pub plain_difference: Bounds,
+    /// The same three sums over the requests from the first compaction on,
+    /// where the replays differ.
+    pub after: CompactionSums,
+}
+
+/// Prompt sums over some requests: recorded, plain replay, compacted replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionSums {
+    /// Requests summed.
+    pub requests: u64,
+    /// Σ recorded prompt.
+    pub recorded: u64,
+    /// Σ plain replay.
+    pub plain: Bounds,
+    /// Σ compacted replay.
+    pub compacted: Bounds,
+    /// Compacted replay minus recorded, as a share of recorded.
+    pub difference: Bounds,
+    /// Plain replay minus recorded, as a share of recorded.
+    pub plain_difference: Bounds,
+}
+
+/// One recorded compaction: the prompt fell to less than half of the one before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactionPoint {
+    /// The first request after it, as recorded.
+    pub request: u64,
+    /// Tool results carried by then.
+    pub results: u64,
+    /// Recorded prompt of the request before.
+    pub prompt_before: u64,
+    /// Recorded prompt of this request.
+    pub prompt_after: u64,
+    /// The summary the replay uses: this prompt minus the prefix P.
+    pub summary_tokens: u64,
 }
 
 /// One request that carried tool results.
@@ -85,7 +143,8 @@ pub struct CacheBreak {
     pub request: u64,
     /// Seconds since the previous request, if both have timestamps.
     pub gap_seconds: Option<u64>,
-    /// `expiry` (the gap exceeded the tier's lifetime) or `prefix changed`.
+    /// `expiry` (the gap exceeded the tier's lifetime), `compaction` (the
+    /// prompt fell below half the previous one) or `prefix changed`.
     pub cause: String,
     /// Tokens the previous request had cached that this one did not read.
     pub tokens: u64,
@@ -186,7 +245,92 @@ pub fn backtest(
         in_band: Decimal::from(in_band as u64) / Decimal::from(n as u64),
         fit: fit(&groups),
         breaks: breaks(&groups, model_prices, prices_of),
+        compaction: compaction(s, &groups, &rows),
         requests: rows,
+    })
+}
+
+/// A recorded prompt below half the previous one is a compaction (clearing
+/// a few results shrinks it less). The engine then compacts before the same
+/// request into a summary that makes its prompt the recorded one, and the
+/// requests after show how well the replay follows the session from there.
+fn compaction(
+    s: &Scenario,
+    groups: &[(u64, u64, u64, &Recorded)],
+    rows: &[BacktestRow],
+) -> Option<CompactionCheck> {
+    let p = s.assumptions.prefix_tokens;
+    let points: Vec<CompactionPoint> = groups
+        .windows(2)
+        .filter(|w| w[1].3.prompt() * 2 < w[0].3.prompt())
+        .map(|w| CompactionPoint {
+            request: w[1].0,
+            results: w[1].1,
+            prompt_before: w[0].3.prompt(),
+            prompt_after: w[1].3.prompt(),
+            summary_tokens: w[1].3.prompt().saturating_sub(p).max(1),
+        })
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let strategy = crate::engine::context::Strategy::CompactAt {
+        // Request k (0-based, k results before it) is request k + 1.
+        points: points
+            .iter()
+            .map(|c| (c.results + 1, c.summary_tokens))
+            .collect(),
+    };
+    let prompts = crate::engine::context::request_prompts(s, 0, &strategy);
+    let compacted: Vec<Bounds> = rows
+        .iter()
+        .map(|r| prompts.get(r.results as usize).copied().unwrap_or_default())
+        .collect();
+    let recorded: u64 = rows.iter().map(|r| r.recorded_prompt).sum();
+    let in_band = rows
+        .iter()
+        .zip(&compacted)
+        .filter(|(r, c)| {
+            let x = Decimal::from(r.recorded_prompt);
+            c.lower <= x && x <= c.upper
+        })
+        .count();
+    let plain: Bounds = rows.iter().map(|r| r.simulated_prompt).sum();
+    let compacted_sum: Bounds = compacted.iter().copied().sum();
+    let share = |b: Bounds, of: u64| {
+        let rec = Decimal::from(of.max(1));
+        Bounds {
+            lower: ((b.lower - rec) / rec).round_dp(4),
+            upper: ((b.upper - rec) / rec).round_dp(4),
+        }
+    };
+    let first = points[0].results;
+    let later: Vec<usize> = (0..rows.len())
+        .filter(|i| rows[*i].results >= first)
+        .collect();
+    let after = {
+        let recorded: u64 = later.iter().map(|i| rows[*i].recorded_prompt).sum();
+        let plain: Bounds = later.iter().map(|i| rows[*i].simulated_prompt).sum();
+        let compacted: Bounds = later.iter().map(|i| compacted[*i]).sum();
+        CompactionSums {
+            requests: later.len() as u64,
+            recorded,
+            plain,
+            compacted,
+            difference: share(compacted, recorded),
+            plain_difference: share(plain, recorded),
+        }
+    };
+    let share = |b: Bounds| share(b, recorded);
+    Some(CompactionCheck {
+        after,
+        points,
+        recorded_prompt: recorded,
+        plain_prompt: plain,
+        compacted_prompt: compacted_sum,
+        in_band: Decimal::from(in_band as u64) / Decimal::from(rows.len().max(1) as u64),
+        difference: share(compacted_sum),
+        plain_difference: share(plain),
     })
 }
 
@@ -267,6 +411,8 @@ fn breaks(
                 gap_seconds: gap_ms.map(|g| g / 1000),
                 cause: if expired {
                     format!("expiry (gap over the {} lifetime)", tier.lifetime_name())
+                } else if cur.prompt() * 2 < prev.prompt() {
+                    "compaction (the prompt fell below half)".into()
                 } else {
                     "prefix changed".into()
                 },

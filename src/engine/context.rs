@@ -108,6 +108,31 @@ pub fn replay(
         .collect()
 }
 
+/// The prompt of each of the run's own requests (k = 0..N; summarisation
+/// requests left out) under `strategy`, as exact token counts.
+pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy) -> Vec<Bounds> {
+    let sizes = Sizes::of(&scenario.trace);
+    let pv = &scenario.variants[variant];
+    let run = Run {
+        scale: Scale::new(&scenario.assumptions),
+        bytes: sizes.of_results(pv.variant.results),
+        final_output: scenario.assumptions.final_output_tokens,
+        gaps_ms: None,
+    };
+    let [lower, upper] = [0, 1].map(|bound| {
+        Requests::new(&run, bound, strategy)
+            .iter()
+            .filter(|r| !r.added)
+            .map(|r| r.prompt)
+            .collect::<Vec<i128>>()
+    });
+    lower
+        .into_iter()
+        .zip(upper)
+        .map(|(l, u)| run.scale.tokens_of([l, u]))
+        .collect()
+}
+
 fn one(run: &Run, pv: &PricedVariant, strategy: &Strategy, keep_prompts: bool) -> StrategyRun {
     let mut sums = [Sums::default(); 2];
     let mut requests = [0u64; 2];
@@ -236,6 +261,7 @@ impl<'a> Requests<'a> {
                 keep: prompt,
                 output: self.output(k),
                 gap_ms: self.gap(k),
+                added: false,
             }
         })
     }
@@ -258,6 +284,7 @@ impl<'a> Requests<'a> {
                 keep: keep_num,
                 output: self.output(j),
                 gap_ms: self.gap(j),
+                added: false,
             }
         })
     }
@@ -281,6 +308,7 @@ impl<'a> Requests<'a> {
                     keep: prompt,
                     output: self.output(k),
                     gap_ms: self.gap(k),
+                    added: false,
                 }],
                 Some(s) => {
                     base_step = k;
@@ -293,12 +321,14 @@ impl<'a> Requests<'a> {
                             keep: prompt,
                             output: s,
                             gap_ms: self.gap(k),
+                            added: true,
                         },
                         Request {
                             prompt: prefix + i128::from(s) * den,
                             keep: prefix,
                             output: self.output(k),
                             gap_ms: 0,
+                            added: false,
                         },
                     ]
                 }

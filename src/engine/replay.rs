@@ -591,6 +591,8 @@ pub(crate) struct Request {
     pub output: u64,
     /// Milliseconds since the previous request.
     pub gap_ms: u64,
+    /// A summarisation request a strategy added (not one of the run's own).
+    pub added: bool,
 }
 
 impl Sums {

@@ -32,6 +32,32 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
             f.bytes_per_token, f.p10, f.p50, f.p90, f.steps, f.skipped_steps
         ));
     }
+    if let Some(c) = &b.compaction {
+        let pct = |d: rust_decimal::Decimal| {
+            let p = (d * rust_decimal::Decimal::from(100))
+                .round_dp(1)
+                .normalize();
+            if p > rust_decimal::Decimal::ZERO {
+                format!("+{p} %")
+            } else {
+                format!("{p} %")
+            }
+        };
+        out.push(format!(
+            "{} recorded compaction(s) (a prompt below half the one before), replayed by the engine at the same requests with the recorded summaries: over the {} requests from the first one, prompt tokens {} recorded; the compaction replay gives {} – {} ({} to {}), the plain replay {} – {} ({} to {}).",
+            c.points.len(),
+            c.after.requests,
+            format::int(c.after.recorded),
+            format::count(c.after.compacted.lower),
+            format::count(c.after.compacted.upper),
+            pct(c.after.difference.lower),
+            pct(c.after.difference.upper),
+            format::count(c.after.plain.lower),
+            format::count(c.after.plain.upper),
+            pct(c.after.plain_difference.lower),
+            pct(c.after.plain_difference.upper),
+        ));
+    }
     if b.unpriced_requests > 0 {
         out.push(format!(
             "{} request(s) ran on models the price book does not price: unpriced, left out of both costs.",
@@ -87,6 +113,73 @@ pub fn requests(doc: &SimulationDoc) -> Option<DataTable> {
                 ]
             })
             .collect(),
+    })
+}
+
+/// The recorded compactions and the replays around them.
+pub fn compaction(doc: &SimulationDoc) -> Option<DataTable> {
+    let c = doc.backtest.as_ref()?.compaction.as_ref()?;
+    let row = |what: &str,
+               requests: u64,
+               recorded: u64,
+               plain: crate::engine::Bounds,
+               compacted: crate::engine::Bounds| {
+        vec![
+            Cell::Text(what.into()),
+            Cell::Int(requests),
+            Cell::Int(recorded),
+            Cell::Tokens(plain.lower),
+            Cell::Tokens(plain.upper),
+            Cell::Tokens(compacted.lower),
+            Cell::Tokens(compacted.upper),
+        ]
+    };
+    let mut rows = vec![
+        row(
+            "every request",
+            doc.backtest.as_ref()?.requests.len() as u64,
+            c.recorded_prompt,
+            c.plain_prompt,
+            c.compacted_prompt,
+        ),
+        row(
+            "from the first compaction",
+            c.after.requests,
+            c.after.recorded,
+            c.after.plain,
+            c.after.compacted,
+        ),
+    ];
+    rows.extend(c.points.iter().map(|p| {
+        vec![
+            Cell::Text(format!(
+                "compaction before request {} ({} → {} tokens, summary {})",
+                p.request,
+                format::int(p.prompt_before),
+                format::int(p.prompt_after),
+                format::int(p.summary_tokens)
+            )),
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+            Cell::Empty,
+        ]
+    }));
+    Some(DataTable {
+        id: "backtest_compaction",
+        title: "Recorded compactions: Σ prompt tokens, recorded against the plain and the compaction replay".into(),
+        columns: vec![
+            col("requests_summed", "over"),
+            col("requests", "requests"),
+            col("recorded_prompt_tokens", "recorded"),
+            col("plain_prompt_tokens_lower", "plain, lower"),
+            col("plain_prompt_tokens_upper", "plain, upper"),
+            col("compacted_prompt_tokens_lower", "compacted, lower"),
+            col("compacted_prompt_tokens_upper", "compacted, upper"),
+        ],
+        rows,
     })
 }
 

@@ -113,7 +113,10 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         for line in recorded {
             s.push_str(&format!("- {line}\n"));
         }
-        if let Some(t) = backtest::breaks(doc) {
+        for t in [backtest::compaction(doc), backtest::breaks(doc)]
+            .into_iter()
+            .flatten()
+        {
             s.push('\n');
             s.push_str(&plain_table(&t, opts.width));
         }
@@ -310,9 +313,13 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
             .heading("Backtest", None),
         );
         out.push(chart_block(charts::run::backtest(doc)));
-        for t in [backtest::requests(doc), backtest::breaks(doc)]
-            .into_iter()
-            .flatten()
+        for t in [
+            backtest::requests(doc),
+            backtest::compaction(doc),
+            backtest::breaks(doc),
+        ]
+        .into_iter()
+        .flatten()
         {
             out.push(Block {
                 collapsible: t.rows.len() > 12,

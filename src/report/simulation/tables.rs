@@ -638,9 +638,13 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
     out.extend(periods(doc));
     out.extend([assumptions(doc), prices(doc)]);
     out.extend(
-        [super::backtest::requests(doc), super::backtest::breaks(doc)]
-            .into_iter()
-            .flatten(),
+        [
+            super::backtest::requests(doc),
+            super::backtest::compaction(doc),
+            super::backtest::breaks(doc),
+        ]
+        .into_iter()
+        .flatten(),
     );
     out.extend(super::what_if::tables(doc));
     out
