@@ -8,6 +8,7 @@
 pub mod backtest;
 pub mod confidence;
 pub mod context;
+pub mod corpus;
 pub mod forecast;
 pub mod periods;
 pub mod sweep;

@@ -147,30 +147,43 @@ pub enum MethodArg {
 /// Arguments of `forecast`.
 #[derive(Debug, clap::Args)]
 pub struct ForecastArgs {
-    /// The scenario file (TOML).
-    pub scenario: PathBuf,
-    /// Tool results per run.
+    /// One scenario (TOML): runs of --calls results drawn from its trace. Several scenarios,
+    /// or directories of them (such as `import --out` directories), forecast from many
+    /// sessions: each PATH is a kind of session, named by its file stem or directory name.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Tool results per run (one scenario).
     #[arg(long)]
-    pub calls: u64,
-    /// Runs to simulate.
+    pub calls: Option<u64>,
+    /// Runs to simulate (one scenario), or days to simulate (many sessions; months: a tenth).
     #[arg(long, default_value_t = 100_000)]
     pub runs: u64,
     /// Random seed: the same seed gives the same output on any number of threads.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// How tool results are drawn.
-    #[arg(long, value_enum, default_value_t = MethodArg::Bootstrap)]
-    pub method: MethodArg,
-    /// A budget per run in USD: report the share of runs above it.
+    /// How tool results are drawn (one scenario) [default: bootstrap].
+    #[arg(long, value_enum)]
+    pub method: Option<MethodArg>,
+    /// A budget per run in USD: report the share of runs above it (one scenario).
     #[arg(long, value_name = "USD")]
     pub budget: Option<String>,
     /// Exit with code 3 when any variant's STAT (p50, p90, p99, mean, max) of the cost per
     /// run, upper bound, is above AMOUNT (repeatable).
     #[arg(long = "fail-over", value_name = "STAT=AMOUNT")]
     pub fail_over: Vec<String>,
-    /// Only draw these capabilities (repeatable).
+    /// Only draw these capabilities (one scenario; repeatable).
     #[arg(long = "capability", value_name = "NAME")]
     pub capabilities: Vec<String>,
+    /// Many sessions: each kind's share of the runs, e.g. research=3,coding=1 (every kind
+    /// named) [default: the recorded mix, every session equally likely].
+    #[arg(long, value_name = "KIND=SHARE,...")]
+    pub weights: Option<String>,
+    /// Many sessions: runs a day.
+    #[arg(long, default_value_t = 1)]
+    pub runs_per_day: u64,
+    /// Many sessions: working days a week (1–7).
+    #[arg(long, default_value_t = 7)]
+    pub working_days: u64,
     /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,

@@ -201,6 +201,43 @@ pub fn check_forecast(f: &Forecast, gates: &[Gate<Stat>]) -> Vec<String> {
     out
 }
 
+/// Every crossing of a `forecast` gate over many sessions: the per-run
+/// statistic of the upper-bound cost (the estimate, not its interval).
+pub fn check_corpus(f: &crate::document::CorpusForecast, gates: &[Gate<Stat>]) -> Vec<String> {
+    let code = &f.currency.code;
+    let mut out = Vec::new();
+    for g in gates {
+        for v in &f.variants {
+            let pct = |n: u8| {
+                v.run
+                    .percentiles
+                    .iter()
+                    .find(|p| p.percentile == n)
+                    .map_or(Decimal::ZERO, |p| p.upper.value)
+            };
+            let value = match g.what {
+                Stat::P50 => pct(50),
+                Stat::P90 => pct(90),
+                Stat::P99 => pct(99),
+                Stat::Mean => v.run.mean.upper,
+                Stat::Max => v.max.upper,
+            };
+            if value > g.limit {
+                out.push(format!(
+                    "budget gate crossed: {} has a {} cost per run of {} (upper bound, {} recorded sessions), over --fail-over {}={}",
+                    v.name,
+                    g.name,
+                    money(value, code),
+                    f.sessions,
+                    g.name,
+                    g.limit
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The crossing of a `diff` gate: the cheapest total rose by more than `limit` percent.
 pub fn check_diff(d: &DiffDoc, limit: Decimal) -> Vec<String> {
     let Some(h) = &d.headline else {

@@ -5,6 +5,7 @@
 //! typed specs. `main` prints what [`run`] returns and picks the exit code.
 
 pub mod args;
+pub mod corpus;
 pub mod gate;
 pub mod spec;
 
@@ -228,8 +229,19 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
 
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let gates = gate::stats(&args.fail_over)?;
+    if args.paths.len() > 1 || args.paths[0].is_dir() {
+        return run_corpus_forecast(args, &gates);
+    }
+    if args.weights.is_some() {
+        return Err(crate::error::InputError::new(
+            "--weights needs several scenarios or a directory of sessions",
+        )
+        .with_help("give each kind of session as its own PATH, e.g. `forecast research/ coding/ --weights research=3,coding=1`")
+        .into());
+    }
+    let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
-    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
+    let scenario = Scenario::load_on(scenario_path, Some(&today()))?;
     let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
@@ -243,12 +255,61 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
             width: terminal_width(),
         },
     );
-    let files = page_file(&doc, &args.scenario, &args.page, "-forecast")?
+    let files = page_file(&doc, scenario_path, &args.page, "-forecast")?
         .into_iter()
         .collect();
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
     outcome.gates_crossed = gate::check_forecast(&doc, &gates);
+    Ok(outcome)
+}
+
+/// `forecast` over several scenarios or directories of sessions.
+fn run_corpus_forecast(
+    args: ForecastArgs,
+    gates: &[gate::Gate<gate::Stat>],
+) -> Result<Outcome, AppError> {
+    let spec = spec::corpus_spec(&args)?;
+    let (threads, capped) = spec::threads(args.threads);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| AppError::Render(e.to_string()))?;
+    let doc = pool.install(|| -> Result<document::CorpusForecast, AppError> {
+        let loaded = corpus::load(&args.paths, &today())?;
+        let weights = args
+            .weights
+            .as_deref()
+            .map(|w| corpus::weights(w, &loaded.recorded.kinds))
+            .transpose()?;
+        let spec = crate::analysis::corpus::CorpusSpec { weights, ..spec };
+        let title = loaded.recorded.kinds.join(" + ");
+        let mut doc =
+            crate::analysis::corpus::forecast(&loaded.recorded, &spec, title, loaded.left_out);
+        doc.currency = loaded.currency;
+        doc.price_date = loaded.price_date;
+        doc.inputs = loaded.inputs;
+        doc.sessions_left_out = loaded
+            .unpriced
+            .iter()
+            .map(|(s, m)| format!("{s} (`{m}` is not in the price book)"))
+            .collect();
+        Ok(doc)
+    })?;
+    let stdout = stdout_of(
+        &doc,
+        args.format,
+        &TerminalOptions {
+            requests: false,
+            width: terminal_width(),
+        },
+    );
+    let files = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
+        .into_iter()
+        .collect();
+    let mut outcome = write(stdout, files, args.page.force)?;
+    outcome.notes.extend(capped);
+    outcome.gates_crossed = gate::check_corpus(&doc, gates);
     Ok(outcome)
 }
 

@@ -197,13 +197,18 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
         return Err(InputError::new("--runs is 0")
             .with_help("simulate at least one run, e.g. --runs 10000"));
     }
-    if args.calls == 0 {
+    let calls = args.calls.ok_or_else(|| {
+        InputError::new("--calls is missing").with_help(
+            "give the tool results per run to forecast one scenario, e.g. --calls 20 (several scenarios or a directory forecast whole sessions instead)",
+        )
+    })?;
+    if calls == 0 {
         return Err(InputError::new("--calls is 0")
             .with_help("a run needs at least one tool call, e.g. --calls 20"));
     }
-    if args.calls > MAX_CALLS {
+    if calls > MAX_CALLS {
         return Err(
-            InputError::new(format!("--calls {} is more than {MAX_CALLS}", args.calls))
+            InputError::new(format!("--calls {calls} is more than {MAX_CALLS}"))
                 .with_help("forecast runs of at most ten million tool calls"),
         );
     }
@@ -214,12 +219,11 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
             ),
         );
     }
-    if args.runs.saturating_mul(args.calls) > MAX_DRAWS {
+    if args.runs.saturating_mul(calls) > MAX_DRAWS {
         return Err(InputError::new(format!(
-            "--runs {} × --calls {} is {} tool results to draw, more than {MAX_DRAWS}",
+            "--runs {} × --calls {calls} is {} tool results to draw, more than {MAX_DRAWS}",
             args.runs,
-            args.calls,
-            args.runs.saturating_mul(args.calls)
+            args.runs.saturating_mul(calls)
         ))
         .with_help("use fewer runs for long runs (about 15 s on two cores at the limit)"));
     }
@@ -228,15 +232,74 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
     }
     let budget = args.budget.as_deref().map(budget).transpose()?;
     Ok(ForecastSpec {
-        calls: args.calls,
+        calls,
         runs: args.runs,
         seed: args.seed,
         method: match args.method {
-            MethodArg::Bootstrap => Method::Bootstrap,
-            MethodArg::Lognormal => Method::Lognormal,
+            None | Some(MethodArg::Bootstrap) => Method::Bootstrap,
+            Some(MethodArg::Lognormal) => Method::Lognormal,
         },
         budget,
     })
+}
+
+/// Most runs a day a corpus forecast draws.
+pub const MAX_RUNS_PER_DAY: u64 = 100_000;
+
+/// Most session draws a corpus forecast makes (days, months and their resamples).
+pub const MAX_SESSION_DRAWS: u64 = 2_000_000_000;
+
+/// A corpus forecast's days, runs a day, working days and seed, checked; the
+/// options that only apply to one scenario are refused.
+pub fn corpus_spec(args: &ForecastArgs) -> Result<crate::analysis::corpus::CorpusSpec, InputError> {
+    for (given, flag) in [
+        (args.calls.is_some(), "--calls"),
+        (args.method.is_some(), "--method"),
+        (args.budget.is_some(), "--budget"),
+        (!args.capabilities.is_empty(), "--capability"),
+    ] {
+        if given {
+            return Err(InputError::new(format!(
+                "{flag} applies to one scenario; several scenarios or a directory forecast whole recorded sessions"
+            ))
+            .with_help(format!("leave out {flag}, or forecast one scenario file")));
+        }
+    }
+    if args.runs == 0 || args.runs > MAX_RUNS {
+        return Err(InputError::new(format!("--runs {} days", args.runs))
+            .with_help(format!("simulate 1 to {MAX_RUNS} days, e.g. --runs 100000")));
+    }
+    if args.runs_per_day == 0 || args.runs_per_day > MAX_RUNS_PER_DAY {
+        return Err(
+            InputError::new(format!("--runs-per-day {}", args.runs_per_day))
+                .with_help(format!("give 1 to {MAX_RUNS_PER_DAY} runs a day")),
+        );
+    }
+    if !(1..=7).contains(&args.working_days) {
+        return Err(
+            InputError::new(format!("--working-days {}", args.working_days))
+                .with_help("give the days a week the agent runs, 1 to 7"),
+        );
+    }
+    if args.threads == Some(0) {
+        return Err(InputError::new("--threads is 0").with_help("use at least one thread"));
+    }
+    let spec = crate::analysis::corpus::CorpusSpec {
+        weights: None,
+        runs_per_day: args.runs_per_day,
+        working_days_per_week: args.working_days,
+        days: args.runs,
+        seed: args.seed,
+    };
+    let draws = spec.draws();
+    if draws > MAX_SESSION_DRAWS {
+        return Err(InputError::new(format!(
+            "--runs {} days of {} runs, their months and resamples are {draws} session draws, more than {MAX_SESSION_DRAWS}",
+            args.runs, args.runs_per_day
+        ))
+        .with_help("simulate fewer days (--runs); percentiles of days settle within a few thousand"));
+    }
+    Ok(spec)
 }
 
 /// Most worker threads per core `--threads` may ask for.

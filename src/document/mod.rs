@@ -7,12 +7,14 @@
 //! saved results (as `infracost diff` does).
 //!
 //! - `simulate` builds a [`SimulationDoc`] (the engine's replay, the what-ifs, the comparison);
-//! - `sweep` a [`Sweep`], `forecast` a [`Forecast`], `diff` a [`DiffDoc`].
+//! - `sweep` a [`Sweep`], `forecast` a [`Forecast`] (one scenario) or a
+//!   [`CorpusForecast`] (many sessions), `diff` a [`DiffDoc`].
 
 pub mod diff;
 pub mod load;
 pub mod simulation;
 
+pub use crate::analysis::corpus::CorpusForecast;
 pub use crate::analysis::forecast::Forecast;
 pub use crate::analysis::sweep::Sweep;
 pub use diff::DiffDoc;
@@ -40,6 +42,10 @@ impl Document for Sweep {
 
 impl Document for Forecast {
     const KIND: &'static str = "forecast";
+}
+
+impl Document for CorpusForecast {
+    const KIND: &'static str = "corpus-forecast";
 }
 
 impl Document for DiffDoc {

@@ -537,18 +537,22 @@ fn replay(
         },
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);
-    let cost = |prefix: &str| {
+    let cost = |name: &str| {
         sim.variants
             .iter()
-            .find(|v| v.variant.variant.name.starts_with(prefix))
+            .find(|v| v.variant.variant.name == name)
             .map(|v| v.cost.total)
     };
     Ok(WhatIfs {
         simulated: cost("as recorded").unwrap_or_default(),
         trimmed: cost("trimmed").unwrap_or_default(),
-        other_tier: cost("5m cache").or_else(|| cost("1h cache")),
+        other_tier: cost("other cache tier"),
         batch: cost("batch"),
-        other_model: cost("on "),
+        other_model: sim
+            .variants
+            .iter()
+            .find(|v| v.variant.variant.name.starts_with("on "))
+            .map(|v| v.cost.total),
     })
 }
 

@@ -241,28 +241,15 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
             }
     };
     let main_cache = if tier_priced(tier) { tier } else { "none" };
-    variant(
-        &format!("as recorded ({main_cache} cache)"),
-        "raw",
-        main_cache,
-        "",
-    );
-    variant(
-        &format!("trimmed ({main_cache} cache)"),
-        "trimmed",
-        main_cache,
-        "",
-    );
+    // Names stay the same whatever the tier, so that `forecast` can match
+    // the variants of many imported sessions; each variant's `cache` says it.
+    variant("as recorded", "raw", main_cache, "");
+    variant("trimmed", "trimmed", main_cache, "");
     if tier_priced(other) {
-        variant(&format!("{other} cache"), "raw", other, "");
+        variant("other cache tier", "raw", other, "");
     }
     if has(|m| m.batch_input.is_some() && m.batch_output.is_some()) {
-        variant(
-            &format!("batch ({main_cache} cache)"),
-            "raw",
-            main_cache,
-            "\nmode = \"batch\"",
-        );
+        variant("batch", "raw", main_cache, "\nmode = \"batch\"");
     }
     if let Some(c) = spec.compare.filter(|c| c.model != model) {
         let cache = if c.cache_read.is_some()

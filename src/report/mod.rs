@@ -11,6 +11,7 @@
 //!   tables, terminal layout and page.
 
 pub mod csv;
+pub mod corpus;
 pub mod diff;
 pub mod forecast;
 pub mod format;

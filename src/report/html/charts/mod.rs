@@ -7,6 +7,7 @@
 //! Each command's charts sit in their own file: [`run`] (a–f), [`what_if`]
 //! (g–i), [`sweep`] and [`forecast`].
 
+pub mod corpus;
 pub mod forecast;
 pub mod import;
 pub mod run;

@@ -1,0 +1,631 @@
+//! `tokencast forecast` over a corpus: many recorded sessions (scenarios, or
+//! directories of imported sessions), each replayed by the engine once.
+//!
+//! **Sampling.** A run is one whole recorded session, drawn by the mix:
+//! by default every recorded session is equally likely (the recorded mix);
+//! `--weights` gives each kind (each path on the command line) a share,
+//! split evenly among its sessions. Whole sessions keep what a session is
+//! (its length, its tools, its cache pattern) together; drawing calls
+//! across sessions would mix a short lookup's results into a long research
+//! run. The cost of a run is therefore one of the recorded sessions' costs.
+//!
+//! **Per run.** Percentiles are nearest-rank (the smallest session cost
+//! whose cumulative share reaches p), exact decimals. Their 95 % intervals:
+//! with the recorded mix, distribution-free order statistics
+//! ([`super::confidence::ranks`]); with weights, a stratified percentile
+//! bootstrap ([`BOOTSTRAP`] resamples of each kind's sessions). A p99
+//! budget at 95 % confidence needs 299 independent runs; the document says
+//! how many it has.
+//!
+//! **Per day and month.** A day is `runs_per_day` runs, a month
+//! `runs_per_day × working days a week × 52 ÷ 12` (rounded) runs, each drawn
+//! independently. Their percentiles come from simulated days and months
+//! (nearest rank, session costs summed exactly at 10⁻¹² of the currency);
+//! their intervals from [`PERIOD_BOOTSTRAP`] stratified resamples of the
+//! sessions, each simulating [`BOOT_DAYS`] days and [`BOOT_MONTHS`] months.
+//!
+//! Draws are split into chunks seeded from `--seed` and the chunk index, so
+//! the same seed gives the same output on any number of threads.
+
+use super::confidence;
+use crate::engine::Bounds;
+use rand::distr::weighted::WeightedIndex;
+use rand::distr::Distribution;
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use rayon::prelude::*;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+/// Bootstrap resamples for the per-run intervals under weights.
+pub const BOOTSTRAP: u64 = 1000;
+/// Bootstrap resamples for the per-day and per-month intervals.
+pub const PERIOD_BOOTSTRAP: u64 = 100;
+/// Days each period resample simulates.
+pub const BOOT_DAYS: u64 = 1000;
+/// Months each period resample simulates.
+pub const BOOT_MONTHS: u64 = 200;
+/// Days per chunk of parallel, separately seeded work.
+const CHUNK: u64 = 4096;
+/// Percentiles reported.
+pub const PERCENTILES: [u8; 3] = [50, 90, 99];
+/// Confidence of every interval.
+pub const LEVEL: f64 = 0.95;
+/// Session costs are summed as integers of this many decimals.
+const SCALE: u32 = 12;
+
+/// One recorded session: its kind and its cost per variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionCost {
+    /// Where it came from (a scenario file or a session directory).
+    pub name: String,
+    /// Index into [`Recorded::kinds`].
+    pub kind: usize,
+    /// Cost of one run per variant (scenario threads summed), lower and upper.
+    pub cost: Vec<Bounds>,
+}
+
+/// The corpus: kinds, the variants every session has, and the sessions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// Kind names (one per path given).
+    pub kinds: Vec<String>,
+    /// Variant names, in the first session's order.
+    pub variants: Vec<String>,
+    /// Sessions.
+    pub sessions: Vec<SessionCost>,
+}
+
+/// What to forecast.
+#[derive(Debug, Clone)]
+pub struct CorpusSpec {
+    /// Share per kind (any non-negative numbers; normalised); `None`: the recorded mix.
+    pub weights: Option<Vec<Decimal>>,
+    /// Runs a day.
+    pub runs_per_day: u64,
+    /// Working days a week (1–7).
+    pub working_days_per_week: u64,
+    /// Simulated days (months: a tenth as many).
+    pub days: u64,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl CorpusSpec {
+    /// Runs in a month: runs a day × working days × 52 ÷ 12, rounded.
+    pub fn runs_per_month(&self) -> u64 {
+        let runs = u128::from(self.runs_per_day) * u128::from(self.working_days_per_week) * 52;
+        ((runs + 6) / 12) as u64
+    }
+
+    /// Simulated months.
+    pub fn months(&self) -> u64 {
+        (self.days / 10).max(1)
+    }
+
+    /// Sessions drawn in all, per forecast (days, months and their resamples).
+    pub fn draws(&self) -> u64 {
+        let (d, m) = (self.runs_per_day, self.runs_per_month());
+        let main = self.days.saturating_mul(d) + self.months().saturating_mul(m);
+        let boot = PERIOD_BOOTSTRAP.saturating_mul(BOOT_DAYS * d + BOOT_MONTHS * m);
+        main.saturating_add(boot)
+    }
+}
+
+/// One kind's place in the mix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindShare {
+    /// Kind name.
+    pub kind: String,
+    /// Sessions recorded.
+    pub sessions: u64,
+    /// Share of the recorded sessions.
+    pub recorded_share: Decimal,
+    /// Share of the runs drawn.
+    pub share: Decimal,
+}
+
+/// A percentile with its interval, on one bound of the cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// The estimate.
+    pub value: Decimal,
+    /// Lower end of the 95 % interval, when the sessions allow one.
+    pub low: Option<Decimal>,
+    /// Upper end of the 95 % interval, when the sessions allow one.
+    pub high: Option<Decimal>,
+}
+
+/// One percentile of a period's cost, both bounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Percentile {
+    /// 50, 90 or 99.
+    pub percentile: u8,
+    /// On the lower-bound cost.
+    pub lower: Estimate,
+    /// On the upper-bound cost.
+    pub upper: Estimate,
+}
+
+/// A period's cost: mean and percentiles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PeriodCost {
+    /// Runs in the period.
+    pub runs: u64,
+    /// Exact mean (the mix's mean × runs).
+    pub mean: Bounds,
+    /// p50, p90, p99.
+    pub percentiles: Vec<Percentile>,
+}
+
+/// The forecast of one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusVariant {
+    /// Variant name.
+    pub name: String,
+    /// One run.
+    pub run: PeriodCost,
+    /// The dearest session.
+    pub max: Bounds,
+    /// One day.
+    pub day: PeriodCost,
+    /// One month.
+    pub month: PeriodCost,
+}
+
+/// The whole corpus forecast.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusForecast {
+    /// What was read.
+    pub title: String,
+    /// The currency of every cost.
+    #[serde(default, skip_serializing_if = "crate::pricing::Currency::is_usd")]
+    pub currency: crate::pricing::Currency,
+    /// The date that chose the prices, when it mattered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_date: Option<crate::scenario::PriceDate>,
+    /// How runs are drawn.
+    pub sampling: String,
+    /// How percentiles and intervals are computed.
+    pub method: String,
+    /// Recorded sessions.
+    pub sessions: u64,
+    /// The mix.
+    pub kinds: Vec<KindShare>,
+    /// Whether `--weights` changed the mix.
+    pub weighted: bool,
+    /// Confidence level of every interval.
+    pub level: f64,
+    /// Independent runs a distribution-free p99 bound at that level needs.
+    pub needed_for_p99: u64,
+    /// Variants in some sessions but not all, left out.
+    pub variants_left_out: Vec<String>,
+    /// Sessions left out, with why (a thread on an unpriced model).
+    #[serde(default)]
+    pub sessions_left_out: Vec<String>,
+    /// Runs a day.
+    pub runs_per_day: u64,
+    /// Working days a week.
+    pub working_days_per_week: u64,
+    /// Simulated days.
+    pub days: u64,
+    /// Simulated months.
+    pub months: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Per variant.
+    pub variants: Vec<CorpusVariant>,
+    /// Every session's cost (for the distribution chart and the CSV).
+    pub recorded: Vec<SessionCost>,
+    /// The input files read.
+    #[serde(default)]
+    pub inputs: Vec<crate::scenario::InputFile>,
+}
+
+/// The forecast. `weights`, when given, has one entry per kind.
+pub fn forecast(
+    rec: &Recorded,
+    spec: &CorpusSpec,
+    title: String,
+    left_out: Vec<String>,
+) -> CorpusForecast {
+    let n = rec.sessions.len();
+    let per_kind: Vec<u64> = (0..rec.kinds.len())
+        .map(|k| rec.sessions.iter().filter(|s| s.kind == k).count() as u64)
+        .collect();
+    // Kind shares as exact decimals, then each session's weight.
+    let kind_share: Vec<Decimal> = match &spec.weights {
+        Some(w) => {
+            let total: Decimal = w.iter().sum();
+            w.iter().map(|x| *x / total).collect()
+        }
+        None => per_kind
+            .iter()
+            .map(|c| Decimal::from(*c) / Decimal::from(n as u64))
+            .collect(),
+    };
+    let weight: Vec<Decimal> = rec
+        .sessions
+        .iter()
+        .map(|s| kind_share[s.kind] / Decimal::from(per_kind[s.kind]))
+        .collect();
+    let kinds = rec
+        .kinds
+        .iter()
+        .enumerate()
+        .map(|(k, name)| KindShare {
+            kind: name.clone(),
+            sessions: per_kind[k],
+            recorded_share: (Decimal::from(per_kind[k]) / Decimal::from(n as u64))
+                .round_dp(4)
+                .normalize(),
+            share: kind_share[k].round_dp(4).normalize(),
+        })
+        .collect();
+    let draw = Drawer::new(&weight);
+    let runs: Vec<(PeriodCost, Bounds)> = (0..rec.variants.len())
+        .map(|v| {
+            let costs: [Vec<Decimal>; 2] = [0, 1].map(|b| {
+                rec.sessions
+                    .iter()
+                    .map(|s| if b == 0 { s.cost[v].lower } else { s.cost[v].upper })
+                    .collect()
+            });
+            let mean = Bounds {
+                lower: weighted_mean(&costs[0], &weight),
+                upper: weighted_mean(&costs[1], &weight),
+            };
+            let lo = per_run(&costs[0], &weight, rec, spec);
+            let hi = per_run(&costs[1], &weight, rec, spec);
+            let max = Bounds {
+                lower: costs[0].iter().copied().max().unwrap_or_default(),
+                upper: costs[1].iter().copied().max().unwrap_or_default(),
+            };
+            (
+                PeriodCost {
+                    runs: 1,
+                    mean,
+                    percentiles: zip_percentiles(lo, hi),
+                },
+                max,
+            )
+        })
+        .collect();
+    let means: Vec<Bounds> = runs.iter().map(|r| r.0.mean).collect();
+    let periods = Periods::new(rec, &weight, &draw, spec.seed);
+    let days = periods.period(spec.runs_per_day, spec.days, BOOT_DAYS, &means, 1);
+    let months = periods.period(spec.runs_per_month(), spec.months(), BOOT_MONTHS, &means, 2);
+    let variants = rec
+        .variants
+        .iter()
+        .zip(runs)
+        .zip(days.into_iter().zip(months))
+        .map(|((name, (run, max)), (day, month))| CorpusVariant {
+            name: name.clone(),
+            run,
+            max,
+            day,
+            month,
+        })
+        .collect();
+    CorpusForecast {
+        title,
+        currency: Default::default(),
+        price_date: None,
+        sampling: format!(
+            "whole sessions: a run is one of the {n} recorded sessions, drawn {}",
+            if spec.weights.is_some() {
+                "by the --weights share of its kind, split evenly among the kind's sessions"
+            } else {
+                "with equal chance (the recorded mix)"
+            }
+        ),
+        method: format!(
+            "percentiles are nearest-rank; 95 % intervals per run: {}; per day and month: {PERIOD_BOOTSTRAP} stratified bootstrap resamples of the sessions, {BOOT_DAYS} days and {BOOT_MONTHS} months each",
+            if spec.weights.is_some() {
+                format!("{BOOTSTRAP} stratified bootstrap resamples of the sessions (percentile method)")
+            } else {
+                "distribution-free order statistics".to_string()
+            }
+        ),
+        sessions: n as u64,
+        kinds,
+        weighted: spec.weights.is_some(),
+        level: LEVEL,
+        needed_for_p99: confidence::runs_needed(0.99, LEVEL),
+        variants_left_out: left_out,
+        sessions_left_out: Vec::new(),
+        runs_per_day: spec.runs_per_day,
+        working_days_per_week: spec.working_days_per_week,
+        days: spec.days,
+        months: spec.months(),
+        seed: spec.seed,
+        variants,
+        recorded: rec.sessions.clone(),
+        inputs: Vec::new(),
+    }
+}
+
+fn zip_percentiles(lo: Vec<Estimate>, hi: Vec<Estimate>) -> Vec<Percentile> {
+    PERCENTILES
+        .iter()
+        .zip(lo.into_iter().zip(hi))
+        .map(|(p, (lower, upper))| Percentile {
+            percentile: *p,
+            lower,
+            upper,
+        })
+        .collect()
+}
+
+fn weighted_mean(costs: &[Decimal], weight: &[Decimal]) -> Decimal {
+    costs
+        .iter()
+        .zip(weight)
+        .map(|(c, w)| *c * *w)
+        .sum::<Decimal>()
+        .normalize()
+}
+
+/// The nearest-rank `p` quantile of `values` under `weight`: the smallest
+/// value whose cumulative weight reaches p × the total.
+pub fn quantile(values: &[Decimal], weight: &[Decimal], p: u8) -> Decimal {
+    let mut order: Vec<usize> = (0..values.len()).filter(|i| weight[*i] > Decimal::ZERO).collect();
+    order.sort_by(|a, b| values[*a].cmp(&values[*b]).then(a.cmp(b)));
+    let total: Decimal = order.iter().map(|i| weight[*i]).sum();
+    let target = total * Decimal::from(p) / Decimal::ONE_HUNDRED;
+    let mut cum = Decimal::ZERO;
+    for i in &order {
+        cum += weight[*i];
+        if cum >= target {
+            return values[*i];
+        }
+    }
+    order.last().map_or(Decimal::ZERO, |i| values[*i])
+}
+
+/// Per-run percentiles of one bound, with their intervals.
+fn per_run(costs: &[Decimal], weight: &[Decimal], rec: &Recorded, spec: &CorpusSpec) -> Vec<Estimate> {
+    let values: Vec<Estimate> = PERCENTILES
+        .iter()
+        .map(|p| Estimate {
+            value: quantile(costs, weight, *p),
+            low: None,
+            high: None,
+        })
+        .collect();
+    if spec.weights.is_none() {
+        let mut sorted = costs.to_vec();
+        sorted.sort();
+        return values
+            .into_iter()
+            .zip(PERCENTILES)
+            .map(|(mut e, p)| {
+                let (l, u) = confidence::ranks(sorted.len() as u64, f64::from(p) / 100.0, LEVEL);
+                e.low = l.map(|r| sorted[r as usize - 1]);
+                e.high = u.map(|r| sorted[r as usize - 1]);
+                e
+            })
+            .collect();
+    }
+    // Stratified bootstrap: each resample redraws every kind's sessions.
+    let by_kind: Vec<Vec<usize>> = (0..rec.kinds.len())
+        .map(|k| (0..rec.sessions.len()).filter(|i| rec.sessions[*i].kind == k).collect())
+        .collect();
+    let estimates: Vec<[Decimal; 3]> = (0..BOOTSTRAP)
+        .into_par_iter()
+        .map(|b| {
+            let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b));
+            let idx = resample(&by_kind, &mut rng);
+            let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
+            let w: Vec<Decimal> = idx.iter().map(|i| weight[*i]).collect();
+            PERCENTILES.map(|p| quantile(&c, &w, p))
+        })
+        .collect();
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(j, mut e)| {
+            let mut col: Vec<Decimal> = estimates.iter().map(|x| x[j]).collect();
+            col.sort();
+            let (lo, hi) = interval_of(&col);
+            e.low = Some(lo);
+            e.high = Some(hi);
+            e
+        })
+        .collect()
+}
+
+/// The 2.5th and 97.5th nearest-rank percentiles of sorted estimates.
+fn interval_of<T: Copy>(sorted: &[T]) -> (T, T) {
+    let n = sorted.len();
+    let at = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+    let tail = (1.0 - LEVEL) / 2.0;
+    (at(tail), at(1.0 - tail))
+}
+
+/// Session indices of one stratified resample (each kind keeps its count).
+fn resample(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg) -> Vec<usize> {
+    by_kind
+        .iter()
+        .flat_map(|ids| {
+            (0..ids.len())
+                .map(|_| ids[rng.random_range(0..ids.len())])
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+fn seed_of(seed: u64, stream: u64, index: u64) -> u64 {
+    seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03)
+        ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Draws a session index by the mix.
+struct Drawer {
+    index: Option<WeightedIndex<f64>>,
+    n: usize,
+}
+
+impl Drawer {
+    fn new(weight: &[Decimal]) -> Drawer {
+        let equal = weight.windows(2).all(|w| w[0] == w[1]);
+        Drawer {
+            index: (!equal).then(|| {
+                WeightedIndex::new(weight.iter().map(|w| w.to_f64().unwrap_or(0.0)))
+                    .expect("weights are checked: non-negative, some positive")
+            }),
+            n: weight.len(),
+        }
+    }
+
+    fn draw(&self, rng: &mut Pcg64Mcg) -> usize {
+        match &self.index {
+            Some(w) => w.sample(rng),
+            None => rng.random_range(0..self.n),
+        }
+    }
+}
+
+/// Session costs as integers of [`SCALE`] decimals: per session, each
+/// variant's lower and upper bound (columns 2v and 2v + 1).
+struct Periods<'a> {
+    units: Vec<i128>,
+    cols: usize,
+    weight: &'a [Decimal],
+    draw: &'a Drawer,
+    by_kind: Vec<Vec<usize>>,
+    seed: u64,
+}
+
+fn to_units(d: Decimal) -> i128 {
+    let r = d.round_dp(SCALE);
+    r.mantissa() * 10i128.pow(SCALE - r.scale())
+}
+
+fn from_units(u: i128) -> Decimal {
+    Decimal::try_from_i128_with_scale(u, SCALE)
+        .unwrap_or(Decimal::MAX)
+        .normalize()
+}
+
+fn nearest(v: &[i128], p: u8) -> i128 {
+    let n = v.len();
+    v[((u128::from(p) * n as u128).div_ceil(100) as usize).clamp(1, n) - 1]
+}
+
+impl<'a> Periods<'a> {
+    fn new(rec: &Recorded, weight: &'a [Decimal], draw: &'a Drawer, seed: u64) -> Periods<'a> {
+        let cols = rec.variants.len() * 2;
+        let units = rec
+            .sessions
+            .iter()
+            .flat_map(|s| s.cost.iter().flat_map(|b| [to_units(b.lower), to_units(b.upper)]))
+            .collect();
+        Periods {
+            units,
+            cols,
+            weight,
+            draw,
+            by_kind: (0..rec.kinds.len())
+                .map(|k| (0..rec.sessions.len()).filter(|i| rec.sessions[*i].kind == k).collect())
+                .collect(),
+            seed,
+        }
+    }
+
+    /// Totals of `count` periods of `runs` runs, per column, each sorted.
+    fn simulate(
+        &self,
+        runs: u64,
+        count: u64,
+        stream: u64,
+        drawer: &Drawer,
+        ids: Option<&[usize]>,
+    ) -> Vec<Vec<i128>> {
+        let cols = self.cols;
+        let parts: Vec<Vec<i128>> = (0..count.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream, c));
+                let size = CHUNK.min(count - c * CHUNK) as usize;
+                // Row-major: period j's column x at j × cols + x.
+                let mut out = vec![0i128; size * cols];
+                for row in out.chunks_mut(cols) {
+                    for _ in 0..runs {
+                        let mut i = drawer.draw(&mut rng);
+                        if let Some(ids) = ids {
+                            i = ids[i];
+                        }
+                        let s = &self.units[i * cols..(i + 1) * cols];
+                        for (t, v) in row.iter_mut().zip(s) {
+                            *t += v;
+                        }
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut by_col: Vec<Vec<i128>> = (0..cols).map(|_| Vec::with_capacity(count as usize)).collect();
+        for part in &parts {
+            for row in part.chunks(cols) {
+                for (x, v) in row.iter().enumerate() {
+                    by_col[x].push(*v);
+                }
+            }
+        }
+        for c in &mut by_col {
+            c.sort_unstable();
+        }
+        by_col
+    }
+
+    /// Periods of `runs` runs, per variant: `count` simulated for the
+    /// estimates, [`PERIOD_BOOTSTRAP`] resamples of `boot` each for the intervals.
+    fn period(&self, runs: u64, count: u64, boot: u64, means: &[Bounds], stream: u64) -> Vec<PeriodCost> {
+        let main = self.simulate(runs, count, stream * 1000, self.draw, None);
+        let boots: Vec<Vec<[i128; 3]>> = (0..PERIOD_BOOTSTRAP)
+            .map(|b| {
+                let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
+                let ids = resample(&self.by_kind, &mut rng);
+                let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
+                let drawer = Drawer::new(&w);
+                let sim = self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(&ids));
+                sim.iter().map(|col| PERCENTILES.map(|p| nearest(col, p))).collect()
+            })
+            .collect();
+        means
+            .iter()
+            .enumerate()
+            .map(|(v, mean)| {
+                let percentiles = PERCENTILES
+                    .iter()
+                    .enumerate()
+                    .map(|(j, p)| {
+                        let est = |x: usize| {
+                            let mut col: Vec<i128> = boots.iter().map(|b| b[x][j]).collect();
+                            col.sort_unstable();
+                            let (lo, hi) = interval_of(&col);
+                            Estimate {
+                                value: from_units(nearest(&main[x], *p)),
+                                low: Some(from_units(lo)),
+                                high: Some(from_units(hi)),
+                            }
+                        };
+                        Percentile {
+                            percentile: *p,
+                            lower: est(2 * v),
+                            upper: est(2 * v + 1),
+                        }
+                    })
+                    .collect();
+                PeriodCost {
+                    runs,
+                    mean: *mean * Decimal::from(runs),
+                    percentiles,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,298 @@
+//! Reading a corpus for `forecast`: each PATH is a kind of session. A
+//! scenario file is one session; in a directory, each subdirectory holding
+//! scenarios is one session (its threads summed, as `import` writes them),
+//! and each scenario directly inside is a session of its own. TOML files
+//! that are not scenarios (price books) are passed over.
+
+use crate::analysis::corpus::{Recorded, SessionCost};
+use crate::engine::{simulate, Bounds, SimulateOptions};
+use crate::error::{AppError, InputError};
+use crate::pricing::Currency;
+use crate::scenario::{InputFile, PriceDate, Scenario};
+use rayon::prelude::*;
+use rust_decimal::Decimal;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A read corpus, with what the document needs besides the costs.
+pub struct Loaded {
+    /// Kinds, variants and session costs.
+    pub recorded: Recorded,
+    /// Variants some sessions lack, left out.
+    pub left_out: Vec<String>,
+    /// Every input file, once.
+    pub inputs: Vec<InputFile>,
+    /// The currency all scenarios share.
+    pub currency: Currency,
+    /// The first scenario's price date.
+    pub price_date: Option<PriceDate>,
+    /// Scenarios read.
+    pub scenarios: usize,
+    /// Imported sessions left out because a thread's model is unpriced: (session, model).
+    pub unpriced: Vec<(String, String)>,
+}
+
+/// What `import` writes into a scenario whose model the book lacks.
+const UNPRICED: &str = "# unpriced: `";
+
+/// The model named by an imported scenario's "unpriced" comment.
+fn unpriced_model(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.starts_with(UNPRICED))?;
+    Some(line[UNPRICED.len()..].split('`').next()?.to_string())
+}
+
+/// One session under a PATH: its name, scenario files, and the model that
+/// leaves it unpriced, if any.
+type SessionFiles = (String, Vec<PathBuf>, Option<String>);
+
+/// Whether `text` is a scenario (it has a trace and variants), not a price book.
+fn is_scenario(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .is_ok_and(|t| t.contains_key("trace") && t.contains_key("variants"))
+}
+
+/// The sessions under one PATH: (session name, its scenario files).
+fn sessions_of(path: &Path) -> Result<Vec<SessionFiles>, AppError> {
+    if !path.is_dir() {
+        if !path.exists() {
+            return Err(InputError::new(format!("{}: no such file or directory", path.display()))
+                .with_help("give scenario files or directories of them")
+                .into());
+        }
+        return Ok(vec![(path.display().to_string(), vec![path.to_path_buf()], None)]);
+    }
+    let mut groups: BTreeMap<String, (Vec<PathBuf>, Option<String>)> = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            InputError::new(format!("{}: {e}", path.display()))
+                .with_help("check that the directory can be read")
+        })?;
+        let p = entry.path();
+        if !entry.file_type().is_file() || p.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(p).map_err(|e| {
+            InputError::new(format!("{}: {e}", p.display()))
+                .with_help("check that the file can be read and is UTF-8")
+        })?;
+        if !is_scenario(&text) {
+            continue;
+        }
+        let rel = p.strip_prefix(path).unwrap_or(p);
+        let session = match rel.components().count() {
+            1 => rel.display().to_string(),
+            _ => rel
+                .components()
+                .next()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        let group = groups.entry(session).or_default();
+        group.0.push(p.to_path_buf());
+        if group.1.is_none() {
+            group.1 = unpriced_model(&text);
+        }
+    }
+    if groups.is_empty() {
+        return Err(InputError::new(format!(
+            "{}: no scenario files (TOML with a [trace] and [[variants]])",
+            path.display()
+        ))
+        .with_help("point at scenario files, or at a directory `tokencast import --out` wrote")
+        .into());
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(name, (files, unpriced))| (name, files, unpriced))
+        .collect())
+}
+
+/// The kind's name: the file stem or the directory's name.
+fn kind_name(path: &Path) -> String {
+    let name = if path.is_dir() {
+        path.canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+    } else {
+        path.file_stem().map(|n| n.to_string_lossy().into_owned())
+    };
+    name.unwrap_or_else(|| path.display().to_string())
+}
+
+/// Reads every path, replays every scenario once, and sums each session's
+/// threads per variant.
+pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
+    let mut kinds: Vec<String> = Vec::new();
+    let mut sessions: Vec<(usize, String, Vec<PathBuf>)> = Vec::new();
+    let mut unpriced = Vec::new();
+    for p in paths {
+        let kind = kind_name(p);
+        if let Some(i) = kinds.iter().position(|k| *k == kind) {
+            return Err(InputError::new(format!(
+                "{} and {} are both the kind `{kind}`",
+                paths[i].display(),
+                p.display()
+            ))
+            .with_help("each PATH is a kind of session named by its file stem or directory name; rename one")
+            .into());
+        }
+        kinds.push(kind);
+        let before = sessions.len();
+        for (name, files, model) in sessions_of(p)? {
+            match model {
+                Some(m) => unpriced.push((name, m)),
+                None => sessions.push((kinds.len() - 1, name, files)),
+            }
+        }
+        if sessions.len() == before {
+            return Err(InputError::new(format!(
+                "{}: every session has a thread on a model the price book does not price",
+                p.display()
+            ))
+            .with_help("add the models' prices to the book `import` wrote (prices.toml), or import with --prices")
+            .into());
+        }
+    }
+    let files: Vec<&PathBuf> = sessions.iter().flat_map(|s| &s.2).collect();
+    let replayed: Vec<Result<(Scenario, Vec<(String, Bounds)>), InputError>> = files
+        .par_iter()
+        .map(|f| {
+            let s = Scenario::load_on(f, Some(today))?;
+            let sim = simulate(&s, SimulateOptions::TOTALS);
+            let costs = sim
+                .variants
+                .iter()
+                .map(|v| (v.variant.variant.name.clone(), v.cost.total))
+                .collect();
+            Ok((s, costs))
+        })
+        .collect();
+    let mut by_file = Vec::with_capacity(replayed.len());
+    for r in replayed {
+        by_file.push(r?);
+    }
+    let first = &by_file[0].0;
+    if let Some((s, _)) = by_file.iter().find(|(s, _)| s.currency.code != first.currency.code) {
+        return Err(InputError::new(format!(
+            "scenario `{}` reports in {} and scenario `{}` in {}",
+            first.name, first.currency.code, s.name, s.currency.code
+        ))
+        .with_help("forecast sessions priced in one currency")
+        .into());
+    }
+    // Variants every scenario has, in the first one's order.
+    let names: Vec<String> = by_file[0].1.iter().map(|(n, _)| n.clone()).collect();
+    let all_names: std::collections::BTreeSet<String> = by_file
+        .iter()
+        .flat_map(|(_, c)| c.iter().map(|(n, _)| n.clone()))
+        .collect();
+    let variants: Vec<String> = names
+        .into_iter()
+        .filter(|n| by_file.iter().all(|(_, c)| c.iter().any(|(m, _)| m == n)))
+        .collect();
+    if variants.is_empty() {
+        return Err(InputError::new(
+            "no variant name is in every scenario, so the sessions cannot be compared",
+        )
+        .with_help("give the scenarios' variants the same names (imported sessions share theirs)")
+        .into());
+    }
+    let left_out = all_names
+        .into_iter()
+        .filter(|n| !variants.contains(n))
+        .collect();
+    let mut at = 0;
+    let mut recorded = Vec::with_capacity(sessions.len());
+    for (kind, name, files) in &sessions {
+        let mut cost = vec![Bounds::exact(Decimal::ZERO); variants.len()];
+        for (_, costs) in &by_file[at..at + files.len()] {
+            for (slot, v) in cost.iter_mut().zip(&variants) {
+                let c = costs.iter().find(|(n, _)| n == v).map(|(_, c)| *c);
+                *slot = *slot + c.unwrap_or_default();
+            }
+        }
+        at += files.len();
+        recorded.push(SessionCost {
+            name: name.clone(),
+            kind: *kind,
+            cost,
+        });
+    }
+    let mut inputs: Vec<InputFile> = by_file
+        .iter()
+        .flat_map(|(s, _)| s.inputs.iter().cloned())
+        .collect();
+    inputs.sort_by(|a, b| (&a.name, &a.sha256).cmp(&(&b.name, &b.sha256)));
+    inputs.dedup();
+    Ok(Loaded {
+        currency: first.currency.clone(),
+        price_date: first.price_date.clone(),
+        scenarios: by_file.len(),
+        recorded: Recorded {
+            kinds,
+            variants,
+            sessions: recorded,
+        },
+        left_out,
+        inputs,
+        unpriced,
+    })
+}
+
+/// `--weights a=3,b=1`: a share for every kind, as exact decimals.
+pub fn weights(text: &str, kinds: &[String]) -> Result<Vec<Decimal>, InputError> {
+    let mut out: Vec<Option<Decimal>> = vec![None; kinds.len()];
+    let list = || {
+        kinds
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((name, share)) = part.split_once('=') else {
+            return Err(InputError::new(format!("--weights: `{part}` is not KIND=SHARE"))
+                .with_help(format!("give every kind a share, e.g. {}", example(kinds))));
+        };
+        let (name, share) = (name.trim(), share.trim());
+        let Some(k) = kinds.iter().position(|k| k == name) else {
+            return Err(InputError::new(format!("--weights: no kind is named `{name}`"))
+                .with_help(format!("the kinds are {}", list())));
+        };
+        let value: Decimal = share
+            .parse()
+            .ok()
+            .filter(|d: &Decimal| !d.is_sign_negative() && d.scale() <= 6)
+            .ok_or_else(|| {
+                InputError::new(format!("--weights: `{name}={share}` is not a share"))
+                    .with_help("give a number of at least 0 with at most 6 decimals, e.g. 0.7 or 3")
+            })?;
+        if out[k].replace(value).is_some() {
+            return Err(InputError::new(format!("--weights: `{name}` is given twice"))
+                .with_help("give each kind once"));
+        }
+    }
+    let missing: Vec<&String> = kinds.iter().zip(&out).filter(|(_, w)| w.is_none()).map(|(k, _)| k).collect();
+    if !missing.is_empty() {
+        return Err(InputError::new(format!(
+            "--weights: no share for {}",
+            missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        ))
+        .with_help(format!("give every kind a share (0 leaves one out), e.g. {}", example(kinds))));
+    }
+    let shares: Vec<Decimal> = out.into_iter().map(|w| w.unwrap_or_default()).collect();
+    if shares.iter().all(|w| w.is_zero()) {
+        return Err(InputError::new("--weights: every share is 0")
+            .with_help("give at least one kind a share above 0"));
+    }
+    Ok(shares)
+}
+
+fn example(kinds: &[String]) -> String {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("{k}={}", i + 1))
+        .collect::<Vec<_>>()
+        .join(",")
+}

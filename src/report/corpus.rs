@@ -1,0 +1,252 @@
+//! The corpus forecast as tables: cost per run, day and month with their
+//! intervals, the mix, and every recorded session.
+
+use super::html::{chart_block, charts, render_template, simple_page, view, Block};
+use super::table::{col, Cell, DataTable};
+use super::terminal::{plain_table, wrap_prose};
+use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
+use crate::analysis::corpus::{CorpusVariant, Estimate, PeriodCost};
+use crate::document::CorpusForecast;
+
+fn interval(e: &Estimate) -> Cell {
+    match (e.low, e.high) {
+        (Some(l), Some(h)) => Cell::Text(format!(
+            "{} – {}",
+            format::usd(l, 3),
+            format::usd(h, 3)
+        )),
+        (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", format::usd(l, 3))),
+        (None, Some(h)) => Cell::Text(format!("≤ {}", format::usd(h, 3))),
+        (None, None) => Cell::Text("too few sessions".into()),
+    }
+}
+
+/// Cost per period: one row per variant and period; percentiles of the
+/// upper-bound cost with their intervals, the lower bound's beside them.
+pub fn corpus_costs(f: &CorpusForecast) -> DataTable {
+    let mut columns = vec![
+        col("variant", "variant"),
+        col("period", "period"),
+        col("runs", "runs"),
+        col("mean_usd_lower", "mean, lower"),
+        col("mean_usd_upper", "mean, upper"),
+    ];
+    for p in ["p50", "p90", "p99"] {
+        columns.push(col(format!("{p}_usd_lower"), format!("{p}, lower")));
+        columns.push(col(format!("{p}_usd_upper"), format!("{p}, upper")));
+        columns.push(col(
+            format!("{p}_usd_upper_interval_95"),
+            format!("{p} upper, 95 % interval"),
+        ));
+    }
+    let row = |v: &CorpusVariant, period: &str, c: &PeriodCost| {
+        let mut r = vec![
+            Cell::Text(v.name.clone()),
+            Cell::Text(period.into()),
+            Cell::Int(c.runs),
+            Cell::Usd(c.mean.lower, 3),
+            Cell::Usd(c.mean.upper, 3),
+        ];
+        for p in &c.percentiles {
+            r.push(Cell::Usd(p.lower.value, 3));
+            r.push(Cell::Usd(p.upper.value, 3));
+            r.push(interval(&p.upper));
+        }
+        r
+    };
+    DataTable {
+        id: "corpus_costs",
+        title: format!(
+            "Cost per run, day and month from {} recorded sessions (USD)",
+            format::int(f.sessions)
+        ),
+        columns,
+        rows: f
+            .variants
+            .iter()
+            .flat_map(|v| {
+                [
+                    row(v, "run", &v.run),
+                    row(v, "day", &v.day),
+                    row(v, "month", &v.month),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The mix: kinds, recorded and drawn shares.
+pub fn corpus_mix(f: &CorpusForecast) -> DataTable {
+    DataTable {
+        id: "corpus_mix",
+        title: "The mix: recorded sessions per kind and the share of runs drawn".into(),
+        columns: vec![
+            col("kind", "kind"),
+            col("sessions", "sessions"),
+            col("recorded_share", "recorded share"),
+            col("drawn_share", "drawn share"),
+        ],
+        rows: f
+            .kinds
+            .iter()
+            .map(|k| {
+                vec![
+                    Cell::Text(k.kind.clone()),
+                    Cell::Int(k.sessions),
+                    Cell::Share(k.recorded_share),
+                    Cell::Share(k.share),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Every recorded session's cost per variant.
+pub fn corpus_sessions(f: &CorpusForecast) -> DataTable {
+    let mut columns = vec![col("session", "session"), col("kind", "kind")];
+    for (i, v) in f.variants.iter().enumerate() {
+        columns.push(col(
+            format!("variant_{}_usd_lower", i + 1),
+            format!("{}, lower", v.name),
+        ));
+        columns.push(col(
+            format!("variant_{}_usd_upper", i + 1),
+            format!("{}, upper", v.name),
+        ));
+    }
+    DataTable {
+        id: "corpus_sessions",
+        title: "Recorded sessions: cost of one run per variant (USD)".into(),
+        columns,
+        rows: f
+            .recorded
+            .iter()
+            .map(|s| {
+                let mut r = vec![
+                    Cell::Text(s.name.clone()),
+                    Cell::Text(f.kinds[s.kind].kind.clone()),
+                ];
+                for c in &s.cost {
+                    r.push(Cell::Usd(c.lower, 4));
+                    r.push(Cell::Usd(c.upper, 4));
+                }
+                r
+            })
+            .collect(),
+    }
+}
+
+/// The sentences every output starts with: sampling, method, confidence.
+pub fn statements(f: &CorpusForecast) -> Vec<String> {
+    let mut out = vec![
+        format!("Sampling: {}.", f.sampling),
+        format!("Method: {}.", f.method),
+    ];
+    let enough = f.sessions >= f.needed_for_p99;
+    out.push(format!(
+        "Confidence: a p99 budget at {} % confidence needs {} independent recorded runs (distribution-free); this corpus has {}{}.",
+        f.level * 100.0,
+        f.needed_for_p99,
+        format::int(f.sessions),
+        if enough {
+            ""
+        } else {
+            ", so the p99 per run has no upper end: record more sessions before signing a p99 budget"
+        }
+    ));
+    if !f.sessions_left_out.is_empty() {
+        out.push(format!(
+            "Left out: {} session(s) with a thread on an unpriced model: {}.",
+            f.sessions_left_out.len(),
+            f.sessions_left_out.join("; ")
+        ));
+    }
+    if !f.variants_left_out.is_empty() {
+        out.push(format!(
+            "Left out (not in every session): {}.",
+            f.variants_left_out.join(", ")
+        ));
+    }
+    out
+}
+
+impl Render for CorpusForecast {
+    fn currency(&self) -> crate::pricing::Currency {
+        self.currency.clone()
+    }
+
+    fn price_date(&self) -> Option<crate::scenario::PriceDate> {
+        self.price_date.clone()
+    }
+
+    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+        let mut s = format!(
+            "tokencast {} · forecast {} · {} sessions · {} runs a day, {} days a week · {} days, {} months simulated · seed {}\n",
+            env!("CARGO_PKG_VERSION"),
+            self.title,
+            self.sessions,
+            self.runs_per_day,
+            self.working_days_per_week,
+            self.days,
+            self.months,
+            self.seed
+        );
+        for line in statements(self) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        if let Some(note) = format::basis_note() {
+            s.push_str(&note);
+            s.push('\n');
+        }
+        s.push('\n');
+        for t in [corpus_mix(self), corpus_costs(self)] {
+            s.push_str(&plain_table(&t, opts.width));
+            s.push('\n');
+        }
+        s.push_str("Set a monthly budget at the p99 of the month (upper bound), and check its interval:\n");
+        for v in &self.variants {
+            if let Some(p) = v.month.percentiles.iter().find(|p| p.percentile == 99) {
+                s.push_str(&format!(
+                    "- {}: {} a month (95 % interval {} – {})\n",
+                    v.name,
+                    format::usd(p.upper.value, 2),
+                    p.upper.low.map_or("?".into(), |x| format::usd(x, 2)),
+                    p.upper.high.map_or("?".into(), |x| format::usd(x, 2)),
+                ));
+            }
+        }
+        wrap_prose(&s, opts.width)
+    }
+
+    fn draw_tables(&self) -> Vec<DataTable> {
+        vec![corpus_costs(self), corpus_mix(self), corpus_sessions(self)]
+    }
+
+    fn draw_csv_table(&self) -> DataTable {
+        corpus_costs(self)
+    }
+
+    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        let blocks = vec![
+            Block::table(view(&corpus_costs(self)))
+                .heading("Cost per run, day and month", Some(statements(self).join(" "))),
+            Block::table(view(&corpus_mix(self))).heading("The mix", None),
+            chart_block(charts::corpus::distribution(self))
+                .heading("Recorded sessions", None),
+            Block::table(view(&corpus_sessions(self))),
+        ];
+        let page = simple_page(
+            format!("tokencast forecast: {}", self.title),
+            format!(
+                "What do {} runs a day cost, per run, day and month, and how sure can a budget from {} recorded sessions be?",
+                self.runs_per_day,
+                format::int(self.sessions)
+            ),
+            blocks,
+            &self.inputs,
+            opts.timestamp.clone(),
+        );
+        Ok(render_template("base.html", &page)?)
+    }
+}
