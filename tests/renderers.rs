@@ -107,6 +107,52 @@ fn forecast_renderers() {
 }
 
 #[test]
+fn corpus_forecast_renderers() {
+    use tokencast::analysis::corpus::{self, CorpusSpec, Recorded, SessionCost};
+    use tokencast::engine::Bounds;
+    let d = |s: &str| -> rust_decimal::Decimal { s.parse().unwrap() };
+    let b = |lo: &str, hi: &str| Bounds {
+        lower: d(lo),
+        upper: d(hi),
+    };
+    let rec = Recorded {
+        kinds: vec!["lookup".into(), "research".into()],
+        variants: vec!["raw".into(), "trimmed".into()],
+        sessions: vec![
+            SessionCost {
+                name: "a".into(),
+                kind: 0,
+                cost: vec![b("0.1", "0.12"), b("0.05", "0.06")],
+            },
+            SessionCost {
+                name: "b".into(),
+                kind: 0,
+                cost: vec![b("0.2", "0.25"), b("0.08", "0.1")],
+            },
+            SessionCost {
+                name: "c".into(),
+                kind: 1,
+                cost: vec![b("1.5", "1.9"), b("0.4", "0.5")],
+            },
+        ],
+    };
+    let spec = CorpusSpec {
+        weights: Some(vec![d("3"), d("1")]),
+        runs_per_day: 4,
+        working_days_per_week: 5,
+        days: 2_000,
+        seed: 3,
+    };
+    let doc = corpus::forecast(
+        &rec,
+        &spec,
+        "lookup + research".into(),
+        vec!["batch".into()],
+    );
+    snapshot_all("corpus_forecast", &doc);
+}
+
+#[test]
 fn diff_renderers() {
     let s = scenario();
     let a = SimulationDoc::build(&s, Contents::FIGURES);

@@ -27,6 +27,18 @@ pub fn runs_needed(p: f64, level: f64) -> u64 {
     ((1.0 - level).ln() / p.ln()).ceil() as u64
 }
 
+/// The rank (1-based) of a one-sided `level` upper bound for the `p`
+/// quantile from `n` runs: the smallest r with P(X(r) ≥ ξp) ≥ level, that
+/// is P(B ≤ r − 1) ≥ level for B ~ Binomial(n, p). `None` when n runs cannot
+/// bound it (p = 0.99, level = 0.95: from 299 runs, where r = n).
+pub fn upper_rank(n: u64, p: f64, level: f64) -> Option<u64> {
+    if n == 0 {
+        return None;
+    }
+    let b = Binomial::new(p, n).expect("0 < p < 1");
+    (1..=n).find(|r| b.cdf(r - 1) >= level)
+}
+
 /// The ranks (1-based) of a two-sided `level` interval for the `p` quantile
 /// from `n` runs: the l-th and u-th smallest, with P(X(l) ≤ ξp ≤ X(u)) ≥
 /// level. `None` on a side that n runs cannot bound.
@@ -90,6 +102,15 @@ mod tests {
     fn a_p99_budget_at_95_percent_needs_299_runs() {
         assert_eq!(runs_needed(0.99, 0.95), 299);
         assert_eq!(runs_needed(0.9, 0.95), 29);
+    }
+
+    #[test]
+    fn a_one_sided_p99_bound_starts_at_299_runs() {
+        // 1 − 0.99^298 = 0.9500 − : not yet; 1 − 0.99^299 = 0.9505: the largest run.
+        assert_eq!(upper_rank(298, 0.99, 0.95), None);
+        assert_eq!(upper_rank(299, 0.99, 0.95), Some(299));
+        // The median of 10: P(B ≤ 7) = 0.9453, P(B ≤ 8) = 0.9893 → the 9th.
+        assert_eq!(upper_rank(10, 0.5, 0.95), Some(9));
     }
 
     #[test]

@@ -14,8 +14,9 @@
 //! with the recorded mix, distribution-free order statistics
 //! ([`super::confidence::ranks`]); with weights, a stratified percentile
 //! bootstrap ([`BOOTSTRAP`] resamples of each kind's sessions). A p99
-//! budget at 95 % confidence needs 299 independent runs; the document says
-//! how many it has.
+//! budget at 95 % confidence (one-sided) needs 299 independent runs; the
+//! document says how many it has. Under weights it is the largest of the
+//! drawn kinds' bounds, each at 1 − 5 % ÷ K, which holds for the mix.
 //!
 //! **Per day and month.** A day is `runs_per_day` runs, a month
 //! `runs_per_day × working days a week × 52 ÷ 12` (rounded) runs, each drawn
@@ -166,6 +167,12 @@ pub struct CorpusVariant {
     pub name: String,
     /// One run.
     pub run: PeriodCost,
+    /// A p99 budget per run that holds with 95 % confidence (one-sided, on
+    /// the upper-bound cost): with the recorded mix the r-th smallest
+    /// session, r the smallest rank with P(Binomial(n, 0.99) ≤ r − 1) ≥
+    /// 0.95 (299 sessions at least); with weights the largest of the drawn
+    /// kinds' bounds at 1 − 5 % ÷ K. `None`: too few sessions.
+    pub p99_budget: Option<Decimal>,
     /// The dearest session.
     pub max: Bounds,
     /// One day.
@@ -199,6 +206,9 @@ pub struct CorpusForecast {
     pub level: f64,
     /// Independent runs a distribution-free p99 bound at that level needs.
     pub needed_for_p99: u64,
+    /// With weights: runs each drawn kind needs (its bound at 1 − 5 % ÷ K).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needed_per_kind_for_p99: Option<u64>,
     /// Variants in some sessions but not all, left out.
     pub variants_left_out: Vec<String>,
     /// Sessions left out, with why (a thread on an unpriced model).
@@ -264,20 +274,30 @@ pub fn forecast(
         })
         .collect();
     let draw = Drawer::new(&weight);
-    let runs: Vec<(PeriodCost, Bounds)> = (0..rec.variants.len())
+    let runs: Vec<(PeriodCost, Bounds, Option<Decimal>)> = (0..rec.variants.len())
         .map(|v| {
             let costs: [Vec<Decimal>; 2] = [0, 1].map(|b| {
                 rec.sessions
                     .iter()
-                    .map(|s| if b == 0 { s.cost[v].lower } else { s.cost[v].upper })
+                    .map(|s| {
+                        if b == 0 {
+                            s.cost[v].lower
+                        } else {
+                            s.cost[v].upper
+                        }
+                    })
                     .collect()
             });
-            let mean = Bounds {
-                lower: weighted_mean(&costs[0], &weight),
-                upper: weighted_mean(&costs[1], &weight),
+            let shares: Vec<Decimal> = match &spec.weights {
+                Some(w) => w.clone(),
+                None => per_kind.iter().map(|c| Decimal::from(*c)).collect(),
             };
-            let lo = per_run(&costs[0], &weight, rec, spec);
-            let hi = per_run(&costs[1], &weight, rec, spec);
+            let mean = Bounds {
+                lower: mix_mean(&costs[0], rec, &per_kind, &shares),
+                upper: mix_mean(&costs[1], rec, &per_kind, &shares),
+            };
+            let (lo, _) = per_run(&costs[0], &weight, rec, spec);
+            let (hi, budget) = per_run(&costs[1], &weight, rec, spec);
             let max = Bounds {
                 lower: costs[0].iter().copied().max().unwrap_or_default(),
                 upper: costs[1].iter().copied().max().unwrap_or_default(),
@@ -289,6 +309,7 @@ pub fn forecast(
                     percentiles: zip_percentiles(lo, hi),
                 },
                 max,
+                budget,
             )
         })
         .collect();
@@ -301,13 +322,16 @@ pub fn forecast(
         .iter()
         .zip(runs)
         .zip(days.into_iter().zip(months))
-        .map(|((name, (run, max)), (day, month))| CorpusVariant {
-            name: name.clone(),
-            run,
-            max,
-            day,
-            month,
-        })
+        .map(
+            |((name, (run, max, p99_budget)), (day, month))| CorpusVariant {
+                name: name.clone(),
+                run,
+                p99_budget,
+                max,
+                day,
+                month,
+            },
+        )
         .collect();
     CorpusForecast {
         title,
@@ -334,6 +358,7 @@ pub fn forecast(
         weighted: spec.weights.is_some(),
         level: LEVEL,
         needed_for_p99: confidence::runs_needed(0.99, LEVEL),
+        needed_per_kind_for_p99: spec.weights.is_some().then(|| needed_per_kind(rec, spec)),
         variants_left_out: left_out,
         sessions_left_out: Vec::new(),
         runs_per_day: spec.runs_per_day,
@@ -359,11 +384,22 @@ fn zip_percentiles(lo: Vec<Estimate>, hi: Vec<Estimate>) -> Vec<Percentile> {
         .collect()
 }
 
-fn weighted_mean(costs: &[Decimal], weight: &[Decimal]) -> Decimal {
-    costs
-        .iter()
-        .zip(weight)
-        .map(|(c, w)| *c * *w)
+/// The mix's mean, with one division per kind (Σ share × kind sum ÷ kind
+/// count), so that it is exact whenever each kind's mean is.
+fn mix_mean(costs: &[Decimal], rec: &Recorded, per_kind: &[u64], shares: &[Decimal]) -> Decimal {
+    let total: Decimal = shares.iter().sum();
+    (0..rec.kinds.len())
+        .filter(|k| per_kind[*k] > 0 && !shares[*k].is_zero())
+        .map(|k| {
+            let sum: Decimal = rec
+                .sessions
+                .iter()
+                .zip(costs)
+                .filter(|(s, _)| s.kind == k)
+                .map(|(_, c)| *c)
+                .sum();
+            sum * shares[k] / (Decimal::from(per_kind[k]) * total)
+        })
         .sum::<Decimal>()
         .normalize()
 }
@@ -371,7 +407,9 @@ fn weighted_mean(costs: &[Decimal], weight: &[Decimal]) -> Decimal {
 /// The nearest-rank `p` quantile of `values` under `weight`: the smallest
 /// value whose cumulative weight reaches p × the total.
 pub fn quantile(values: &[Decimal], weight: &[Decimal], p: u8) -> Decimal {
-    let mut order: Vec<usize> = (0..values.len()).filter(|i| weight[*i] > Decimal::ZERO).collect();
+    let mut order: Vec<usize> = (0..values.len())
+        .filter(|i| weight[*i] > Decimal::ZERO)
+        .collect();
     order.sort_by(|a, b| values[*a].cmp(&values[*b]).then(a.cmp(b)));
     let total: Decimal = order.iter().map(|i| weight[*i]).sum();
     let target = total * Decimal::from(p) / Decimal::ONE_HUNDRED;
@@ -385,8 +423,14 @@ pub fn quantile(values: &[Decimal], weight: &[Decimal], p: u8) -> Decimal {
     order.last().map_or(Decimal::ZERO, |i| values[*i])
 }
 
-/// Per-run percentiles of one bound, with their intervals.
-fn per_run(costs: &[Decimal], weight: &[Decimal], rec: &Recorded, spec: &CorpusSpec) -> Vec<Estimate> {
+/// Per-run percentiles of one bound, with their intervals, and the
+/// one-sided p99 budget bound.
+fn per_run(
+    costs: &[Decimal],
+    weight: &[Decimal],
+    rec: &Recorded,
+    spec: &CorpusSpec,
+) -> (Vec<Estimate>, Option<Decimal>) {
     let values: Vec<Estimate> = PERCENTILES
         .iter()
         .map(|p| Estimate {
@@ -398,20 +442,27 @@ fn per_run(costs: &[Decimal], weight: &[Decimal], rec: &Recorded, spec: &CorpusS
     if spec.weights.is_none() {
         let mut sorted = costs.to_vec();
         sorted.sort();
-        return values
+        let n = sorted.len() as u64;
+        let budget = confidence::upper_rank(n, 0.99, LEVEL).map(|r| sorted[r as usize - 1]);
+        let stated = values
             .into_iter()
             .zip(PERCENTILES)
             .map(|(mut e, p)| {
-                let (l, u) = confidence::ranks(sorted.len() as u64, f64::from(p) / 100.0, LEVEL);
+                let (l, u) = confidence::ranks(n, f64::from(p) / 100.0, LEVEL);
                 e.low = l.map(|r| sorted[r as usize - 1]);
                 e.high = u.map(|r| sorted[r as usize - 1]);
                 e
             })
             .collect();
+        return (stated, budget);
     }
     // Stratified bootstrap: each resample redraws every kind's sessions.
     let by_kind: Vec<Vec<usize>> = (0..rec.kinds.len())
-        .map(|k| (0..rec.sessions.len()).filter(|i| rec.sessions[*i].kind == k).collect())
+        .map(|k| {
+            (0..rec.sessions.len())
+                .filter(|i| rec.sessions[*i].kind == k)
+                .collect()
+        })
         .collect();
     let estimates: Vec<[Decimal; 3]> = (0..BOOTSTRAP)
         .into_par_iter()
@@ -423,7 +474,8 @@ fn per_run(costs: &[Decimal], weight: &[Decimal], rec: &Recorded, spec: &CorpusS
             PERCENTILES.map(|p| quantile(&c, &w, p))
         })
         .collect();
-    values
+    let budget = mixture_p99_bound(costs, rec, spec);
+    let stated = values
         .into_iter()
         .enumerate()
         .map(|(j, mut e)| {
@@ -434,7 +486,47 @@ fn per_run(costs: &[Decimal], weight: &[Decimal], rec: &Recorded, spec: &CorpusS
             e.high = Some(hi);
             e
         })
+        .collect();
+    (stated, budget)
+}
+
+/// Kinds drawn under the weights (share above 0).
+fn drawn_kinds(rec: &Recorded, spec: &CorpusSpec) -> Vec<usize> {
+    (0..rec.kinds.len())
+        .filter(|k| spec.weights.as_ref().is_none_or(|w| !w[*k].is_zero()))
         .collect()
+}
+
+/// Runs each drawn kind needs for the weighted p99 budget: a one-sided
+/// bound at 1 − 5 % ÷ K for each of the K drawn kinds.
+pub fn needed_per_kind(rec: &Recorded, spec: &CorpusSpec) -> u64 {
+    let k = drawn_kinds(rec, spec).len().max(1) as f64;
+    confidence::runs_needed(0.99, 1.0 - (1.0 - LEVEL) / k)
+}
+
+/// A one-sided bound for the p99 of a weighted mix: the mix's p99 is at
+/// most the largest of its kinds' p99s (F = Σ w F_k reaches 0.99 where
+/// every F_k does), and each kind's one-sided bound at 1 − 5 % ÷ K holds
+/// for all K kinds at once with at least 95 % (Bonferroni).
+fn mixture_p99_bound(costs: &[Decimal], rec: &Recorded, spec: &CorpusSpec) -> Option<Decimal> {
+    let kinds = drawn_kinds(rec, spec);
+    let level = 1.0 - (1.0 - LEVEL) / kinds.len().max(1) as f64;
+    kinds
+        .iter()
+        .map(|k| {
+            let mut c: Vec<Decimal> = rec
+                .sessions
+                .iter()
+                .zip(costs)
+                .filter(|(s, _)| s.kind == *k)
+                .map(|(_, c)| *c)
+                .collect();
+            c.sort();
+            confidence::upper_rank(c.len() as u64, 0.99, level).map(|r| c[r as usize - 1])
+        })
+        .collect::<Option<Vec<Decimal>>>()?
+        .into_iter()
+        .max()
 }
 
 /// The 2.5th and 97.5th nearest-rank percentiles of sorted estimates.
@@ -521,7 +613,11 @@ impl<'a> Periods<'a> {
         let units = rec
             .sessions
             .iter()
-            .flat_map(|s| s.cost.iter().flat_map(|b| [to_units(b.lower), to_units(b.upper)]))
+            .flat_map(|s| {
+                s.cost
+                    .iter()
+                    .flat_map(|b| [to_units(b.lower), to_units(b.upper)])
+            })
             .collect();
         Periods {
             units,
@@ -529,7 +625,11 @@ impl<'a> Periods<'a> {
             weight,
             draw,
             by_kind: (0..rec.kinds.len())
-                .map(|k| (0..rec.sessions.len()).filter(|i| rec.sessions[*i].kind == k).collect())
+                .map(|k| {
+                    (0..rec.sessions.len())
+                        .filter(|i| rec.sessions[*i].kind == k)
+                        .collect()
+                })
                 .collect(),
             seed,
         }
@@ -567,7 +667,9 @@ impl<'a> Periods<'a> {
                 out
             })
             .collect();
-        let mut by_col: Vec<Vec<i128>> = (0..cols).map(|_| Vec::with_capacity(count as usize)).collect();
+        let mut by_col: Vec<Vec<i128>> = (0..cols)
+            .map(|_| Vec::with_capacity(count as usize))
+            .collect();
         for part in &parts {
             for row in part.chunks(cols) {
                 for (x, v) in row.iter().enumerate() {
@@ -583,7 +685,14 @@ impl<'a> Periods<'a> {
 
     /// Periods of `runs` runs, per variant: `count` simulated for the
     /// estimates, [`PERIOD_BOOTSTRAP`] resamples of `boot` each for the intervals.
-    fn period(&self, runs: u64, count: u64, boot: u64, means: &[Bounds], stream: u64) -> Vec<PeriodCost> {
+    fn period(
+        &self,
+        runs: u64,
+        count: u64,
+        boot: u64,
+        means: &[Bounds],
+        stream: u64,
+    ) -> Vec<PeriodCost> {
         let main = self.simulate(runs, count, stream * 1000, self.draw, None);
         let boots: Vec<Vec<[i128; 3]>> = (0..PERIOD_BOOTSTRAP)
             .map(|b| {
@@ -592,7 +701,9 @@ impl<'a> Periods<'a> {
                 let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
                 let drawer = Drawer::new(&w);
                 let sim = self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(&ids));
-                sim.iter().map(|col| PERCENTILES.map(|p| nearest(col, p))).collect()
+                sim.iter()
+                    .map(|col| PERCENTILES.map(|p| nearest(col, p)))
+                    .collect()
             })
             .collect();
         means

@@ -45,6 +45,9 @@ fn unpriced_model(text: &str) -> Option<String> {
 /// leaves it unpriced, if any.
 type SessionFiles = (String, Vec<PathBuf>, Option<String>);
 
+/// A scenario and its cost per variant name.
+type Replayed = (Scenario, Vec<(String, Bounds)>);
+
 /// Whether `text` is a scenario (it has a trace and variants), not a price book.
 fn is_scenario(text: &str) -> bool {
     text.parse::<toml::Table>()
@@ -55,11 +58,17 @@ fn is_scenario(text: &str) -> bool {
 fn sessions_of(path: &Path) -> Result<Vec<SessionFiles>, AppError> {
     if !path.is_dir() {
         if !path.exists() {
-            return Err(InputError::new(format!("{}: no such file or directory", path.display()))
-                .with_help("give scenario files or directories of them")
-                .into());
+            return Err(
+                InputError::new(format!("{}: no such file or directory", path.display()))
+                    .with_help("give scenario files or directories of them")
+                    .into(),
+            );
         }
-        return Ok(vec![(path.display().to_string(), vec![path.to_path_buf()], None)]);
+        return Ok(vec![(
+            path.display().to_string(),
+            vec![path.to_path_buf()],
+            None,
+        )]);
     }
     let mut groups: BTreeMap<String, (Vec<PathBuf>, Option<String>)> = BTreeMap::new();
     for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
@@ -154,7 +163,7 @@ pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
         }
     }
     let files: Vec<&PathBuf> = sessions.iter().flat_map(|s| &s.2).collect();
-    let replayed: Vec<Result<(Scenario, Vec<(String, Bounds)>), InputError>> = files
+    let replayed: Vec<Result<Replayed, InputError>> = files
         .par_iter()
         .map(|f| {
             let s = Scenario::load_on(f, Some(today))?;
@@ -172,7 +181,10 @@ pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
         by_file.push(r?);
     }
     let first = &by_file[0].0;
-    if let Some((s, _)) = by_file.iter().find(|(s, _)| s.currency.code != first.currency.code) {
+    if let Some((s, _)) = by_file
+        .iter()
+        .find(|(s, _)| s.currency.code != first.currency.code)
+    {
         return Err(InputError::new(format!(
             "scenario `{}` reports in {} and scenario `{}` in {}",
             first.name, first.currency.code, s.name, s.currency.code
@@ -251,13 +263,17 @@ pub fn weights(text: &str, kinds: &[String]) -> Result<Vec<Decimal>, InputError>
     };
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((name, share)) = part.split_once('=') else {
-            return Err(InputError::new(format!("--weights: `{part}` is not KIND=SHARE"))
-                .with_help(format!("give every kind a share, e.g. {}", example(kinds))));
+            return Err(
+                InputError::new(format!("--weights: `{part}` is not KIND=SHARE"))
+                    .with_help(format!("give every kind a share, e.g. {}", example(kinds))),
+            );
         };
         let (name, share) = (name.trim(), share.trim());
         let Some(k) = kinds.iter().position(|k| k == name) else {
-            return Err(InputError::new(format!("--weights: no kind is named `{name}`"))
-                .with_help(format!("the kinds are {}", list())));
+            return Err(
+                InputError::new(format!("--weights: no kind is named `{name}`"))
+                    .with_help(format!("the kinds are {}", list())),
+            );
         };
         let value: Decimal = share
             .parse()
@@ -268,17 +284,31 @@ pub fn weights(text: &str, kinds: &[String]) -> Result<Vec<Decimal>, InputError>
                     .with_help("give a number of at least 0 with at most 6 decimals, e.g. 0.7 or 3")
             })?;
         if out[k].replace(value).is_some() {
-            return Err(InputError::new(format!("--weights: `{name}` is given twice"))
-                .with_help("give each kind once"));
+            return Err(
+                InputError::new(format!("--weights: `{name}` is given twice"))
+                    .with_help("give each kind once"),
+            );
         }
     }
-    let missing: Vec<&String> = kinds.iter().zip(&out).filter(|(_, w)| w.is_none()).map(|(k, _)| k).collect();
+    let missing: Vec<&String> = kinds
+        .iter()
+        .zip(&out)
+        .filter(|(_, w)| w.is_none())
+        .map(|(k, _)| k)
+        .collect();
     if !missing.is_empty() {
         return Err(InputError::new(format!(
             "--weights: no share for {}",
-            missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ))
-        .with_help(format!("give every kind a share (0 leaves one out), e.g. {}", example(kinds))));
+        .with_help(format!(
+            "give every kind a share (0 leaves one out), e.g. {}",
+            example(kinds)
+        )));
     }
     let shares: Vec<Decimal> = out.into_iter().map(|w| w.unwrap_or_default()).collect();
     if shares.iter().all(|w| w.is_zero()) {

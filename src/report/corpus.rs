@@ -10,11 +10,7 @@ use crate::document::CorpusForecast;
 
 fn interval(e: &Estimate) -> Cell {
     match (e.low, e.high) {
-        (Some(l), Some(h)) => Cell::Text(format!(
-            "{} – {}",
-            format::usd(l, 3),
-            format::usd(h, 3)
-        )),
+        (Some(l), Some(h)) => Cell::Text(format!("{} – {}", format::usd(l, 3), format::usd(h, 3))),
         (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", format::usd(l, 3))),
         (None, Some(h)) => Cell::Text(format!("≤ {}", format::usd(h, 3))),
         (None, None) => Cell::Text("too few sessions".into()),
@@ -144,16 +140,20 @@ pub fn statements(f: &CorpusForecast) -> Vec<String> {
     ];
     let enough = f.sessions >= f.needed_for_p99;
     out.push(format!(
-        "Confidence: a p99 budget at {} % confidence needs {} independent recorded runs (distribution-free); this corpus has {}{}.",
+        "Confidence: a p99 budget per run that holds with {} % confidence needs {} independent recorded runs (distribution-free: the dearest of {} is above the p99 with that chance); this corpus has {}{}.",
         f.level * 100.0,
         f.needed_for_p99,
+        f.needed_for_p99,
         format::int(f.sessions),
-        if enough {
-            ""
-        } else {
-            ", so the p99 per run has no upper end: record more sessions before signing a p99 budget"
+        match f.needed_per_kind_for_p99 {
+            Some(k) => format!(
+                ". Under --weights the bound is the largest of each drawn kind's, so each kind needs {k} (a bound at 1 − 5 % ÷ kinds for each)"
+            ),
+            None if enough => String::new(),
+            None => ", so no p99 budget per run can be signed from it yet: record more sessions".into(),
         }
     ));
+    out.push("Day and month intervals come from resampling the recorded sessions, so they cannot reach beyond the dearest session recorded.".into());
     if !f.sessions_left_out.is_empty() {
         out.push(format!(
             "Left out: {} session(s) with a thread on an unpriced model: {}.",
@@ -204,7 +204,27 @@ impl Render for CorpusForecast {
             s.push_str(&plain_table(&t, opts.width));
             s.push('\n');
         }
-        s.push_str("Set a monthly budget at the p99 of the month (upper bound), and check its interval:\n");
+        s.push_str("A p99 budget per run that holds with 95 % confidence (upper bound):\n");
+        for v in &self.variants {
+            s.push_str(&format!(
+                "- {}: {}\n",
+                v.name,
+                v.p99_budget.map_or_else(
+                    || match self.needed_per_kind_for_p99 {
+                        Some(k) => format!("none yet (each kind needs {k} sessions)"),
+                        None => format!(
+                            "none yet ({} of {} sessions)",
+                            format::int(self.sessions),
+                            self.needed_for_p99
+                        ),
+                    },
+                    |b| format::usd(b, 3)
+                )
+            ));
+        }
+        s.push_str(
+            "Set a monthly budget at the p99 of the month (upper bound), and check its interval:\n",
+        );
         for v in &self.variants {
             if let Some(p) = v.month.percentiles.iter().find(|p| p.percentile == 99) {
                 s.push_str(&format!(
@@ -229,11 +249,12 @@ impl Render for CorpusForecast {
 
     fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let blocks = vec![
-            Block::table(view(&corpus_costs(self)))
-                .heading("Cost per run, day and month", Some(statements(self).join(" "))),
+            Block::table(view(&corpus_costs(self))).heading(
+                "Cost per run, day and month",
+                Some(statements(self).join(" ")),
+            ),
             Block::table(view(&corpus_mix(self))).heading("The mix", None),
-            chart_block(charts::corpus::distribution(self))
-                .heading("Recorded sessions", None),
+            chart_block(charts::corpus::distribution(self)).heading("Recorded sessions", None),
             Block::table(view(&corpus_sessions(self))),
         ];
         let page = simple_page(

@@ -10,8 +10,8 @@
 //! - [`simulation`], [`sweep`], [`forecast`], [`diff`]: each command's
 //!   tables, terminal layout and page.
 
-pub mod csv;
 pub mod corpus;
+pub mod csv;
 pub mod diff;
 pub mod forecast;
 pub mod format;

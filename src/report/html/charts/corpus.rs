@@ -12,7 +12,11 @@ pub fn distribution(f: &CorpusForecast) -> Chart {
         .iter()
         .enumerate()
         .map(|(v, var)| {
-            let mut costs: Vec<f64> = f.recorded.iter().map(|s| super::f(s.cost[v].upper)).collect();
+            let mut costs: Vec<f64> = f
+                .recorded
+                .iter()
+                .map(|s| super::f(s.cost[v].upper))
+                .collect();
             costs.sort_by(|a, b| a.total_cmp(b));
             let n = costs.len() as f64;
             let mut points = Vec::with_capacity(costs.len() * 2);
