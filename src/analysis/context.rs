@@ -4,7 +4,8 @@
 //!
 //! The replays are the engine's ([`crate::engine::context`]). Without listed
 //! settings, thresholds are [`GRID`] even steps from just above the compacted
-//! prompt (u·P + S) to the plain run's largest prompt (upper bound), and
+//! prompt (u·P + S) to the plain run's largest prompt (upper bound) or the
+//! model's context window, whichever is smaller, and
 //! `keep_steps` are 0, 1, 2, 3, 4, 6, 8, 12, 16, … (each step about × 1.5)
 //! up to N − 2 (at N − 1 nothing leaves: the plain run).
 
@@ -147,7 +148,10 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
         .unwrap_or(u64::MAX)
         .saturating_add(case.summary_tokens);
     let thresholds = if case.thresholds.is_empty() {
-        threshold_grid(floor, plain.peak_prompt.upper.ceil().to_u64().unwrap_or(0))
+        let peak = plain.peak_prompt.upper.ceil().to_u64().unwrap_or(0);
+        // A compaction must fire before the prompt outgrows the window.
+        let top = s.prices.context_window_tokens.map_or(peak, |w| peak.min(w));
+        threshold_grid(floor, top)
     } else {
         case.thresholds.clone()
     };
