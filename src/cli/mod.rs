@@ -117,6 +117,18 @@ fn terminal_width() -> usize {
         .unwrap_or(crate::report::terminal::DEFAULT_WIDTH)
 }
 
+/// `doc` in the stdout format asked for, tables as wide as the terminal.
+fn plain_stdout(doc: &impl Render, format: Format) -> Vec<u8> {
+    stdout_of(
+        doc,
+        format,
+        &TerminalOptions {
+            requests: false,
+            width: terminal_width(),
+        },
+    )
+}
+
 /// `doc` in the stdout format asked for.
 fn stdout_of(doc: &impl Render, format: Format, terminal: &TerminalOptions) -> Vec<u8> {
     match format {
@@ -213,14 +225,7 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
         crate::error::InputError::new(format!("--vary: {p}"))
             .with_help("choose a smaller range for the varied assumptions")
     })?;
-    let stdout = stdout_of(
-        &doc,
-        args.format,
-        &TerminalOptions {
-            requests: false,
-            width: terminal_width(),
-        },
-    );
+    let stdout = plain_stdout(&doc, args.format);
     let files = page_file(&doc, &args.scenario, &args.page, "-sweep")?
         .into_iter()
         .collect();
@@ -247,14 +252,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);
     let doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
-    let stdout = stdout_of(
-        &doc,
-        args.format,
-        &TerminalOptions {
-            requests: false,
-            width: terminal_width(),
-        },
-    );
+    let stdout = plain_stdout(&doc, args.format);
     let files = page_file(&doc, scenario_path, &args.page, "-forecast")?
         .into_iter()
         .collect();
@@ -296,14 +294,7 @@ fn run_corpus_forecast(
             .collect();
         Ok(doc)
     })?;
-    let stdout = stdout_of(
-        &doc,
-        args.format,
-        &TerminalOptions {
-            requests: false,
-            width: terminal_width(),
-        },
-    );
+    let stdout = plain_stdout(&doc, args.format);
     let files = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
         .into_iter()
         .collect();
@@ -626,11 +617,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         .with_help("without --strict, unreadable lines are listed and the rest is imported")
         .into());
     }
-    let terminal = TerminalOptions {
-        requests: false,
-        width: terminal_width(),
-    };
-    let stdout = stdout_of(&doc, args.format, &terminal);
+    let stdout = plain_stdout(&doc, args.format);
     let page = page_file(
         &doc,
         Path::new(&format!("import-{}", source.key())),
