@@ -156,6 +156,15 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
     }
 }
 
+/// What one recorded run can and cannot say.
+fn pilot_note(f: &Forecast) -> String {
+    let calls: u64 = f.capabilities.iter().map(|c| c.calls).sum();
+    format!(
+        "Drawn from the {} recorded calls of one run: the percentiles describe runs made of calls like those, with no interval for how few were recorded. `tokencast forecast` over many recorded sessions states intervals and how many sessions a p99 budget needs (299).",
+        format::int(calls)
+    )
+}
+
 impl Render for Forecast {
     fn currency(&self) -> crate::pricing::Currency {
         self.currency.clone()
@@ -177,6 +186,8 @@ impl Render for Forecast {
             f.seed,
             f.percentile_method
         );
+        s.push_str(&pilot_note(f));
+        s.push_str("\n\n");
         if let Some(note) = format::basis_note() {
             s.push_str(&note);
             s.push_str("\n\n");
@@ -229,12 +240,13 @@ fn html(f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
         Block::table(view(&forecast_variants(f))).heading(
             "Cost per run",
             Some(format!(
-                "{} runs of {} tool results, method {:?}, seed {}. Percentiles: {}. The recommended task budget is the p99 of the upper-bound cost.",
+                "{} runs of {} tool results, method {:?}, seed {}. Percentiles: {}. The recommended task budget is the p99 of the upper-bound cost. {}",
                 format::int(f.runs),
                 format::int(f.calls),
                 f.method,
                 f.seed,
-                f.percentile_method
+                f.percentile_method,
+                pilot_note(f)
             )),
         ),
         Block::table(view(&forecast_context(f))),
