@@ -570,6 +570,10 @@ fn context_management_settings_are_checked() {
         ),
         ("variant = \"raw\"", "no variant is named `raw`"),
         ("summary_tokens = 0", "summary_tokens = 0"),
+        (
+            "keep_steps = [18446744073709551615]",
+            "keep_steps 18446744073709551615",
+        ),
     ] {
         let text = research_absolute().replace(
             "summary_tokens = 2000",

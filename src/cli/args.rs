@@ -184,6 +184,9 @@ pub struct ForecastArgs {
     /// Many sessions: working days a week (1–7).
     #[arg(long, default_value_t = 7)]
     pub working_days: u64,
+    /// Write every table as a CSV file into this folder (every row).
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
     /// Worker threads [default: all cores].
     #[arg(long)]
     pub threads: Option<usize>,

@@ -170,6 +170,21 @@ fn page_file(
     }))
 }
 
+/// With `--csv DIR`: every table of `doc` as `DIR/<table id>.csv`.
+fn csv_files(doc: &impl Render, dir: Option<&Path>) -> Vec<PlannedFile> {
+    let Some(dir) = dir else {
+        return Vec::new();
+    };
+    doc.tables()
+        .iter()
+        .map(|t| PlannedFile {
+            path: dir.join(format!("{}.csv", t.id)),
+            bytes: crate::report::csv::render(t),
+            marker: Marker::Csv(t.header()),
+        })
+        .collect()
+}
+
 /// Writes every planned file (all checked first) and says which.
 fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcome, AppError> {
     let done = output::write_all(&files, force)?;
@@ -204,13 +219,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let mut files: Vec<PlannedFile> = page_file(&doc, &args.scenario, &args.page, "")?
         .into_iter()
         .collect();
-    if let Some(dir) = &args.csv {
-        files.extend(doc.tables().iter().map(|t| PlannedFile {
-            path: dir.join(format!("{}.csv", t.id)),
-            bytes: crate::report::csv::render(t),
-            marker: Marker::Csv(t.header()),
-        }));
-    }
+    files.extend(csv_files(&doc, args.csv.as_deref()));
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(warnings);
     outcome.gates_crossed = gate::check_simulation(&doc, &gates);
@@ -253,9 +262,10 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let (threads, capped) = spec::threads(args.threads);
     let doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
     let stdout = plain_stdout(&doc, args.format);
-    let files = page_file(&doc, scenario_path, &args.page, "-forecast")?
+    let mut files: Vec<PlannedFile> = page_file(&doc, scenario_path, &args.page, "-forecast")?
         .into_iter()
         .collect();
+    files.extend(csv_files(&doc, args.csv.as_deref()));
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
     outcome.gates_crossed = gate::check_forecast(&doc, &gates);
@@ -295,9 +305,10 @@ fn run_corpus_forecast(
         Ok(doc)
     })?;
     let stdout = plain_stdout(&doc, args.format);
-    let files = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
+    let mut files: Vec<PlannedFile> = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
         .into_iter()
         .collect();
+    files.extend(csv_files(&doc, args.csv.as_deref()));
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
     outcome.gates_crossed = gate::check_corpus(&doc, gates);

@@ -835,6 +835,12 @@ fn check_context(
         ));
     }
     let keep_steps = c.keep_steps.unwrap_or_default();
+    if let Some(k) = keep_steps.iter().find(|k| **k > 10_000_000) {
+        return Err(here(
+            format!("context_management: keep_steps {k}"),
+            "give the requests a result stays, from 0 to 10,000,000".into(),
+        ));
+    }
     for (what, n) in [
         ("thresholds", thresholds.len()),
         ("keep_steps", keep_steps.len()),
