@@ -265,6 +265,27 @@ fn corpus_forecast_outputs_and_gates() {
         1 + 2 * 3,
         "two variants × run, day, month"
     );
+    // --csv DIR: every table, every session.
+    let csv_dir = dir.path().join("csv");
+    let out = tokencast()
+        .arg("forecast")
+        .args([&a, &b])
+        .args(["--runs", "2000", "--no-report", "--csv"])
+        .arg(&csv_dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut names: Vec<String> = fs::read_dir(&csv_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["corpus_costs.csv", "corpus_mix.csv", "corpus_sessions.csv"]
+    );
+    let sessions = fs::read_to_string(csv_dir.join("corpus_sessions.csv")).unwrap();
+    assert_eq!(sessions.lines().count(), 1 + 2);
 }
 
 #[test]
