@@ -141,7 +141,11 @@ fn cheapest(runs: &[StrategyRun]) -> Option<usize> {
 
 /// The what-if for `case`, on `s`'s replays.
 pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement {
-    let plain = replay(s, case.variant, &[(Strategy::Plain, false)]).remove(0);
+    let mut plain = replay(s, case.variant, &[(Strategy::Plain, true)]).remove(0);
+    let plain_line = PromptLine {
+        label: describe(&plain.strategy),
+        points: thin(&std::mem::take(&mut plain.prompts_lower)),
+    };
     let floor = (Decimal::from(s.assumptions.prefix_tokens) * s.assumptions.tokenizer_uplift)
         .ceil()
         .to_u64()
@@ -179,15 +183,20 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
     let compaction = runs;
     let best_compaction = cheapest(&compaction);
     let best_clearing = cheapest(&clearing);
-    let mut drawn = vec![(Strategy::Plain, true)];
-    drawn.extend(best_compaction.map(|i| (compaction[i].strategy.clone(), true)));
-    drawn.extend(best_clearing.map(|i| (clearing[i].strategy.clone(), true)));
-    let lines = replay(s, case.variant, &drawn)
+    let drawn: Vec<(Strategy, bool)> = best_compaction
+        .map(|i| (compaction[i].strategy.clone(), true))
         .into_iter()
-        .map(|r| PromptLine {
-            label: describe(&r.strategy),
-            points: thin(&r.prompts_lower),
-        })
+        .chain(best_clearing.map(|i| (clearing[i].strategy.clone(), true)))
+        .collect();
+    let lines = std::iter::once(plain_line)
+        .chain(
+            replay(s, case.variant, &drawn)
+                .into_iter()
+                .map(|r| PromptLine {
+                    label: describe(&r.strategy),
+                    points: thin(&r.prompts_lower),
+                }),
+        )
         .collect();
     ContextManagement {
         variant: s.variants[case.variant].variant.name.clone(),
