@@ -420,3 +420,53 @@ fn a_weighted_p99_budget_bounds_every_kind() {
     assert_eq!(f.needed_per_kind_for_p99, Some(299));
     assert_eq!(f.variants[0].p99_budget, Some(d("368")));
 }
+
+#[test]
+fn day_and_month_gates() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_scenarios(dir.path());
+    let run = |gate: &str| {
+        tokencast()
+            .arg("forecast")
+            .args([&a, &b])
+            .args([
+                "--runs",
+                "1000",
+                "--runs-per-day",
+                "3",
+                "--no-report",
+                "--fail-over",
+                gate,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("month.p99=0.01");
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("p99 cost per month"), "{err}");
+    assert!(err.contains("over --fail-over month.p99=0.01"), "{err}");
+    assert_eq!(run("day.mean=1000000").status.code(), Some(0));
+    let out = run("day.max=1");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no largest day or month"));
+    let out = run("week.p99=1");
+    assert_eq!(out.status.code(), Some(2));
+    // One scenario has no days or months to gate.
+    let out = tokencast()
+        .arg("forecast")
+        .arg(&a)
+        .args([
+            "--calls",
+            "5",
+            "--runs",
+            "100",
+            "--no-report",
+            "--fail-over",
+            "day.p99=1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("need a forecast over many sessions"));
+}

@@ -168,7 +168,8 @@ pub struct ForecastArgs {
     #[arg(long, value_name = "USD")]
     pub budget: Option<String>,
     /// Exit with code 3 when any variant's STAT (p50, p90, p99, mean, max) of the cost per
-    /// run, upper bound, is above AMOUNT (repeatable).
+    /// run, upper bound, is above AMOUNT; day.STAT and month.STAT (p50, p90, p99, mean)
+    /// gate a day's or a month's cost over many sessions (repeatable).
     #[arg(long = "fail-over", value_name = "STAT=AMOUNT")]
     pub fail_over: Vec<String>,
     /// Only draw these capabilities (one scenario; repeatable).

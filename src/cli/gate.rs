@@ -21,7 +21,17 @@ pub enum Period {
     Month,
 }
 
-/// What a `forecast` gate limits: a statistic of the cost per run (upper bound).
+/// What a `forecast` gate limits: a statistic of the cost per run, day or
+/// month (upper bound). Days and months need a forecast over many sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatOf {
+    /// Run, day or month.
+    pub period: Period,
+    /// Which statistic.
+    pub stat: Stat,
+}
+
+/// A statistic of a forecast's cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stat {
     /// Median.
@@ -97,20 +107,47 @@ pub fn periods(given: &[String]) -> Result<Vec<Gate<Period>>, InputError> {
         .collect()
 }
 
-/// Parses `forecast --fail-over` values.
-pub fn stats(given: &[String]) -> Result<Vec<Gate<Stat>>, InputError> {
+/// Parses `forecast --fail-over` values: `p99=AMOUNT` (per run), or
+/// `day.p99=AMOUNT` and `month.p99=AMOUNT` (p50, p90, p99 or mean).
+pub fn stats(given: &[String]) -> Result<Vec<Gate<StatOf>>, InputError> {
     let all = ["p50", "p90", "p99", "mean", "max"];
     given
         .iter()
         .map(|g| {
-            let (name, value) = split("--fail-over", g, "p50, p90, p99, mean, max")?;
-            let what =
-                match name.trim() {
+            let (name, value) = split(
+                "--fail-over",
+                g,
+                "p50, p90, p99, mean, max, or day.STAT and month.STAT",
+            )?;
+            let (period, stat_name) = match name.trim().split_once('.') {
+                Some(("day", s)) => (Period::Day, s),
+                Some(("month", s)) => (Period::Month, s),
+                Some(("run", s)) => (Period::Run, s),
+                Some((other, _)) => {
+                    return Err(InputError::new(format!(
+                        "--fail-over {g}: `{other}` is not a period"
+                    ))
+                    .with_help(crate::error::did_you_mean(
+                        other,
+                        ["run", "day", "month"],
+                        "Periods",
+                    )))
+                }
+                None => (Period::Run, name.trim()),
+            };
+            let stat =
+                match stat_name {
                     "p50" => Stat::P50,
                     "p90" => Stat::P90,
                     "p99" => Stat::P99,
                     "mean" => Stat::Mean,
-                    "max" => Stat::Max,
+                    "max" if period == Period::Run => Stat::Max,
+                    "max" => {
+                        return Err(InputError::new(format!(
+                            "--fail-over {g}: the forecast has no largest day or month"
+                        ))
+                        .with_help("gate a day or a month on p50, p90, p99 or mean"))
+                    }
                     other => {
                         return Err(InputError::new(format!(
                             "--fail-over {g}: `{other}` is not a statistic of the forecast"
@@ -119,12 +156,24 @@ pub fn stats(given: &[String]) -> Result<Vec<Gate<Stat>>, InputError> {
                     }
                 };
             Ok(Gate {
-                what,
+                what: StatOf { period, stat },
                 name: name.trim().to_string(),
                 limit: amount("--fail-over", g, value)?,
             })
         })
         .collect()
+}
+
+/// Refuses day and month gates on a forecast of one scenario.
+pub fn per_run_only(gates: &[Gate<StatOf>]) -> Result<(), InputError> {
+    match gates.iter().find(|g| g.what.period != Period::Run) {
+        Some(g) => Err(InputError::new(format!(
+            "--fail-over {}: days and months need a forecast over many sessions",
+            g.name
+        ))
+        .with_help("gate the cost per run (p99=AMOUNT), or forecast several scenarios or a directory of sessions")),
+        None => Ok(()),
+    }
 }
 
 /// Parses `diff --fail-over-change PERCENT`.
@@ -173,13 +222,13 @@ pub fn check_simulation(doc: &SimulationDoc, gates: &[Gate<Period>]) -> Vec<Stri
 }
 
 /// Every crossing of a `forecast` gate.
-pub fn check_forecast(f: &Forecast, gates: &[Gate<Stat>]) -> Vec<String> {
+pub fn check_forecast(f: &Forecast, gates: &[Gate<StatOf>]) -> Vec<String> {
     let code = &f.currency.code;
     let mut out = Vec::new();
     for g in gates {
         for v in &f.variants {
             let q = &v.cost_upper;
-            let value = match g.what {
+            let value = match g.what.stat {
                 Stat::P50 => q.p50,
                 Stat::P90 => q.p90,
                 Stat::P99 => q.p99,
@@ -203,30 +252,35 @@ pub fn check_forecast(f: &Forecast, gates: &[Gate<Stat>]) -> Vec<String> {
 
 /// Every crossing of a `forecast` gate over many sessions: the per-run
 /// statistic of the upper-bound cost (the estimate, not its interval).
-pub fn check_corpus(f: &crate::document::CorpusForecast, gates: &[Gate<Stat>]) -> Vec<String> {
+pub fn check_corpus(f: &crate::document::CorpusForecast, gates: &[Gate<StatOf>]) -> Vec<String> {
     let code = &f.currency.code;
     let mut out = Vec::new();
     for g in gates {
         for v in &f.variants {
+            let (period, word) = match g.what.period {
+                Period::Run => (&v.run, "run"),
+                Period::Day => (&v.day, "day"),
+                Period::Month => (&v.month, "month"),
+            };
             let pct = |n: u8| {
-                v.run
+                period
                     .percentiles
                     .iter()
                     .find(|p| p.percentile == n)
                     .map_or(Decimal::ZERO, |p| p.upper.value)
             };
-            let value = match g.what {
+            let value = match g.what.stat {
                 Stat::P50 => pct(50),
                 Stat::P90 => pct(90),
                 Stat::P99 => pct(99),
-                Stat::Mean => v.run.mean.upper,
+                Stat::Mean => period.mean.upper,
                 Stat::Max => v.max.upper,
             };
             if value > g.limit {
                 out.push(format!(
-                    "budget gate crossed: {} has a {} cost per run of {} (upper bound, {} recorded sessions), over --fail-over {}={}",
+                    "budget gate crossed: {} has a {} cost per {word} of {} (upper bound, {} recorded sessions), over --fail-over {}={}",
                     v.name,
-                    g.name,
+                    g.what_stat_name(),
                     money(value, code),
                     f.sessions,
                     g.name,
@@ -236,6 +290,12 @@ pub fn check_corpus(f: &crate::document::CorpusForecast, gates: &[Gate<Stat>]) -
         }
     }
     out
+}
+
+impl Gate<StatOf> {
+    fn what_stat_name(&self) -> &str {
+        self.name.rsplit('.').next().unwrap_or(&self.name)
+    }
 }
 
 /// The crossing of a `diff` gate: the cheapest total rose by more than `limit` percent.

@@ -253,6 +253,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
         .with_help("give each kind of session as its own PATH, e.g. `forecast research/ coding/ --weights research=3,coding=1`")
         .into());
     }
+    gate::per_run_only(&gates)?;
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
     let scenario = Scenario::load_on(scenario_path, Some(&today()))?;
@@ -275,7 +276,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
 /// `forecast` over several scenarios or directories of sessions.
 fn run_corpus_forecast(
     args: ForecastArgs,
-    gates: &[gate::Gate<gate::Stat>],
+    gates: &[gate::Gate<gate::StatOf>],
 ) -> Result<Outcome, AppError> {
     let spec = spec::corpus_spec(&args)?;
     let (threads, capped) = spec::threads(args.threads);
