@@ -334,7 +334,21 @@ mod tests {
         assert!(periods(&["dya=5".into()]).is_err());
         assert!(periods(&["day".into()]).is_err());
         assert!(periods(&["day=-1".into()]).is_err());
-        assert_eq!(stats(&["p99=2".into()]).unwrap()[0].what, Stat::P99);
+        assert_eq!(
+            stats(&["p99=2".into()]).unwrap()[0].what,
+            StatOf {
+                period: Period::Run,
+                stat: Stat::P99
+            }
+        );
+        assert_eq!(
+            stats(&["month.mean=2".into()]).unwrap()[0].what,
+            StatOf {
+                period: Period::Month,
+                stat: Stat::Mean
+            }
+        );
+        assert!(stats(&["month.max=2".into()]).is_err());
         assert!(stats(&["p95=2".into()]).is_err());
         assert_eq!(percent("5%").unwrap(), Decimal::from(5));
         assert!(percent("five").is_err());
