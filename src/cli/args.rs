@@ -93,6 +93,10 @@ pub struct ImportArgs {
     /// Stop with exit code 2 on any unreadable line or file instead of listing it.
     #[arg(long)]
     pub strict: bool,
+    /// Walk into folders that symbolic links under PATH lead to (links to
+    /// files are always read; loops are reported either way).
+    #[arg(long)]
+    pub follow_links: bool,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

@@ -545,6 +545,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         until: args.until.clone(),
         project: args.project.clone(),
         session: args.session.clone(),
+        follow_links: args.follow_links,
     };
     let book = match (&args.prices, source) {
         (Some(p), _) => SourceText::read(p, "price book")?,
@@ -594,8 +595,17 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
             for p in prepared {
                 for f in sum.accept(p?) {
                     scenarios += usize::from(!f.csv);
+                    let path = crate::output::name::confined(&args.out, &f.path).map_err(|e| {
+                        InputError::new(format!(
+                            "{}: not written: {} would leave {}",
+                            e.path.display(),
+                            e.why,
+                            args.out.display()
+                        ))
+                        .with_help("tokencast writes imported files only inside --out")
+                    })?;
                     let planned = PlannedFile {
-                        path: args.out.join(f.path),
+                        path,
                         marker: if f.csv {
                             Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
                         } else {

@@ -603,14 +603,20 @@ impl UsageWithIterations {
 /// Every `.jsonl` file under `paths` (a file is taken as it is), sorted,
 /// and the entries that could not be listed (a dangling link, a directory
 /// that cannot be read) as problems.
-pub(super) fn files_under(paths: &[PathBuf]) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
-    files_under_with(paths, &["jsonl"])
+pub(super) fn files_under(
+    paths: &[PathBuf],
+    follow_links: bool,
+) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
+    files_under_with(paths, &["jsonl"], follow_links)
 }
 
-/// [`files_under`] for files ending in any of `extensions`.
+/// [`files_under`] for files ending in any of `extensions`. A symbolic link
+/// to a file is read; a link to a folder is walked only with
+/// `follow_links`, and otherwise listed as a problem that says so.
 pub(super) fn files_under_with(
     paths: &[PathBuf],
     extensions: &[&str],
+    follow_links: bool,
 ) -> (Vec<(PathBuf, PathBuf)>, Vec<Problem>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
@@ -621,8 +627,37 @@ pub(super) fn files_under_with(
             continue;
         }
         let mut found: Vec<PathBuf> = Vec::new();
-        for entry in walkdir::WalkDir::new(root).follow_links(true) {
+        for entry in walkdir::WalkDir::new(root).follow_links(follow_links) {
             match entry {
+                Ok(e) if e.path_is_symlink() && !follow_links && e.depth() > 0 => {
+                    let file = e
+                        .path()
+                        .strip_prefix(root)
+                        .unwrap_or(e.path())
+                        .display()
+                        .to_string();
+                    match std::fs::metadata(e.path()) {
+                        Ok(m) if m.is_file() => {
+                            let p = e.into_path();
+                            if p.extension()
+                                .is_some_and(|x| extensions.iter().any(|e| x == *e))
+                            {
+                                found.push(p);
+                            }
+                        }
+                        Ok(m) if m.is_dir() => problems.push(Problem {
+                            file,
+                            line: 0,
+                            what: "a symbolic link to a folder, not followed (give --follow-links to walk it)".into(),
+                        }),
+                        Ok(_) => {}
+                        Err(io) => problems.push(Problem {
+                            file,
+                            line: 0,
+                            what: format!("cannot be read: {}", io.kind()),
+                        }),
+                    }
+                }
                 Ok(e) if e.file_type().is_file() => {
                     let p = e.into_path();
                     if p.extension()
@@ -683,7 +718,7 @@ pub fn read<E>(
     filter: &Filter,
     mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
 ) -> Result<Import, E> {
-    let (files, listing_problems) = files_under(paths);
+    let (files, listing_problems) = files_under(paths, filter.follow_links);
     // Group by session: the session file and `<session>/subagents/*`
     // share their session id; other files are groups of their own.
     let mut groups: Vec<Vec<(PathBuf, PathBuf)>> = Vec::new();

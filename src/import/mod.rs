@@ -86,6 +86,12 @@ impl Thread {
         }
     }
 
+    /// The thread's name as a file stem: [`Thread::name`] made safe (an
+    /// agent id comes from the log's content).
+    pub fn file_name(&self) -> crate::output::name::FileName {
+        crate::output::name::FileName::from_untrusted(&self.name())
+    }
+
     /// The model that served most of its tokens (ties: the first seen).
     pub fn main_model(&self) -> Option<&str> {
         let mut counts: Vec<(&str, u64)> = Vec::new();
@@ -187,6 +193,10 @@ pub struct Filter {
     pub project: Option<String>,
     /// Only this session id.
     pub session: Option<String>,
+    /// Walk into folders that symbolic links lead to (off: a link to a
+    /// folder is listed and skipped, so a log tree cannot send the walk
+    /// into `/usr`; loops are found and reported either way).
+    pub follow_links: bool,
 }
 
 impl Filter {
@@ -295,7 +305,8 @@ pub(crate) fn read_each_file<E>(
     mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
 ) -> Result<Import, E> {
     use rayon::prelude::*;
-    let (files, listing_problems) = claude_code::files_under_with(paths, extensions);
+    let (files, listing_problems) =
+        claude_code::files_under_with(paths, extensions, filter.follow_links);
     let mut import = Import {
         source: source.into(),
         problems: listing_problems,

@@ -180,7 +180,8 @@ pub fn read<E>(
     filter: &Filter,
     mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
 ) -> Result<Import, E> {
-    let (files, listing_problems) = super::claude_code::files_under_with(paths, &["jsonl", "json"]);
+    let (files, listing_problems) =
+        super::claude_code::files_under_with(paths, &["jsonl", "json"], filter.follow_links);
     let mut import = Import {
         source: "otel".into(),
         problems: listing_problems,

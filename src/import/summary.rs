@@ -9,6 +9,7 @@ use super::{Import, Problem, Session, Skipped, Usage};
 use crate::engine::{simulate, Bounds, SimulateOptions};
 use crate::error::InputError;
 use crate::input::SourceText;
+use crate::output::name::FileName;
 use crate::pricing::{ModelPrices, PriceBook};
 use crate::scenario::{Given, Scenario};
 use rust_decimal::Decimal;
@@ -193,7 +194,7 @@ pub struct Prepared {
     row: SessionRow,
     unpriced: Vec<(String, String, Usage)>,
     /// Thread name, trace CSV, scenario TOML.
-    threads: Vec<(String, Vec<u8>, String)>,
+    threads: Vec<(FileName, Vec<u8>, String)>,
 }
 
 /// The price book the import uses, as written next to the scenarios.
@@ -286,7 +287,7 @@ impl<'a> Summary<'a> {
             }
             let model = t.main_model().unwrap_or("unknown").to_string();
             let prices = price(&model).ok();
-            let name = t.name();
+            let name = t.file_name();
             let trace_name = format!("{name}.csv");
             let spec = ScenarioSpec {
                 source: self.opts.source,
@@ -304,7 +305,7 @@ impl<'a> Summary<'a> {
                 // corrupt log) is listed, not written; the import goes on.
                 let ifs = match replay(
                     s,
-                    &name,
+                    name.as_str(),
                     &toml,
                     &csv,
                     self.book_src,
@@ -366,31 +367,35 @@ impl<'a> Summary<'a> {
         row.replayed_recorded_cost = row.replayed_recorded_cost.normalize();
         let id = row.session.clone();
         let prefix = if self.emitted.insert(id.clone()) {
-            String::new()
+            None
         } else {
             p.first_file
                 .as_deref()
                 .and_then(|f| Path::new(f).file_stem())
-                .map_or(String::new(), |n| format!("{}-", n.to_string_lossy()))
+                .map(|n| n.to_string_lossy().into_owned())
         };
+        // Every path component comes from the log (session id, agent id,
+        // file stem): each goes through `FileName`, so the files stay inside
+        // the output folder whatever the log says.
+        let dir = PathBuf::from(FileName::from_untrusted(&id).as_str());
         let mut files = Vec::new();
         for (name, csv, toml) in p.threads {
-            let stem = format!("{prefix}{name}");
-            let dir = PathBuf::from(&id);
-            let (csv, toml) = if prefix.is_empty() {
-                (csv, toml)
-            } else {
-                let toml = toml.replace(
-                    &format!("file = \"{name}.csv\""),
-                    &format!("file = \"{stem}.csv\""),
-                );
-                (csv, toml)
+            let (stem, toml) = match &prefix {
+                None => (name, toml),
+                Some(prefix) => {
+                    let stem = FileName::from_untrusted(&format!("{prefix}-{name}"));
+                    let toml = toml.replace(
+                        &format!("file = {}", write::quoted(&format!("{name}.csv"))),
+                        &format!("file = {}", write::quoted(&format!("{stem}.csv"))),
+                    );
+                    (stem, toml)
+                }
             };
-            let scenario_path = dir.join(format!("{stem}.toml"));
+            let scenario_path = dir.join(stem.with_suffix(".toml"));
             self.scenarios
                 .push(scenario_path.to_string_lossy().into_owned());
             files.push(OutFile {
-                path: dir.join(format!("{stem}.csv")),
+                path: dir.join(stem.with_suffix(".csv")),
                 bytes: csv,
                 csv: true,
             });
@@ -518,7 +523,7 @@ fn replay(
     book: &PriceBook,
     today: &str,
 ) -> Result<WhatIfs, InputError> {
-    let name = format!("{}/{stem}", s.id);
+    let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
     let src = SourceText {
         name: format!("{name}.toml"),
         text: toml.to_string(),
@@ -529,7 +534,7 @@ fn replay(
     };
     let scenario = Scenario::from_parts(
         &src,
-        Path::new(&s.id),
+        Path::new(FileName::from_untrusted(&s.id).as_str()),
         Some(today),
         Given {
             trace: Some(&trace),

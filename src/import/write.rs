@@ -6,6 +6,7 @@
 //! and models, and timestamps.
 
 use super::{Session, Thread};
+use crate::output::name::display;
 use crate::pricing::ModelPrices;
 use std::fmt::Write as _;
 
@@ -183,8 +184,8 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         out,
         "# tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
         spec.source,
-        s.id,
-        t.name()
+        display(&s.id),
+        display(&t.name())
     );
     let _ = writeln!(
         out,
@@ -194,20 +195,21 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     if spec.prices.is_none() {
         let _ = writeln!(
             out,
-            "# unpriced: `{model}` is not in the price book; give its prices there to simulate."
+            "# unpriced: `{}` is not in the price book; give its prices there to simulate.",
+            display(model)
         );
     }
     let _ = writeln!(
         out,
         "name = {}",
-        quoted(&format!("{}-{}", short(&s.id), t.name()))
+        quoted(&format!("{}-{}", short(&s.id), short_name(&t.name())))
     );
     let _ = writeln!(
         out,
         "question = {}",
         quoted(&format!(
             "What did {} of session {} cost as recorded, and raw or trimmed, on either cache tier, in batch?",
-            t.name(),
+            short_name(&t.name()),
             short(&s.id)
         ))
     );
@@ -278,13 +280,25 @@ fn fmt_seconds(ms: u64) -> String {
 }
 
 /// A TOML string (names come from logs: quote them properly).
-fn quoted(s: &str) -> String {
+pub fn quoted(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
 /// The first 8 characters of an id.
-pub fn short(id: &str) -> &str {
-    id.get(..8).unwrap_or(id)
+pub fn short(id: &str) -> String {
+    id.chars().take(8).collect()
+}
+
+/// A thread name for a scenario's name and question: as it is up to
+/// [`MAX_DISPLAY`](crate::output::name::MAX_DISPLAY) characters, else cut
+/// and marked with its digest.
+fn short_name(name: &str) -> String {
+    use crate::output::name::{short_digest, MAX_DISPLAY};
+    if name.chars().count() <= MAX_DISPLAY {
+        return name.to_string();
+    }
+    let cut: String = name.chars().take(MAX_DISPLAY - 12).collect();
+    format!("{cut}…~{}", short_digest(name))
 }
 
 #[cfg(test)]

@@ -470,6 +470,7 @@ impl Conversion {
     /// The price book as TOML, starting with tokencast's marker line and,
     /// per model, the fields left out.
     pub fn to_toml(&self, file: &str) -> String {
+        use crate::output::name::display;
         #[derive(Serialize)]
         struct Book<'a> {
             models: BTreeMap<&'a str, &'a ModelOut>,
@@ -477,20 +478,22 @@ impl Conversion {
             fees: BTreeMap<String, &'a FeeOut>,
         }
         let mut out = format!(
-            "# tokencast price book, converted from LiteLLM's {file} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals. Where the provider charges no cache\n# write premium (OpenAI, Google: a cache read price and no creation cost), cache_write_5m\n# is the input price. Web search fees are LiteLLM's per-query cost (medium context) × 1,000.\n"
+            "# tokencast price book, converted from LiteLLM's {} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals. Where the provider charges no cache\n# write premium (OpenAI, Google: a cache read price and no creation cost), cache_write_5m\n# is the input price. Web search fees are LiteLLM's per-query cost (medium context) × 1,000.\n",
+            display(file)
         );
         for m in &self.models {
             if !m.skipped.is_empty() {
                 out.push_str(&format!(
                     "# {}: not converted: {}\n",
-                    m.id,
-                    m.skipped.join(", ")
+                    display(&m.id),
+                    display(&m.skipped.join(", "))
                 ));
             }
         }
         for id in &self.unpriced {
             out.push_str(&format!(
-                "# {id}: unpriced (no input or output price per token); left out\n"
+                "# {}: unpriced (no input or output price per token); left out\n",
+                display(id)
             ));
         }
         out.push('\n');

@@ -28,16 +28,19 @@ struct Text {
 }
 
 impl Text {
+    /// A cell as the terminal shows it: text from input (session ids,
+    /// names) has its control characters and bidirectional marks escaped,
+    /// so nothing in a log can move the cursor or reorder a line.
     fn of(c: &Cell) -> Text {
         Text {
-            text: c.display(),
+            text: crate::output::name::terminal(&c.display()),
             numeric: c.is_numeric(),
         }
     }
 
     fn label(s: &str) -> Text {
         Text {
-            text: s.to_string(),
+            text: crate::output::name::terminal(s),
             numeric: false,
         }
     }

@@ -6,6 +6,8 @@
 //! the target's folder that is renamed into place. An interrupted run leaves
 //! the previous file, never half of a new one.
 
+pub mod name;
+
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
