@@ -71,6 +71,11 @@ fn synthetic(calls: usize) -> Scenario {
                 images: 0,
                 documents: 0,
                 recorded: None,
+                request: None,
+                resent_output: None,
+                hidden_output: None,
+                gap_ms: None,
+                compacted: false,
             }
         })
         .collect();
@@ -85,6 +90,9 @@ fn synthetic(calls: usize) -> Scenario {
             bytes_per_token: Decimal::from(4),
             tokenizer_uplift: Decimal::new(13, 1),
             runs_per_day: 100,
+            prefix_measured: false,
+            prefix_cached_tokens: 0,
+            estimate_bytes_per_token: None,
         },
         timing: None,
         what_if: Default::default(),

@@ -88,8 +88,10 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
         "{}",
         rows[0]
     );
+    // Request 1 output 300, of which 128 reasoning: 172 sent back, 128 not;
+    // requests at 10:00:03 and 10:00:08: 5,000 ms apart.
     assert!(
-        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,"),
+        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,172,128,5000,,"),
         "{}",
         rows[0]
     );

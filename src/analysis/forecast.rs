@@ -629,6 +629,8 @@ impl Plan<'_> {
                 bytes,
                 final_output: self.s.assumptions.final_output_tokens,
                 gaps_ms: self.s.timing.as_ref().map(|_| gaps.as_slice()),
+                outputs: None,
+                compactions: None,
             });
             let totals = [runs[0].totals(), runs[1].totals()];
             for (v, pv) in variants.iter().enumerate() {

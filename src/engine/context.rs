@@ -28,7 +28,7 @@
 //! the summary at once.
 
 use super::replay::{Request, Run, Scale, Sums};
-use super::{gaps_ms, Bounds, Sizes};
+use super::{Bounds, Sizes};
 use crate::scenario::{PricedVariant, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -92,15 +92,15 @@ pub fn replay(
     let sizes = Sizes::of(&scenario.trace);
     let pv = &scenario.variants[variant];
     let bytes = sizes.of_results(pv.variant.results);
-    let gaps = scenario
-        .timing
-        .as_ref()
-        .map(|t| gaps_ms(&scenario.trace, t));
+    let gaps = sizes.gaps_ms(scenario.timing.as_ref());
     let run = Run {
         scale: Scale::new(&scenario.assumptions),
         bytes,
         final_output: scenario.assumptions.final_output_tokens,
         gaps_ms: gaps.as_deref(),
+        outputs: sizes.outputs.as_ref(),
+        // Strategies replay the run as if nothing had been compacted.
+        compactions: None,
     };
     strategies
         .par_iter()
@@ -118,6 +118,9 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         bytes: sizes.of_results(pv.variant.results),
         final_output: scenario.assumptions.final_output_tokens,
         gaps_ms: None,
+        outputs: sizes.outputs.as_ref(),
+        // Strategies replay the run as if nothing had been compacted.
+        compactions: None,
     };
     let [lower, upper] = [0, 1].map(|bound| {
         Requests::new(&run, bound, strategy)
@@ -209,16 +212,15 @@ impl<'a> Requests<'a> {
         self.run.bytes.len() as u64
     }
 
-    fn num(&self, steps: u64, cum: u128) -> i128 {
-        self.run.scale.numerators(steps, cum)[self.bound]
+    /// Request k's prompt numerator with `cum` bytes of context, and the
+    /// output of requests `from..k` sent back (`from` = 0: all of it).
+    fn num(&self, from: u64, k: u64, cum: u128) -> i128 {
+        let out = self.run.resent(k) - self.run.resent(from);
+        self.run.scale.numerators_out(out, cum)[self.bound]
     }
 
     fn output(&self, k: u64) -> u64 {
-        if k < self.n() {
-            self.run.scale.output_tokens()
-        } else {
-            self.run.final_output
-        }
+        self.run.billed(k)
     }
 
     fn gap(&self, k: u64) -> u64 {
@@ -255,7 +257,7 @@ impl<'a> Requests<'a> {
 
     fn plain(&self) -> impl Iterator<Item = Request> + '_ {
         (0..=self.n()).map(move |k| {
-            let prompt = self.num(k, self.cum[k as usize]);
+            let prompt = self.num(0, k, self.cum[k as usize]);
             Request {
                 prompt,
                 keep: prompt,
@@ -271,11 +273,11 @@ impl<'a> Requests<'a> {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
             let present = self.cum[j as usize] - self.cum[(first - 1) as usize];
-            let prompt = self.num(j, present);
+            let prompt = self.num(0, j, present);
             // Result j−K−1 leaves now: the prefix breaks where it stood.
             let keep_num = match j.checked_sub(keep + 1) {
                 Some(gone) if gone >= 1 && self.run.bytes[(gone - 1) as usize] > 0 => {
-                    self.num(gone, 0)
+                    self.num(0, gone, 0)
                 }
                 _ => prompt,
             };
@@ -301,7 +303,7 @@ impl<'a> Requests<'a> {
         let den = self.run.scale.denominators()[self.bound];
         (0..=self.n()).flat_map(move |k| {
             let cum = self.cum[k as usize];
-            let prompt = self.num(k - base_step, cum - base_cum) + i128::from(summary) * den;
+            let prompt = self.num(base_step, k, cum - base_cum) + i128::from(summary) * den;
             match when(k, prompt).filter(|_| k > 0) {
                 None => vec![Request {
                     prompt,
@@ -314,7 +316,7 @@ impl<'a> Requests<'a> {
                     base_step = k;
                     base_cum = cum;
                     summary = s;
-                    let prefix = self.num(0, 0);
+                    let prefix = self.num(0, 0, 0);
                     vec![
                         Request {
                             prompt,

@@ -17,7 +17,7 @@ use crate::scenario::{
     Assumptions, Cache, Content, PriceDate, PricedVariant, Scenario, Timing, TraceCall,
 };
 pub use bounds::Bounds;
-use replay::{Run, Scale};
+use replay::{Compactions, Run, Scale, StepOutputs};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 pub use stats::{CapabilityStats, Ledger};
@@ -327,31 +327,180 @@ fn rows_all() -> RowsKept {
     RowsKept::All
 }
 
-/// The tool results that enter the context, and their sizes raw and trimmed.
-struct Sizes<'a> {
-    results: Vec<&'a TraceCall>,
-    raw: Vec<u64>,
-    trimmed: Vec<u64>,
+/// The tool results that enter the context, and the steps they form: the
+/// context that enters before each request after the first, raw and
+/// trimmed. A hand-written trace has one step per result; an imported one
+/// (every row names its `request`) has one step per recorded request, which
+/// may follow several results, or only a user message or attachment.
+pub(crate) struct Sizes<'a> {
+    pub(crate) results: Vec<&'a TraceCall>,
+    /// Per step, bytes raw and trimmed.
+    pub(crate) raw: Vec<u64>,
+    pub(crate) trimmed: Vec<u64>,
+    /// The step each result belongs to (0-based).
+    pub(crate) step_of: Vec<usize>,
+    /// The call number of each step's last result.
+    pub(crate) calls: Vec<Option<u32>>,
+    /// Each request's output, when the trace records it.
+    pub(crate) outputs: Option<StepOutputs>,
+    /// The recorded gap before each request (index 0: the first), when the
+    /// trace records it.
+    pub(crate) gaps: Option<Vec<u64>>,
+    /// Per step, the tool latency since the previous request (every row's,
+    /// errors and replays included).
+    pub(crate) tool_ms: Vec<u64>,
+    /// Recorded compactions, when the trace marks any: for raw and for
+    /// trimmed results.
+    pub(crate) compactions: Option<[Compactions; 2]>,
+    /// The recorded model of each request 0..=N (imported traces; the
+    /// first request's is not in the trace).
+    pub(crate) models: Vec<Option<&'a str>>,
 }
 
 impl<'a> Sizes<'a> {
-    fn of(trace: &'a [TraceCall]) -> Sizes<'a> {
+    pub(crate) fn of(trace: &'a [TraceCall]) -> Sizes<'a> {
         let results: Vec<&TraceCall> = trace.iter().filter(|c| c.enters_context()).collect();
-        Sizes {
-            raw: results.iter().map(|c| c.raw_bytes.unwrap_or(0)).collect(),
-            trimmed: results
-                .iter()
-                .map(|c| c.trimmed_bytes.unwrap_or(0))
-                .collect(),
-            results,
+        let grouped = !results.is_empty() && results.iter().all(|c| c.request.is_some());
+        let mut sizes = Sizes {
+            raw: Vec::with_capacity(results.len()),
+            trimmed: Vec::with_capacity(results.len()),
+            step_of: Vec::with_capacity(results.len()),
+            calls: Vec::with_capacity(results.len()),
+            outputs: None,
+            gaps: None,
+            tool_ms: Vec::with_capacity(results.len()),
+            compactions: None,
+            models: Vec::new(),
+            results: Vec::new(),
+        };
+        // Latency of every row since the last result, per result.
+        let mut latency = Vec::with_capacity(results.len());
+        let mut pending = 0u64;
+        for c in trace {
+            pending = pending.saturating_add(c.latency_ms);
+            if c.enters_context() {
+                latency.push(pending);
+                pending = 0;
+            }
         }
+        // The first row of each step, for its output and gap.
+        let mut firsts: Vec<&TraceCall> = Vec::new();
+        let mut last_request = None;
+        for (c, ms) in results.iter().zip(latency) {
+            let new_step = !grouped || c.request != last_request;
+            last_request = c.request;
+            if new_step {
+                sizes.raw.push(0);
+                sizes.trimmed.push(0);
+                sizes.calls.push(None);
+                sizes.tool_ms.push(0);
+                firsts.push(c);
+            }
+            let k = sizes.raw.len() - 1;
+            sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(ms);
+            sizes.raw[k] = sizes.raw[k].saturating_add(c.raw_bytes.unwrap_or(0));
+            sizes.trimmed[k] = sizes.trimmed[k].saturating_add(c.trimmed_bytes.unwrap_or(0));
+            sizes.calls[k] = c.call.or(sizes.calls[k]);
+            sizes.step_of.push(k);
+        }
+        if grouped && firsts.iter().all(|c| c.resent_output.is_some()) {
+            let mut resent = Vec::with_capacity(firsts.len() + 1);
+            resent.push(0u128);
+            let mut total = 0u128;
+            let mut billed = Vec::with_capacity(firsts.len());
+            for c in &firsts {
+                let r = c.resent_output.unwrap_or(0);
+                total += u128::from(r);
+                resent.push(total);
+                billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
+            }
+            sizes.outputs = Some(StepOutputs { billed, resent });
+        }
+        if grouped && firsts.iter().all(|c| c.gap_ms.is_some()) {
+            let mut gaps = Vec::with_capacity(firsts.len() + 1);
+            gaps.push(0);
+            gaps.extend(firsts.iter().map(|c| c.gap_ms.unwrap_or(0)));
+            sizes.gaps = Some(gaps);
+        }
+        if grouped {
+            sizes.models.push(None);
+            sizes.models.extend(
+                firsts
+                    .iter()
+                    .map(|c| c.recorded.as_ref().and_then(|r| r.model.as_deref())),
+            );
+        }
+        if grouped && firsts.iter().any(|c| c.compacted) {
+            let of = |bytes: &[u64]| {
+                let n = firsts.len();
+                let mut c = Compactions {
+                    bytes: vec![0; n + 1],
+                    since: vec![0; n + 1],
+                    at: vec![false; n + 1],
+                };
+                let (mut cum, mut base, mut since) = (0u128, 0u128, 0u64);
+                for (k, first) in firsts.iter().enumerate() {
+                    // Step k precedes request k+1: everything before it is gone.
+                    if first.compacted {
+                        base = cum;
+                        since = k as u64 + 1;
+                        c.at[k + 1] = true;
+                    }
+                    cum += u128::from(bytes[k]);
+                    c.bytes[k + 1] = base;
+                    c.since[k + 1] = since;
+                }
+                c
+            };
+            sizes.compactions = Some([of(&sizes.raw), of(&sizes.trimmed)]);
+        }
+        sizes.results = results;
+        sizes
     }
 
-    fn of_results(&self, results: Content) -> &[u64] {
+    pub(crate) fn of_results(&self, results: Content) -> &[u64] {
         match results {
             Content::Raw => &self.raw,
             Content::Trimmed => &self.trimmed,
         }
+    }
+
+    /// For a variant that prices each request on its recorded model: the
+    /// index of each request's rates (0: the variant's own; i: `by_model[i−1]`).
+    pub(crate) fn model_index(&self, pv: &PricedVariant) -> Option<Vec<u16>> {
+        if pv.by_model.is_empty() || self.models.is_empty() {
+            return None;
+        }
+        Some(
+            self.models
+                .iter()
+                .map(|m| {
+                    m.and_then(|m| pv.by_model.iter().position(|b| b.model == m))
+                        .map_or(0, |i| i as u16 + 1)
+                })
+                .collect(),
+        )
+    }
+
+    /// The recorded compactions for `results`.
+    pub(crate) fn compactions_of(&self, results: Content) -> Option<&Compactions> {
+        self.compactions.as_ref().map(|c| match results {
+            Content::Raw => &c[0],
+            Content::Trimmed => &c[1],
+        })
+    }
+
+    /// The gap before each request: as recorded, else from the scenario's timing.
+    pub(crate) fn gaps_ms(&self, timing: Option<&Timing>) -> Option<Vec<u64>> {
+        self.gaps.clone().or_else(|| timing.map(|t| self.timed(t)))
+    }
+
+    /// The gap before each request from `timing`: each step's tool
+    /// latency, the model's time per step and the pauses.
+    pub(crate) fn timed(&self, timing: &Timing) -> Vec<u64> {
+        let mut gaps = Vec::with_capacity(self.tool_ms.len() + 1);
+        timing.gaps_into(self.tool_ms.iter().copied(), &mut gaps);
+        gaps
     }
 }
 
@@ -360,18 +509,22 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions;
     let sizes = Sizes::of(&scenario.trace);
     let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
-    let calls: Vec<Option<u32>> = results.iter().map(|c| c.call).collect();
     let rows = row_set(opts.rows, raw, trimmed, &scenario.variants);
     let scale = Scale::new(a);
     let window = scenario.prices.context_window_tokens;
+    let gaps = sizes.gaps_ms(scenario.timing.as_ref());
+    let run_of = |results| Run {
+        scale,
+        bytes: sizes.of_results(results),
+        final_output: a.final_output_tokens,
+        gaps_ms: gaps.as_deref(),
+        outputs: sizes.outputs.as_ref(),
+        compactions: sizes.compactions_of(results),
+    };
     let context = vec![
-        profile(Content::Raw, raw, &calls, a, scale, &rows, window),
-        profile(Content::Trimmed, trimmed, &calls, a, scale, &rows, window),
+        profile(Content::Raw, &run_of(Content::Raw), &sizes.calls, a, &rows, window),
+        profile(Content::Trimmed, &run_of(Content::Trimmed), &sizes.calls, a, &rows, window),
     ];
-    let gaps = scenario
-        .timing
-        .as_ref()
-        .map(|t| gaps_ms(&scenario.trace, t));
     let ledger = Ledger::of(&scenario.trace);
     let data_fee = Bounds::exact(ledger.total_usd);
     let tool_fees = fee_lines(scenario);
@@ -382,19 +535,18 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants
         .iter()
         .map(|pv| {
-            let bytes = sizes.of_results(pv.variant.results);
-            let run = Run {
-                scale,
-                bytes,
-                final_output: a.final_output_tokens,
-                gaps_ms: gaps.as_deref(),
-            };
+            let run = run_of(pv.variant.results);
             let mut request_costs = Vec::new();
-            let priced = run.price(
-                pv.variant.cache,
-                &pv.rates,
-                rows.any().then_some((&rows, &mut request_costs)),
-            );
+            let keep = rows.any().then_some((&rows, &mut request_costs));
+            let priced = match sizes.model_index(pv) {
+                Some(index) => {
+                    let rates: Vec<&crate::pricing::Rates> = std::iter::once(&pv.rates)
+                        .chain(pv.by_model.iter().map(|m| &m.rates))
+                        .collect();
+                    run.price_by_model(pv.variant.cache, &rates, &index, keep)
+                }
+                None => run.price(pv.variant.cache, &pv.rates, keep),
+            };
             let cost = breakdown(&priced, data_fee, tool_fee);
             VariantResult {
                 variant: pv.clone(),
@@ -408,14 +560,14 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         })
         .collect();
 
-    let attribution = attribute(results, a, &scenario.variants, &rows);
+    let attribution = attribute(&sizes, a, &scenario.variants, &rows);
     let trace = match &rows {
         RowSet::Nothing => Vec::new(),
         RowSet::Everything => scenario.trace.clone(),
         RowSet::Selected(_) => results
             .iter()
             .enumerate()
-            .filter(|(j, _)| rows.has(j + 1))
+            .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
             .map(|(_, c)| (*c).clone())
             .collect(),
     };
@@ -428,12 +580,16 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         inputs: scenario.inputs.clone(),
         prices: scenario.prices.clone(),
         other_prices: scenario.variants.iter().fold(Vec::new(), |mut out, v| {
-            if v.model != scenario.prices.model
-                && !out
-                    .iter()
-                    .any(|p: &crate::pricing::ModelPrices| p.model == v.model)
-            {
-                out.push(v.prices.clone());
+            let models = std::iter::once((&v.model, &v.prices))
+                .chain(v.by_model.iter().map(|m| (&m.model, &m.prices)));
+            for (model, prices) in models {
+                if *model != scenario.prices.model
+                    && !out
+                        .iter()
+                        .any(|p: &crate::pricing::ModelPrices| &p.model == model)
+                {
+                    out.push(prices.clone());
+                }
             }
             out
         }),
@@ -537,18 +693,14 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         }
     }
     let rows = RowSet::Selected(keep);
-    let own_gaps = scenario
-        .timing
-        .as_ref()
-        .map(|t| gaps_ms(&scenario.trace, t));
+    let own_gaps = sizes.gaps_ms(scenario.timing.as_ref());
     let untimed = Timing {
         model_ms_per_step: 0,
         pauses: Vec::new(),
     };
-    let resume_gaps = gaps_ms(
-        &scenario.trace,
-        scenario.timing.as_ref().unwrap_or(&untimed),
-    );
+    let resume_gaps = own_gaps
+        .clone()
+        .unwrap_or_else(|| sizes.timed(scenario.timing.as_ref().unwrap_or(&untimed)));
     let scale = Scale::new(a);
     let mut start_over_sum = Vec::new();
     let mut resume_sum = Vec::new();
@@ -562,6 +714,8 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 bytes,
                 final_output: a.final_output_tokens,
                 gaps_ms: own_gaps.as_deref(),
+                outputs: sizes.outputs.as_ref(),
+                compactions: sizes.compactions_of(pv.variant.results),
             };
             let resumed = Run {
                 gaps_ms: Some(&resume_gaps),
@@ -623,13 +777,13 @@ pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
 
 fn profile(
     results: Content,
-    bytes: &[u64],
+    run: &Run,
     calls: &[Option<u32>],
     a: &Assumptions,
-    scale: Scale,
     rows: &RowSet,
     window: Option<u64>,
 ) -> ContextProfile {
+    let (bytes, scale) = (run.bytes, run.scale);
     let n = bytes.len() as u64;
     let window_num = window.map(|w| scale.tokens(w)[1]);
     let mut first_over_window = None;
@@ -645,7 +799,7 @@ fn profile(
         if k > 0 {
             cum += u128::from(bytes[(k - 1) as usize]);
         }
-        let num = scale.numerators(k, cum);
+        let num = run.numerators(k, cum);
         sum = [sum[0] + num[0], sum[1] + num[1]];
         last = num;
         if first_over_window.is_none() && window_num.is_some_and(|w| num[1] > w) {
@@ -664,11 +818,7 @@ fn profile(
                 input,
                 cache_write: input - before,
                 cache_read: before,
-                output: if k < n {
-                    a.output_tokens_per_step
-                } else {
-                    a.final_output_tokens
-                },
+                output: run.billed(k),
             });
         }
         previous = Some(num);
@@ -684,7 +834,7 @@ fn profile(
         input_tokens,
         cache_write_tokens: final_request_input,
         cache_read_tokens: input_tokens - final_request_input,
-        output_tokens: n * a.output_tokens_per_step + a.final_output_tokens,
+        output_tokens: run.total_output() as u64,
         per_request,
         first_over_window,
     }
@@ -749,17 +899,20 @@ pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
 }
 
 fn attribute(
-    results: &[&TraceCall],
+    sizes: &Sizes,
     a: &Assumptions,
     variants: &[PricedVariant],
     rows: &RowSet,
 ) -> Vec<ResultAttribution> {
-    let n = results.len() as u64;
-    results
+    let n = sizes.raw.len() as u64;
+    sizes
+        .results
         .iter()
         .enumerate()
-        .filter(|(j, _)| rows.has(j + 1))
+        .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
         .map(|(j, c)| {
+            // Its step enters before request step+1 and every later one.
+            let j = sizes.step_of[j];
             let raw_bytes = c.raw_bytes.unwrap_or(0);
             let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
             let raw_tokens = result_tokens(raw_bytes, a);
@@ -840,6 +993,11 @@ pub(crate) mod tests {
             images: 0,
             documents: 0,
             recorded: None,
+            request: None,
+            resent_output: None,
+            hidden_output: None,
+            gap_ms: None,
+            compacted: false,
         }
     }
 
@@ -876,6 +1034,9 @@ pub(crate) mod tests {
                 bytes_per_token: d("4"),
                 tokenizer_uplift: d("1.5"),
                 runs_per_day: 3,
+                prefix_measured: false,
+                prefix_cached_tokens: 0,
+                estimate_bytes_per_token: None,
             },
             timing: None,
             what_if: Default::default(),

@@ -27,6 +27,9 @@ pub(crate) struct Scale {
     pb: i128,
     mu: i128,
     pu: i128,
+    measured_prefix: bool,
+    /// Prefix tokens already cached at the first request.
+    cached: i128,
 }
 
 impl Scale {
@@ -40,23 +43,42 @@ impl Scale {
             pb: 10i128.pow(b.scale()),
             mu: u.mantissa(),
             pu: 10i128.pow(u.scale()),
+            measured_prefix: a.prefix_measured,
+            cached: i128::from(a.prefix_cached_tokens),
         }
     }
 
     /// Numerators of request k+1's input (k results before it, `cum` bytes).
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
-        let k = k as i128;
-        let cum = cum as i128;
-        let carried = self.p * self.mb + cum * self.pb;
-        [
-            carried + k * self.o * self.mb,
-            self.mu * carried + k * self.o * self.mb * self.pu,
-        ]
+        self.numerators_out(k as u128 * self.o as u128, cum)
     }
 
-    /// Output tokens per step (o).
-    pub(crate) fn output_tokens(&self) -> u64 {
-        self.o as u64
+    /// The prefix already cached at the first request, per bound (None: cold).
+    pub(crate) fn warm(&self) -> [Option<i128>; 2] {
+        if self.cached == 0 {
+            return [None, None];
+        }
+        let d = self.denominators();
+        [Some(self.cached * d[0]), Some(self.cached * d[1])]
+    }
+
+    /// Numerators of a request whose prompt holds `out` tokens of earlier
+    /// output sent back and `cum` bytes of results and other context.
+    /// Output is in the model's own tokens and never uplifted; so is the
+    /// prefix when it was measured.
+    pub(crate) fn numerators_out(&self, out: u128, cum: u128) -> [i128; 2] {
+        let out = out as i128;
+        let cum = cum as i128;
+        let carried = self.p * self.mb + cum * self.pb;
+        let upper = if self.measured_prefix {
+            self.p * self.mb * self.pu + self.mu * cum * self.pb
+        } else {
+            self.mu * carried
+        };
+        [
+            carried + out * self.mb,
+            upper + out * self.mb * self.pu,
+        ]
     }
 
     /// Denominators: lower, upper.
@@ -236,9 +258,93 @@ pub(crate) struct Run<'a> {
     pub bytes: &'a [u64],
     pub final_output: u64,
     pub gaps_ms: Option<&'a [u64]>,
+    /// Each request's own output, when the trace records it; otherwise
+    /// every request but the last emits `o`, all of it sent back.
+    pub outputs: Option<&'a StepOutputs>,
+    /// Recorded compactions, when the trace marks any.
+    pub compactions: Option<&'a Compactions>,
+}
+
+/// What each request of a recorded run emitted (imported traces): request
+/// k (0-based, k < N) is billed `billed[k]` output tokens, of which the
+/// prompts after it carry the part sent back; `resent[k]` is the total sent
+/// back in request k's prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct StepOutputs {
+    /// Per request 0..N−1 (the last request's is the final answer).
+    pub billed: Vec<u64>,
+    /// Per request 0..=N: earlier output in its prompt (`resent[0]` = 0).
+    pub resent: Vec<u128>,
+}
+
+/// Where a recorded run's context was compacted (imported traces): request
+/// k's prompt holds the prefix, the bytes entered since `bytes[k]` and the
+/// output sent back since `resent[k]`; at a compaction both move up to the
+/// request, and the cache keeps only the prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Compactions {
+    /// Per request 0..=N: bytes entered before the last compaction.
+    pub bytes: Vec<u128>,
+    /// Per request 0..=N: the request the last compaction came before (0:
+    /// none); output of requests before it is no longer sent back.
+    pub since: Vec<u64>,
+    /// Per request 0..=N: compacted right before it.
+    pub at: Vec<bool>,
 }
 
 impl Run<'_> {
+    /// Output tokens sent back in request k's prompt.
+    pub(crate) fn resent(&self, k: u64) -> u128 {
+        match self.outputs {
+            Some(o) => o.resent[k as usize],
+            None => u128::from(k) * self.scale.o as u128,
+        }
+    }
+
+    /// Output tokens request k is billed for.
+    pub(crate) fn billed(&self, k: u64) -> u64 {
+        if k >= self.bytes.len() as u64 {
+            return self.final_output;
+        }
+        match self.outputs {
+            Some(o) => o.billed[k as usize],
+            None => self.scale.o as u64,
+        }
+    }
+
+    /// Numerators of request k's input, `cum` bytes of context before it
+    /// (less what a recorded compaction removed).
+    pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
+        match self.compactions {
+            Some(c) => {
+                let k = k as usize;
+                self.scale.numerators_out(
+                    self.resent(k as u64) - self.resent(c.since[k]),
+                    cum - c.bytes[k],
+                )
+            }
+            None => self.scale.numerators_out(self.resent(k), cum),
+        }
+    }
+
+    /// Whether request k follows a recorded compaction.
+    fn compacted(&self, k: u64) -> bool {
+        self.compactions.is_some_and(|c| c.at[k as usize])
+    }
+
+    /// Output billed over the whole run.
+    pub(crate) fn total_output(&self) -> i128 {
+        match self.outputs {
+            Some(o) => {
+                o.billed.iter().map(|b| i128::from(*b)).sum::<i128>()
+                    + i128::from(self.final_output)
+            }
+            None => {
+                i128::from(self.bytes.len() as u64) * self.scale.o + i128::from(self.final_output)
+            }
+        }
+    }
+
     /// Replays every request under `rates` with cache tier `cache`.
     /// `per_request`, when given, receives each request's model cost.
     pub(crate) fn price(
@@ -256,11 +362,11 @@ impl Run<'_> {
     /// Σ of every request's input numerators, and the last request's.
     pub(crate) fn totals(&self) -> ([i128; 2], [i128; 2]) {
         let mut cum: u128 = 0;
-        let mut sum = self.scale.numerators(0, 0);
+        let mut sum = self.numerators(0, 0);
         let mut last = sum;
         for (k, b) in self.bytes.iter().enumerate() {
             cum += u128::from(*b);
-            last = self.scale.numerators(k as u64 + 1, cum);
+            last = self.numerators(k as u64 + 1, cum);
             sum = [sum[0] + last[0], sum[1] + last[1]];
         }
         (sum, last)
@@ -289,7 +395,6 @@ impl Run<'_> {
         per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Tally {
-        let n = self.bytes.len() as u64;
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
         let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
@@ -297,10 +402,12 @@ impl Run<'_> {
             || (caches
                 && (min.is_some()
                     || self.gaps_ms.is_some()
+                    || self.compactions.is_some()
+                    || self.scale.cached > 0
                     || rates.cache_storage_per_hour.is_some()));
         if !rules && per_request.is_none() {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
-            let out = i128::from(n) * self.scale.o + i128::from(self.final_output);
+            let out = self.total_output();
             let mut sums = [Sums::default(); 2];
             for i in 0..2 {
                 sums[i].output[0] = out * dens[i];
@@ -375,6 +482,64 @@ impl Run<'_> {
         cache: Cache,
         rates: &Rates,
         wants: &dyn Fn(usize) -> bool,
+        at: impl FnMut(&Step),
+    ) -> ([Sums; 2], Counts) {
+        self.walk_only(cache, rates, None, wants, at)
+    }
+
+    /// Prices a run whose requests ran on several models (a recorded
+    /// session): request k on `rates[models[k]]`. Each model's requests are
+    /// replayed under its own rules, and a change of model breaks the cache
+    /// (the other model has no copy of the prefix). `per_request` receives
+    /// every kept request's cost, in order.
+    pub(crate) fn price_by_model(
+        &self,
+        cache: Cache,
+        rates: &[&Rates],
+        models: &[u16],
+        mut per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
+    ) -> Priced {
+        let mut total = Priced::default();
+        let mut rows: Vec<(usize, Bounds)> = Vec::new();
+        for (m, r) in rates.iter().enumerate() {
+            let m = m as u16;
+            if !models.contains(&m) {
+                continue;
+            }
+            let keep = per_request.as_ref().map(|p| p.0);
+            let wants = |k: usize| keep.is_some_and(|rows| rows.has(k));
+            let (sums, counts) = self.walk_only(cache, r, Some((models, m)), &wants, |step| {
+                let p = self.usd(step.delta(), r);
+                rows.push((
+                    step.k,
+                    p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage,
+                ));
+            });
+            let p = self.usd(sums, r);
+            total.uncached_input = total.uncached_input + p.uncached_input;
+            total.cache_write = total.cache_write + p.cache_write;
+            total.cache_read = total.cache_read + p.cache_read;
+            total.output = total.output + p.output;
+            total.storage = total.storage + p.storage;
+            total.counts.expiries += counts.expiries;
+            total.counts.uncacheable += counts.uncacheable;
+            total.counts.long_context += counts.long_context;
+        }
+        if let Some((_, out)) = per_request.as_mut() {
+            rows.sort_by_key(|r| r.0);
+            out.extend(rows.into_iter().map(|r| r.1));
+        }
+        total
+    }
+
+    /// [`Run::walk`] over the requests `only` keeps (`models[k] == m`): the
+    /// others add nothing and leave the cache cold for the next one kept.
+    fn walk_only(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        only: Option<(&[u16], u16)>,
+        wants: &dyn Fn(usize) -> bool,
         mut at: impl FnMut(&Step),
     ) -> ([Sums; 2], Counts) {
         let n = self.bytes.len() as u64;
@@ -388,26 +553,30 @@ impl Run<'_> {
             .map(|lc| self.scale.tokens(lc.threshold_tokens))
             .collect();
         let stores = caches && rates.cache_storage_per_hour.is_some();
+        let prefix = self.scale.numerators_out(0, 0);
         let mut sums = [Sums::default(); 2];
-        let mut prev: [Option<i128>; 2] = [None, None];
+        // What an earlier run left in the cache for the first request.
+        let warm = self.scale.warm();
+        let mut prev: [Option<i128>; 2] = warm;
         let mut counts = Counts::default();
         let mut cum: u128 = 0;
         for k in 0..=n {
             if k > 0 {
                 cum += u128::from(self.bytes[(k - 1) as usize]);
             }
-            let num = self.scale.numerators(k, cum);
-            let out = if k < n {
-                self.scale.o as u64
-            } else {
-                self.final_output
-            };
+            if only.is_some_and(|(models, m)| models.get(k as usize) != Some(&m)) {
+                prev = [None, None];
+                continue;
+            }
+            let num = self.numerators(k, cum);
+            let out = self.billed(k);
             let gap = match (k, self.gaps_ms) {
                 (1.., Some(gaps)) => gaps[k as usize],
                 _ => 0,
             };
             let expired =
                 matches!((k, lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life);
+            let compacted = self.compacted(k);
             let kept = wants(k as usize);
             let before = if kept { sums } else { [Sums::default(); 2] };
 
@@ -429,7 +598,9 @@ impl Run<'_> {
                         counts.uncacheable += 1;
                     }
                 } else {
-                    match prev[i] {
+                    // After a compaction only the prefix is still cached.
+                    let shared = prev[i].map(|p| if compacted { p.min(prefix[i]) } else { p });
+                    match shared {
                         Some(p) if !expired => {
                             s.write[tier] += num[i] - p;
                             s.read[tier] += p;

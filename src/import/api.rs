@@ -346,6 +346,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                         .transpose()?
                         .unwrap_or_default();
                     out.push(ToolResult {
+                        kind: super::ContextKind::Tool,
                         tool: names
                             .get(&f.id)
                             .cloned()
@@ -380,6 +381,8 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
             Some(humantime::format_rfc3339_millis(t).to_string())
         });
         thread.requests.push(Request {
+            hidden_output: 0,
+            compacted_before: false,
             message_id: resp.id.clone().unwrap_or_else(|| format!("{stem}#{k}")),
             at_ms: timestamp.as_deref().and_then(epoch_ms),
             timestamp,

@@ -24,6 +24,7 @@
 use super::content::ResultContent;
 use super::lines::{Line, Lines, MAX_LINE_BYTES};
 use super::{
+    ContextKind,
     epoch_ms, Filter, Import, Problem, Request, Session, Skipped, Thread, ToolResult, Usage,
 };
 use rayon::prelude::*;
@@ -74,6 +75,10 @@ struct LineRec<'a> {
     timestamp: Option<String>,
     subtype: Option<String>,
     message: Option<Message<'a>>,
+    /// An `attachment` line's payload, as JSON bytes (hook output,
+    /// reminders, skill listings, tool-list changes: context the client
+    /// sends with the next request).
+    attachment_bytes: Option<u64>,
 }
 
 /// The error a line's reader stops with once it has every field it needs.
@@ -112,6 +117,10 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
                     self.0.is_sidechain = map.next_value::<Option<bool>>()?.unwrap_or(false)
                 }
                 "subtype" => self.0.subtype = map.next_value()?,
+                "attachment" => {
+                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
+                    self.0.attachment_bytes = Some(raw.get().len() as u64);
+                }
                 _ => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -185,8 +194,9 @@ struct CacheCreation {
 struct UsageWithIterations {
     #[serde(flatten)]
     top: UsageRaw,
+    /// Absent, `null` (CLI 2.1.1xx) or the server-side iterations.
     #[serde(default)]
-    iterations: Vec<UsageRaw>,
+    iterations: Option<Vec<UsageRaw>>,
 }
 
 impl UsageRaw {
@@ -206,9 +216,9 @@ impl UsageRaw {
     }
 }
 
-/// `message.content`: a string (ignored) or content blocks.
+/// `message.content`: a string (only its length is kept) or content blocks.
 #[derive(Default)]
-struct Blocks<'a>(Vec<Block<'a>>);
+struct Blocks<'a>(Vec<Block<'a>>, u64);
 
 #[derive(Deserialize)]
 struct Block<'a> {
@@ -224,6 +234,8 @@ struct Block<'a> {
     is_error: Option<bool>,
     #[serde(default, borrow)]
     content: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    text: Option<&'a serde_json::value::RawValue>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
@@ -234,8 +246,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a string or a list of content blocks")
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Blocks<'a>, E> {
-                Ok(Blocks::default())
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Blocks<'a>, E> {
+                Ok(Blocks(Vec::new(), text.len() as u64))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Blocks<'a>, E> {
                 Ok(Blocks::default())
@@ -245,22 +257,28 @@ impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
                 while let Some(b) = seq.next_element::<Block<'a>>()? {
                     out.push(b);
                 }
-                Ok(Blocks(out))
+                Ok(Blocks(out, 0))
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
-/// Line types that carry nothing to count.
-const QUIET_TYPES: [&str; 7] = [
+/// Line types that carry nothing to count (client state, titles, modes).
+const QUIET_TYPES: [&str; 13] = [
     "summary",
     "progress",
     "file-history-snapshot",
+    "file-history-delta",
     "queue-operation",
     "system",
     "result",
     "custom-title",
+    "ai-title",
+    "permission-mode",
+    "mode",
+    "last-prompt",
+    "bridge-session",
 ];
 
 // ── One file ───────────────────────────────────────────────────────────────
@@ -388,6 +406,8 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
     let mut by_message: HashMap<String, usize> = HashMap::new();
     let mut tool_uses: HashMap<String, (String, Option<i64>)> = HashMap::new();
     let mut pending: HashMap<Option<String>, Vec<usize>> = HashMap::new();
+    // Threads whose next request follows a compaction marker.
+    let mut compacted: HashSet<Option<String>> = HashSet::new();
     loop {
         let (number, line) = match lines.next_line() {
             Ok(Some(l)) => l,
@@ -493,9 +513,12 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                         rec.results[j].carried_by = Some(id.clone());
                     }
                 }
+                let compacted_before = compacted.remove(&thread);
                 rec.requests.push(FileRequest {
                     thread,
                     request: Request {
+                        compacted_before,
+                        hidden_output: 0,
                         message_id: id,
                         timestamp: parsed.timestamp,
                         at_ms,
@@ -507,6 +530,28 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
             "user" => {
                 let Some(msg) = parsed.message else { continue };
                 let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+                // What the user (or the client on the user's behalf) sent
+                // besides tool results: text and images.
+                let mut typed = ResultContent {
+                    bytes: msg.content.1,
+                    ..ResultContent::default()
+                };
+                for b in &msg.content.0 {
+                    match &*b.kind {
+                        "text" => {
+                            typed.bytes += b
+                                .text
+                                .and_then(|t| ResultContent::measure(t).ok())
+                                .map_or(0, |c| c.bytes)
+                        }
+                        "image" => typed.images += 1,
+                        "document" => typed.documents += 1,
+                        _ => {}
+                    }
+                }
+                if typed != ResultContent::default() {
+                    rec.push_context(&thread, ContextKind::User, typed, at_ms, &mut pending);
+                }
                 for b in msg.content.0 {
                     if b.kind != "tool_result" {
                         continue;
@@ -540,6 +585,7 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                         tool_use_id: use_id,
                         carried_by: None,
                         result: ToolResult {
+                            kind: super::ContextKind::Tool,
                             tool,
                             bytes: c.bytes,
                             images: c.images,
@@ -552,8 +598,19 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     });
                 }
             }
+            "attachment" => {
+                let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+                let measured = ResultContent {
+                    bytes: parsed.attachment_bytes.unwrap_or(0),
+                    ..ResultContent::default()
+                };
+                rec.push_context(&thread, ContextKind::Attachment, measured, at_ms, &mut pending);
+            }
             "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
                 rec.compactions += 1;
+                compacted.insert(thread.clone());
+                // What was waiting is now inside the summary, not sent as it was.
+                pending.remove(&thread);
             }
             k if QUIET_TYPES.contains(&k) => rec.skipped.other_lines += 1,
             other => rec.problems.push(Problem {
@@ -575,6 +632,39 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
     rec
 }
 
+impl FileRecords {
+    /// Adds context other than a tool result, carried by the thread's next request.
+    fn push_context(
+        &mut self,
+        thread: &Option<String>,
+        kind: ContextKind,
+        c: ResultContent,
+        at_ms: Option<i64>,
+        pending: &mut HashMap<Option<String>, Vec<usize>>,
+    ) {
+        pending
+            .entry(thread.clone())
+            .or_default()
+            .push(self.results.len());
+        self.results.push(FileResult {
+            thread: thread.clone(),
+            tool_use_id: String::new(),
+            carried_by: None,
+            result: ToolResult {
+                kind,
+                tool: kind.capability().unwrap_or("unknown").to_string(),
+                bytes: c.bytes,
+                images: c.images,
+                documents: c.documents,
+                is_error: false,
+                latency_ms: 0,
+                carried_by: None,
+                at_ms,
+            },
+        });
+    }
+}
+
 /// A serde_json error's kind, without any of the line's text.
 fn category(e: &serde_json::Error) -> &'static str {
     match e.classify() {
@@ -588,12 +678,11 @@ fn category(e: &serde_json::Error) -> &'static str {
 impl UsageWithIterations {
     /// The request's usage: the sum of its iterations when it has them.
     fn total(self) -> Usage {
-        if self.iterations.is_empty() {
-            self.top.usage()
-        } else {
-            self.iterations
+        match self.iterations {
+            Some(its) if !its.is_empty() => its
                 .iter()
-                .fold(Usage::default(), |acc, u| acc.plus(&u.usage()))
+                .fold(Usage::default(), |acc, u| acc.plus(&u.usage())),
+            _ => self.top.usage(),
         }
     }
 }

@@ -241,6 +241,8 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                     if info.total_token_usage.is_some() {
                         last_total = info.total_token_usage;
                     }
+                    // Reasoning is billed as output and never sent back.
+                    let hidden_output = usage.reasoning_output_tokens.min(usage.output_tokens);
                     let Some(usage) = usage.usage() else {
                         stats.problem(&name, number, "cached_input_tokens above input_tokens");
                         return Ok(());
@@ -250,6 +252,8 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                         thread.results[j].carried_by = Some(k);
                     }
                     thread.requests.push(Request {
+                        hidden_output,
+                        compacted_before: false,
                         message_id: format!("{stem}#{k}"),
                         timestamp: rec.timestamp.clone(),
                         at_ms,
@@ -279,6 +283,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                             };
                             pending.push(thread.results.len());
                             thread.results.push(ToolResult {
+                                kind: super::ContextKind::Tool,
                                 tool,
                                 bytes: item.output.map_or(0, output_bytes),
                                 images: 0,

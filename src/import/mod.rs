@@ -13,6 +13,7 @@
 //! - [`summary`]: the import summary document, priced, with what-ifs.
 
 pub mod api;
+pub mod calibrate;
 pub mod claude_code;
 pub mod codex;
 pub mod content;
@@ -39,6 +40,39 @@ pub struct Request {
     pub model: String,
     /// Its usage.
     pub usage: Usage,
+    /// Of its output, tokens billed but never sent back in later prompts
+    /// (OpenAI reasoning tokens), where the log gives the split.
+    #[serde(default)]
+    pub hidden_output: u64,
+    /// The log marks a compaction right before it: its context holds only
+    /// the prefix and what entered after the marker (the summary).
+    #[serde(default)]
+    pub compacted_before: bool,
+}
+
+/// What kind of context entered the conversation before a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextKind {
+    /// A tool result.
+    #[default]
+    Tool,
+    /// A message the user typed.
+    User,
+    /// Context the client injected: hook output, reminders, skill listings,
+    /// changes to the tool list.
+    Attachment,
+}
+
+impl ContextKind {
+    /// The capability a trace row of this kind names (tool results name their tool).
+    pub fn capability(self) -> Option<&'static str> {
+        match self {
+            ContextKind::Tool => None,
+            ContextKind::User => Some("(user message)"),
+            ContextKind::Attachment => Some("(attachment)"),
+        }
+    }
 }
 
 /// One tool result sent back to the model.
@@ -46,6 +80,10 @@ pub struct Request {
 pub struct ToolResult {
     /// The tool's name (`Read`, `Bash`, an MCP tool …).
     pub tool: String,
+    /// A tool result, or other context (a user message, an attachment)
+    /// measured the same way.
+    #[serde(default)]
+    pub kind: ContextKind,
     /// UTF-8 bytes of its text content as sent to the model.
     pub bytes: u64,
     /// Images in it (counted, not turned into bytes).

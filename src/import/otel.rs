@@ -224,6 +224,7 @@ pub fn read<E>(
                         Event::Tool {
                             end_ns: end,
                             result: ToolResult {
+                                kind: super::ContextKind::Tool,
                                 tool: span
                                     .text("gen_ai.tool.name")
                                     .unwrap_or("unknown")
@@ -263,6 +264,8 @@ pub fn read<E>(
                             .unwrap_or("unknown")
                             .to_string();
                         Event::Request(Request {
+                            hidden_output: 0,
+                            compacted_before: false,
                             message_id: format!("{}/{}", span.trace_id, span.span_id),
                             timestamp: Some(rfc3339(start)),
                             at_ms: i64::try_from(start / 1_000_000).ok(),

@@ -113,6 +113,9 @@ pub struct SessionRow {
     pub tool_results: u64,
     /// Their bytes.
     pub result_bytes: u64,
+    /// Bytes of the other context that entered (user messages, attachments).
+    #[serde(default)]
+    pub other_context_bytes: u64,
     /// Images in them.
     pub images: u64,
     /// Documents in them.
@@ -282,11 +285,26 @@ impl<'a> Summary<'a> {
         let mut threads = Vec::new();
         let mut problems = Vec::new();
         for t in &s.threads {
-            if write::sent_results(t).next().is_none() {
+            // A thread of one request (a compaction call) has nothing to replay.
+            if t.requests.len() < 2 {
                 continue;
             }
-            let model = t.main_model().unwrap_or("unknown").to_string();
+            let model = t
+                .requests
+                .first()
+                .map_or("unknown".to_string(), |r| r.model.clone());
             let prices = price(&model).ok();
+            let other_models: std::collections::BTreeSet<&str> = t
+                .requests
+                .iter()
+                .map(|r| r.model.as_str())
+                .filter(|m| *m != model)
+                .collect();
+            let others: Vec<ModelPrices> = other_models
+                .iter()
+                .map(|m| price(m).ok())
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
             let name = t.file_name();
             let trace_name = format!("{name}.csv");
             let spec = ScenarioSpec {
@@ -297,6 +315,8 @@ impl<'a> Summary<'a> {
                 trace_file: &trace_name,
                 trim: self.opts.trim,
                 compare: self.compare.as_ref(),
+                calibration: crate::import::calibrate::fit(&crate::import::calibrate::observations(t)),
+                others,
             };
             let csv = write::trace_csv(t, self.opts.trim);
             let toml = write::scenario_toml(t, &spec);
@@ -473,6 +493,7 @@ fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
                 m.requests += r.requests;
                 m.tool_results += r.tool_results;
                 m.result_bytes += r.result_bytes;
+                m.other_context_bytes += r.other_context_bytes;
                 m.images += r.images;
                 m.documents += r.documents;
                 m.compactions += r.compactions;
@@ -491,7 +512,11 @@ fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
 }
 
 fn session_row(s: &Session) -> SessionRow {
-    let sent: Vec<&super::ToolResult> = s.threads.iter().flat_map(write::sent_results).collect();
+    let (sent, other): (Vec<&super::ToolResult>, Vec<&super::ToolResult>) = s
+        .threads
+        .iter()
+        .flat_map(write::sent_results)
+        .partition(|r| r.kind == super::ContextKind::Tool);
     SessionRow {
         session: s.id.clone(),
         project: s.project.clone(),
@@ -500,6 +525,7 @@ fn session_row(s: &Session) -> SessionRow {
         requests: s.requests().count() as u64,
         tool_results: sent.len() as u64,
         result_bytes: sent.iter().map(|r| r.bytes).sum(),
+        other_context_bytes: other.iter().map(|r| r.bytes).sum(),
         images: sent.iter().map(|r| r.images).sum(),
         documents: sent.iter().map(|r| r.documents).sum(),
         compactions: s

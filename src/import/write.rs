@@ -11,7 +11,11 @@ use crate::pricing::ModelPrices;
 use std::fmt::Write as _;
 
 /// The trace header every imported trace starts with (its marker).
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,gap_ms,compacted,note";
+
+/// The capability of a row for a request that nothing measurable preceded
+/// (the previous request's output is all that entered).
+pub const NOTHING_NEW: &str = "(no new context)";
 
 /// How results are trimmed for the "trimmed" variants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,46 +67,110 @@ pub fn sent_results(t: &Thread) -> impl Iterator<Item = &super::ToolResult> {
     t.results.iter().filter(|r| r.carried_by.is_some())
 }
 
-/// The trace CSV of one thread. Recorded usage is on the first row of each
-/// carrying request; further results of the same request leave it empty.
+/// One row of an imported trace, in [`TRACE_HEADER`]'s order.
+#[derive(serde::Serialize)]
+struct Row<'a> {
+    call: u64,
+    capability: &'a str,
+    status: u16,
+    items: u64,
+    raw_bytes: u64,
+    trimmed_bytes: u64,
+    latency_ms: u64,
+    charged_usd: &'static str,
+    replayed: bool,
+    images: u64,
+    documents: u64,
+    request: u64,
+    timestamp: &'a str,
+    model: &'a str,
+    recorded_input: Option<u64>,
+    recorded_cache_write_5m: Option<u64>,
+    recorded_cache_write_1h: Option<u64>,
+    recorded_cache_read: Option<u64>,
+    recorded_output: Option<u64>,
+    resent_output: Option<u64>,
+    hidden_output: Option<u64>,
+    gap_ms: Option<u64>,
+    compacted: Option<bool>,
+    note: &'static str,
+}
+
+/// The trace CSV of one thread: for every recorded request after the
+/// first, one row per thing that entered the context before it (tool
+/// results, user messages, attachments), or one empty row when nothing
+/// measurable did. A request's first row carries its recorded usage, the
+/// previous request's output sent back with it and the gap since that
+/// request; further rows of the same request leave them empty.
 pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
+    let mut by_request: Vec<Vec<&super::ToolResult>> = vec![Vec::new(); t.requests.len()];
+    for r in sent_results(t) {
+        if let Some(list) = r.carried_by.and_then(|k| by_request.get_mut(k)) {
+            list.push(r);
+        }
+    }
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(TRACE_HEADER.split(','))
-        .expect("writing to memory cannot fail");
-    let mut last_request: Option<usize> = None;
-    for (i, r) in sent_results(t).enumerate() {
-        let k = r.carried_by.expect("sent results are carried");
-        let q = &t.requests[k];
-        let first = last_request != Some(k);
-        last_request = Some(k);
-        let usage = |v: u64| if first { v.to_string() } else { String::new() };
-        let row = [
-            (i + 1).to_string(),
-            r.tool.clone(),
-            "200".into(),
-            "1".into(),
-            r.bytes.to_string(),
-            trim.apply(r.bytes).to_string(),
-            r.latency_ms.to_string(),
-            "0".into(),
-            "false".into(),
-            r.images.to_string(),
-            r.documents.to_string(),
-            (k + 1).to_string(),
-            q.timestamp.clone().unwrap_or_default(),
-            q.model.clone(),
-            usage(q.usage.input),
-            usage(q.usage.cache_write_5m),
-            usage(q.usage.cache_write_1h),
-            usage(q.usage.cache_read),
-            usage(q.usage.output),
-            if r.is_error {
-                "tool error".into()
-            } else {
-                String::new()
-            },
-        ];
-        w.write_record(&row).expect("writing to memory cannot fail");
+    let mut call = 0u64;
+    for k in 1..t.requests.len() {
+        let (prev, q) = (&t.requests[k - 1], &t.requests[k]);
+        let gap = match (prev.at_ms, q.at_ms) {
+            (Some(a), Some(b)) => Some(u64::try_from(b.saturating_sub(a)).unwrap_or(0)),
+            _ => None,
+        };
+        let nothing = [];
+        let entries: &[&super::ToolResult] = if by_request[k].is_empty() {
+            &nothing
+        } else {
+            &by_request[k]
+        };
+        let rows = entries.len().max(1);
+        for i in 0..rows {
+            let first = i == 0;
+            let on_first = |v: u64| first.then_some(v);
+            let r = entries.get(i);
+            call += 1;
+            let bytes = r.map_or(0, |r| r.bytes);
+            let tool = r.is_some_and(|r| r.kind == super::ContextKind::Tool);
+            let row = Row {
+                call,
+                capability: r.map_or(NOTHING_NEW, |r| r.tool.as_str()),
+                status: 200,
+                items: u64::from(r.is_some()),
+                raw_bytes: bytes,
+                trimmed_bytes: if tool { trim.apply(bytes) } else { bytes },
+                latency_ms: r.map_or(0, |r| r.latency_ms),
+                charged_usd: "0",
+                replayed: false,
+                images: r.map_or(0, |r| r.images),
+                documents: r.map_or(0, |r| r.documents),
+                request: (k + 1) as u64,
+                timestamp: q.timestamp.as_deref().unwrap_or_default(),
+                model: &q.model,
+                recorded_input: on_first(q.usage.input),
+                recorded_cache_write_5m: on_first(q.usage.cache_write_5m),
+                recorded_cache_write_1h: on_first(q.usage.cache_write_1h),
+                recorded_cache_read: on_first(q.usage.cache_read),
+                recorded_output: on_first(q.usage.output),
+                resent_output: on_first(prev.usage.output.saturating_sub(prev.hidden_output)),
+                hidden_output: on_first(prev.hidden_output.min(prev.usage.output)),
+                gap_ms: gap.filter(|_| first),
+                // Marked in the log, or a prompt that fell below half the
+                // previous one (a compaction or clearing the log does not mark).
+                compacted: (first
+                    && (q.compacted_before || q.usage.prompt() < prev.usage.prompt() / 2))
+                    .then_some(true),
+                note: if r.is_some_and(|r| r.is_error) {
+                    "tool error"
+                } else {
+                    ""
+                },
+            };
+            w.serialize(row).expect("writing to memory cannot fail");
+        }
+    }
+    if t.requests.len() < 2 {
+        w.write_record(TRACE_HEADER.split(','))
+            .expect("writing to memory cannot fail");
     }
     w.into_inner().expect("writing to memory cannot fail")
 }
@@ -123,6 +191,11 @@ pub struct ScenarioSpec<'a> {
     pub trim: Trim,
     /// Another model of the book to compare with, when priced.
     pub compare: Option<&'a ModelPrices>,
+    /// Bytes per token fitted from the thread, when it has enough measured steps.
+    pub calibration: Option<super::calibrate::Fit>,
+    /// The other models the thread's requests ran on, when every one is
+    /// priced (the variants then price each request on its own model).
+    pub others: Vec<ModelPrices>,
 }
 
 /// The numbers the scenario's assumptions are read from.
@@ -130,6 +203,8 @@ pub struct ScenarioSpec<'a> {
 pub struct Fitted {
     /// The first request's whole prompt.
     pub prefix_tokens: u64,
+    /// Of it, what the first request read from the cache.
+    pub prefix_cached_tokens: u64,
     /// Output per step so that N·o + F is the recorded output.
     pub output_tokens_per_step: u64,
     /// The last request's output.
@@ -162,6 +237,7 @@ pub fn fitted(t: &Thread) -> Fitted {
     });
     Fitted {
         prefix_tokens: first.prompt(),
+        prefix_cached_tokens: first.cache_read,
         output_tokens_per_step: per_step,
         final_output_tokens: last.output,
         model_ms_per_step: model_ms.get(model_ms.len() / 2).copied().unwrap_or(0),
@@ -173,7 +249,9 @@ pub fn fitted(t: &Thread) -> Fitted {
 pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let s = spec.session;
     let f = fitted(t);
-    let model = t.main_model().unwrap_or("unknown");
+    // The first request's model: the replay starts there, and with
+    // `recorded_models` each later request pays its own.
+    let model = t.requests.first().map_or("unknown", |r| r.model.as_str());
     let (tier, other) = if f.one_hour {
         ("1h", "5m")
     } else {
@@ -218,16 +296,41 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let _ = writeln!(out, "\n[trace]\nfile = {}", quoted(spec.trace_file));
     let _ = writeln!(
         out,
-        "\n[assumptions]\nprefix_tokens = {}           # the first request's recorded prompt\noutput_tokens_per_step = {}   # recorded output, spread over the steps\nfinal_output_tokens = {}      # the last request's output\nbytes_per_token = 4\ntokenizer_uplift = 1.3\nruns_per_day = 1",
-        f.prefix_tokens, f.output_tokens_per_step, f.final_output_tokens
+        "\n[assumptions]\nprefix_tokens = {}           # the first request's recorded prompt (measured: not uplifted)\nprefix_measured = true\nprefix_cached_tokens = {}    # of it, read from a cache an earlier session wrote\noutput_tokens_per_step = {}   # recorded output, spread over the steps (the trace gives each request's own)\nfinal_output_tokens = {}      # the last request's output",
+        f.prefix_tokens, f.prefix_cached_tokens, f.output_tokens_per_step, f.final_output_tokens
     );
+    match &spec.calibration {
+        Some(c) => {
+            let (lower, uplift, estimate) = c.band();
+            let _ = writeln!(
+                out,
+                "# Bytes per token fitted from this thread's recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}. The band runs from p90 (fewest tokens)\n# to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}",
+                c.steps, c.pooled, c.p10, c.p50, c.p90
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "# Too few measured steps to fit bytes per token ({} needed): the seed's band, ÷4 … ×1.3.\nbytes_per_token = 4\ntokenizer_uplift = 1.3",
+                super::calibrate::MIN_STEPS
+            );
+        }
+    }
+    let _ = writeln!(out, "runs_per_day = 1");
     let _ = writeln!(
         out,
         "\n[timing]\nmodel_seconds_per_step = {}   # median time from a result to the request carrying it",
         fmt_seconds(f.model_ms_per_step)
     );
     let p = spec.prices;
-    let has = |get: fn(&ModelPrices) -> bool| p.is_some_and(get);
+    let has = |get: fn(&ModelPrices) -> bool| {
+        p.is_some_and(get) && spec.others.iter().all(|m| get(m))
+    };
+    let own = if spec.others.is_empty() {
+        ""
+    } else {
+        "\nrecorded_models = true   # each request on the model that served it"
+    };
     let mut variant = |name: &str, results: &str, cache: &str, extra: &str| {
         let _ = writeln!(
             out,
@@ -245,30 +348,39 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let main_cache = if tier_priced(tier) { tier } else { "none" };
     // Names stay the same whatever the tier, so that `forecast` can match
     // the variants of many imported sessions; each variant's `cache` says it.
-    variant("as recorded", "raw", main_cache, "");
-    variant("trimmed", "trimmed", main_cache, "");
+    variant("as recorded", "raw", main_cache, own);
+    variant("trimmed", "trimmed", main_cache, own);
     if tier_priced(other) {
-        variant("other cache tier", "raw", other, "");
+        variant("other cache tier", "raw", other, own);
     }
     if has(|m| m.batch_input.is_some() && m.batch_output.is_some()) {
-        variant("batch", "raw", main_cache, "\nmode = \"batch\"");
+        variant("batch", "raw", main_cache, &format!("\nmode = \"batch\"{own}"));
     }
     if let Some(c) = spec.compare.filter(|c| c.model != model) {
-        let cache = if c.cache_read.is_some()
-            && match main_cache {
-                "1h" => c.cache_write_1h.is_some(),
-                "5m" => c.cache_write_5m.is_some(),
-                _ => true,
-            } {
-            main_cache
-        } else {
-            "none"
+        // The other model caches under its provider's rules: the recorded
+        // tier where it has one, else the tier it has (OpenAI and Google:
+        // automatic prefix caching, no 1-hour tier), and says so.
+        let priced = |tier: &str| {
+            c.cache_read.is_some()
+                && match tier {
+                    "1h" => c.cache_write_1h.is_some(),
+                    _ => c.cache_write_5m.is_some(),
+                }
+        };
+        let (cache, why) = match main_cache {
+            "none" => ("none", String::new()),
+            t if priced(t) => (t, String::new()),
+            t if priced(if t == "1h" { "5m" } else { "1h" }) => {
+                let o = if t == "1h" { "5m" } else { "1h" };
+                (o, format!("\n# {} has no {t} cache tier: its {o} tier instead", display(&c.model)))
+            }
+            t => ("none", format!("\n# {} has no cache prices: uncached instead of {t}", display(&c.model))),
         };
         variant(
             &format!("on {}", c.model),
             "raw",
             cache,
-            &format!("\nmodel = {}", quoted(&c.model)),
+            &format!("\nmodel = {}{why}", quoted(&c.model)),
         );
     }
     out

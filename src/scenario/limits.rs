@@ -19,7 +19,10 @@ pub const MAX_RUNS_PER_DAY: u64 = 1_000_000_000;
 /// Largest fee of one response, USD.
 pub const MAX_FEE_USD: u64 = 1_000_000;
 
-/// Most rows a trace may have.
+/// The longest gap between two recorded requests, in milliseconds (a year).
+pub const MAX_GAP_MS: u64 = 366 * 24 * 3_600_000;
+
+/// The most rows a trace may have.
 pub const MAX_TRACE_ROWS: usize = 10_000_000;
 
 /// The largest exact intermediate a replay may reach: Σ of the input token

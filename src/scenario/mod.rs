@@ -293,6 +293,18 @@ struct RawAssumptions {
     #[serde(deserialize_with = "positive_decimal")]
     tokenizer_uplift: Decimal,
     runs_per_day: u64,
+    #[serde(default)]
+    prefix_measured: bool,
+    #[serde(default)]
+    prefix_cached_tokens: u64,
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    estimate_bytes_per_token: Option<Decimal>,
+}
+
+fn optional_positive_decimal<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Decimal>, D::Error> {
+    positive_decimal(d).map(Some)
 }
 
 #[derive(Debug, Deserialize)]
@@ -310,6 +322,9 @@ struct RawVariant {
     service: Option<Spanned<String>>,
     #[serde(default)]
     region: Option<Spanned<String>>,
+    /// Price each request on the model the trace records for it.
+    #[serde(default)]
+    recorded_models: bool,
 }
 
 /// What the run assumes beyond the trace (seed 003's symbols in brackets).
@@ -327,6 +342,22 @@ pub struct Assumptions {
     pub tokenizer_uplift: Decimal,
     /// Runs per day for the projection.
     pub runs_per_day: u64,
+    /// The prefix was measured in the model's own tokens (an imported
+    /// session's first prompt): the upper bound does not uplift it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefix_measured: bool,
+    /// Tokens of the prefix already cached when the run starts (a recorded
+    /// session's first request read them, written by an earlier session).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub prefix_cached_tokens: u64,
+    /// The central bytes per token of a calibration (imported sessions: the
+    /// pooled fit of recorded prompt growth), between the two bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_bytes_per_token: Option<Decimal>,
+}
+
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A variant with the rates it pays, resolved from the price book.
@@ -344,6 +375,22 @@ pub struct PricedVariant {
     pub prices: ModelPrices,
     /// The rates it pays, USD per million tokens.
     pub rates: Rates,
+    /// With `recorded_models`: the rates of every other model the trace
+    /// records a request on (each request pays its own model's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_model: Vec<ModelRates>,
+}
+
+/// Another model's rates for a variant that prices each request on its own model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRates {
+    /// The model.
+    pub model: String,
+    /// Its price book entry.
+    #[serde(skip)]
+    pub prices: ModelPrices,
+    /// Its rates under the variant's cache tier and mode.
+    pub rates: Rates,
 }
 
 impl PricedVariant {
@@ -354,6 +401,7 @@ impl PricedVariant {
             variant,
             model: prices.model.clone(),
             prices: prices.clone(),
+            by_model: Vec::new(),
         })
     }
 
@@ -364,6 +412,11 @@ impl PricedVariant {
             self.variant.mode,
             self.variant.options(),
         )?;
+        for m in &mut self.by_model {
+            m.rates =
+                m.prices
+                    .rates_with(self.variant.cache, self.variant.mode, self.variant.options())?;
+        }
         Ok(())
     }
 }
@@ -501,7 +554,7 @@ impl Scenario {
             .into_iter()
             .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
             .collect();
-        let variants = check_variants(src, &book, &prices, raw.variants)?;
+        let variants = check_variants(src, &book, &prices, raw.variants, &trace)?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let mut what_if = WhatIfs {
             retry: raw.retry.map(|r| check_retry(src, &book, r)).transpose()?,
@@ -1033,6 +1086,7 @@ fn check_variants(
     book: &Book,
     prices: &ModelPrices,
     raw: Spanned<Vec<Spanned<RawVariant>>>,
+    trace: &[TraceCall],
 ) -> Result<Vec<PricedVariant>, InputError> {
     let span = raw.span();
     let raw = raw.into_inner();
@@ -1092,7 +1146,8 @@ fn check_variants(
             service,
             region,
         };
-        let priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
+        let recorded_models = rv.recorded_models;
+        let mut priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
             src.error_at(
                 format!(
                     "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
@@ -1107,9 +1162,63 @@ fn check_variants(
                 book.src.name
             ))
         })?;
+        if recorded_models {
+            priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
+        }
         variants.push(priced);
     }
     Ok(variants)
+}
+
+/// The rates of every model other than the variant's that the trace
+/// records a request on, under the variant's cache tier and mode.
+fn recorded_model_rates(
+    src: &SourceText,
+    book: &Book,
+    pv: &PricedVariant,
+    trace: &[TraceCall],
+    span: std::ops::Range<usize>,
+) -> Result<Vec<ModelRates>, InputError> {
+    let models: std::collections::BTreeSet<&str> = trace
+        .iter()
+        .filter_map(|c| c.recorded.as_ref()?.model.as_deref())
+        .filter(|m| *m != pv.model)
+        .collect();
+    let mut out = Vec::new();
+    for m in models {
+        let shown = crate::output::name::display(m);
+        let prices = book.price_of(m).ok_or_else(|| {
+            src.error_at(
+                format!(
+                    "variant `{}` prices each request on its recorded model, and the price book has no `{shown}`",
+                    pv.variant.name
+                ),
+                span.clone(),
+                "recorded_models = true",
+            )
+            .with_help(format!("add [models.\"{shown}\"] to the price book, or drop `recorded_models`"))
+        })?;
+        let rates = prices
+            .rates_with(pv.variant.cache, pv.variant.mode, pv.variant.options())
+            .map_err(|MissingPrices(missing)| {
+                src.error_at(
+                    format!(
+                        "variant `{}` needs {} for the recorded model `{shown}`, which the price book does not give",
+                        pv.variant.name,
+                        missing.join(" and ")
+                    ),
+                    span.clone(),
+                    "recorded_models = true",
+                )
+                .with_help("give those prices in the book, or choose another cache tier or mode")
+            })?;
+        out.push(ModelRates {
+            model: m.to_string(),
+            prices,
+            rates,
+        });
+    }
+    Ok(out)
 }
 
 fn check_timing(src: &SourceText, t: RawTiming) -> Result<Timing, InputError> {
@@ -1241,6 +1350,10 @@ fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions,
     for (field, v) in [
         ("bytes_per_token", a.bytes_per_token),
         ("tokenizer_uplift", a.tokenizer_uplift),
+        (
+            "estimate_bytes_per_token",
+            a.estimate_bytes_per_token.unwrap_or(Decimal::ONE),
+        ),
     ] {
         limits::factor(field, v).map_err(|p| {
             problem(
@@ -1256,6 +1369,9 @@ fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions,
         bytes_per_token: a.bytes_per_token,
         tokenizer_uplift: a.tokenizer_uplift,
         runs_per_day: a.runs_per_day,
+        prefix_measured: a.prefix_measured,
+        prefix_cached_tokens: a.prefix_cached_tokens.min(a.prefix_tokens),
+        estimate_bytes_per_token: a.estimate_bytes_per_token,
     })
 }
 

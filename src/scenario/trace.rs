@@ -46,6 +46,28 @@ pub struct TraceCall {
     /// (imported logs), when the trace records it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recorded>,
+    /// The recorded request that carried this row (imported traces). When
+    /// every row names one, the rows of one request enter the context
+    /// together, before that one request: a request may follow several
+    /// results, or only a user message or an attachment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<u64>,
+    /// Output tokens of the previous request sent back with this row's
+    /// request (on a request's first row; imported traces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resent_output: Option<u64>,
+    /// Output the previous request was billed for but that is not sent back
+    /// (reasoning tokens), on a request's first row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden_output: Option<u64>,
+    /// Milliseconds from the previous request to this row's request, as
+    /// recorded (on a request's first row): cache expiry follows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap_ms: Option<u64>,
+    /// The context was compacted right before this row's request: it holds
+    /// the prefix and this request's rows (the summary), nothing earlier.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compacted: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -127,6 +149,14 @@ pub(crate) struct RawCall {
     recorded_cache_read: Option<u64>,
     #[serde(default)]
     recorded_output: Option<u64>,
+    #[serde(default)]
+    resent_output: Option<u64>,
+    #[serde(default)]
+    hidden_output: Option<u64>,
+    #[serde(default)]
+    gap_ms: Option<u64>,
+    #[serde(default)]
+    compacted: Option<bool>,
 }
 
 /// Where a raw row came from, so checks can point at it.
@@ -243,6 +273,27 @@ impl RawCall {
                 "name the tool capability, e.g. reddit/search",
             ));
         }
+        for (field, v) in [
+            ("resent_output", self.resent_output),
+            ("hidden_output", self.hidden_output),
+        ] {
+            if v.is_some_and(|t| t > super::limits::MAX_TOKENS) {
+                return Err(site.error(
+                    row,
+                    field,
+                    &format!("more than the {} tokens tokencast accepts for one request", super::limits::MAX_TOKENS),
+                    "this is the output of one request, in tokens",
+                ));
+            }
+        }
+        if self.gap_ms.is_some_and(|g| g > super::limits::MAX_GAP_MS) {
+            return Err(site.error(
+                row,
+                "gap_ms",
+                &format!("more than the {} ms (a year) tokencast accepts between two requests", super::limits::MAX_GAP_MS),
+                "the milliseconds from the previous request to this one",
+            ));
+        }
         let usage = [
             self.recorded_input,
             self.recorded_cache_write_5m,
@@ -286,6 +337,11 @@ impl RawCall {
             None
         };
         Ok(TraceCall {
+            request: self.request,
+            resent_output: self.resent_output,
+            hidden_output: self.hidden_output,
+            gap_ms: self.gap_ms,
+            compacted: self.compacted.unwrap_or(false),
             images: self.images.unwrap_or(0),
             documents: self.documents.unwrap_or(0),
             recorded,
