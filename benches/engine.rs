@@ -92,6 +92,7 @@ fn synthetic(calls: usize) -> Scenario {
             runs_per_day: 100,
             prefix_measured: false,
             prefix_cached_tokens: 0,
+            step_overhead_tokens: 0,
             estimate_bytes_per_token: None,
         },
         timing: None,

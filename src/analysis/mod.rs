@@ -229,6 +229,7 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
             runs_per_day: 1,
             prefix_measured: false,
             prefix_cached_tokens: 0,
+            step_overhead_tokens: 0,
             estimate_bytes_per_token: None,
         },
         timing: None,

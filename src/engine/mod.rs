@@ -1036,6 +1036,7 @@ pub(crate) mod tests {
                 runs_per_day: 3,
                 prefix_measured: false,
                 prefix_cached_tokens: 0,
+                step_overhead_tokens: 0,
                 estimate_bytes_per_token: None,
             },
             timing: None,

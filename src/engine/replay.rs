@@ -30,6 +30,8 @@ pub(crate) struct Scale {
     measured_prefix: bool,
     /// Prefix tokens already cached at the first request.
     cached: i128,
+    /// Tokens each step adds besides its bytes and output.
+    overhead: u128,
 }
 
 impl Scale {
@@ -45,12 +47,13 @@ impl Scale {
             pu: 10i128.pow(u.scale()),
             measured_prefix: a.prefix_measured,
             cached: i128::from(a.prefix_cached_tokens),
+            overhead: u128::from(a.step_overhead_tokens),
         }
     }
 
     /// Numerators of request k+1's input (k results before it, `cum` bytes).
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
-        self.numerators_out(k as u128 * self.o as u128, cum)
+        self.numerators_out(k as u128 * (self.o as u128 + self.overhead), cum)
     }
 
     /// The prefix already cached at the first request, per bound (None: cold).
@@ -295,10 +298,12 @@ pub(crate) struct Compactions {
 impl Run<'_> {
     /// Output tokens sent back in request k's prompt.
     pub(crate) fn resent(&self, k: u64) -> u128 {
-        match self.outputs {
-            Some(o) => o.resent[k as usize],
-            None => u128::from(k) * self.scale.o as u128,
-        }
+        let framing = u128::from(k) * self.scale.overhead;
+        framing
+            + match self.outputs {
+                Some(o) => o.resent[k as usize],
+                None => u128::from(k) * self.scale.o as u128,
+            }
     }
 
     /// Output tokens request k is billed for.

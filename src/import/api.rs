@@ -382,6 +382,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         });
         thread.requests.push(Request {
             hidden_output: 0,
+            output_bytes: 0,
             compacted_before: false,
             message_id: resp.id.clone().unwrap_or_else(|| format!("{stem}#{k}")),
             at_ms: timestamp.as_deref().and_then(epoch_ms),

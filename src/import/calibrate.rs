@@ -15,6 +15,11 @@
 //! changed by something the log does not show: a new system prompt, tools
 //! added mid-session).
 //!
+//! Every step also adds a few tokens that no byte stands for (the framing
+//! of messages and tool results). That overhead is the median growth of the
+//! steps that carry almost nothing (under [`MIN_STEP_BYTES`]), and is taken
+//! off every measured step before its ratio is formed.
+//!
 //! The fit is the pooled ratio `Σ bytes ÷ Σ tokens` (what the thread's cost
 //! depends on), with the spread of the per-step ratios as p10, p50 and p90
 //! (nearest rank on the sorted ratios).
@@ -36,11 +41,16 @@ pub const MIN_RATIO: f64 = 0.8;
 /// Plausible bytes per token, highest.
 pub const MAX_RATIO: f64 = 12.0;
 
+/// Fewest near-empty steps to measure the per-step overhead on.
+pub const MIN_OVERHEAD_STEPS: usize = 3;
+
 /// One thread's fit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fit {
     /// Steps measured.
     pub steps: u64,
+    /// Tokens every step adds besides its bytes (median of the near-empty steps).
+    pub overhead: u64,
     /// Σ bytes ÷ Σ tokens over them.
     pub pooled: Decimal,
     /// 10th percentile of the per-step ratios (fewest bytes per token: most tokens).
@@ -60,7 +70,8 @@ pub struct Observation {
     pub tokens: u64,
 }
 
-/// The measured steps of `t`.
+/// The steps of `t` that can be measured: bytes that entered and the
+/// prompt's growth less the output sent back (before the overhead is taken off).
 pub fn observations(t: &Thread) -> Vec<Observation> {
     let mut added = vec![(0u64, false); t.requests.len()];
     for r in write::sent_results(t) {
@@ -74,48 +85,72 @@ pub fn observations(t: &Thread) -> Vec<Observation> {
     for k in 1..t.requests.len() {
         let (prev, now) = (&t.requests[k - 1], &t.requests[k]);
         let (bytes, unmeasurable) = added[k];
-        if prev.model != now.model || unmeasurable || bytes < MIN_STEP_BYTES {
+        if prev.model != now.model || unmeasurable || now.compacted_before {
             continue;
         }
-        let resent = prev.usage.output.saturating_sub(prev.hidden_output);
+        let (resent, output_bytes) = write::sent_back(prev);
+        let bytes = bytes.saturating_add(output_bytes);
         let Some(tokens) = now
             .usage
             .prompt()
             .checked_sub(prev.usage.prompt())
             .and_then(|d| d.checked_sub(resent))
-            .filter(|t| *t > 0)
         else {
             continue;
         };
-        let ratio = bytes as f64 / tokens as f64;
-        if (MIN_RATIO..=MAX_RATIO).contains(&ratio) {
-            out.push(Observation { bytes, tokens });
-        }
+        out.push(Observation { bytes, tokens });
     }
     out
 }
 
-/// The fit of some observations, when there are at least [`MIN_STEPS`].
+/// The fit of some observations, when at least [`MIN_STEPS`] of them carry
+/// [`MIN_STEP_BYTES`] or more with a plausible ratio.
 pub fn fit(obs: &[Observation]) -> Option<Fit> {
-    if obs.len() < MIN_STEPS {
+    let mut small: Vec<u64> = obs
+        .iter()
+        .filter(|o| o.bytes < MIN_STEP_BYTES)
+        .map(|o| o.tokens)
+        .collect();
+    small.sort_unstable();
+    let overhead = if small.len() >= MIN_OVERHEAD_STEPS {
+        small[(small.len() - 1) / 2]
+    } else {
+        0
+    };
+    let measured: Vec<Observation> = obs
+        .iter()
+        .filter(|o| o.bytes >= MIN_STEP_BYTES)
+        .filter_map(|o| {
+            let tokens = o.tokens.checked_sub(overhead).filter(|t| *t > 0)?;
+            let ratio = o.bytes as f64 / tokens as f64;
+            (MIN_RATIO..=MAX_RATIO)
+                .contains(&ratio)
+                .then_some(Observation {
+                    bytes: o.bytes,
+                    tokens,
+                })
+        })
+        .collect();
+    if measured.len() < MIN_STEPS {
         return None;
     }
-    let bytes: u128 = obs.iter().map(|o| u128::from(o.bytes)).sum();
-    let tokens: u128 = obs.iter().map(|o| u128::from(o.tokens)).sum();
+    let bytes: u128 = measured.iter().map(|o| u128::from(o.bytes)).sum();
+    let tokens: u128 = measured.iter().map(|o| u128::from(o.tokens)).sum();
     // Each ratio as an exact decimal, rounded to 4 places for the scenario.
     let ratio = |b: u128, t: u128| {
         let b = Decimal::from_i128_with_scale(i128::try_from(b).unwrap_or(i128::MAX), 0);
         let t = Decimal::from_i128_with_scale(i128::try_from(t).unwrap_or(i128::MAX), 0);
         b.checked_div(t).map(|r| r.round_dp(4).normalize())
     };
-    let mut ratios: Vec<Decimal> = obs
+    let mut ratios: Vec<Decimal> = measured
         .iter()
         .filter_map(|o| ratio(u128::from(o.bytes), u128::from(o.tokens)))
         .collect();
     ratios.sort();
     let rank = |p: usize| ratios[((p * ratios.len()).div_ceil(100)).clamp(1, ratios.len()) - 1];
     Some(Fit {
-        steps: obs.len() as u64,
+        steps: measured.len() as u64,
+        overhead,
         pooled: ratio(bytes, tokens)?,
         p10: rank(10),
         p50: rank(50),
@@ -158,6 +193,7 @@ mod tests {
                 ..Usage::default()
             },
             hidden_output: 0,
+            output_bytes: 0,
             compacted_before: false,
         }
     }
@@ -205,8 +241,8 @@ mod tests {
                 request("a", 1000, 0),
                 request("b", 2000, 0), // model changed
                 request("b", 500, 0),  // prompt shrank (compaction)
-                request("b", 600, 0),  // 100 bytes: too small
-                request("b", 700, 0),  // 5,000 bytes in 100 tokens: implausible
+                request("b", 600, 0),  // 100 bytes in 100 tokens
+                request("b", 700, 0),  // 5,000 bytes in 100 tokens
             ],
             results: vec![
                 result(3000, 1),
@@ -215,21 +251,44 @@ mod tests {
                 result(5000, 4),
             ],
         };
-        assert!(observations(&t).is_empty());
+        let obs = observations(&t);
+        assert_eq!(
+            obs,
+            vec![
+                Observation {
+                    bytes: 100,
+                    tokens: 100
+                },
+                Observation {
+                    bytes: 5000,
+                    tokens: 100
+                }
+            ]
+        );
+        // Neither makes a ratio: too few bytes, and 50 bytes a token is implausible.
+        assert!(fit(&[obs.clone(), obs.clone(), obs].concat()).is_none());
     }
 
     #[test]
-    fn the_fit_pools_bytes_and_tokens_and_ranks_the_ratios() {
-        // Ratios 2, 3, 3, 4, 10 (bytes/tokens): pooled (200+300+300+400+1000)
-        // ÷ (100 × 5) = 4.4; p10 = 2 (rank 1), p50 = 3 (rank 3), p90 = 10 (rank 5).
-        let obs: Vec<Observation> = [200, 300, 300, 400, 1000]
+    fn the_fit_takes_the_framing_off_and_pools_bytes_and_tokens() {
+        // Three near-empty steps grow by 40, 50 and 60 tokens: 50 a step of
+        // framing. Five steps of 200 … 1,000 bytes grow by 150 each: 100
+        // tokens of content, ratios 2, 3, 3, 4, 10. Pooled (200+300+300+400
+        // +1,000) ÷ 500 = 4.4; p10 = 2 (rank 1), p50 = 3 (rank 3), p90 = 10.
+        let mut obs: Vec<Observation> = [40, 50, 60]
             .iter()
-            .map(|b| Observation {
-                bytes: *b,
-                tokens: 100,
+            .map(|t| Observation {
+                bytes: 10,
+                tokens: *t,
             })
             .collect();
+        obs.extend([200, 300, 300, 400, 1000].iter().map(|b| Observation {
+            bytes: *b,
+            tokens: 150,
+        }));
         let f = fit(&obs).unwrap();
+        assert_eq!(f.overhead, 50);
+        assert_eq!(f.steps, 5);
         assert_eq!(f.pooled, Decimal::new(44, 1));
         assert_eq!(
             (f.p10, f.p50, f.p90),
@@ -240,6 +299,6 @@ mod tests {
             f.band(),
             (Decimal::from(10), Decimal::from(5), Decimal::new(44, 1))
         );
-        assert!(fit(&obs[..4]).is_none());
+        assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
     }
 }

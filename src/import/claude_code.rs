@@ -236,6 +236,30 @@ struct Block<'a> {
     content: Option<&'a serde_json::value::RawValue>,
     #[serde(default, borrow)]
     text: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    thinking: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    input: Option<&'a serde_json::value::RawValue>,
+}
+
+impl Block<'_> {
+    /// Bytes of an assistant block as the next prompts carry it: text and
+    /// thinking decoded, a tool call's name and input as JSON.
+    fn output_bytes(&self) -> u64 {
+        let text = |r: Option<&serde_json::value::RawValue>| {
+            r.and_then(|t| ResultContent::measure(t).ok())
+                .map_or(0, |c| c.bytes)
+        };
+        match &*self.kind {
+            "text" => text(self.text),
+            "thinking" => text(self.thinking),
+            "tool_use" | "server_tool_use" => {
+                self.name.as_ref().map_or(0, |n| n.len() as u64)
+                    + self.input.map_or(0, |i| i.get().len() as u64)
+            }
+            _ => 0,
+        }
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
@@ -482,6 +506,7 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     }
                 }
                 let usage = msg.usage.map(|u| u.total()).unwrap_or_default();
+                let output_bytes: u64 = msg.content.0.iter().map(Block::output_bytes).sum();
                 let model = msg.model.unwrap_or_default();
                 let Some(id) = msg.id else {
                     rec.skipped.other_lines += 1;
@@ -495,6 +520,7 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     // Another content block of the same response: keep the final output.
                     rec.skipped.repeated_lines += 1;
                     let r = &mut rec.requests[i].request;
+                    r.output_bytes += output_bytes;
                     if usage.output > r.usage.output {
                         r.usage.output = usage.output;
                     }
@@ -519,6 +545,7 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     request: Request {
                         compacted_before,
                         hidden_output: 0,
+                        output_bytes,
                         message_id: id,
                         timestamp: parsed.timestamp,
                         at_ms,

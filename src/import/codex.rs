@@ -135,6 +135,10 @@ struct Item<'a> {
     call_id: Option<String>,
     #[serde(default, borrow)]
     output: Option<&'a RawValue>,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
 }
 
 /// Bytes of a tool output as sent: a string's decoded length; for an
@@ -184,6 +188,8 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         results: Vec::new(),
     };
     let mut compactions = 0u64;
+    // The next request follows a compaction (its context starts again).
+    let mut compacted = false;
     let mut last_total: Option<TokenUsage> = None;
     let mut calls: HashMap<String, (String, Option<i64>)> = HashMap::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -253,7 +259,8 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                     }
                     thread.requests.push(Request {
                         hidden_output,
-                        compacted_before: false,
+                        output_bytes: 0,
+                        compacted_before: std::mem::take(&mut compacted),
                         message_id: format!("{stem}#{k}"),
                         timestamp: rec.timestamp.clone(),
                         at_ms,
@@ -294,10 +301,39 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                                 at_ms,
                             });
                         }
+                        // What the user typed, and what Codex sends on
+                        // their behalf (instructions, environment context).
+                        "message" if matches!(item.role.as_deref(), Some("user" | "developer")) => {
+                            let c = item
+                                .content
+                                .map(super::content::ResultContent::measure)
+                                .transpose()?
+                                .unwrap_or_default();
+                            pending.push(thread.results.len());
+                            thread.results.push(ToolResult {
+                                kind: super::ContextKind::User,
+                                tool: super::ContextKind::User
+                                    .capability()
+                                    .unwrap_or("unknown")
+                                    .to_string(),
+                                bytes: c.bytes,
+                                images: c.images,
+                                documents: c.documents,
+                                is_error: false,
+                                latency_ms: 0,
+                                carried_by: None,
+                                at_ms,
+                            });
+                        }
                         _ => stats.skipped.other_lines += 1,
                     }
                 }
-                "compacted" => compactions += 1,
+                "compacted" => {
+                    compactions += 1;
+                    compacted = true;
+                    // What was waiting is inside the summary now.
+                    pending.clear();
+                }
                 "" => stats.problem(&name, number, "a line without a `type`"),
                 other => stats.problem(
                     &name,

@@ -48,6 +48,10 @@ pub struct Request {
     /// the prefix and what entered after the marker (the summary).
     #[serde(default)]
     pub compacted_before: bool,
+    /// Bytes of its content as logged (text, thinking, tool calls), where
+    /// the log has it: what the next prompts carry of it.
+    #[serde(default)]
+    pub output_bytes: u64,
 }
 
 /// What kind of context entered the conversation before a request.

@@ -49,6 +49,10 @@ pub struct ImportDoc {
     /// Recorded cost per session: percentiles with distribution-free 95 %
     /// intervals, over the sessions whose every request is priced.
     pub confidence: Confidence,
+    /// Every session summed (`day` = "all"): the recorded cost, and each
+    /// replay's lower, estimate and upper.
+    #[serde(default)]
+    pub totals: DayRow,
 }
 
 /// What the imported sessions can say about the cost of a session.
@@ -68,26 +72,60 @@ pub struct Confidence {
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct WhatIfs {
     /// Replayed as recorded: raw results, the recorded cache tier.
-    pub simulated: Bounds,
+    pub as_recorded: Band,
     /// With results trimmed.
-    pub trimmed: Bounds,
+    pub trimmed: Band,
     /// On the other cache tier (1 hour if 5 minutes was recorded, and back).
-    pub other_tier: Option<Bounds>,
+    pub other_tier: Option<Band>,
     /// In batch.
-    pub batch: Option<Bounds>,
+    pub batch: Option<Band>,
     /// On the other model.
-    pub other_model: Option<Bounds>,
+    pub other_model: Option<Band>,
+}
+
+/// A replayed cost: the band and the central estimate inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Band {
+    /// Fewest tokens (bytes ÷ the calibration's p90, or ÷ 4).
+    pub lower: Decimal,
+    /// The calibration's pooled bytes per token; without a calibration,
+    /// the middle of the band.
+    pub estimate: Decimal,
+    /// Most tokens (bytes ÷ the calibration's p10, or × 1.3).
+    pub upper: Decimal,
+}
+
+impl std::ops::Add for Band {
+    type Output = Band;
+    fn add(self, o: Band) -> Band {
+        Band {
+            lower: self.lower + o.lower,
+            estimate: self.estimate + o.estimate,
+            upper: self.upper + o.upper,
+        }
+    }
+}
+
+impl Band {
+    /// A band from the replay's bounds and, when calibrated, the replay at the estimate.
+    fn of(b: Bounds, estimate: Option<Decimal>) -> Band {
+        Band {
+            lower: b.lower,
+            estimate: estimate.unwrap_or_else(|| ((b.lower + b.upper) / Decimal::TWO).normalize()),
+            upper: b.upper,
+        }
+    }
 }
 
 impl WhatIfs {
     fn plus(&self, o: &WhatIfs) -> WhatIfs {
-        let opt = |a: Option<Bounds>, b: Option<Bounds>| match (a, b) {
+        let opt = |a: Option<Band>, b: Option<Band>| match (a, b) {
             (Some(a), Some(b)) => Some(a + b),
             (a, None) => a,
             (None, b) => b,
         };
         WhatIfs {
-            simulated: self.simulated + o.simulated,
+            as_recorded: self.as_recorded + o.as_recorded,
             trimmed: self.trimmed + o.trimmed,
             other_tier: opt(self.other_tier, o.other_tier),
             batch: opt(self.batch, o.batch),
@@ -135,7 +173,7 @@ pub struct SessionRow {
 }
 
 /// One day.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct DayRow {
     /// YYYY-MM-DD (UTC).
     pub day: String,
@@ -445,7 +483,9 @@ impl<'a> Summary<'a> {
             percentiles: crate::analysis::confidence::state(&priced, 0.95),
         };
         let days = days(&rows);
+        let totals = total(&days);
         ImportDoc {
+            totals,
             source: import.source.clone(),
             files: import.files,
             lines: import.lines,
@@ -568,23 +608,59 @@ fn replay(
         },
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);
-    let cost = |name: &str| {
+    // The estimate: the same replay at the calibration's central bytes per
+    // token (the estimate's lower bound, with no uplift).
+    let central = scenario.assumptions.estimate_bytes_per_token.map(|b| {
+        let mut s = scenario.clone();
+        s.assumptions.bytes_per_token = b;
+        s.assumptions.tokenizer_uplift = Decimal::ONE;
+        simulate(&s, SimulateOptions::TOTALS)
+    });
+    let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
         sim.variants
             .iter()
-            .find(|v| v.variant.variant.name == name)
+            .find(|v| name(&v.variant.variant.name))
             .map(|v| v.cost.total)
     };
+    let band = |name: &dyn Fn(&str) -> bool| {
+        find(&sim, name).map(|b| Band::of(b, central.as_ref().and_then(|c| find(c, name)).map(|c| c.lower)))
+    };
     Ok(WhatIfs {
-        simulated: cost("as recorded").unwrap_or_default(),
-        trimmed: cost("trimmed").unwrap_or_default(),
-        other_tier: cost("other cache tier"),
-        batch: cost("batch"),
-        other_model: sim
-            .variants
-            .iter()
-            .find(|v| v.variant.variant.name.starts_with("on "))
-            .map(|v| v.cost.total),
+        as_recorded: band(&|n| n == "as recorded").unwrap_or_default(),
+        trimmed: band(&|n| n == "trimmed").unwrap_or_default(),
+        other_tier: band(&|n| n == "other cache tier"),
+        batch: band(&|n| n == "batch"),
+        other_model: band(&|n| n.starts_with("on ")),
     })
+}
+
+/// The days summed.
+fn total(days: &[DayRow]) -> DayRow {
+    let mut t = DayRow {
+        day: "all".into(),
+        sessions: 0,
+        requests: 0,
+        usage: Usage::default(),
+        recorded_cost: Decimal::ZERO,
+        unpriced_requests: 0,
+        replayed_recorded_cost: Decimal::ZERO,
+        what_if: None,
+    };
+    for d in days {
+        t.sessions += d.sessions;
+        t.requests += d.requests;
+        t.usage = t.usage.plus(&d.usage);
+        t.recorded_cost += d.recorded_cost;
+        t.unpriced_requests += d.unpriced_requests;
+        t.replayed_recorded_cost += d.replayed_recorded_cost;
+        if let Some(w) = &d.what_if {
+            t.what_if = Some(match t.what_if {
+                Some(x) => x.plus(w),
+                None => *w,
+            });
+        }
+    }
+    t
 }
 
 fn days(rows: &[SessionRow]) -> Vec<DayRow> {

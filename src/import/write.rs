@@ -67,6 +67,28 @@ pub fn sent_results(t: &Thread) -> impl Iterator<Item = &super::ToolResult> {
     t.results.iter().filter(|r| r.carried_by.is_some())
 }
 
+/// The capability of the row that carries an earlier request's output
+/// back, when the log's output count cannot be trusted (see [`sent_back`]).
+pub const ASSISTANT_OUTPUT: &str = "(assistant output)";
+
+/// Most bytes a token of output can stand for; a logged output count below
+/// its own content's bytes ÷ this is a streaming snapshot (Claude Code logs
+/// the usage of a message's first block), not the final count.
+pub const MAX_OUTPUT_BYTES_PER_TOKEN: u64 = 6;
+
+/// How request `prev`'s output enters the next prompt: as tokens (the
+/// logged count, less reasoning never sent back), or, when the logged count
+/// is a snapshot, as the bytes of its logged content (text, thinking, tool
+/// calls), measured like any other context. Returns (tokens, bytes).
+pub fn sent_back(prev: &super::Request) -> (u64, u64) {
+    let billed = prev.usage.output;
+    if prev.output_bytes > billed.saturating_mul(MAX_OUTPUT_BYTES_PER_TOKEN) {
+        (0, prev.output_bytes)
+    } else {
+        (billed.saturating_sub(prev.hidden_output), 0)
+    }
+}
+
 /// One row of an imported trace, in [`TRACE_HEADER`]'s order.
 #[derive(serde::Serialize)]
 struct Row<'a> {
@@ -117,17 +139,25 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             (Some(a), Some(b)) => Some(u64::try_from(b.saturating_sub(a)).unwrap_or(0)),
             _ => None,
         };
-        let nothing = [];
-        let entries: &[&super::ToolResult] = if by_request[k].is_empty() {
-            &nothing
-        } else {
-            &by_request[k]
-        };
+        let (resent, output_bytes) = sent_back(prev);
+        let output_row = (output_bytes > 0).then(|| super::ToolResult {
+            kind: super::ContextKind::User,
+            tool: ASSISTANT_OUTPUT.into(),
+            bytes: output_bytes,
+            images: 0,
+            documents: 0,
+            is_error: false,
+            latency_ms: 0,
+            carried_by: Some(k),
+            at_ms: None,
+        });
+        let entries: Vec<&super::ToolResult> =
+            output_row.iter().chain(by_request[k].iter().copied()).collect();
         let rows = entries.len().max(1);
         for i in 0..rows {
             let first = i == 0;
             let on_first = |v: u64| first.then_some(v);
-            let r = entries.get(i);
+            let r = entries.get(i).copied();
             call += 1;
             let bytes = r.map_or(0, |r| r.bytes);
             let tool = r.is_some_and(|r| r.kind == super::ContextKind::Tool);
@@ -151,14 +181,12 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
                 recorded_cache_write_1h: on_first(q.usage.cache_write_1h),
                 recorded_cache_read: on_first(q.usage.cache_read),
                 recorded_output: on_first(q.usage.output),
-                resent_output: on_first(prev.usage.output.saturating_sub(prev.hidden_output)),
-                hidden_output: on_first(prev.hidden_output.min(prev.usage.output)),
+                resent_output: on_first(resent),
+                hidden_output: on_first(prev.usage.output - resent),
                 gap_ms: gap.filter(|_| first),
-                // Marked in the log, or a prompt that fell below half the
-                // previous one (a compaction or clearing the log does not mark).
-                compacted: (first
-                    && (q.compacted_before || q.usage.prompt() < prev.usage.prompt() / 2))
-                    .then_some(true),
+                // Only where the log marks one: a recorded prompt is what
+                // the replay is checked against, never what drives it.
+                compacted: (first && q.compacted_before).then_some(true),
                 note: if r.is_some_and(|r| r.is_error) {
                     "tool error"
                 } else {
@@ -304,8 +332,8 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
             let (lower, uplift, estimate) = c.band();
             let _ = writeln!(
                 out,
-                "# Bytes per token fitted from this thread's recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}. The band runs from p90 (fewest tokens)\n# to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}",
-                c.steps, c.pooled, c.p10, c.p50, c.p90
+                "# Bytes per token fitted from this thread's recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band\n# runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}\nstep_overhead_tokens = {}",
+                c.steps, c.pooled, c.p10, c.p50, c.p90, c.overhead, c.overhead
             );
         }
         None => {

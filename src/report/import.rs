@@ -35,6 +35,7 @@ fn what_if_columns() -> Vec<super::table::Column> {
     vec![
         col("replayed_recorded_usd", "recorded (replayed threads)"),
         col("simulated_usd_lower", "replay, lower"),
+        col("simulated_usd_estimate", "replay, estimate"),
         col("simulated_usd_upper", "replay, upper"),
         col("trimmed_usd_lower", "trimmed, lower"),
         col("other_tier_usd_lower", "other cache tier, lower"),
@@ -44,13 +45,14 @@ fn what_if_columns() -> Vec<super::table::Column> {
 }
 
 fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Cell> {
-    let opt = |b: Option<crate::engine::Bounds>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
+    let opt = |b: Option<crate::import::summary::Band>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
     match w {
-        None => vec![Cell::Empty; 7],
+        None => vec![Cell::Empty; 8],
         Some(w) => vec![
             Cell::Usd(recorded, 4),
-            Cell::Usd(w.simulated.lower, 4),
-            Cell::Usd(w.simulated.upper, 4),
+            Cell::Usd(w.as_recorded.lower, 4),
+            Cell::Usd(w.as_recorded.estimate, 4),
+            Cell::Usd(w.as_recorded.upper, 4),
             Cell::Usd(w.trimmed.lower, 4),
             opt(w.other_tier),
             opt(w.batch),
@@ -155,9 +157,11 @@ pub fn days(doc: &ImportDoc) -> DataTable {
         col("requests", "requests"),
     ];
     columns.extend(cost_columns());
+    // The days, then every session summed.
     let rows = doc
         .days
         .iter()
+        .chain(std::iter::once(&doc.totals))
         .map(|d| {
             let mut row = vec![
                 Cell::Text(d.day.clone()),
@@ -177,7 +181,7 @@ pub fn days(doc: &ImportDoc) -> DataTable {
         .collect();
     DataTable {
         id: "days",
-        title: "Per day (UTC, by session start; USD)".into(),
+        title: "Per day (UTC, by session start; USD), and all sessions".into(),
         columns,
         rows,
     }

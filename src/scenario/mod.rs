@@ -297,6 +297,8 @@ struct RawAssumptions {
     prefix_measured: bool,
     #[serde(default)]
     prefix_cached_tokens: u64,
+    #[serde(default)]
+    step_overhead_tokens: u64,
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     estimate_bytes_per_token: Option<Decimal>,
 }
@@ -350,6 +352,10 @@ pub struct Assumptions {
     /// session's first request read them, written by an earlier session).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub prefix_cached_tokens: u64,
+    /// Tokens every step adds besides its bytes and the output sent back
+    /// (message framing), fitted from a recorded session's prompt growth.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub step_overhead_tokens: u64,
     /// The central bytes per token of a calibration (imported sessions: the
     /// pooled fit of recorded prompt growth), between the two bounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -1341,6 +1347,7 @@ fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions,
         ("prefix_tokens", a.prefix_tokens),
         ("output_tokens_per_step", a.output_tokens_per_step),
         ("final_output_tokens", a.final_output_tokens),
+        ("step_overhead_tokens", a.step_overhead_tokens),
     ] {
         limits::tokens(field, v)
             .map_err(|p| problem(p, "token counts per request are at most in the millions"))?;
@@ -1371,6 +1378,7 @@ fn check_assumptions(src: &SourceText, a: RawAssumptions) -> Result<Assumptions,
         runs_per_day: a.runs_per_day,
         prefix_measured: a.prefix_measured,
         prefix_cached_tokens: a.prefix_cached_tokens.min(a.prefix_tokens),
+        step_overhead_tokens: a.step_overhead_tokens,
         estimate_bytes_per_token: a.estimate_bytes_per_token,
     })
 }

@@ -5,7 +5,7 @@ use super::*;
 use crate::import::summary::ImportDoc;
 
 /// Reads one what-if of a day.
-type WhatIfGet = fn(&crate::import::summary::WhatIfs) -> Option<crate::engine::Bounds>;
+type WhatIfGet = fn(&crate::import::summary::WhatIfs) -> Option<crate::import::summary::Band>;
 
 /// Most sessions drawn in the per-session chart (the dearest).
 pub const TOP_SESSIONS: usize = 30;
@@ -31,7 +31,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
             values: doc
                 .days
                 .iter()
-                .map(|d| d.what_if.map_or(0.0, |w| f(w.simulated.lower)))
+                .map(|d| d.what_if.map_or(0.0, |w| f(w.as_recorded.lower)))
                 .collect(),
         },
         Series {
