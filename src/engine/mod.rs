@@ -950,6 +950,9 @@ fn attribute(
 }
 
 #[cfg(test)]
+mod recorded_tests;
+
+#[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::pricing::ModelPrices;

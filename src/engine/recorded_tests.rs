@@ -1,0 +1,167 @@
+//! The replay of a recorded session, request by request: rows grouped by
+//! the request that carried them, each request's own output, the recorded
+//! gaps, compactions and models. Every figure is worked out by hand here.
+
+use super::tests::scenario;
+use super::*;
+use crate::pricing::ModelPrices;
+use crate::scenario::trace::Recorded;
+use crate::scenario::ModelRates;
+use std::str::FromStr;
+
+fn d(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap()
+}
+
+/// A row of request `request`; the first row of a request also carries
+/// the output sent back with it and the gap before it.
+fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> TraceCall {
+    let mut c = scenario(&[(1, 1)], vec![]).trace.remove(0);
+    c.raw_bytes = Some(raw);
+    c.trimmed_bytes = Some(raw);
+    c.charged_usd = Decimal::ZERO;
+    c.request = Some(request);
+    if let Some((resent, hidden, gap)) = first {
+        c.resent_output = Some(resent);
+        c.hidden_output = Some(hidden);
+        c.gap_ms = Some(gap);
+        c.recorded = Some(Recorded {
+            request,
+            timestamp: None,
+            model: Some(model.into()),
+            usage: Default::default(),
+        });
+    }
+    c
+}
+
+/// Requests 2 (two results, 40 + 80 bytes; request 1's 30 tokens of
+/// output sent back; 1 s after it) and 3 (nothing new; request 2 billed 12,
+/// of which 7 reasoning never sent back; 400 s after it).
+fn recorded() -> Scenario {
+    let mut s = scenario(&[(1, 1)], vec![]);
+    s.trace = vec![
+        row(2, 40, Some((30, 0, 1000)), "m"),
+        row(2, 80, None, "m"),
+        row(3, 0, Some((5, 7, 400_000)), "m"),
+    ];
+    s.assumptions.prefix_measured = true;
+    s
+}
+
+fn variant<'a>(sim: &'a Simulation, cache: Cache) -> &'a VariantResult {
+    sim.variants
+        .iter()
+        .find(|v| v.variant.variant.cache == cache)
+        .unwrap()
+}
+
+#[test]
+fn a_request_follows_all_its_rows_and_pays_its_own_output() {
+    // P = 100, b = 4. Request 1: 100. Request 2: 100 + 30 + 120/4 = 160.
+    // Request 3: 160 + 5 = 165 (the 7 reasoning tokens are not sent back).
+    // Output billed: 30, 5 + 7, and the final 20 = 62.
+    let sim = simulate(&recorded(), SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.requests, 3);
+    assert_eq!(p.input_tokens.lower, d("425"));
+    assert_eq!(p.output_tokens, 62);
+    // Upper (u = 1.5): the measured prefix and the output are not uplifted:
+    // 100; 100 + 30 + 1.5 × 30 = 175; 175 + 5 = 180.
+    assert_eq!(p.input_tokens.upper, d("455"));
+    // Uncached: 425 × $8 + 62 × $40 per million.
+    let none = &variant(&sim, Cache::None).cost;
+    assert_eq!(none.uncached_input.lower, d("0.0034"));
+    assert_eq!(none.output.lower, d("0.00248"));
+}
+
+#[test]
+fn the_recorded_gap_expires_the_cache() {
+    // 5-minute cache: request 1 writes 100; request 2 (1 s later) reads 100
+    // and writes 60; request 3 comes 400 s later, after the lifetime, and
+    // writes all 165. Writes 325 × $10, reads 100 × $0.2 per million.
+    let sim = simulate(&recorded(), SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.expiries, 1);
+    assert_eq!(v.cost.cache_write.lower, d("0.00325"));
+    assert_eq!(v.cost.cache_read.lower, d("0.00002"));
+}
+
+#[test]
+fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
+    // Request 4, 1 s after request 3, follows a compaction: its prompt is
+    // P + its own 40 bytes = 110, none of the earlier output. The cache
+    // still holds the prefix (100) from request 3's write: read 100, write 10.
+    let mut s = recorded();
+    let mut r = row(4, 40, Some((11, 0, 1000)), "m");
+    r.compacted = true;
+    s.trace.push(r);
+    let sim = simulate(&s, SimulateOptions::default());
+    assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("535"));
+    let v = variant(&sim, Cache::FiveMinutes);
+    // Writes 100 + 60 + 165 + 10 = 335; reads 100 + 100 = 200.
+    assert_eq!(v.cost.cache_write.lower, d("0.00335"));
+    assert_eq!(v.cost.cache_read.lower, d("0.00004"));
+}
+
+#[test]
+fn each_request_pays_its_own_model_and_a_change_of_model_breaks_the_cache() {
+    // Request 3 ran on `h` (input $1, write $1.25, read $0.1, output $5).
+    let mut s = recorded();
+    s.trace[2] = row(3, 0, Some((5, 7, 1000)), "h");
+    let h = ModelPrices {
+        model: "h".into(),
+        input: d("1"),
+        output: d("5"),
+        cache_write_5m: Some(d("1.25")),
+        cache_read: Some(d("0.1")),
+        ..ModelPrices::default()
+    };
+    for pv in &mut s.variants {
+        let rates = h
+            .rates_with(pv.variant.cache, pv.variant.mode, pv.variant.options())
+            .unwrap();
+        pv.by_model = vec![ModelRates {
+            model: "h".into(),
+            prices: h.clone(),
+            rates,
+        }];
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    // Uncached: m pays (100 + 160) × 8 + (30 + 12) × 40 = 3,760; h pays
+    // 165 × 1 + 20 × 5 = 265: 4,025 per million.
+    let none = &variant(&sim, Cache::None).cost;
+    assert_eq!(none.input.lower + none.output.lower, d("0.004025"));
+    // Cached: m writes 100 + 60 and reads 100; h has no copy of the prefix
+    // and writes all 165 although only 1 s passed.
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.cost.cache_write.lower, d("0.00180625")); // 1,600 + 206.25
+    assert_eq!(v.cost.cache_read.lower, d("0.00002"));
+    assert_eq!(v.expiries, 0);
+}
+
+#[test]
+fn a_warm_prefix_and_the_framing_of_each_step() {
+    // 60 of the prefix were cached by an earlier session: request 1 reads
+    // 60 and writes 40. Each step adds 3 tokens of framing: request 2 is
+    // 163, request 3 is 171; request 3 expires (400 s) and writes all 171.
+    let mut s = recorded();
+    s.assumptions.prefix_cached_tokens = 60;
+    s.assumptions.step_overhead_tokens = 3;
+    let sim = simulate(&s, SimulateOptions::default());
+    assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("434"));
+    let v = variant(&sim, Cache::FiveMinutes);
+    // Writes 40 + 63 + 171 = 274; reads 60 + 100 = 160.
+    assert_eq!(v.cost.cache_write.lower, d("0.00274"));
+    assert_eq!(v.cost.cache_read.lower, d("0.000032"));
+}
+
+#[test]
+fn a_hand_written_trace_keeps_one_request_per_result() {
+    // Without `request` on every row, rows are not grouped: two rows, three
+    // requests, `o` per step, as the seed's model has it.
+    let s = scenario(&[(40, 4), (80, 8)], vec![]);
+    let sim = simulate(&s, SimulateOptions::default());
+    assert_eq!(sim.profile(Content::Raw).requests, 3);
+    assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("370"));
+}

@@ -1,0 +1,191 @@
+//! A current Claude Code log replayed request by request (issue 19): user
+//! messages and attachments are measured as context, a usage with
+//! `"iterations": null` is read, the CLI's newer line types are known, the
+//! gap before each request and a compaction come from the log, and a change
+//! of model is priced per request. Every expected figure is derived here.
+
+mod common;
+use common::{json_of, tokencast};
+use serde_json::json;
+use std::fs;
+
+const SID: &str = "44444444-dddd-4ddd-8ddd-444444444444";
+
+fn line(v: serde_json::Value) -> String {
+    format!("{v}\n")
+}
+
+fn assistant(
+    id: &str,
+    model: &str,
+    at: &str,
+    content: serde_json::Value,
+    usage: serde_json::Value,
+) -> String {
+    line(json!({
+        "type": "assistant", "sessionId": SID, "version": "2.1.126", "timestamp": at,
+        "requestId": format!("req_{id}"),
+        "message": {"model": model, "id": id, "role": "assistant", "content": content, "usage": usage}
+    }))
+}
+
+fn user(at: &str, content: serde_json::Value) -> String {
+    line(
+        json!({"type": "user", "sessionId": SID, "version": "2.1.126", "timestamp": at,
+        "message": {"role": "user", "content": content}}),
+    )
+}
+
+/// The attachment of the log, as its line holds it.
+fn attachment() -> serde_json::Value {
+    json!({"type": "hook_additional_context", "content": ["a reminder of 35 bytes, and no more"]})
+}
+
+fn log() -> String {
+    [
+        user("2026-11-20T10:00:00.000Z", json!("hello")),
+        assistant(
+            "m1",
+            "claude-sonnet-4-5",
+            "2026-11-20T10:00:01.000Z",
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]),
+            json!({"input_tokens": 10, "cache_creation_input_tokens": 5000,
+                   "cache_read_input_tokens": 0, "output_tokens": 50, "iterations": null,
+                   "cache_creation": {"ephemeral_5m_input_tokens": 5000, "ephemeral_1h_input_tokens": 0}}),
+        ),
+        user(
+            "2026-11-20T10:00:02.000Z",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x".repeat(400)}]),
+        ),
+        line(json!({"type": "attachment", "sessionId": SID, "timestamp": "2026-11-20T10:00:02.500Z",
+            "attachment": attachment()})),
+        line(json!({"type": "permission-mode", "sessionId": SID, "permissionMode": "default"})),
+        line(json!({"type": "ai-title", "sessionId": SID, "aiTitle": "t"})),
+        line(json!({"type": "last-prompt", "sessionId": SID})),
+        assistant(
+            "m2",
+            "claude-sonnet-4-5",
+            "2026-11-20T10:00:03.000Z",
+            json!([{"type": "text", "text": "done"}]),
+            json!({"input_tokens": 5, "cache_creation_input_tokens": 700,
+                   "cache_read_input_tokens": 5010, "output_tokens": 20}),
+        ),
+        user("2026-11-20T10:10:00.000Z", json!("next question")),
+        line(json!({"type": "system", "subtype": "compact_boundary", "sessionId": SID,
+            "timestamp": "2026-11-20T10:10:01.000Z"})),
+        user("2026-11-20T10:10:02.000Z", json!("S".repeat(800))),
+        assistant(
+            "m3",
+            "claude-haiku-4-5",
+            "2026-11-20T10:10:05.000Z",
+            json!([{"type": "text", "text": "ok"}]),
+            json!({"input_tokens": 3, "cache_creation_input_tokens": 5200,
+                   "cache_read_input_tokens": 0, "output_tokens": 9}),
+        ),
+    ]
+    .concat()
+}
+
+fn imported() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    fs::write(logs.join(format!("{SID}.jsonl")), log()).unwrap();
+    // --strict: every line of a current log is read.
+    tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--strict",
+        ])
+        .assert()
+        .success();
+    dir
+}
+
+#[test]
+fn every_request_is_a_step_with_what_entered_before_it() {
+    let dir = imported();
+    let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let h = reader.headers().unwrap().clone();
+    let get = |r: &csv::StringRecord, col: &str| {
+        r.get(h.iter().position(|c| c == col).unwrap())
+            .unwrap()
+            .to_string()
+    };
+    // Request 2 follows the Read result (400 bytes) and the attachment;
+    // request 3 follows only the summary (800 bytes): "next question" came
+    // before the compaction and is inside the summary.
+    let seen: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (get(r, "request"), get(r, "capability"), get(r, "raw_bytes")))
+        .collect();
+    let att = attachment().to_string().len().to_string();
+    assert_eq!(
+        seen,
+        vec![
+            ("2".into(), "Read".into(), "400".into()),
+            ("2".into(), "(attachment)".into(), att),
+            ("3".into(), "(user message)".into(), "800".into()),
+        ]
+    );
+    // Request 1's 50 tokens of output go back with request 2, 2 s after it;
+    // request 2's 20 with request 3, 602 s after it, after a compaction.
+    assert_eq!(get(&rows[0], "resent_output"), "50");
+    assert_eq!(get(&rows[0], "gap_ms"), "2000");
+    assert_eq!(get(&rows[0], "compacted"), "");
+    assert_eq!(get(&rows[1], "resent_output"), "");
+    assert_eq!(get(&rows[2], "resent_output"), "20");
+    assert_eq!(get(&rows[2], "gap_ms"), "602000");
+    assert_eq!(get(&rows[2], "compacted"), "true");
+    assert_eq!(get(&rows[2], "model"), "claude-haiku-4-5");
+}
+
+#[test]
+fn the_replay_prices_each_request_on_its_own_model_after_the_recorded_gap() {
+    let dir = imported();
+    let toml = fs::read_to_string(dir.path().join(format!("out/{SID}/main.toml"))).unwrap();
+    assert!(toml.contains("model = \"claude-sonnet-4-5\""), "{toml}");
+    assert!(toml.contains("recorded_models = true"), "{toml}");
+    // Too few steps to fit: the seed's band, and the measured prefix.
+    assert!(toml.contains("bytes_per_token = 4\n"), "{toml}");
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        &format!("out/{SID}/main.toml"),
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let v = &doc["variants"][0];
+    assert_eq!(v["name"], "as recorded");
+    // Prompts (lower, ÷4): request 1 5,010 (the recorded first prompt);
+    // request 2 5,010 + 50 + (400 + attachment)/4; request 3 (compacted)
+    // 5,010 + 800/4 = 5,210. All are above both models' minimum cacheable
+    // lengths (1,024 and 4,096 tokens).
+    let att = attachment().to_string().len() as u64;
+    let p2 = 5010 + 50 + (400 + att) / 4;
+    assert_eq!((400 + att) % 4, 0, "the attachment keeps the sums whole");
+    // 5-minute cache on sonnet-4-5 ($3.75 write, $0.3 read, $15 out):
+    // request 1 writes 5,010; request 2 reads 5,010 and writes the rest;
+    // request 3 runs on haiku-4-5 ($1.25 write, $5 out), which has no copy of
+    // the prefix: it writes all 5,210. Output: 50 + 20 on sonnet, 9 on haiku.
+    let sonnet = 5010 * 375 + (p2 - 5010) * 375 + 5010 * 30 + (50 + 20) * 1500;
+    let haiku = 5210 * 125 + 9 * 500;
+    // In hundredths of a dollar per million tokens.
+    let expected =
+        rust_decimal::Decimal::from(sonnet + haiku) / rust_decimal::Decimal::from(100_000_000u64);
+    let model_cost =
+        common::dec(&v["cost"]["input"]["lower"]) + common::dec(&v["cost"]["output"]["lower"]);
+    assert_eq!(model_cost, expected.normalize());
+    assert_eq!(
+        v["expiries"], 0,
+        "the break at request 3 is the change of model"
+    );
+}
