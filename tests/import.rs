@@ -295,15 +295,15 @@ fn an_imported_scenario_simulates_with_its_backtest() {
     assert_eq!(rows[1]["recorded_prompt"], 6703);
     // Recorded cost of those two requests: 2,640 + 2,641.5 per million.
     assert_eq!(dec(&b["recorded_cost"]), d("0.0052815"));
-    // The engine's prompt before msg_2: the first prompt (10+1,000+2,000) plus
-    // one step of output and the 12-byte result ÷ 4: 3,010 + 85 + 3 (lower).
-    let o = doc["assumptions"]["output_tokens_per_step"]
-        .as_u64()
-        .unwrap();
+    // The engine's prompt of msg_2: the first prompt (10+1,000+2,000), msg_1's
+    // own output sent back (120, its final count) and the 12-byte result ÷ 4:
+    // 3,010 + 120 + 3 (lower). The upper bound does not uplift the measured
+    // prefix or the output: 3,010 + 120 + 3 × 1.3.
     assert_eq!(
         dec(&rows[0]["simulated_prompt"]["lower"]),
-        Decimal::from(3010 + o + 3)
+        Decimal::from(3010 + 120 + 3)
     );
+    assert_eq!(dec(&rows[0]["simulated_prompt"]["upper"]), d("3133.9"));
 }
 
 #[test]

@@ -189,3 +189,50 @@ fn the_replay_prices_each_request_on_its_own_model_after_the_recorded_gap() {
         "the break at request 3 is the change of model"
     );
 }
+
+#[test]
+fn the_backtest_covers_every_request_with_the_engine_s_own_prompts() {
+    let dir = imported();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        &format!("out/{SID}/main.toml"),
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let b = &doc["backtest"];
+    let rows = b["requests"].as_array().unwrap();
+    // Requests 2 and 3 (request 1's prompt is the measured prefix), with
+    // the rows that entered before each: Read and the attachment, the summary.
+    let seen: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["request"].as_u64().unwrap(),
+                r["results"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(seen, vec![(2, 2), (3, 3)]);
+    // Recorded prompts: 5 + 700 + 5,010 and 3 + 5,200.
+    assert_eq!(rows[0]["recorded_prompt"], 5715);
+    assert_eq!(rows[1]["recorded_prompt"], 5203);
+    // The engine's prompts, as it replayed them: request 3 after the
+    // compaction holds the prefix and the 800-byte summary only, in both
+    // bounds' measured parts (5,010 + 200, and 5,010 + 200 × 1.3 = 5,270).
+    assert_eq!(
+        common::dec(&rows[1]["simulated_prompt"]["lower"]),
+        5210.into()
+    );
+    assert_eq!(
+        common::dec(&rows[1]["simulated_prompt"]["upper"]),
+        5270.into()
+    );
+    // Recorded cost of both, each on its own model: sonnet-4-5 5 × 3 +
+    // 700 × 3.75 + 5,010 × 0.3 + 20 × 15 = 4,443; haiku-4-5 3 × 1 +
+    // 5,200 × 1.25 + 9 × 5 = 6,548 (per million).
+    assert_eq!(
+        common::dec(&b["recorded_cost"]),
+        "0.010991".parse::<rust_decimal::Decimal>().unwrap()
+    );
+}

@@ -160,52 +160,31 @@ pub fn backtest(
     prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
 ) -> Option<Backtest> {
     let v = sim.variants.first()?;
-    let a = &s.assumptions;
     let results: Vec<&crate::scenario::TraceCall> =
         s.trace.iter().filter(|c| c.enters_context()).collect();
     if !results.iter().any(|c| c.recorded.is_some()) {
         return None;
     }
     let raw = v.variant.variant.results == crate::scenario::Content::Raw;
-    let (b, u) = (a.bytes_per_token, a.tokenizer_uplift);
-    let p = Decimal::from(a.prefix_tokens);
-    let o = Decimal::from(a.output_tokens_per_step);
-    // (request, results carried so far, bytes added since the previous request, recorded)
-    let mut groups: Vec<(u64, u64, u64, &Recorded)> = Vec::new();
-    let mut added: u64 = 0;
-    for (j, c) in results.iter().enumerate() {
-        let bytes = if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
-        added += bytes;
-        if let Some(r) = &c.recorded {
-            groups.push((r.request, j as u64 + 1, added, r));
-            added = 0;
-        } else if let Some(last) = groups.last_mut() {
-            // A further result of the same request.
-            last.1 = j as u64 + 1;
-            last.2 += bytes;
-        }
-    }
-    // Cumulative bytes at each group's last result.
-    let mut cum_at: Vec<u64> = Vec::with_capacity(groups.len());
-    let mut total: u64 = 0;
-    let mut gi = 0;
-    for (j, c) in results.iter().enumerate() {
-        total += if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
-        while gi < groups.len() && groups[gi].1 == j as u64 + 1 {
-            cum_at.push(total);
-            gi += 1;
-        }
-    }
+    let groups = groups(&results, raw);
+    // The engine's own prompt of each request, as it replayed it (measured
+    // prefix, each request's output, compactions, framing): the backtest
+    // checks the replay, it does not compute one of its own.
+    let profile = sim.profile(v.variant.variant.results);
+    let prompt_of = |step: u64| {
+        profile
+            .per_request
+            .iter()
+            .find(|r| r.request == step + 1)
+            .map(|r| r.input)
+    };
+    // Request costs are per request only when every row was kept.
+    let costs_whole = v.request_costs.len() as u64 == profile.requests;
     let model_prices = &v.variant.prices;
     let mut rows = Vec::with_capacity(groups.len());
     let mut unpriced = 0u64;
-    for (i, (request, k, _, r)) in groups.iter().enumerate() {
-        let t = Decimal::from(cum_at.get(i).copied().unwrap_or(0)) / b;
-        let kk = Decimal::from(*k);
-        let sim_prompt = Bounds {
-            lower: (p + kk * o + t).normalize(),
-            upper: (u * (p + t) + kk * o).normalize(),
-        };
+    for g in &groups {
+        let r = g.recorded;
         let priced = r
             .model
             .as_deref()
@@ -215,12 +194,14 @@ pub fn backtest(
             unpriced += 1;
         }
         rows.push(BacktestRow {
-            request: *request,
-            results: *k,
+            request: g.request,
+            results: g.results,
             recorded_prompt: r.prompt(),
-            simulated_prompt: sim_prompt,
+            simulated_prompt: prompt_of(g.step).unwrap_or_default(),
             recorded_cost: priced,
-            simulated_cost: v.request_costs.get(*k as usize).copied(),
+            simulated_cost: costs_whole
+                .then(|| v.request_costs.get(g.step as usize).copied())
+                .flatten(),
         });
     }
     let n = rows.len().max(1);
@@ -250,42 +231,98 @@ pub fn backtest(
     })
 }
 
+/// One recorded request of the trace, with what entered before it.
+struct Group<'a> {
+    /// Its number in the thread.
+    request: u64,
+    /// Results carried so far, this request's included.
+    results: u64,
+    /// Bytes that entered since the previous request (each row once).
+    added: u64,
+    /// Output of the previous request sent back with it, when the trace says.
+    resent: Option<u64>,
+    /// The engine's request for it (0-based: steps before it).
+    step: u64,
+    /// What the provider reported.
+    recorded: &'a Recorded,
+}
+
+/// The recorded requests of a trace, in order: a row with recorded usage
+/// opens a request; the rows after it, up to the next, are its own.
+fn groups<'a>(results: &[&'a crate::scenario::TraceCall], raw: bool) -> Vec<Group<'a>> {
+    let grouped = results.iter().all(|c| c.request.is_some());
+    let mut out: Vec<Group> = Vec::new();
+    let mut steps = 0u64;
+    let mut before = 0u64;
+    let mut last_request = None;
+    for (j, c) in results.iter().enumerate() {
+        let bytes = if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
+        // A hand-written trace: one request per row; imported: per request.
+        if !grouped || c.request != last_request {
+            steps += 1;
+        }
+        last_request = c.request;
+        match (&c.recorded, out.last_mut()) {
+            (Some(r), _) => {
+                out.push(Group {
+                    request: r.request,
+                    results: j as u64 + 1,
+                    added: before + bytes,
+                    resent: c.resent_output,
+                    step: steps,
+                    recorded: r,
+                });
+                before = 0;
+            }
+            (None, Some(g)) if grouped => {
+                // A further row of the same request.
+                g.results = j as u64 + 1;
+                g.added += bytes;
+            }
+            _ => before += bytes,
+        }
+    }
+    out
+}
+
 /// A recorded prompt below half the previous one is a compaction (clearing
 /// a few results shrinks it less). The engine then compacts before the same
 /// request into a summary that makes its prompt the recorded one, and the
 /// requests after show how well the replay follows the session from there.
-fn compaction(
-    s: &Scenario,
-    groups: &[(u64, u64, u64, &Recorded)],
-    rows: &[BacktestRow],
-) -> Option<CompactionCheck> {
+fn compaction(s: &Scenario, groups: &[Group], rows: &[BacktestRow]) -> Option<CompactionCheck> {
     let p = s.assumptions.prefix_tokens;
-    let points: Vec<CompactionPoint> = groups
+    let points: Vec<(CompactionPoint, u64)> = groups
         .windows(2)
-        .filter(|w| w[1].3.prompt() * 2 < w[0].3.prompt())
-        .map(|w| CompactionPoint {
-            request: w[1].0,
-            results: w[1].1,
-            prompt_before: w[0].3.prompt(),
-            prompt_after: w[1].3.prompt(),
-            summary_tokens: w[1].3.prompt().saturating_sub(p).max(1),
+        .filter(|w| w[1].recorded.prompt() * 2 < w[0].recorded.prompt())
+        .map(|w| {
+            (
+                CompactionPoint {
+                    request: w[1].request,
+                    results: w[1].results,
+                    prompt_before: w[0].recorded.prompt(),
+                    prompt_after: w[1].recorded.prompt(),
+                    summary_tokens: w[1].recorded.prompt().saturating_sub(p).max(1),
+                },
+                w[1].step,
+            )
         })
         .collect();
     if points.is_empty() {
         return None;
     }
     let strategy = crate::engine::context::Strategy::CompactAt {
-        // Request k (0-based, k results before it) is request k + 1.
+        // The engine's request k (0-based, k steps before it) is request k + 1.
         points: points
             .iter()
-            .map(|c| (c.results + 1, c.summary_tokens))
+            .map(|(c, step)| (step + 1, c.summary_tokens))
             .collect(),
     };
     let prompts = crate::engine::context::request_prompts(s, 0, &strategy);
-    let compacted: Vec<Bounds> = rows
+    let compacted: Vec<Bounds> = groups
         .iter()
-        .map(|r| prompts.get(r.results as usize).copied().unwrap_or_default())
+        .map(|g| prompts.get(g.step as usize).copied().unwrap_or_default())
         .collect();
+    let points: Vec<CompactionPoint> = points.into_iter().map(|(c, _)| c).collect();
     let recorded: u64 = rows.iter().map(|r| r.recorded_prompt).sum();
     let in_band = rows
         .iter()
@@ -334,17 +371,18 @@ fn compaction(
     })
 }
 
-fn fit(groups: &[(u64, u64, u64, &Recorded)]) -> Option<Fit> {
+fn fit(groups: &[Group]) -> Option<Fit> {
     let (mut bytes, mut tokens) = (0u64, 0u64);
     let mut ratios = Vec::new();
     let mut skipped = 0u64;
     for w in groups.windows(2) {
-        let (prev, cur) = (w[0].3, w[1].3);
-        let added = w[1].2;
+        let (prev, cur) = (w[0].recorded, w[1].recorded);
+        let added = w[1].added;
+        let resent = w[1].resent.unwrap_or(prev.usage.output);
         let grew = cur
             .prompt()
             .checked_sub(prev.prompt())
-            .and_then(|g| g.checked_sub(prev.usage.output));
+            .and_then(|g| g.checked_sub(resent));
         match grew {
             Some(g) if g > 0 && added > 0 => {
                 bytes += added;
@@ -369,7 +407,7 @@ fn fit(groups: &[(u64, u64, u64, &Recorded)]) -> Option<Fit> {
 }
 
 fn breaks(
-    groups: &[(u64, u64, u64, &Recorded)],
+    groups: &[Group],
     fallback: &ModelPrices,
     prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
 ) -> Vec<CacheBreak> {
@@ -377,7 +415,7 @@ fn breaks(
     groups
         .windows(2)
         .filter_map(|w| {
-            let (prev, cur) = (w[0].3, w[1].3);
+            let (prev, cur) = (w[0].recorded, w[1].recorded);
             let (p, c) = (&prev.usage, &cur.usage);
             let cached = p.cache_read + p.cache_write_5m + p.cache_write_1h;
             if c.cache_read >= cached {
@@ -407,7 +445,7 @@ fn breaks(
                 )
             });
             Some(CacheBreak {
-                request: w[1].0,
+                request: w[1].request,
                 gap_seconds: gap_ms.map(|g| g / 1000),
                 cause: if expired {
                     format!("expiry (gap over the {} lifetime)", tier.lifetime_name())
