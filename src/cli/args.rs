@@ -97,6 +97,14 @@ pub struct ImportArgs {
     /// files are always read; loops are reported either way).
     #[arg(long)]
     pub follow_links: bool,
+    /// Write the bytes per token fitted per model family from these
+    /// sessions' recorded prompt growth to FILE (apply it with --calibration).
+    #[arg(long, value_name = "FILE")]
+    pub save_calibration: Option<PathBuf>,
+    /// Use a saved calibration (several are merged) instead of each
+    /// thread's own fit; families it lacks fall back to the thread's fit.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Vec<PathBuf>,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

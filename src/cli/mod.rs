@@ -564,11 +564,27 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         },
     };
     let today = today();
+    let mut saved = Vec::new();
+    for p in &args.calibration {
+        saved.push(crate::import::calibrate::Calibration::parse(&SourceText::read(
+            p,
+            "calibration",
+        )?)?);
+    }
+    let calibration = (!saved.is_empty()).then(|| crate::import::calibrate::Calibration::merge(&saved));
+    let calibration_name = args
+        .calibration
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
     let opts = summary::Options {
         source: source.key(),
         trim,
         compare: args.compare_model.as_deref(),
         today: &today,
+        calibration: calibration.as_ref(),
+        calibration_name: &calibration_name,
     };
     let mut sum = summary::Summary::new(&book, &opts)?;
     // Files are staged as each session is read (by a writer thread, so the
@@ -626,6 +642,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let staged = writer.join().expect("the writer thread does not panic");
     let import = read?;
     let mut staging = staged?;
+    let fitted = args.save_calibration.as_ref().map(|p| (p, sum.calibration()));
     let doc = sum.finish(&import);
     if args.strict && !doc.problems.is_empty() {
         let p = &doc.problems[0];
@@ -662,6 +679,19 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         })?;
     }
     let mut notes = Vec::new();
+    if let Some((path, c)) = fitted {
+        staging.stage(&PlannedFile {
+            path: path.clone(),
+            bytes: c.to_toml().into_bytes(),
+            marker: Marker::Toml,
+        })?;
+        notes.push(format!(
+            "wrote {} ({} model famil{})",
+            path.display(),
+            c.families.len(),
+            if c.families.len() == 1 { "y" } else { "ies" }
+        ));
+    }
     if let Some(p) = &page {
         staging.stage(p)?;
         notes.push(format!("wrote {}", p.path.display()));

@@ -302,3 +302,218 @@ mod tests {
         assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
     }
 }
+
+// ── A calibration saved from one set of sessions, applied to another ──────
+
+/// The first line of a saved calibration (its marker).
+pub const CALIBRATION_HEADER: &str = "# tokencast calibration";
+
+/// The tokenizer family of a model: its id without a trailing date
+/// (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`).
+pub fn family(model: &str) -> String {
+    let bytes = model.as_bytes();
+    let n = bytes.len();
+    if n > 9 && bytes[n - 9] == b'-' && bytes[n - 8..].iter().all(u8::is_ascii_digit) {
+        model[..n - 9].to_string()
+    } else {
+        model.to_string()
+    }
+}
+
+/// One family's fit with the sums that let fits of several sets be merged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilyFit {
+    /// Steps measured.
+    pub steps: u64,
+    /// Σ bytes over them.
+    pub bytes: u64,
+    /// Σ tokens over them (framing taken off).
+    pub tokens: u64,
+    /// Tokens of framing a step.
+    pub overhead: u64,
+    /// Per-step ratios.
+    pub p10: Decimal,
+    /// Median.
+    pub p50: Decimal,
+    /// 90th percentile.
+    pub p90: Decimal,
+}
+
+/// Fits per model family, as saved by `import --save-calibration`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// Per family.
+    pub families: std::collections::BTreeMap<String, FamilyFit>,
+}
+
+impl Calibration {
+    /// Fits every family of `obs` that has enough measured steps.
+    pub fn of(obs: &std::collections::BTreeMap<String, Vec<Observation>>) -> Calibration {
+        let families = obs
+            .iter()
+            .filter_map(|(f, o)| {
+                let fit = fit(o)?;
+                let (bytes, tokens) = measured_sums(o, fit.overhead);
+                Some((
+                    f.clone(),
+                    FamilyFit {
+                        steps: fit.steps,
+                        bytes,
+                        tokens,
+                        overhead: fit.overhead,
+                        p10: fit.p10,
+                        p50: fit.p50,
+                        p90: fit.p90,
+                    },
+                ))
+            })
+            .collect();
+        Calibration { families }
+    }
+
+    /// Several calibrations as one: sums added; the overhead and the
+    /// percentiles averaged, weighted by steps (an approximation: the
+    /// ratios themselves are not kept).
+    pub fn merge(all: &[Calibration]) -> Calibration {
+        let mut out: std::collections::BTreeMap<String, Vec<&FamilyFit>> = Default::default();
+        for c in all {
+            for (f, fit) in &c.families {
+                out.entry(f.clone()).or_default().push(fit);
+            }
+        }
+        let families = out
+            .into_iter()
+            .map(|(f, fits)| {
+                let steps: u64 = fits.iter().map(|x| x.steps).sum();
+                let w = |get: fn(&FamilyFit) -> Decimal| {
+                    let total: Decimal = fits.iter().map(|x| get(x) * Decimal::from(x.steps)).sum();
+                    (total / Decimal::from(steps.max(1))).round_dp(4).normalize()
+                };
+                let overhead = fits.iter().map(|x| u128::from(x.overhead) * u128::from(x.steps)).sum::<u128>()
+                    / u128::from(steps.max(1));
+                (
+                    f,
+                    FamilyFit {
+                        steps,
+                        bytes: fits.iter().map(|x| x.bytes).sum(),
+                        tokens: fits.iter().map(|x| x.tokens).sum(),
+                        overhead: u64::try_from(overhead).unwrap_or(u64::MAX),
+                        p10: w(|x| x.p10),
+                        p50: w(|x| x.p50),
+                        p90: w(|x| x.p90),
+                    },
+                )
+            })
+            .collect();
+        Calibration { families }
+    }
+
+    /// The fit for `model`'s family, as a thread's own fit would be.
+    pub fn fit_for(&self, model: &str) -> Option<Fit> {
+        let f = self.families.get(&family(model))?;
+        let pooled = Decimal::from(f.bytes)
+            .checked_div(Decimal::from(f.tokens))?
+            .round_dp(4)
+            .normalize();
+        Some(Fit {
+            steps: f.steps,
+            overhead: f.overhead,
+            pooled,
+            p10: f.p10,
+            p50: f.p50,
+            p90: f.p90,
+        })
+    }
+
+    /// The file: its marker line, then TOML.
+    pub fn to_toml(&self) -> String {
+        format!(
+            "{CALIBRATION_HEADER}: bytes per token fitted per model family from recorded prompt growth\n# (`tokencast import --save-calibration`); apply with `--calibration FILE`.\n{}",
+            toml::to_string(self).expect("a calibration always serializes")
+        )
+    }
+
+    /// Reads a saved calibration, with a located error.
+    pub fn parse(src: &crate::input::SourceText) -> Result<Calibration, crate::error::InputError> {
+        let c: Calibration = toml::from_str(&src.text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            src.error_at(
+                format!("{}: not a tokencast calibration: {}", src.name, e.message()),
+                span,
+                "here",
+            )
+            .with_help("write one with `tokencast import … --save-calibration FILE`")
+        })?;
+        for (f, fit) in &c.families {
+            if fit.tokens == 0 || fit.steps == 0 || fit.p10 <= Decimal::ZERO || fit.p10 > fit.p90 {
+                return Err(crate::error::InputError::new(format!(
+                    "{}: family `{}`: needs steps and tokens above 0 and 0 < p10 ≤ p90",
+                    src.name,
+                    crate::output::name::display(f)
+                ))
+                .with_help("write the file again with `tokencast import … --save-calibration FILE`"));
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// Σ bytes and Σ tokens (less `overhead`) of the steps a fit measures.
+fn measured_sums(obs: &[Observation], overhead: u64) -> (u64, u64) {
+    obs.iter()
+        .filter(|o| o.bytes >= MIN_STEP_BYTES)
+        .filter_map(|o| {
+            let t = o.tokens.checked_sub(overhead).filter(|t| *t > 0)?;
+            (MIN_RATIO..=MAX_RATIO)
+                .contains(&(o.bytes as f64 / t as f64))
+                .then_some((o.bytes, t))
+        })
+        .fold((0, 0), |(b, t), (ob, ot)| (b.saturating_add(ob), t.saturating_add(ot)))
+}
+
+#[cfg(test)]
+mod saved_tests {
+    use super::*;
+
+    #[test]
+    fn a_family_drops_the_date() {
+        assert_eq!(family("claude-sonnet-4-5-20250929"), "claude-sonnet-4-5");
+        assert_eq!(family("claude-opus-4-6"), "claude-opus-4-6");
+        assert_eq!(family("gpt-5-codex"), "gpt-5-codex");
+    }
+
+    #[test]
+    fn merged_calibrations_pool_their_sums() {
+        let one = |bytes, tokens, steps, p10: i64, p90: i64| FamilyFit {
+            steps,
+            bytes,
+            tokens,
+            overhead: 10,
+            p10: Decimal::from(p10),
+            p50: Decimal::from(p10),
+            p90: Decimal::from(p90),
+        };
+        let a = Calibration {
+            families: [("m".to_string(), one(3000, 1000, 10, 2, 4))].into(),
+        };
+        let b = Calibration {
+            families: [("m".to_string(), one(1000, 1000, 30, 1, 2))].into(),
+        };
+        let m = Calibration::merge(&[a, b]);
+        let f = m.fit_for("m-20260101").unwrap();
+        // 4,000 bytes over 2,000 tokens; p10 (2×10 + 1×30)/40 = 1.25,
+        // p90 (4×10 + 2×30)/40 = 2.5.
+        assert_eq!(f.pooled, Decimal::from(2));
+        assert_eq!((f.p10, f.p90), (Decimal::new(125, 2), Decimal::new(25, 1)));
+        assert_eq!(f.steps, 40);
+        let text = m.to_toml();
+        assert!(text.starts_with(CALIBRATION_HEADER));
+        let src = crate::input::SourceText {
+            name: "c.toml".into(),
+            text,
+        };
+        assert_eq!(Calibration::parse(&src).unwrap(), m);
+    }
+}

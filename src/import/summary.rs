@@ -216,6 +216,10 @@ pub struct Options<'a> {
     pub compare: Option<&'a str>,
     /// The price date.
     pub today: &'a str,
+    /// A saved calibration to apply instead of each thread's own fit.
+    pub calibration: Option<&'a crate::import::calibrate::Calibration>,
+    /// The files it came from, for the scenarios' comments.
+    pub calibration_name: &'a str,
 }
 
 /// A file the import writes, relative to the output directory.
@@ -236,6 +240,8 @@ pub struct Prepared {
     unpriced: Vec<(String, String, Usage)>,
     /// Thread name, trace CSV, scenario TOML.
     threads: Vec<(FileName, Vec<u8>, String)>,
+    /// Measured steps per model family, for a saved calibration.
+    observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
 }
 
 /// The price book the import uses, as written next to the scenarios.
@@ -254,6 +260,7 @@ pub struct Summary<'a> {
     scenarios: Vec<String>,
     emitted: std::collections::HashSet<String>,
     problems: Vec<Problem>,
+    observations: BTreeMap<String, Vec<crate::import::calibrate::Observation>>,
 }
 
 impl<'a> Summary<'a> {
@@ -283,6 +290,7 @@ impl<'a> Summary<'a> {
             unpriced: BTreeMap::new(),
             scenarios: Vec::new(),
             emitted: std::collections::HashSet::new(),
+            observations: BTreeMap::new(),
             problems: Vec::new(),
         })
     }
@@ -322,6 +330,7 @@ impl<'a> Summary<'a> {
         }
         let mut threads = Vec::new();
         let mut problems = Vec::new();
+        let mut observations = Vec::new();
         for t in &s.threads {
             // A thread of one request (a compaction call) has nothing to replay.
             if t.requests.len() < 2 {
@@ -345,6 +354,7 @@ impl<'a> Summary<'a> {
                 .unwrap_or_default();
             let name = t.file_name();
             let trace_name = format!("{name}.csv");
+            let own = crate::import::calibrate::observations(t);
             let spec = ScenarioSpec {
                 source: self.opts.source,
                 session: s,
@@ -353,10 +363,22 @@ impl<'a> Summary<'a> {
                 trace_file: &trace_name,
                 trim: self.opts.trim,
                 compare: self.compare.as_ref(),
-                calibration: crate::import::calibrate::fit(&crate::import::calibrate::observations(t)),
+                calibration: match self.opts.calibration.and_then(|c| c.fit_for(&model)) {
+                    Some(fit) => Some((
+                        fit,
+                        format!(
+                            "the calibration {} (family {})",
+                            self.opts.calibration_name,
+                            crate::import::calibrate::family(&model)
+                        ),
+                    )),
+                    None => crate::import::calibrate::fit(&own)
+                        .map(|f| (f, "this thread's recorded prompt growth".to_string())),
+                },
                 others,
             };
             let csv = write::trace_csv(t, self.opts.trim);
+            observations.push((crate::import::calibrate::family(&model), own));
             let toml = write::scenario_toml(t, &spec);
             if prices.is_some() {
                 // A thread whose recorded numbers no scenario can hold (a
@@ -399,6 +421,7 @@ impl<'a> Summary<'a> {
             row,
             unpriced,
             threads,
+            observations,
         })
     }
 
@@ -407,6 +430,9 @@ impl<'a> Summary<'a> {
     /// file's stem in front.
     pub fn accept(&mut self, p: Prepared) -> Vec<OutFile> {
         self.problems.extend(p.problems);
+        for (family, obs) in p.observations {
+            self.observations.entry(family).or_default().extend(obs);
+        }
         for (model, reason, usage) in p.unpriced {
             let e = self
                 .unpriced
@@ -465,6 +491,11 @@ impl<'a> Summary<'a> {
         }
         self.rows.push(row);
         files
+    }
+
+    /// Bytes per token per model family over every thread read so far.
+    pub fn calibration(&self) -> crate::import::calibrate::Calibration {
+        crate::import::calibrate::Calibration::of(&self.observations)
     }
 
     /// The document, with the import's counts and problems.

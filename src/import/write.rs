@@ -219,8 +219,9 @@ pub struct ScenarioSpec<'a> {
     pub trim: Trim,
     /// Another model of the book to compare with, when priced.
     pub compare: Option<&'a ModelPrices>,
-    /// Bytes per token fitted from the thread, when it has enough measured steps.
-    pub calibration: Option<super::calibrate::Fit>,
+    /// Bytes per token fitted from the thread, when it has enough measured
+    /// steps, or from a saved calibration; and where it comes from.
+    pub calibration: Option<(super::calibrate::Fit, String)>,
     /// The other models the thread's requests ran on, when every one is
     /// priced (the variants then price each request on its own model).
     pub others: Vec<ModelPrices>,
@@ -328,11 +329,12 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         f.prefix_tokens, f.prefix_cached_tokens, f.output_tokens_per_step, f.final_output_tokens
     );
     match &spec.calibration {
-        Some(c) => {
+        Some((c, from)) => {
             let (lower, uplift, estimate) = c.band();
+            let _ = writeln!(out, "# Bytes per token from {}.", display(from));
             let _ = writeln!(
                 out,
-                "# Bytes per token fitted from this thread's recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band\n# runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}\nstep_overhead_tokens = {}",
+                "# Fitted from recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band\n# runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}\nstep_overhead_tokens = {}",
                 c.steps, c.pooled, c.p10, c.p50, c.p90, c.overhead, c.overhead
             );
         }
