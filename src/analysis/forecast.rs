@@ -631,6 +631,7 @@ impl Plan<'_> {
                 gaps_ms: self.s.timing.as_ref().map(|_| gaps.as_slice()),
                 outputs: None,
                 compactions: None,
+                hit_share: None,
             });
             let totals = [runs[0].totals(), runs[1].totals()];
             for (v, pv) in variants.iter().enumerate() {

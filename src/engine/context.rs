@@ -101,6 +101,7 @@ pub fn replay(
         outputs: sizes.outputs.as_ref(),
         // Strategies replay the run as if nothing had been compacted.
         compactions: None,
+        hit_share: None,
     };
     strategies
         .par_iter()
@@ -121,6 +122,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         outputs: sizes.outputs.as_ref(),
         // Strategies replay the run as if nothing had been compacted.
         compactions: None,
+        hit_share: None,
     };
     let [lower, upper] = [0, 1].map(|bound| {
         Requests::new(&run, bound, strategy)

@@ -520,6 +520,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         gaps_ms: gaps.as_deref(),
         outputs: sizes.outputs.as_ref(),
         compactions: sizes.compactions_of(results),
+        hit_share: None,
     };
     let context = vec![
         profile(Content::Raw, &run_of(Content::Raw), &sizes.calls, a, &rows, window),
@@ -535,7 +536,10 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants
         .iter()
         .map(|pv| {
-            let run = run_of(pv.variant.results);
+            let run = Run {
+                hit_share: Run::share(pv.cache_hit_share),
+                ..run_of(pv.variant.results)
+            };
             let mut request_costs = Vec::new();
             let keep = rows.any().then_some((&rows, &mut request_costs));
             let priced = match sizes.model_index(pv) {
@@ -716,6 +720,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 gaps_ms: own_gaps.as_deref(),
                 outputs: sizes.outputs.as_ref(),
                 compactions: sizes.compactions_of(pv.variant.results),
+                hit_share: Run::share(pv.cache_hit_share),
             };
             let resumed = Run {
                 gaps_ms: Some(&resume_gaps),

@@ -165,3 +165,18 @@ fn a_hand_written_trace_keeps_one_request_per_result() {
     assert_eq!(sim.profile(Content::Raw).requests, 3);
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("370"));
 }
+
+#[test]
+fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
+    // Half of the previous prompt is read: request 2 reads 50 of 100 and
+    // writes 110; request 3 expired (400 s) and writes 165.
+    let mut s = recorded();
+    for pv in &mut s.variants {
+        pv.cache_hit_share = Some(d("0.5"));
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    // Writes 100 + 110 + 165 = 375 × $10; reads 50 × $0.2 per million.
+    assert_eq!(v.cost.cache_write.lower, d("0.00375"));
+    assert_eq!(v.cost.cache_read.lower, d("0.00001"));
+}

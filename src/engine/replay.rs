@@ -266,6 +266,9 @@ pub(crate) struct Run<'a> {
     pub outputs: Option<&'a StepOutputs>,
     /// Recorded compactions, when the trace marks any.
     pub compactions: Option<&'a Compactions>,
+    /// Share of the previous prompt a request reads from the cache (all of
+    /// it when `None`), as mantissa and power of ten.
+    pub hit_share: Option<(i128, i128)>,
 }
 
 /// What each request of a recorded run emitted (imported traces): request
@@ -330,6 +333,22 @@ impl Run<'_> {
             }
             None => self.scale.numerators_out(self.resent(k), cum),
         }
+    }
+
+    /// What a request reads of a cached prefix of `p` (numerator units).
+    fn hit(&self, p: i128) -> i128 {
+        match self.hit_share {
+            Some((m, d)) => p * m / d,
+            None => p,
+        }
+    }
+
+    /// The share as [`Run::hit_share`] holds it.
+    pub(crate) fn share(h: Option<Decimal>) -> Option<(i128, i128)> {
+        h.map(|h| {
+            let h = h.normalize();
+            (h.mantissa(), 10i128.pow(h.scale()))
+        })
     }
 
     /// Whether request k follows a recorded compaction.
@@ -408,6 +427,7 @@ impl Run<'_> {
                 && (min.is_some()
                     || self.gaps_ms.is_some()
                     || self.compactions.is_some()
+                    || self.hit_share.is_some()
                     || self.scale.cached > 0
                     || rates.cache_storage_per_hour.is_some()));
         if !rules && per_request.is_none() {
@@ -604,7 +624,9 @@ impl Run<'_> {
                     }
                 } else {
                     // After a compaction only the prefix is still cached.
-                    let shared = prev[i].map(|p| if compacted { p.min(prefix[i]) } else { p });
+                    let shared = prev[i]
+                        .map(|p| if compacted { p.min(prefix[i]) } else { p })
+                        .map(|p| self.hit(p));
                     match shared {
                         Some(p) if !expired => {
                             s.write[tier] += num[i] - p;

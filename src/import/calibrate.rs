@@ -233,6 +233,31 @@ mod tests {
     }
 
     #[test]
+    fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
+        // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
+        // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
+        let at = |ms: i64, prompt: u64, read: u64| Request {
+            at_ms: Some(ms),
+            usage: Usage {
+                input: prompt - read,
+                cache_read: read,
+                ..Usage::default()
+            },
+            ..request("m", 0, 0)
+        };
+        let mut t = Thread {
+            agent: None,
+            compaction: false,
+            requests: vec![at(0, 2000, 0), at(1000, 3000, 1500), at(2000, 4000, 2500)],
+            results: vec![],
+        };
+        assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(8, 1)));
+        // A step after the lifetime is expiry, replayed apart: left out.
+        t.requests[2].at_ms = Some(1000 + 300_001);
+        assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(75, 2)));
+    }
+
+    #[test]
     fn steps_that_cannot_be_measured_are_left_out() {
         let t = Thread {
             agent: None,
@@ -301,6 +326,31 @@ mod tests {
         );
         assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
     }
+}
+
+/// The share of the previous prompt that the thread's requests read from
+/// the cache, as recorded: `Σ read ÷ Σ previous prompt` over the steps on
+/// one model, within `lifetime_ms` of the previous request (expiry is
+/// replayed apart), not after a compaction, after a prompt of at least
+/// 1,024 tokens. Rounded down to 4 decimals; `None` when no step counts or
+/// every prefix was read whole.
+pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
+    let (mut read, mut cached) = (0u128, 0u128);
+    for w in t.requests.windows(2) {
+        let (prev, now) = (&w[0], &w[1]);
+        let within = matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
+        if prev.model != now.model || now.compacted_before || !within || prev.usage.prompt() < 1024 {
+            continue;
+        }
+        cached += u128::from(prev.usage.prompt());
+        read += u128::from(now.usage.cache_read.min(prev.usage.prompt()));
+    }
+    if cached == 0 || read >= cached {
+        return None;
+    }
+    let share = Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0)
+        .checked_div(Decimal::from_i128_with_scale(i128::try_from(cached).ok()?, 0))?;
+    Some(share.round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero).normalize())
 }
 
 // ── A calibration saved from one set of sessions, applied to another ──────

@@ -356,11 +356,25 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let has = |get: fn(&ModelPrices) -> bool| {
         p.is_some_and(get) && spec.others.iter().all(|m| get(m))
     };
-    let own = if spec.others.is_empty() {
-        ""
-    } else {
-        "\nrecorded_models = true   # each request on the model that served it"
-    };
+    let lifetime = if f.one_hour { 3_600_000 } else { 300_000 };
+    // Providers that cache every prefix on their own (OpenAI, Google: no
+    // write premium) miss part of it; explicit caches (Anthropic) read the
+    // whole prefix until it expires or changes, which the replay follows.
+    let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
+    let hit = super::calibrate::cache_hit_share(t, lifetime)
+        .filter(|_| automatic)
+        .map_or(String::new(), |h| {
+        format!("\ncache_hit_share = {h}   # of the previous prompt, read from the cache as recorded")
+    });
+    let own = format!(
+        "{}{hit}",
+        if spec.others.is_empty() {
+            ""
+        } else {
+            "\nrecorded_models = true   # each request on the model that served it"
+        }
+    );
+    let own = own.as_str();
     let mut variant = |name: &str, results: &str, cache: &str, extra: &str| {
         let _ = writeln!(
             out,

@@ -327,6 +327,9 @@ struct RawVariant {
     /// Price each request on the model the trace records for it.
     #[serde(default)]
     recorded_models: bool,
+    /// Share of the previous prompt a request reads from the cache.
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    cache_hit_share: Option<Decimal>,
 }
 
 /// What the run assumes beyond the trace (seed 003's symbols in brackets).
@@ -385,6 +388,11 @@ pub struct PricedVariant {
     /// records a request on (each request pays its own model's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_model: Vec<ModelRates>,
+    /// Share (0–1) of the previous prompt a request reads from the cache
+    /// (fitted from a recorded session: providers miss part of a cached
+    /// prefix); all of it when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_hit_share: Option<Decimal>,
 }
 
 /// Another model's rates for a variant that prices each request on its own model.
@@ -408,6 +416,7 @@ impl PricedVariant {
             model: prices.model.clone(),
             prices: prices.clone(),
             by_model: Vec::new(),
+            cache_hit_share: None,
         })
     }
 
@@ -1153,6 +1162,18 @@ fn check_variants(
             region,
         };
         let recorded_models = rv.recorded_models;
+        if let Some(h) = rv.cache_hit_share {
+            if h > Decimal::ONE || h.normalize().scale() > 4 {
+                return Err(src
+                    .error_at(
+                        format!("variant `{name}`: cache_hit_share = {h} is not a share of at most 1 with at most 4 decimals"),
+                        span,
+                        "cache_hit_share",
+                    )
+                    .with_help("write the share of the previous prompt read from the cache, e.g. 0.9"));
+            }
+        }
+        let hit_share = rv.cache_hit_share;
         let mut priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
             src.error_at(
                 format!(
@@ -1171,6 +1192,7 @@ fn check_variants(
         if recorded_models {
             priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
         }
+        priced.cache_hit_share = hit_share.map(|h| h.normalize());
         variants.push(priced);
     }
     Ok(variants)
