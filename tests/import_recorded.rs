@@ -236,3 +236,66 @@ fn the_backtest_covers_every_request_with_the_engine_s_own_prompts() {
         "0.010991".parse::<rust_decimal::Decimal>().unwrap()
     );
 }
+
+#[test]
+fn each_inline_subagent_conversation_is_a_thread_of_its_own() {
+    // CLI 1.0.x logs Task subagents inline (isSidechain); each conversation
+    // starts with a root user message handing over the task. Two of them
+    // are two threads, never one context growing across both.
+    let side = |parent: Option<&str>, t: &str, body: serde_json::Value| {
+        line(
+            json!({"type": "user", "sessionId": SID, "isSidechain": true, "parentUuid": parent,
+            "timestamp": t, "message": {"role": "user", "content": body}}),
+        )
+    };
+    let reply = |id: &str, t: &str| {
+        line(
+            json!({"type": "assistant", "sessionId": SID, "isSidechain": true, "parentUuid": "p",
+            "timestamp": t, "requestId": format!("r{id}"),
+            "message": {"model": "claude-sonnet-4-5", "id": id, "role": "assistant",
+                "content": [{"type": "text", "text": "x"}],
+                "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0,
+                          "cache_read_input_tokens": 0, "output_tokens": 5}}}),
+        )
+    };
+    let text = [
+        side(None, "2026-11-20T10:00:00.000Z", json!("task one")),
+        reply("s1", "2026-11-20T10:00:01.000Z"),
+        side(Some("s1"), "2026-11-20T10:00:02.000Z", json!("more")),
+        reply("s2", "2026-11-20T10:00:03.000Z"),
+        side(None, "2026-11-20T10:01:00.000Z", json!("task two")),
+        reply("s3", "2026-11-20T10:01:01.000Z"),
+        side(Some("s3"), "2026-11-20T10:01:02.000Z", json!("more")),
+        reply("s4", "2026-11-20T10:01:03.000Z"),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    fs::write(logs.join(format!("{SID}.jsonl")), text).unwrap();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "import",
+        "claude-code",
+        "logs",
+        "--out",
+        "out",
+        "--no-report",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(doc["sessions"][0]["threads"], 2);
+    let mut written: Vec<&str> = doc["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        vec![
+            format!("{SID}/agent-sidechain-2.toml"),
+            format!("{SID}/agent-sidechain.toml")
+        ]
+    );
+}

@@ -431,6 +431,9 @@ fn today() -> String {
 /// The price books `import` uses when none is given: the shipped books of
 /// each source's provider.
 const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
+/// Claude models the newer table no longer lists under their own names.
+const ANTHROPIC_OLDER_BOOK: &str =
+    include_str!("../../scenarios/prices/litellm-1.72.0/anthropic.toml");
 const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
 
 /// `tokencast import` without a source: every source whose default
@@ -550,13 +553,14 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let book = match (&args.prices, source) {
         (Some(p), _) => SourceText::read(p, "price book")?,
         (None, Source::ClaudeCode) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml".into(),
-            text: ANTHROPIC_BOOK.to_string(),
+            name: "litellm-1.110.2/anthropic.toml + litellm-1.72.0/anthropic.toml".into(),
+            text: format!("{ANTHROPIC_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
         // API logs may come from either provider: both books, one after the other.
         (None, Source::Api | Source::Otel) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + openai.toml".into(),
-            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}"),
+            name: "litellm-1.110.2/anthropic.toml + openai.toml + litellm-1.72.0/anthropic.toml"
+                .into(),
+            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
         (None, Source::Codex) => SourceText {
             name: "litellm-1.110.2/openai.toml".into(),
@@ -566,12 +570,12 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let today = today();
     let mut saved = Vec::new();
     for p in &args.calibration {
-        saved.push(crate::import::calibrate::Calibration::parse(&SourceText::read(
-            p,
-            "calibration",
-        )?)?);
+        saved.push(crate::import::calibrate::Calibration::parse(
+            &SourceText::read(p, "calibration")?,
+        )?);
     }
-    let calibration = (!saved.is_empty()).then(|| crate::import::calibrate::Calibration::merge(&saved));
+    let calibration =
+        (!saved.is_empty()).then(|| crate::import::calibrate::Calibration::merge(&saved));
     let calibration_name = args
         .calibration
         .iter()
@@ -642,7 +646,10 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let staged = writer.join().expect("the writer thread does not panic");
     let import = read?;
     let mut staging = staged?;
-    let fitted = args.save_calibration.as_ref().map(|p| (p, sum.calibration()));
+    let fitted = args
+        .save_calibration
+        .as_ref()
+        .map(|p| (p, sum.calibration()));
     let doc = sum.finish(&import);
     if args.strict && !doc.problems.is_empty() {
         let p = &doc.problems[0];

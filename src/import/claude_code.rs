@@ -24,8 +24,8 @@
 use super::content::ResultContent;
 use super::lines::{Line, Lines, MAX_LINE_BYTES};
 use super::{
-    ContextKind,
-    epoch_ms, Filter, Import, Problem, Request, Session, Skipped, Thread, ToolResult, Usage,
+    epoch_ms, ContextKind, Filter, Import, Problem, Request, Session, Skipped, Thread, ToolResult,
+    Usage,
 };
 use rayon::prelude::*;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -75,6 +75,9 @@ struct LineRec<'a> {
     timestamp: Option<String>,
     subtype: Option<String>,
     message: Option<Message<'a>>,
+    /// `parentUuid` is present and null: the first message of a chain (an
+    /// inline subagent's conversation starts so).
+    root: bool,
     /// An `attachment` line's payload, as JSON bytes (hook output,
     /// reminders, skill listings, tool-list changes: context the client
     /// sends with the next request).
@@ -113,6 +116,9 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
                     timestamp = true;
                 }
                 "sessionId" => self.0.session_id = map.next_value()?,
+                "parentUuid" => {
+                    self.0.root = map.next_value::<Option<de::IgnoredAny>>()?.is_none();
+                }
                 "isSidechain" => {
                     self.0.is_sidechain = map.next_value::<Option<bool>>()?.unwrap_or(false)
                 }
@@ -430,6 +436,8 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
     let mut by_message: HashMap<String, usize> = HashMap::new();
     let mut tool_uses: HashMap<String, (String, Option<i64>)> = HashMap::new();
     let mut pending: HashMap<Option<String>, Vec<usize>> = HashMap::new();
+    // Inline subagent conversations seen so far.
+    let mut sidechains = 0u64;
     // Threads whose next request follows a compaction marker.
     let mut compacted: HashSet<Option<String>> = HashSet::new();
     loop {
@@ -486,8 +494,26 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
             rec.session_id = parsed.session_id.clone();
         }
         let kind = parsed.kind.as_deref().unwrap_or("");
+        // Inline subagents (CLI 1.0.x): each conversation starts with a
+        // root user message and is a thread of its own.
+        // (a root message that hands over a task, not a tool result).
+        let hands_over = parsed
+            .message
+            .as_ref()
+            .is_some_and(|m| m.content.0.iter().all(|b| b.kind != "tool_result"));
+        if rec.role.agent.is_none()
+            && parsed.is_sidechain
+            && parsed.root
+            && kind == "user"
+            && hands_over
+        {
+            sidechains += 1;
+        }
         let thread = if rec.role.agent.is_none() && parsed.is_sidechain {
-            Some("sidechain".to_string())
+            Some(match sidechains {
+                0 | 1 => "sidechain".to_string(),
+                n => format!("sidechain-{n}"),
+            })
         } else {
             None
         };
@@ -631,7 +657,13 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     bytes: parsed.attachment_bytes.unwrap_or(0),
                     ..ResultContent::default()
                 };
-                rec.push_context(&thread, ContextKind::Attachment, measured, at_ms, &mut pending);
+                rec.push_context(
+                    &thread,
+                    ContextKind::Attachment,
+                    measured,
+                    at_ms,
+                    &mut pending,
+                );
             }
             "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
                 rec.compactions += 1;
