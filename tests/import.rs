@@ -588,3 +588,26 @@ fn the_summary_states_what_the_sessions_can_support() {
     // Two sessions bound no percentile at 95 %.
     assert!(p50["lower"].is_null() && p50["upper"].is_null());
 }
+
+#[test]
+fn a_new_import_into_the_same_folder_replaces_the_set_the_last_one_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    import_json(dir.path(), &["--out", "out"]);
+    let out = dir.path().join("out");
+    assert!(out.join(format!("{S3}/main.toml")).is_file());
+    // Files the user keeps there, and one that merely looks like a trace.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join(format!("{S3}/mine.csv")), "a,b\n1,2\n").unwrap();
+    // Only session 1 this time: session 3's scenarios and traces go, the
+    // user's files stay, and so does session 3's folder that still holds one.
+    import_json(dir.path(), &["--out", "out", "--session", S1]);
+    assert!(out.join(format!("{S1}/main.toml")).is_file());
+    assert!(!out.join(format!("{S3}/main.toml")).exists());
+    assert!(!out.join(format!("{S3}/main.csv")).exists());
+    assert!(out.join("notes.txt").is_file());
+    assert!(out.join(format!("{S3}/mine.csv")).is_file());
+    assert!(out.join("prices.toml").is_file());
+    let manifest = std::fs::read_to_string(out.join("imported.toml")).unwrap();
+    assert!(manifest.contains(&format!("{S1}/main.csv")));
+    assert!(!manifest.contains(S3));
+}

@@ -604,6 +604,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         Ok(staging)
     });
     let mut scenarios = 0usize;
+    let mut written: Vec<PathBuf> = Vec::new();
     let read = crate::import::read(
         source,
         &paths,
@@ -624,6 +625,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
                         ))
                         .with_help("tokencast writes imported files only inside --out")
                     })?;
+                    written.push(f.path.clone());
                     let planned = PlannedFile {
                         path,
                         marker: if f.csv {
@@ -684,6 +686,22 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
             bytes: text.into_bytes(),
             marker: Marker::Toml,
         })?;
+        written.push(PathBuf::from(summary::BOOK_FILE));
+    }
+    // The set this import owns in --out; what the last one wrote and this
+    // one does not goes once the new set is in place.
+    use crate::import::manifest::{Manifest, MANIFEST_FILE};
+    let manifest_path = args.out.join(MANIFEST_FILE);
+    let previous = std::fs::read_to_string(&manifest_path)
+        .ok()
+        .and_then(|t| Manifest::parse(&t));
+    let manifest = Manifest::of(written);
+    if !manifest.files.is_empty() || previous.is_some() {
+        staging.stage(&PlannedFile {
+            path: manifest_path,
+            bytes: manifest.to_toml().into_bytes(),
+            marker: Marker::Toml,
+        })?;
     }
     let mut notes = Vec::new();
     if let Some((path, c)) = fitted {
@@ -704,6 +722,27 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         notes.push(format!("wrote {}", p.path.display()));
     }
     let done = staging.commit()?;
+    let mut removed = 0usize;
+    for rel in previous
+        .map(|p| p.left_behind(&manifest))
+        .unwrap_or_default()
+    {
+        let Ok(path) = crate::output::name::confined(&args.out, Path::new(&rel)) else {
+            continue;
+        };
+        let marker = if rel.ends_with(".csv") {
+            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+        } else {
+            Marker::Toml
+        };
+        removed += usize::from(crate::output::remove_owned(&path, &marker));
+    }
+    if removed > 0 {
+        notes.push(format!(
+            "removed {removed} file(s) an earlier import wrote under {} and this one did not",
+            args.out.display()
+        ));
+    }
     if scenarios > 0 {
         notes.push(format!(
             "wrote {scenarios} scenario(s) and their traces under {}",

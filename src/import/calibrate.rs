@@ -339,7 +339,8 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
     for w in t.requests.windows(2) {
         let (prev, now) = (&w[0], &w[1]);
         let within = matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
-        if prev.model != now.model || now.compacted_before || !within || prev.usage.prompt() < 1024 {
+        if prev.model != now.model || now.compacted_before || !within || prev.usage.prompt() < 1024
+        {
             continue;
         }
         cached += u128::from(prev.usage.prompt());
@@ -348,9 +349,14 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
     if cached == 0 || read >= cached {
         return None;
     }
-    let share = Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0)
-        .checked_div(Decimal::from_i128_with_scale(i128::try_from(cached).ok()?, 0))?;
-    Some(share.round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero).normalize())
+    let share = Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0).checked_div(
+        Decimal::from_i128_with_scale(i128::try_from(cached).ok()?, 0),
+    )?;
+    Some(
+        share
+            .round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero)
+            .normalize(),
+    )
 }
 
 // ── A calibration saved from one set of sessions, applied to another ──────
@@ -439,9 +445,14 @@ impl Calibration {
                 let steps: u64 = fits.iter().map(|x| x.steps).sum();
                 let w = |get: fn(&FamilyFit) -> Decimal| {
                     let total: Decimal = fits.iter().map(|x| get(x) * Decimal::from(x.steps)).sum();
-                    (total / Decimal::from(steps.max(1))).round_dp(4).normalize()
+                    (total / Decimal::from(steps.max(1)))
+                        .round_dp(4)
+                        .normalize()
                 };
-                let overhead = fits.iter().map(|x| u128::from(x.overhead) * u128::from(x.steps)).sum::<u128>()
+                let overhead = fits
+                    .iter()
+                    .map(|x| u128::from(x.overhead) * u128::from(x.steps))
+                    .sum::<u128>()
                     / u128::from(steps.max(1));
                 (
                     f,
@@ -503,7 +514,9 @@ impl Calibration {
                     src.name,
                     crate::output::name::display(f)
                 ))
-                .with_help("write the file again with `tokencast import … --save-calibration FILE`"));
+                .with_help(
+                    "write the file again with `tokencast import … --save-calibration FILE`",
+                ));
             }
         }
         Ok(c)
@@ -520,7 +533,9 @@ fn measured_sums(obs: &[Observation], overhead: u64) -> (u64, u64) {
                 .contains(&(o.bytes as f64 / t as f64))
                 .then_some((o.bytes, t))
         })
-        .fold((0, 0), |(b, t), (ob, ot)| (b.saturating_add(ob), t.saturating_add(ot)))
+        .fold((0, 0), |(b, t), (ob, ot)| {
+            (b.saturating_add(ob), t.saturating_add(ot))
+        })
 }
 
 #[cfg(test)]

@@ -709,17 +709,7 @@ impl FileRecords {
             thread: thread.clone(),
             tool_use_id: String::new(),
             carried_by: None,
-            result: ToolResult {
-                kind,
-                tool: kind.capability().unwrap_or("unknown").to_string(),
-                bytes: c.bytes,
-                images: c.images,
-                documents: c.documents,
-                is_error: false,
-                latency_ms: 0,
-                carried_by: None,
-                at_ms,
-            },
+            result: ToolResult::context(kind, c, at_ms),
         });
     }
 }

@@ -310,20 +310,11 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                                 .transpose()?
                                 .unwrap_or_default();
                             pending.push(thread.results.len());
-                            thread.results.push(ToolResult {
-                                kind: super::ContextKind::User,
-                                tool: super::ContextKind::User
-                                    .capability()
-                                    .unwrap_or("unknown")
-                                    .to_string(),
-                                bytes: c.bytes,
-                                images: c.images,
-                                documents: c.documents,
-                                is_error: false,
-                                latency_ms: 0,
-                                carried_by: None,
+                            thread.results.push(ToolResult::context(
+                                super::ContextKind::User,
+                                c,
                                 at_ms,
-                            });
+                            ));
                         }
                         _ => stats.skipped.other_lines += 1,
                     }

@@ -18,6 +18,7 @@ pub mod claude_code;
 pub mod codex;
 pub mod content;
 pub mod lines;
+pub mod manifest;
 pub mod otel;
 pub mod summary;
 pub mod write;
@@ -75,6 +76,24 @@ impl ContextKind {
             ContextKind::Tool => None,
             ContextKind::User => Some("(user message)"),
             ContextKind::Attachment => Some("(attachment)"),
+        }
+    }
+}
+
+impl ToolResult {
+    /// Context other than a tool result (a user message, an attachment, an
+    /// earlier output), measured, waiting for the request that carries it.
+    pub fn context(kind: ContextKind, c: content::ResultContent, at_ms: Option<i64>) -> ToolResult {
+        ToolResult {
+            kind,
+            tool: kind.capability().unwrap_or("unknown").to_string(),
+            bytes: c.bytes,
+            images: c.images,
+            documents: c.documents,
+            is_error: false,
+            latency_ms: 0,
+            carried_by: None,
+            at_ms,
         }
     }
 }

@@ -253,6 +253,7 @@ pub const BOOK_FILE: &str = "prices.toml";
 pub struct Summary<'a> {
     book_src: &'a SourceText,
     book: PriceBook,
+    book_file: crate::scenario::InputFile,
     opts: &'a Options<'a>,
     compare: Option<ModelPrices>,
     rows: Vec<SessionRow>,
@@ -284,6 +285,7 @@ impl<'a> Summary<'a> {
         Ok(Summary {
             book_src,
             book,
+            book_file: crate::scenario::input_file(book_src),
             opts,
             compare,
             rows: Vec::new(),
@@ -383,15 +385,13 @@ impl<'a> Summary<'a> {
             if prices.is_some() {
                 // A thread whose recorded numbers no scenario can hold (a
                 // corrupt log) is listed, not written; the import goes on.
-                let ifs = match replay(
-                    s,
-                    name.as_str(),
-                    &toml,
-                    &csv,
-                    self.book_src,
-                    &self.book,
-                    self.opts.today,
-                ) {
+                let with = ReplayBook {
+                    src: self.book_src,
+                    book: &self.book,
+                    file: &self.book_file,
+                    today: self.opts.today,
+                };
+                let ifs = match replay(s, name.as_str(), &toml, &csv, &with) {
                     Ok(ifs) => ifs,
                     Err(e) => {
                         problems.push(Problem {
@@ -611,15 +611,23 @@ fn session_row(s: &Session) -> SessionRow {
 }
 
 /// Loads the thread's scenario as `simulate` would and replays it.
+/// The price book every thread of an import is replayed against.
+struct ReplayBook<'a> {
+    src: &'a SourceText,
+    book: &'a PriceBook,
+    /// Its name and digest, computed once.
+    file: &'a crate::scenario::InputFile,
+    today: &'a str,
+}
+
 fn replay(
     s: &Session,
     stem: &str,
     toml: &str,
     csv: &[u8],
-    book_src: &SourceText,
-    book: &PriceBook,
-    today: &str,
+    with: &ReplayBook,
 ) -> Result<WhatIfs, InputError> {
+    let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
     let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
     let src = SourceText {
         name: format!("{name}.toml"),
@@ -629,23 +637,23 @@ fn replay(
         name: format!("{name}.csv"),
         text: String::from_utf8_lossy(csv).into_owned(),
     };
-    let scenario = Scenario::from_parts(
+    let mut scenario = Scenario::from_parts(
         &src,
         Path::new(FileName::from_untrusted(&s.id).as_str()),
         Some(today),
         Given {
             trace: Some(&trace),
             book: Some((book_src, book)),
+            book_file: Some(book_file),
         },
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);
     // The estimate: the same replay at the calibration's central bytes per
     // token (the estimate's lower bound, with no uplift).
     let central = scenario.assumptions.estimate_bytes_per_token.map(|b| {
-        let mut s = scenario.clone();
-        s.assumptions.bytes_per_token = b;
-        s.assumptions.tokenizer_uplift = Decimal::ONE;
-        simulate(&s, SimulateOptions::TOTALS)
+        scenario.assumptions.bytes_per_token = b;
+        scenario.assumptions.tokenizer_uplift = Decimal::ONE;
+        simulate(&scenario, SimulateOptions::TOTALS)
     });
     let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
         sim.variants
@@ -654,7 +662,15 @@ fn replay(
             .map(|v| v.cost.total)
     };
     let band = |name: &dyn Fn(&str) -> bool| {
-        find(&sim, name).map(|b| Band::of(b, central.as_ref().and_then(|c| find(c, name)).map(|c| c.lower)))
+        find(&sim, name).map(|b| {
+            Band::of(
+                b,
+                central
+                    .as_ref()
+                    .and_then(|c| find(c, name))
+                    .map(|c| c.lower),
+            )
+        })
     };
     Ok(WhatIfs {
         as_recorded: band(&|n| n == "as recorded").unwrap_or_default(),
@@ -665,31 +681,37 @@ fn replay(
     })
 }
 
-/// The days summed.
-fn total(days: &[DayRow]) -> DayRow {
-    let mut t = DayRow {
-        day: "all".into(),
-        sessions: 0,
-        requests: 0,
-        usage: Usage::default(),
-        recorded_cost: Decimal::ZERO,
-        unpriced_requests: 0,
-        replayed_recorded_cost: Decimal::ZERO,
-        what_if: None,
-    };
-    for d in days {
-        t.sessions += d.sessions;
-        t.requests += d.requests;
-        t.usage = t.usage.plus(&d.usage);
-        t.recorded_cost += d.recorded_cost;
-        t.unpriced_requests += d.unpriced_requests;
-        t.replayed_recorded_cost += d.replayed_recorded_cost;
-        if let Some(w) = &d.what_if {
-            t.what_if = Some(match t.what_if {
+impl DayRow {
+    /// An empty row named `day`.
+    fn named(day: String) -> DayRow {
+        DayRow {
+            day,
+            ..DayRow::default()
+        }
+    }
+
+    /// Adds another row's sessions, requests, usage, costs and replays.
+    fn add(&mut self, o: &DayRow) {
+        self.sessions += o.sessions;
+        self.requests += o.requests;
+        self.usage = self.usage.plus(&o.usage);
+        self.recorded_cost += o.recorded_cost;
+        self.unpriced_requests += o.unpriced_requests;
+        self.replayed_recorded_cost += o.replayed_recorded_cost;
+        if let Some(w) = &o.what_if {
+            self.what_if = Some(match self.what_if {
                 Some(x) => x.plus(w),
                 None => *w,
             });
         }
+    }
+}
+
+/// The days summed.
+fn total(days: &[DayRow]) -> DayRow {
+    let mut t = DayRow::named("all".into());
+    for d in days {
+        t.add(d);
     }
     t
 }
@@ -701,28 +723,19 @@ fn days(rows: &[SessionRow]) -> Vec<DayRow> {
             .started
             .as_deref()
             .map_or("unknown".to_string(), |t| t.chars().take(10).collect());
-        let d = out.entry(day.clone()).or_insert_with(|| DayRow {
-            day,
-            sessions: 0,
-            requests: 0,
-            usage: Usage::default(),
-            recorded_cost: Decimal::ZERO,
-            unpriced_requests: 0,
-            replayed_recorded_cost: Decimal::ZERO,
-            what_if: None,
-        });
-        d.sessions += 1;
-        d.requests += r.requests;
-        d.usage = d.usage.plus(&r.usage);
-        d.recorded_cost += r.recorded_cost;
-        d.unpriced_requests += r.unpriced_requests;
-        d.replayed_recorded_cost += r.replayed_recorded_cost;
-        if let Some(w) = &r.what_if {
-            d.what_if = Some(match d.what_if {
-                Some(x) => x.plus(w),
-                None => *w,
-            });
-        }
+        let one = DayRow {
+            sessions: 1,
+            requests: r.requests,
+            usage: r.usage,
+            recorded_cost: r.recorded_cost,
+            unpriced_requests: r.unpriced_requests,
+            replayed_recorded_cost: r.replayed_recorded_cost,
+            what_if: r.what_if,
+            ..DayRow::named(day.clone())
+        };
+        out.entry(day.clone())
+            .or_insert_with(|| DayRow::named(day))
+            .add(&one);
     }
     out.into_values().collect()
 }

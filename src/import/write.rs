@@ -151,8 +151,10 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             carried_by: Some(k),
             at_ms: None,
         });
-        let entries: Vec<&super::ToolResult> =
-            output_row.iter().chain(by_request[k].iter().copied()).collect();
+        let entries: Vec<&super::ToolResult> = output_row
+            .iter()
+            .chain(by_request[k].iter().copied())
+            .collect();
         let rows = entries.len().max(1);
         for i in 0..rows {
             let first = i == 0;
@@ -353,9 +355,8 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         fmt_seconds(f.model_ms_per_step)
     );
     let p = spec.prices;
-    let has = |get: fn(&ModelPrices) -> bool| {
-        p.is_some_and(get) && spec.others.iter().all(|m| get(m))
-    };
+    let has =
+        |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(|m| get(m));
     let lifetime = if f.one_hour { 3_600_000 } else { 300_000 };
     // Providers that cache every prefix on their own (OpenAI, Google: no
     // write premium) miss part of it; explicit caches (Anthropic) read the
@@ -398,7 +399,12 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         variant("other cache tier", "raw", other, own);
     }
     if has(|m| m.batch_input.is_some() && m.batch_output.is_some()) {
-        variant("batch", "raw", main_cache, &format!("\nmode = \"batch\"{own}"));
+        variant(
+            "batch",
+            "raw",
+            main_cache,
+            &format!("\nmode = \"batch\"{own}"),
+        );
     }
     if let Some(c) = spec.compare.filter(|c| c.model != model) {
         // The other model caches under its provider's rules: the recorded
@@ -416,9 +422,21 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
             t if priced(t) => (t, String::new()),
             t if priced(if t == "1h" { "5m" } else { "1h" }) => {
                 let o = if t == "1h" { "5m" } else { "1h" };
-                (o, format!("\n# {} has no {t} cache tier: its {o} tier instead", display(&c.model)))
+                (
+                    o,
+                    format!(
+                        "\n# {} has no {t} cache tier: its {o} tier instead",
+                        display(&c.model)
+                    ),
+                )
             }
-            t => ("none", format!("\n# {} has no cache prices: uncached instead of {t}", display(&c.model))),
+            t => (
+                "none",
+                format!(
+                    "\n# {} has no cache prices: uncached instead of {t}",
+                    display(&c.model)
+                ),
+            ),
         };
         variant(
             &format!("on {}", c.model),

@@ -121,6 +121,21 @@ impl OutputError {
     }
 }
 
+/// Removes `path` when it is a regular file carrying `marker` (tokencast's
+/// own), then its folder if that is left empty; true when it was removed.
+/// Anything else is left as it is.
+pub fn remove_owned(path: &Path, marker: &Marker) -> bool {
+    let regular = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file());
+    if !regular || !is_ours(path, marker) || std::fs::remove_file(path).is_err() {
+        return false;
+    }
+    if let Some(dir) = path.parent() {
+        // Only an empty folder goes.
+        let _ = std::fs::remove_dir(dir);
+    }
+    true
+}
+
 fn is_ours(path: &Path, marker: &Marker) -> bool {
     use std::io::Read;
     let Ok(file) = std::fs::File::open(path) else {

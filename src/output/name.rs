@@ -28,7 +28,13 @@ pub const MAX_DISPLAY: usize = 120;
 
 /// Names tokencast writes into an output folder itself; an input name equal
 /// to one of them (ignoring case) is made lossy.
-const OWN_NAMES: &[&str] = &["prices.toml", "prices", "tokencast.lock"];
+const OWN_NAMES: &[&str] = &[
+    "prices.toml",
+    "prices",
+    "tokencast.lock",
+    "imported.toml",
+    "imported",
+];
 
 /// Device names Windows reserves, with or without an extension.
 const RESERVED: &[&str] = &[

@@ -428,9 +428,11 @@ impl PricedVariant {
             self.variant.options(),
         )?;
         for m in &mut self.by_model {
-            m.rates =
-                m.prices
-                    .rates_with(self.variant.cache, self.variant.mode, self.variant.options())?;
+            m.rates = m.prices.rates_with(
+                self.variant.cache,
+                self.variant.mode,
+                self.variant.options(),
+            )?;
         }
         Ok(())
     }
@@ -484,6 +486,9 @@ pub struct Given<'a> {
     pub trace: Option<&'a SourceText>,
     /// The price book the scenario's `prices` names, parsed.
     pub book: Option<(&'a SourceText, &'a PriceBook)>,
+    /// That book's name and digest, when the caller has it already (it is
+    /// the same for every scenario of an import).
+    pub book_file: Option<&'a InputFile>,
 }
 
 /// A tool fee and the capabilities it is charged for.
@@ -553,7 +558,12 @@ impl Scenario {
         let mut book = Book::load(src, base, &raw.prices, given.book)?;
         book.date = date.clone().or_else(|| today.map(str::to_string));
         book.rate = currency.per_usd;
-        inputs.push(input_file(&book.src));
+        inputs.push(
+            given
+                .book_file
+                .cloned()
+                .unwrap_or_else(|| input_file(&book.src)),
+        );
         let prices = book.model(src, &raw.model, "model")?;
         let mut trace = load_trace(src, base, raw.trace, &mut inputs, trace_text)?;
         if !currency.is_usd() {
@@ -667,26 +677,28 @@ impl Scenario {
 
 /// The scenario's price book, read and parsed, with its text for messages,
 /// the date that chooses dated entries, and the currency rate.
-struct Book {
-    src: SourceText,
-    book: PriceBook,
+struct Book<'g> {
+    /// Borrowed when the caller gives the book in memory (an import loads
+    /// one scenario per thread against the same book).
+    src: std::borrow::Cow<'g, SourceText>,
+    book: std::borrow::Cow<'g, PriceBook>,
     date: Option<String>,
     rate: Decimal,
     /// Whether a dated entry was chosen by the date.
     used_default: std::cell::Cell<bool>,
 }
 
-impl Book {
+impl<'g> Book<'g> {
     fn load(
         src: &SourceText,
         base: &Path,
         path: &Spanned<String>,
-        given: Option<(&SourceText, &PriceBook)>,
-    ) -> Result<Book, InputError> {
+        given: Option<(&'g SourceText, &'g PriceBook)>,
+    ) -> Result<Book<'g>, InputError> {
         if let Some((text, book)) = given {
             return Ok(Book {
-                src: text.clone(),
-                book: book.clone(),
+                src: std::borrow::Cow::Borrowed(text),
+                book: std::borrow::Cow::Borrowed(book),
                 date: None,
                 rate: Decimal::ONE,
                 used_default: std::cell::Cell::new(false),
@@ -699,8 +711,8 @@ impl Book {
         })?;
         let book = PriceBook::parse(&book_src)?;
         Ok(Book {
-            src: book_src,
-            book,
+            src: std::borrow::Cow::Owned(book_src),
+            book: std::borrow::Cow::Owned(book),
             date: None,
             rate: Decimal::ONE,
             used_default: std::cell::Cell::new(false),
@@ -797,7 +809,7 @@ fn check_option<'a>(
         .with_help(help))
 }
 
-impl Book {
+impl Book<'_> {
     /// A model's prices in force, converted, if the book has them.
     fn price_of(&self, id: &str) -> Option<ModelPrices> {
         let date = self.date.as_deref().unwrap_or("9999-12-31");
@@ -995,7 +1007,7 @@ fn check_currency(src: &SourceText, c: Spanned<RawCurrency>) -> Result<Currency,
 /// `[tool_fees]`: each capability of the trace named, each fee in the book.
 fn check_tool_fees(
     src: &SourceText,
-    book: &Book,
+    book: &Book<'_>,
     trace: &[TraceCall],
     raw: std::collections::BTreeMap<String, Spanned<String>>,
 ) -> Result<Vec<ToolFee>, InputError> {
@@ -1098,7 +1110,7 @@ fn load_trace(
 /// Names each variant, refuses duplicates, and resolves its rates.
 fn check_variants(
     src: &SourceText,
-    book: &Book,
+    book: &Book<'_>,
     prices: &ModelPrices,
     raw: Spanned<Vec<Spanned<RawVariant>>>,
     trace: &[TraceCall],
@@ -1202,7 +1214,7 @@ fn check_variants(
 /// records a request on, under the variant's cache tier and mode.
 fn recorded_model_rates(
     src: &SourceText,
-    book: &Book,
+    book: &Book<'_>,
     pv: &PricedVariant,
     trace: &[TraceCall],
     span: std::ops::Range<usize>,
@@ -1271,7 +1283,7 @@ fn check_timing(src: &SourceText, t: RawTiming) -> Result<Timing, InputError> {
 
 fn check_retry(
     src: &SourceText,
-    book: &Book,
+    book: &Book<'_>,
     r: Spanned<RawRetry>,
 ) -> Result<RetryCase, InputError> {
     let span = r.span();
@@ -1478,7 +1490,8 @@ fn resolve(base: &Path, rel: &str) -> PathBuf {
     }
 }
 
-fn input_file(src: &SourceText) -> InputFile {
+/// A file's name (without folders) and its SHA-256.
+pub fn input_file(src: &SourceText) -> InputFile {
     let name = Path::new(&src.name)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

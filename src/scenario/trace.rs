@@ -281,7 +281,10 @@ impl RawCall {
                 return Err(site.error(
                     row,
                     field,
-                    &format!("more than the {} tokens tokencast accepts for one request", super::limits::MAX_TOKENS),
+                    &format!(
+                        "more than the {} tokens tokencast accepts for one request",
+                        super::limits::MAX_TOKENS
+                    ),
                     "this is the output of one request, in tokens",
                 ));
             }
@@ -290,7 +293,10 @@ impl RawCall {
             return Err(site.error(
                 row,
                 "gap_ms",
-                &format!("more than the {} ms (a year) tokencast accepts between two requests", super::limits::MAX_GAP_MS),
+                &format!(
+                    "more than the {} ms (a year) tokencast accepts between two requests",
+                    super::limits::MAX_GAP_MS
+                ),
                 "the milliseconds from the previous request to this one",
             ));
         }
