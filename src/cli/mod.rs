@@ -591,6 +591,8 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         calibration_name: &calibration_name,
     };
     let mut sum = summary::Summary::new(&book, &opts)?;
+    // One tokencast at a time writes a set into --out.
+    let _lock = crate::output::FolderLock::take(&args.out)?;
     // Files are staged as each session is read (by a writer thread, so the
     // waits on the disk overlap the reading) and renamed into place only at
     // the end: memory stays flat, and a failure leaves nothing behind.

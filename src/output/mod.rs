@@ -89,6 +89,9 @@ pub enum OutputError {
         /// The part of its path that is a file.
         parent: PathBuf,
     },
+    /// Another tokencast holds the output folder.
+    #[error("`{0}` is in use by another tokencast run (it holds `{0}/.tokencast.lock`)")]
+    Busy(PathBuf),
     /// The filesystem failed.
     #[error("cannot write `{path}`: {source}")]
     Io {
@@ -112,12 +115,72 @@ impl OutputError {
             OutputError::Io { .. } => {
                 "check that the folder exists and is writable; nothing was changed"
             }
+            OutputError::Busy(_) => {
+                "wait for the other run to finish, or give another --out; nothing was changed"
+            }
         }
     }
 
     /// True when the user's arguments caused it (exit code 2).
     pub fn is_user_error(&self) -> bool {
         !matches!(self, OutputError::Io { .. })
+    }
+}
+
+/// The lock file that marks an output folder in use (a name no input can
+/// take: see [`name::FileName`]).
+pub const LOCK_FILE: &str = ".tokencast.lock";
+
+/// An output folder held by this run: one tokencast at a time writes a set
+/// into it. The lock is the operating system's (released when the process
+/// ends, even on a crash); the file goes when the lock is dropped, and so
+/// does the folder if this lock made it and it is still empty.
+pub struct FolderLock {
+    path: PathBuf,
+    _file: std::fs::File,
+    made: Option<PathBuf>,
+}
+
+impl FolderLock {
+    /// Takes `dir` (made if missing), or says another run holds it.
+    pub fn take(dir: &Path) -> Result<FolderLock, OutputError> {
+        if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(OutputError::ParentIsFile {
+                path: dir.join(LOCK_FILE),
+                parent: dir.to_path_buf(),
+            });
+        }
+        let made = (!dir.exists()).then(|| dir.to_path_buf());
+        let io = |source| OutputError::Io {
+            path: dir.to_path_buf(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let path = dir.join(LOCK_FILE);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(FolderLock {
+                path,
+                _file: file,
+                made,
+            }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(OutputError::Busy(dir.to_path_buf())),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+        if let Some(dir) = &self.made {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 
@@ -428,6 +491,21 @@ fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_in_use_is_refused_and_released() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let held = FolderLock::take(&out).unwrap();
+        assert!(matches!(FolderLock::take(&out), Err(OutputError::Busy(_))));
+        drop(held);
+        // Released, and the folder it made is gone again (it stayed empty).
+        assert!(!out.exists());
+        let again = FolderLock::take(&out).unwrap();
+        std::fs::write(out.join("kept"), "x").unwrap();
+        drop(again);
+        assert!(out.join("kept").exists() && !out.join(LOCK_FILE).exists());
+    }
 
     #[test]
     fn refuses_to_overwrite_a_foreign_file() {
