@@ -571,3 +571,38 @@ fn fuzz_find_a_saved_result_cut_inside_a_multibyte_character_is_an_error() {
         &["cut.json"],
     );
 }
+
+#[test]
+fn a_forecast_run_beyond_exact_arithmetic_is_an_error_not_a_wrapped_figure() {
+    // Issue 25: a 10 GB result, b = 4.000001 (denominator 10^6) and two
+    // million calls a run: one run's Σ input numerators × rate is far past
+    // 10^25. It used to exit 0 with an upper bound below the lower one.
+    let d = sandbox();
+    edit(
+        d.path(),
+        "traces/research-trace.csv",
+        "200,0,868,74,3100",
+        "200,0,10000000000,74,3100",
+    );
+    edit(
+        d.path(),
+        "research.toml",
+        "bytes_per_token = 4",
+        "bytes_per_token = 4.000001",
+    );
+    let err = fails_with(
+        d.path(),
+        &[
+            "forecast",
+            "research.toml",
+            "--calls",
+            "2000000",
+            "--runs",
+            "10",
+            "--seed",
+            "1",
+        ],
+        &["beyond exact decimal arithmetic", "--calls"],
+    );
+    assert!(!err.contains("panicked"));
+}

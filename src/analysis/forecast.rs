@@ -449,6 +449,21 @@ struct Acc {
     cost_range: Vec<[(i128, i128); 2]>,
     /// Exact smallest and largest final context numerators, per content and bound.
     context_range: [[(i128, i128); 2]; 2],
+    /// Set when a drawn run, or a sum over runs, would leave exact
+    /// arithmetic: the forecast is then an error, never a wrapped figure.
+    overflow: Option<String>,
+}
+
+/// `a += b`, or the reason it cannot be done exactly.
+fn add_exact(a: &mut i128, b: i128, overflow: &mut Option<String>) {
+    match a.checked_add(b) {
+        Some(v) => *a = v,
+        None => {
+            overflow.get_or_insert_with(|| {
+                "a sum over the forecast's runs is beyond exact arithmetic (10^38)".to_string()
+            });
+        }
+    }
 }
 
 const EMPTY_RANGE: (i128, i128) = (i128::MAX, i128::MIN);
@@ -473,6 +488,7 @@ impl Acc {
             context_sum: [[0; 2]; 2],
             cost_range: vec![[EMPTY_RANGE; 2]; variants],
             context_range: [[EMPTY_RANGE; 2]; 2],
+            overflow: None,
         }
     }
 
@@ -505,13 +521,16 @@ impl Acc {
         }
         self.raw_bytes += o.raw_bytes;
         self.results += o.results;
+        if self.overflow.is_none() {
+            self.overflow.clone_from(&o.overflow);
+        }
         for (a, b) in self.cost_sum.iter_mut().zip(&o.cost_sum) {
-            a[0] += b[0];
-            a[1] += b[1];
+            add_exact(&mut a[0], b[0], &mut self.overflow);
+            add_exact(&mut a[1], b[1], &mut self.overflow);
         }
         for (a, b) in self.context_sum.iter_mut().zip(&o.context_sum) {
-            a[0] += b[0];
-            a[1] += b[1];
+            add_exact(&mut a[0], b[0], &mut self.overflow);
+            add_exact(&mut a[1], b[1], &mut self.overflow);
         }
         for (a, b) in self
             .cost_range
@@ -538,6 +557,9 @@ struct Plan<'a> {
     budget_num: Vec<[Option<i128>; 2]>,
     window_num: Option<[i128; 2]>,
     edges: Vec<f64>,
+    /// The scenario's replay size (prefix, output, b, u, dearest rate); each
+    /// drawn run is checked with its own results and bytes.
+    size: crate::scenario::limits::ReplaySize,
 }
 
 /// `n ÷ d` as a decimal: exact when both fit `rust_decimal`, else through `f64`.
@@ -595,6 +617,21 @@ impl Plan<'_> {
                 acc.raw_bytes += u128::from(r);
             }
             acc.results += n as u64;
+            // The run as drawn must stay within exact arithmetic, as the
+            // recorded trace and every sweep point must.
+            let drawn = crate::scenario::limits::ReplaySize {
+                results: n as u64,
+                bytes: raw
+                    .iter()
+                    .zip(&trimmed)
+                    .map(|(r, t)| u128::from(*r.max(t)))
+                    .sum(),
+                ..self.size
+            };
+            if let Err(why) = crate::scenario::limits::replay_fits(&drawn) {
+                acc.overflow.get_or_insert(why);
+                break;
+            }
             if let Some(t) = &self.s.timing {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
@@ -614,8 +651,8 @@ impl Plan<'_> {
                 let num = self.scale.numerators(n as u64, cum);
                 acc.context[c][0].add(num[0] as f64);
                 acc.context[c][1].add(num[1] as f64);
-                acc.context_sum[c][0] += num[0];
-                acc.context_sum[c][1] += num[1];
+                add_exact(&mut acc.context_sum[c][0], num[0], &mut acc.overflow);
+                add_exact(&mut acc.context_sum[c][1], num[1], &mut acc.overflow);
                 widen(&mut acc.context_range[c][0], num[0]);
                 widen(&mut acc.context_range[c][1], num[1]);
                 if let Some(w) = self.window_num {
@@ -642,8 +679,8 @@ impl Plan<'_> {
                 let (cost, div) = (ir.numerators(&tally), ir.divisor());
                 acc.cost[v][0].add(cost[0] as f64);
                 acc.cost[v][1].add(cost[1] as f64);
-                acc.cost_sum[v][0] += cost[0];
-                acc.cost_sum[v][1] += cost[1];
+                add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
+                add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
                 widen(&mut acc.cost_range[v][0], cost[0]);
                 widen(&mut acc.cost_range[v][1], cost[1]);
                 if let Some(limit) = self.budget_num[v][1] {
@@ -681,7 +718,13 @@ pub fn run(
     plan.fix_bins(progress);
     let total = plan.run_chunks(cancel, progress);
     match total {
-        Some(t) if !cancel.load(Ordering::Relaxed) => Ok(plan.summarise(&t)),
+        Some(t) if !cancel.load(Ordering::Relaxed) => match &t.overflow {
+            Some(why) => Err(ForecastError::Input(
+                InputError::new(format!("forecast of {} calls a run: {why}", spec.calls))
+                    .with_help("forecast fewer calls a run (--calls) or fewer runs (--runs); a run this large has no exact cost"),
+            )),
+            None => Ok(plan.summarise(&t)),
+        },
         _ => Err(ForecastError::Interrupted),
     }
 }
@@ -735,6 +778,7 @@ impl<'a> Plan<'a> {
             .collect();
         fan_at.dedup();
         Ok(Plan {
+            size: s.replay_size(),
             s,
             sampler,
             spec,

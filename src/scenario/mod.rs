@@ -661,7 +661,13 @@ impl Scenario {
                 .effort
                 .iter()
                 .map(|(_, t)| *t)
-                .fold(a.output_tokens_per_step, u64::max),
+                .chain(self.trace.iter().map(|c| {
+                    c.resent_output
+                        .unwrap_or(0)
+                        .saturating_add(c.hidden_output.unwrap_or(0))
+                }))
+                .fold(a.output_tokens_per_step, u64::max)
+                .saturating_add(a.step_overhead_tokens),
             final_output: a.final_output_tokens,
             bytes_per_token: a.bytes_per_token,
             uplift: a.tokenizer_uplift,
