@@ -240,3 +240,49 @@ fn links_to_folders_are_not_walked_unless_asked() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn a_value_past_a_limit_is_capped_for_its_line_and_the_thread_is_kept() {
+    // Usage of 2^63 − 1 output tokens on the last response, 3 years after
+    // the first: the line is reported with its file and line, the count is
+    // capped at 10^9, the gap at a year, and the thread is still replayed.
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    let text = claude_log(0, "session-big", "claude-sonnet-4-5").replacen(
+        "2026-03-01T10:00:03.000Z",
+        "2029-03-01T10:00:03.000Z",
+        1,
+    );
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[2] = lines[2].replace(
+        "\"output_tokens\":5",
+        "\"output_tokens\":9223372036854775807",
+    );
+    fs::write(logs.join("s.jsonl"), lines.join("\n") + "\n").unwrap();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "import",
+        "claude-code",
+        "logs",
+        "--out",
+        "out",
+        "--no-report",
+        "--format",
+        "json",
+    ]));
+    let problems = doc["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["line"] == 3 && p["what"].as_str().unwrap().contains("capped")),
+        "{problems:?}"
+    );
+    let s = &doc["sessions"][0];
+    assert_eq!(s["usage"]["output"], 5 + 1_000_000_000u64);
+    assert!(s["what_if"].is_object(), "the thread is replayed");
+    let csv = fs::read_to_string(dir.path().join("out/session-big/main.csv")).unwrap();
+    assert!(
+        csv.contains(&format!(",{},", 366u64 * 24 * 3_600_000)),
+        "{csv}"
+    );
+}

@@ -531,7 +531,21 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                         }
                     }
                 }
-                let usage = msg.usage.map(|u| u.total()).unwrap_or_default();
+                let (usage, over) = msg
+                    .usage
+                    .map(|u| u.total())
+                    .unwrap_or_default()
+                    .capped(crate::scenario::limits::MAX_TOKENS);
+                if over {
+                    rec.problems.push(Problem {
+                        file: rec.role.name.clone(),
+                        line: number,
+                        what: format!(
+                            "a usage count above {} tokens; capped there for this line",
+                            crate::scenario::limits::MAX_TOKENS
+                        ),
+                    });
+                }
                 let output_bytes: u64 = msg.content.0.iter().map(Block::output_bytes).sum();
                 let model = msg.model.unwrap_or_default();
                 let Some(id) = msg.id else {

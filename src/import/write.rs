@@ -136,7 +136,13 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
     for k in 1..t.requests.len() {
         let (prev, q) = (&t.requests[k - 1], &t.requests[k]);
         let gap = match (prev.at_ms, q.at_ms) {
-            (Some(a), Some(b)) => Some(u64::try_from(b.saturating_sub(a)).unwrap_or(0)),
+            // A gap past the limit (a year) is capped: any such gap expires
+            // every cache tier the same.
+            (Some(a), Some(b)) => Some(
+                u64::try_from(b.saturating_sub(a))
+                    .unwrap_or(0)
+                    .min(crate::scenario::limits::MAX_GAP_MS),
+            ),
             _ => None,
         };
         let (resent, output_bytes) = sent_back(prev);
@@ -271,7 +277,12 @@ pub fn fitted(t: &Thread) -> Fitted {
         prefix_cached_tokens: first.cache_read,
         output_tokens_per_step: per_step,
         final_output_tokens: last.output,
-        model_ms_per_step: model_ms.get(model_ms.len() / 2).copied().unwrap_or(0),
+        // Capped at what [timing] accepts (u32 milliseconds).
+        model_ms_per_step: model_ms
+            .get(model_ms.len() / 2)
+            .copied()
+            .unwrap_or(0)
+            .min(u64::from(u32::MAX)),
         one_hour: w1 > w5,
     }
 }

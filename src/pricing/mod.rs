@@ -281,6 +281,20 @@ impl Usage {
         self.prompt().saturating_add(self.output)
     }
 
+    /// Every class capped at `max` tokens, and whether any was above it
+    /// (a log's count past any real request, capped for that line only).
+    pub fn capped(&self, max: u64) -> (Usage, bool) {
+        let c = Usage {
+            input: self.input.min(max),
+            cache_write_5m: self.cache_write_5m.min(max),
+            cache_write_1h: self.cache_write_1h.min(max),
+            cache_read: self.cache_read.min(max),
+            output: self.output.min(max),
+        };
+        let over = c != *self;
+        (c, over)
+    }
+
     /// Class-wise sum (saturating: counts come from logs, which may be wrong).
     pub fn plus(&self, o: &Usage) -> Usage {
         Usage {
