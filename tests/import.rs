@@ -510,12 +510,13 @@ fn the_summary_renders_as_terminal_tables_and_csv() {
 }
 
 #[test]
-fn a_thread_no_scenario_can_hold_is_listed_and_the_rest_imported() {
+fn a_count_past_the_limit_is_capped_for_its_line_and_the_thread_imported() {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs/proj");
     fs::create_dir_all(&logs).unwrap();
-    // A corrupt log: a first prompt of 3 billion tokens (more than a
-    // scenario accepts), then a tool result and a second request.
+    // A corrupt log: a first prompt of 3 billion tokens (more than any real
+    // request, and than a scenario accepts), then a tool result and a
+    // second request.
     let line = |kind: &str, body: &str| {
         format!(
             r#"{{"type":"{kind}","sessionId":"s-big","timestamp":"2026-03-01T10:00:00.000Z",{body}}}"#
@@ -547,15 +548,14 @@ fn a_thread_no_scenario_can_hold_is_listed_and_the_rest_imported() {
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["sessions"][0]["requests"], 2);
-    assert!(doc["scenarios"].as_array().unwrap().is_empty());
+    // The count is capped at 10^9 for its line, which is reported with its
+    // file and line; the rest of the thread is imported and replayed.
     let p = &doc["problems"][0];
-    assert!(
-        p["what"]
-            .as_str()
-            .unwrap()
-            .starts_with("thread main not written:"),
-        "{p}"
-    );
+    assert_eq!(p["file"], "proj/s-big.jsonl");
+    assert_eq!(p["line"], 1);
+    assert!(p["what"].as_str().unwrap().contains("capped"), "{p}");
+    assert_eq!(doc["sessions"][0]["usage"]["input"], 1_000_000_000u64 + 5);
+    assert_eq!(doc["scenarios"].as_array().unwrap().len(), 1);
     // --strict refuses it.
     let out = tokencast()
         .current_dir(dir.path())
