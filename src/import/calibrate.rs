@@ -258,6 +258,38 @@ mod tests {
     }
 
     #[test]
+    fn growth_the_log_does_not_show_is_counted_with_its_size() {
+        // At 4 bytes a token and 10 of framing, 4,000 bytes should take
+        // 1,010 tokens. A step that grew 4,010 has 3,000 it does not explain;
+        // one that grew 1,500 is within what entered.
+        let fit = Fit {
+            steps: 5,
+            overhead: 10,
+            pooled: Decimal::from(4),
+            p10: Decimal::from(3),
+            p50: Decimal::from(4),
+            p90: Decimal::from(5),
+        };
+        let obs = [
+            Observation {
+                bytes: 4000,
+                tokens: 4010,
+            },
+            Observation {
+                bytes: 4000,
+                tokens: 1500,
+            },
+        ];
+        assert_eq!(
+            Unmeasured::of(&obs, &fit),
+            Unmeasured {
+                steps: 1,
+                tokens: 3000
+            }
+        );
+    }
+
+    #[test]
     fn steps_that_cannot_be_measured_are_left_out() {
         let t = Thread {
             agent: None,
@@ -325,6 +357,50 @@ mod tests {
             (Decimal::from(10), Decimal::from(5), Decimal::new(44, 1))
         );
         assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
+    }
+}
+
+/// Prompt growth the log does not account for (a system prompt that
+/// changed, tools added mid-session, content the log does not keep).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Unmeasured {
+    /// Steps whose prompt grew by more than [`UNMEASURED_MIN_TOKENS`] beyond
+    /// what entered, and by more than what entered.
+    pub steps: u64,
+    /// By how much, in tokens, summed.
+    pub tokens: u64,
+}
+
+/// Smallest unexplained growth of one step counted in [`Unmeasured`].
+pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
+
+impl Unmeasured {
+    /// The steps of `obs` whose growth the fit does not explain.
+    pub fn of(obs: &[Observation], fit: &Fit) -> Unmeasured {
+        let mut u = Unmeasured::default();
+        for o in obs {
+            let expected = Decimal::from(o.bytes)
+                .checked_div(fit.pooled)
+                .unwrap_or_default()
+                .round()
+                .try_into()
+                .unwrap_or(u64::MAX)
+                .saturating_add(fit.overhead);
+            let extra = o.tokens.saturating_sub(expected);
+            if extra > UNMEASURED_MIN_TOKENS && extra > expected {
+                u.steps += 1;
+                u.tokens = u.tokens.saturating_add(extra);
+            }
+        }
+        u
+    }
+
+    /// Both summed.
+    pub fn plus(self, o: Unmeasured) -> Unmeasured {
+        Unmeasured {
+            steps: self.steps + o.steps,
+            tokens: self.tokens.saturating_add(o.tokens),
+        }
     }
 }
 

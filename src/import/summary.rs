@@ -154,6 +154,10 @@ pub struct SessionRow {
     /// Bytes of the other context that entered (user messages, attachments).
     #[serde(default)]
     pub other_context_bytes: u64,
+    /// Prompt growth of its replayed threads that nothing in the log
+    /// accounts for (a changed system prompt, tools added mid-session).
+    #[serde(default)]
+    pub unmeasured: crate::import::calibrate::Unmeasured,
     /// Images in them.
     pub images: u64,
     /// Documents in them.
@@ -380,6 +384,11 @@ impl<'a> Summary<'a> {
                 others,
             };
             let csv = write::trace_csv(t, self.opts.trim);
+            if let Some((fit, _)) = &spec.calibration {
+                row.unmeasured = row
+                    .unmeasured
+                    .plus(crate::import::calibrate::Unmeasured::of(&own, fit));
+            }
             observations.push((crate::import::calibrate::family(&model), own));
             let toml = write::scenario_toml(t, &spec);
             if prices.is_some() {
@@ -565,6 +574,7 @@ fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
                 m.tool_results += r.tool_results;
                 m.result_bytes += r.result_bytes;
                 m.other_context_bytes += r.other_context_bytes;
+                m.unmeasured = m.unmeasured.plus(r.unmeasured);
                 m.images += r.images;
                 m.documents += r.documents;
                 m.compactions += r.compactions;
@@ -597,6 +607,7 @@ fn session_row(s: &Session) -> SessionRow {
         tool_results: sent.len() as u64,
         result_bytes: sent.iter().map(|r| r.bytes).sum(),
         other_context_bytes: other.iter().map(|r| r.bytes).sum(),
+        unmeasured: Default::default(),
         images: sent.iter().map(|r| r.images).sum(),
         documents: sent.iter().map(|r| r.documents).sum(),
         compactions: s
