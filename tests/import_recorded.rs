@@ -299,3 +299,40 @@ fn each_inline_subagent_conversation_is_a_thread_of_its_own() {
         ]
     );
 }
+
+#[test]
+fn simulate_shows_the_central_estimate_beside_the_band() {
+    let dir = imported();
+    let path = dir.path().join(format!("out/{SID}/main.toml"));
+    let toml = fs::read_to_string(&path).unwrap();
+    fs::write(
+        &path,
+        toml.replacen(
+            "bytes_per_token = 4\n",
+            "bytes_per_token = 4\nestimate_bytes_per_token = 2\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        &format!("out/{SID}/main.toml"),
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let e = &doc["estimate"];
+    assert_eq!(e["variants"][0]["name"], "as recorded");
+    // At 2 bytes a token: request 2 is 5,010 + 50 + 484/2 = 5,302; request 3
+    // (compacted, on haiku) 5,010 + 800/2 = 5,410; priced as in the test above.
+    let att = attachment().to_string().len() as u64;
+    let p2 = 5010 + 50 + (400 + att) / 2;
+    let sonnet = 5010 * 375 + (p2 - 5010) * 375 + 5010 * 30 + (50 + 20) * 1500;
+    let haiku = 5410 * 125 + 9 * 500;
+    let expected =
+        rust_decimal::Decimal::from(sonnet + haiku) / rust_decimal::Decimal::from(100_000_000u64);
+    assert_eq!(
+        common::dec(&e["variants"][0]["total"]),
+        expected.normalize()
+    );
+}

@@ -69,6 +69,10 @@ pub struct SimulationDoc {
     /// Recorded against simulated, when the trace records usage (imported sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backtest: Option<crate::analysis::backtest::Backtest>,
+    /// Each variant at the calibration's central bytes per token, when the
+    /// scenario has one (imported sessions): the estimate inside the band.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<Estimate>,
 }
 
 pub use crate::engine::{ALL_ROWS_UP_TO, OUTLINE_POINTS};
@@ -108,6 +112,47 @@ impl Contents {
             },
             what_ifs: true,
         }
+    }
+}
+
+/// The replay at a calibration's central bytes per token.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// The central bytes per token (`estimate_bytes_per_token`).
+    pub bytes_per_token: Decimal,
+    /// Per variant, in the document's order: its name and total of one run.
+    pub variants: Vec<EstimatedVariant>,
+}
+
+/// One variant's central estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimatedVariant {
+    /// The variant.
+    pub name: String,
+    /// Cost of one run at the central bytes per token.
+    pub total: Decimal,
+}
+
+impl Estimate {
+    /// The scenario replayed at its central bytes per token (no uplift),
+    /// when it has one.
+    pub fn of(scenario: &Scenario) -> Option<Estimate> {
+        let b = scenario.assumptions.estimate_bytes_per_token?;
+        let mut central = scenario.clone();
+        central.assumptions.bytes_per_token = b;
+        central.assumptions.tokenizer_uplift = Decimal::ONE;
+        let sim = simulate(&central, SimulateOptions::TOTALS);
+        Some(Estimate {
+            bytes_per_token: b,
+            variants: sim
+                .variants
+                .iter()
+                .map(|v| EstimatedVariant {
+                    name: v.variant.variant.name.clone(),
+                    total: v.cost.total.lower,
+                })
+                .collect(),
+        })
     }
 }
 
@@ -155,6 +200,7 @@ impl SimulationDoc {
             &scenario.what_if.plan,
         ));
         SimulationDoc {
+            estimate: Estimate::of(scenario),
             comparison: Comparison::of(&simulation),
             periods,
             simulation,

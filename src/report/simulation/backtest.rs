@@ -10,7 +10,7 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         return Vec::new();
     };
     let mut out = vec![format!(
-        "Recorded against simulated ({}), over the {} requests that carried tool results: prompt tokens {} recorded, {} – {} simulated; cost {} recorded, {} – {} simulated.",
+        "Recorded against simulated ({}), over the {} recorded requests after the first: prompt tokens {} recorded, {} – {} simulated; cost {} recorded, {} – {} simulated.",
         b.variant,
         format::int(b.requests.len() as u64),
         format::int(b.recorded_prompt),
@@ -26,6 +26,18 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         doc.simulation.assumptions.bytes_per_token,
         doc.simulation.assumptions.tokenizer_uplift
     ));
+    if let Some(e) = &doc.estimate {
+        let each: Vec<String> = e
+            .variants
+            .iter()
+            .map(|v| format!("{} {}", v.name, format::usd(v.total, 4)))
+            .collect();
+        out.push(format!(
+            "Central estimate at the calibration's {} bytes per token (inside the band): {} a run.",
+            e.bytes_per_token,
+            each.join(", ")
+        ));
+    }
     if let Some(f) = &b.fit {
         out.push(format!(
             "Fitted from the recorded prompt growth: {} bytes per token (per step: p10 {:.2}, median {:.2}, p90 {:.2}; statrs R-8) over {} steps; {} steps left out (the prompt shrank or no bytes were added).",
