@@ -219,6 +219,7 @@ impl AppError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AppError::Input(_) => 2,
+            AppError::Output(crate::output::OutputError::Interrupted) => 130,
             AppError::Output(e) if e.is_user_error() => 2,
             AppError::Output(_) | AppError::Render(_) => 1,
             AppError::Interrupted => 130,

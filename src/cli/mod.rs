@@ -38,6 +38,8 @@ pub struct Outcome {
 
 /// Runs a parsed command.
 pub fn run(cli: Cli) -> Result<Outcome, AppError> {
+    // Ctrl-C in every command leaves nothing half-written.
+    crate::output::interrupt::install();
     match cli.command {
         Command::Simulate(args) => run_simulate(args),
         Command::Sweep(args) => run_sweep(args),
@@ -324,14 +326,9 @@ fn forecast_with_progress(
     sampler: &forecast::Sampler,
     threads: Option<usize>,
 ) -> Result<document::Forecast, AppError> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        // If a handler is already installed (tests calling run twice), keep it.
-        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
-    }
+    use std::sync::atomic::Ordering;
+    // The process's Ctrl-C flag (see `output::interrupt`).
+    let cancel = crate::output::interrupt::flag();
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(spec.runs),
         indicatif::ProgressDrawTarget::stderr(),
@@ -345,7 +342,7 @@ fn forecast_with_progress(
         .build()
         .map_err(|e| AppError::Render(e.to_string()))?;
     let progress = |n: u64| bar.inc(n);
-    let result = pool.install(|| forecast::run(scenario, spec, sampler, &cancel, &progress));
+    let result = pool.install(|| forecast::run(scenario, spec, sampler, cancel, &progress));
     bar.finish_and_clear();
     match result {
         Ok(_) if cancel.load(Ordering::SeqCst) => Err(AppError::Interrupted),

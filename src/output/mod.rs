@@ -6,6 +6,7 @@
 //! the target's folder that is renamed into place. An interrupted run leaves
 //! the previous file, never half of a new one.
 
+pub mod interrupt;
 pub mod name;
 
 use std::path::{Path, PathBuf};
@@ -89,6 +90,9 @@ pub enum OutputError {
         /// The part of its path that is a file.
         parent: PathBuf,
     },
+    /// Ctrl-C while the set was being written: nothing of it was kept.
+    #[error("interrupted: nothing was written")]
+    Interrupted,
     /// Another tokencast holds the output folder.
     #[error("`{0}` is in use by another tokencast run (it holds `{0}/.tokencast.lock`)")]
     Busy(PathBuf),
@@ -115,6 +119,7 @@ impl OutputError {
             OutputError::Io { .. } => {
                 "check that the folder exists and is writable; nothing was changed"
             }
+            OutputError::Interrupted => "run the command again",
             OutputError::Busy(_) => {
                 "wait for the other run to finish, or give another --out; nothing was changed"
             }
@@ -330,6 +335,8 @@ pub struct Staging {
     created: Vec<PathBuf>,
     staged: Vec<(tempfile::TempPath, PathBuf)>,
     written: Written,
+    /// Dropped last: Ctrl-C waits until the temporary files are gone.
+    _writing: interrupt::Writing,
 }
 
 impl Drop for Staging {
@@ -352,11 +359,15 @@ impl Staging {
             created: Vec::new(),
             staged: Vec::new(),
             written: Written::default(),
+            _writing: interrupt::Writing::begin(),
         }
     }
 
     /// Checks `f`'s target and writes its bytes to a temporary file beside it.
     pub fn stage(&mut self, f: &PlannedFile) -> Result<(), OutputError> {
+        if interrupt::interrupted() {
+            return Err(OutputError::Interrupted);
+        }
         let target = landing(&f.path);
         check(f, &target, self.force)?;
         let dir = folder_of(&target);
@@ -391,6 +402,9 @@ impl Staging {
     /// Renames every staged file into place, keeping each old file aside
     /// until all are in; on a failure the files already replaced are put back.
     pub fn commit(mut self) -> Result<Written, OutputError> {
+        if interrupt::interrupted() {
+            return Err(OutputError::Interrupted);
+        }
         let staged = std::mem::take(&mut self.staged);
         let result = Staging::rename_all(staged);
         if result.is_ok() {
