@@ -293,7 +293,7 @@ fn confidence_note(doc: &ImportDoc) -> String {
 
 fn what_if_note(doc: &ImportDoc) -> String {
     format!(
-        "Replays cover the threads that carry tool results, each replayed by the engine from its trace: as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}.",
+        "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth (or the seed's ÷4 … ×1.3 when too few steps were measured).",
         doc.trim,
         doc.compare_model
             .as_ref()
