@@ -523,8 +523,22 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         hit_share: None,
     };
     let context = vec![
-        profile(Content::Raw, &run_of(Content::Raw), &sizes.calls, a, &rows, window),
-        profile(Content::Trimmed, &run_of(Content::Trimmed), &sizes.calls, a, &rows, window),
+        profile(
+            Content::Raw,
+            &run_of(Content::Raw),
+            &sizes.calls,
+            a,
+            &rows,
+            window,
+        ),
+        profile(
+            Content::Trimmed,
+            &run_of(Content::Trimmed),
+            &sizes.calls,
+            a,
+            &rows,
+            window,
+        ),
     ];
     let ledger = Ledger::of(&scenario.trace);
     let data_fee = Bounds::exact(ledger.total_usd);

@@ -78,10 +78,7 @@ impl Scale {
         } else {
             self.mu * carried
         };
-        [
-            carried + out * self.mb,
-            upper + out * self.mb * self.pu,
-        ]
+        [carried + out * self.mb, upper + out * self.mb * self.pu]
     }
 
     /// Denominators: lower, upper.

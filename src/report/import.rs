@@ -45,7 +45,8 @@ fn what_if_columns() -> Vec<super::table::Column> {
 }
 
 fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Cell> {
-    let opt = |b: Option<crate::import::summary::Band>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
+    let opt =
+        |b: Option<crate::import::summary::Band>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
     match w {
         None => vec![Cell::Empty; 8],
         Some(w) => vec![
