@@ -140,3 +140,31 @@ pub fn assert_nowhere(needle: &str, outputs: &[Vec<u8>], dir: &std::path::Path) 
         );
     }
 }
+
+/// `import claude-code logs --out out --no-report --format json` (and
+/// `extra`) run in `dir`: the summary document.
+pub fn import_logs(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "import",
+        "claude-code",
+        "logs",
+        "--out",
+        "out",
+        "--no-report",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    json_of(tokencast().current_dir(dir).args(&args))
+}
+
+/// `simulate SCENARIO --format json --no-report` run in `dir`.
+pub fn simulate_json(dir: &std::path::Path, scenario: &str) -> serde_json::Value {
+    json_of(tokencast().current_dir(dir).args([
+        "simulate",
+        scenario,
+        "--format",
+        "json",
+        "--no-report",
+    ]))
+}

@@ -5,7 +5,7 @@
 //! of model is priced per request. Every expected figure is derived here.
 
 mod common;
-use common::{json_of, tokencast};
+use common::{import_logs, simulate_json, tokencast};
 use serde_json::json;
 use std::fs;
 
@@ -156,13 +156,7 @@ fn the_replay_prices_each_request_on_its_own_model_after_the_recorded_gap() {
     assert!(toml.contains("recorded_models = true"), "{toml}");
     // Too few steps to fit: the seed's band, and the measured prefix.
     assert!(toml.contains("bytes_per_token = 4\n"), "{toml}");
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "simulate",
-        &format!("out/{SID}/main.toml"),
-        "--format",
-        "json",
-        "--no-report",
-    ]));
+    let doc = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
     let v = &doc["variants"][0];
     assert_eq!(v["name"], "as recorded");
     // Prompts (lower, ÷4): request 1 5,010 (the recorded first prompt);
@@ -193,13 +187,7 @@ fn the_replay_prices_each_request_on_its_own_model_after_the_recorded_gap() {
 #[test]
 fn the_backtest_covers_every_request_with_the_engine_s_own_prompts() {
     let dir = imported();
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "simulate",
-        &format!("out/{SID}/main.toml"),
-        "--format",
-        "json",
-        "--no-report",
-    ]));
+    let doc = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
     let b = &doc["backtest"];
     let rows = b["requests"].as_array().unwrap();
     // Requests 2 and 3 (request 1's prompt is the measured prefix), with
@@ -273,16 +261,7 @@ fn each_inline_subagent_conversation_is_a_thread_of_its_own() {
     let logs = dir.path().join("logs/proj");
     fs::create_dir_all(&logs).unwrap();
     fs::write(logs.join(format!("{SID}.jsonl")), text).unwrap();
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "import",
-        "claude-code",
-        "logs",
-        "--out",
-        "out",
-        "--no-report",
-        "--format",
-        "json",
-    ]));
+    let doc = import_logs(dir.path(), &[]);
     assert_eq!(doc["sessions"][0]["threads"], 2);
     let mut written: Vec<&str> = doc["scenarios"]
         .as_array()
@@ -314,13 +293,7 @@ fn simulate_shows_the_central_estimate_beside_the_band() {
         ),
     )
     .unwrap();
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "simulate",
-        &format!("out/{SID}/main.toml"),
-        "--format",
-        "json",
-        "--no-report",
-    ]));
+    let doc = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
     let e = &doc["estimate"];
     assert_eq!(e["variants"][0]["name"], "as recorded");
     // At 2 bytes a token: request 2 is 5,010 + 50 + 484/2 = 5,302; request 3

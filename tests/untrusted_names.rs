@@ -4,7 +4,7 @@
 //! and never stops the rest of the import.
 
 mod common;
-use common::{json_of, tokencast};
+use common::{import_logs, json_of, simulate_json, tokencast};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -83,16 +83,7 @@ fn hostile_session_ids_write_only_inside_out_and_every_session_is_imported() {
         )
         .unwrap();
     }
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "import",
-        "claude-code",
-        "logs",
-        "--out",
-        "out",
-        "--no-report",
-        "--format",
-        "json",
-    ]));
+    let doc = import_logs(dir.path(), &[]);
     assert_eq!(doc["sessions"].as_array().unwrap().len(), ids.len());
     // Nothing outside `out/` but the logs themselves.
     for f in files_under(dir.path()) {
@@ -130,13 +121,7 @@ fn hostile_session_ids_write_only_inside_out_and_every_session_is_imported() {
         let v: toml::Table = text.parse().unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert!(v["name"].as_str().is_some_and(|n| n.ends_with("-main")));
         // Each scenario simulates in US dollars, as the log was priced.
-        let sim = json_of(tokencast().current_dir(&out).args([
-            "simulate",
-            s.to_str().unwrap(),
-            "--format",
-            "json",
-            "--no-report",
-        ]));
+        let sim = simulate_json(&out, s.to_str().unwrap());
         // (the document names a currency only when it is not the dollar).
         assert!(
             sim.get("currency").is_none(),
@@ -260,16 +245,7 @@ fn a_value_past_a_limit_is_capped_for_its_line_and_the_thread_is_kept() {
         "\"output_tokens\":9223372036854775807",
     );
     fs::write(logs.join("s.jsonl"), lines.join("\n") + "\n").unwrap();
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "import",
-        "claude-code",
-        "logs",
-        "--out",
-        "out",
-        "--no-report",
-        "--format",
-        "json",
-    ]));
+    let doc = import_logs(dir.path(), &[]);
     let problems = doc["problems"].as_array().unwrap();
     assert!(
         problems
