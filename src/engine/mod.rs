@@ -767,24 +767,6 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
     }
 }
 
-/// The gap before each request in milliseconds (index 0 is request 1): the
-/// latency of every tool call since the previous request, the model's time per
-/// step, and any pause before it.
-pub fn gaps_ms(trace: &[TraceCall], timing: &Timing) -> Vec<u64> {
-    let mut tool_ms = Vec::new();
-    let mut pending = 0u64;
-    for c in trace {
-        pending = pending.saturating_add(c.latency_ms);
-        if c.enters_context() {
-            tool_ms.push(pending);
-            pending = 0;
-        }
-    }
-    let mut gaps = Vec::with_capacity(tool_ms.len() + 1);
-    timing.gaps_into(tool_ms, &mut gaps);
-    gaps
-}
-
 /// Tokens of `bytes` of tool result: bytes ÷ b, and that × u.
 pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
     let lower = Decimal::from(bytes) / a.bytes_per_token;
