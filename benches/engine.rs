@@ -125,7 +125,7 @@ fn bench_forecast(c: &mut Criterion) {
     use std::sync::atomic::AtomicBool;
     use tokencast::analysis::forecast::{self, ForecastSpec, Method, Sampler};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml");
-    let scenario = Scenario::load(&path).expect("the research scenario loads");
+    let scenario = tokencast::files::load(&path, None).expect("the research scenario loads");
     let sampler = Sampler::new(&scenario.trace, Method::Bootstrap).unwrap();
     let spec = ForecastSpec {
         calls: 20,

@@ -11,7 +11,11 @@ use tokencast::engine::{simulate, SimulateOptions};
 use tokencast::scenario::Scenario;
 
 fn research() -> Scenario {
-    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml")).unwrap()
+    tokencast::files::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml"),
+        None,
+    )
+    .unwrap()
 }
 
 fn spec(calls: u64, runs: u64) -> ForecastSpec {

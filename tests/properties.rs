@@ -9,7 +9,7 @@ use tokencast::cli::spec::parse_axis;
 use tokencast::error::AppError;
 use tokencast::input::SourceText;
 use tokencast::report::format;
-use tokencast::scenario::{trace, Scenario};
+use tokencast::scenario::trace;
 
 fn decimal() -> impl Strategy<Value = Decimal> {
     (any::<i64>(), any::<u32>(), 0u32..=28).prop_map(|(hi, lo, scale)| {
@@ -65,7 +65,7 @@ proptest! {
             .replace("tokenizer_uplift = 1.3", &format!("tokenizer_uplift = \"{u}\""))
             .replace("runs_per_day = 100", &format!("runs_per_day = {runs}"));
         let src = SourceText { name: "research.toml".into(), text };
-        match Scenario::from_source(&src, &root) {
+        match tokencast::files::check(&src, &root, None, Default::default()) {
             Ok(s) => {
                 let sim = tokencast::engine::simulate(&s, tokencast::engine::SimulateOptions::TOTALS);
                 prop_assert!(sim.variants.iter().all(|v| v.cost.total.lower <= v.cost.total.upper));

@@ -17,8 +17,11 @@ use tokencast::report::{HtmlOptions, Render, TerminalOptions};
 use tokencast::scenario::Scenario;
 
 fn scenario() -> Scenario {
-    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny.toml"))
-        .expect("the fixture scenario loads")
+    tokencast::files::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny.toml"),
+        None,
+    )
+    .expect("the fixture scenario loads")
 }
 
 /// The page with every `<svg …>…</svg>` replaced by a placeholder giving its size.

@@ -166,7 +166,7 @@ pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
     let replayed: Vec<Result<Replayed, InputError>> = files
         .par_iter()
         .map(|f| {
-            let s = Scenario::load_on(f, Some(today))?;
+            let s = crate::files::load(f, Some(today))?;
             let sim = simulate(&s, SimulateOptions::TOTALS);
             let costs = sim
                 .variants

@@ -64,7 +64,7 @@ fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
         Some(d) => spec::date(&d)?,
         None => today(),
     };
-    let src = SourceText::read(&args.file, "LiteLLM price table")?;
+    let src = crate::files::read(&args.file, "LiteLLM price table")?;
     let conversion = crate::pricing::litellm::convert(&src, &args.models, &read_on)?;
     let file = args.file.file_name().map_or("the price table".into(), |n| {
         n.to_string_lossy().into_owned()
@@ -209,7 +209,7 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let gates = gate::periods(&args.fail_over)?;
-    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
+    let scenario = crate::files::load(&args.scenario, Some(&today()))?;
     let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
     let doc = SimulationDoc::build(&scenario, contents);
     let terminal = TerminalOptions {
@@ -230,7 +230,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
 
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
-    let scenario = Scenario::load_on(&args.scenario, Some(&today()))?;
+    let scenario = crate::files::load(&args.scenario, Some(&today()))?;
     spec.check_against(&scenario)?;
     let doc = sweep::run(&scenario, &spec.axes).map_err(|p| {
         crate::error::InputError::new(format!("--vary: {p}"))
@@ -258,7 +258,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     gate::per_run_only(&gates)?;
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
-    let scenario = Scenario::load_on(scenario_path, Some(&today()))?;
+    let scenario = crate::files::load(scenario_path, Some(&today()))?;
     let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
@@ -355,10 +355,10 @@ fn forecast_with_progress(
 /// One side of a diff: a saved simulation document, or a scenario simulated now.
 fn diff_side(path: &Path) -> Result<SimulationDoc, AppError> {
     if path.extension().is_some_and(|e| e == "json") {
-        let src = SourceText::read(path, "result file")?;
+        let src = crate::files::read(path, "result file")?;
         Ok(document::load::load::<SimulationDoc>(&src)?)
     } else {
-        let scenario = Scenario::load_on(path, Some(&today()))?;
+        let scenario = crate::files::load(path, Some(&today()))?;
         Ok(SimulationDoc::build(&scenario, Contents::FIGURES))
     }
 }
@@ -548,7 +548,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         follow_links: args.follow_links,
     };
     let book = match (&args.prices, source) {
-        (Some(p), _) => SourceText::read(p, "price book")?,
+        (Some(p), _) => crate::files::read(p, "price book")?,
         (None, Source::ClaudeCode) => SourceText {
             name: "litellm-1.110.2/anthropic.toml + litellm-1.72.0/anthropic.toml".into(),
             text: format!("{ANTHROPIC_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
@@ -568,7 +568,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
     let mut saved = Vec::new();
     for p in &args.calibration {
         saved.push(crate::import::calibrate::Calibration::parse(
-            &SourceText::read(p, "calibration")?,
+            &crate::files::read(p, "calibration")?,
         )?);
     }
     let calibration =

@@ -535,14 +535,14 @@ fn read_file(root: &Path, path: &Path) -> FileRecords {
                     .usage
                     .map(|u| u.total())
                     .unwrap_or_default()
-                    .capped(crate::scenario::limits::MAX_TOKENS);
+                    .capped(crate::limits::MAX_TOKENS);
                 if over {
                     rec.problems.push(Problem {
                         file: rec.role.name.clone(),
                         line: number,
                         what: format!(
                             "a usage count above {} tokens; capped there for this line",
-                            crate::scenario::limits::MAX_TOKENS
+                            crate::limits::MAX_TOKENS
                         ),
                     });
                 }

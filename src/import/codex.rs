@@ -253,14 +253,14 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                         stats.problem(&name, number, "cached_input_tokens above input_tokens");
                         return Ok(());
                     };
-                    let (usage, over) = usage.capped(crate::scenario::limits::MAX_TOKENS);
+                    let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
                     if over {
                         stats.problem(
                             &name,
                             number,
                             format!(
                                 "a usage count above {} tokens; capped there for this line",
-                                crate::scenario::limits::MAX_TOKENS
+                                crate::limits::MAX_TOKENS
                             ),
                         );
                     }

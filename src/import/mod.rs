@@ -397,11 +397,4 @@ pub(crate) fn read_each_file<E>(
     Ok(import)
 }
 
-/// Milliseconds since the epoch of an RFC 3339 timestamp.
-pub fn epoch_ms(ts: &str) -> Option<i64> {
-    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
-        .or_else(|_| humantime::parse_rfc3339(ts))
-        .ok()?;
-    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    i64::try_from(d.as_millis()).ok()
-}
+pub use tokencast_core::input::epoch_ms;

@@ -55,6 +55,10 @@ pub struct ImportDoc {
     pub totals: DayRow,
 }
 
+impl crate::document::Document for ImportDoc {
+    const KIND: &'static str = "import";
+}
+
 /// What the imported sessions can say about the cost of a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Confidence {
@@ -648,9 +652,10 @@ fn replay(
         name: format!("{name}.csv"),
         text: String::from_utf8_lossy(csv).into_owned(),
     };
-    let mut scenario = Scenario::from_parts(
+    // Both files it names are given, so nothing is read.
+    let mut scenario = Scenario::check_with(
         &src,
-        Path::new(FileName::from_untrusted(&s.id).as_str()),
+        &crate::scenario::InMemory::default(),
         Some(today),
         Given {
             trace: Some(&trace),

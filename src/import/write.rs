@@ -141,7 +141,7 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             (Some(a), Some(b)) => Some(
                 u64::try_from(b.saturating_sub(a))
                     .unwrap_or(0)
-                    .min(crate::scenario::limits::MAX_GAP_MS),
+                    .min(crate::limits::MAX_GAP_MS),
             ),
             _ => None,
         };

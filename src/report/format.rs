@@ -7,6 +7,7 @@ use crate::pricing::Currency;
 use crate::scenario::PriceDate;
 use rust_decimal::{Decimal, RoundingStrategy};
 use std::cell::RefCell;
+use tokencast_core::text::group_thousands as group;
 
 thread_local! {
     /// The currency amounts are drawn in, for the render under way.
@@ -165,25 +166,6 @@ pub fn seconds(ms: f64) -> String {
 pub fn round_f64(v: f64, dp: i32) -> f64 {
     let k = 10f64.powi(dp);
     (v * k).round() / k
-}
-
-fn group(s: &str) -> String {
-    let (int_part, frac) = match s.split_once('.') {
-        Some((i, f)) => (i, Some(f)),
-        None => (s, None),
-    };
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in int_part.chars().enumerate() {
-        if i > 0 && (int_part.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(f);
-    }
-    out
 }
 
 #[cfg(test)]

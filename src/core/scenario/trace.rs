@@ -243,14 +243,14 @@ impl RawCall {
                 ));
             }
         }
-        if self.charged_usd > Decimal::from(super::limits::MAX_FEE_USD) {
+        if self.charged_usd > Decimal::from(crate::limits::MAX_FEE_USD) {
             return Err(site.error(
                 row,
                 "charged_usd",
                 &format!(
                     "{} USD is more than the {} USD tokencast accepts for one response",
                     self.charged_usd,
-                    super::limits::MAX_FEE_USD
+                    crate::limits::MAX_FEE_USD
                 ),
                 "write the fee of this one response in USD, e.g. 0.000792",
             ));
@@ -277,25 +277,25 @@ impl RawCall {
             ("resent_output", self.resent_output),
             ("hidden_output", self.hidden_output),
         ] {
-            if v.is_some_and(|t| t > super::limits::MAX_TOKENS) {
+            if v.is_some_and(|t| t > crate::limits::MAX_TOKENS) {
                 return Err(site.error(
                     row,
                     field,
                     &format!(
                         "more than the {} tokens tokencast accepts for one request",
-                        super::limits::MAX_TOKENS
+                        crate::limits::MAX_TOKENS
                     ),
                     "this is the output of one request, in tokens",
                 ));
             }
         }
-        if self.gap_ms.is_some_and(|g| g > super::limits::MAX_GAP_MS) {
+        if self.gap_ms.is_some_and(|g| g > crate::limits::MAX_GAP_MS) {
             return Err(site.error(
                 row,
                 "gap_ms",
                 &format!(
                     "more than the {} ms (a year) tokencast accepts between two requests",
-                    super::limits::MAX_GAP_MS
+                    crate::limits::MAX_GAP_MS
                 ),
                 "the milliseconds from the previous request to this one",
             ));
@@ -318,7 +318,7 @@ impl RawCall {
             };
             if usage
                 .iter()
-                .any(|u| u.is_some_and(|t| t > super::limits::MAX_TOKENS))
+                .any(|u| u.is_some_and(|t| t > crate::limits::MAX_TOKENS))
             {
                 return Err(site.error(
                     row,
@@ -419,11 +419,11 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             }
         }
         let row = calls.len() + 1;
-        if row > super::limits::MAX_TRACE_ROWS {
+        if row > crate::limits::MAX_TRACE_ROWS {
             return Err(InputError::new(format!(
                 "{}: more than {} rows",
                 src.name,
-                super::limits::MAX_TRACE_ROWS
+                crate::limits::MAX_TRACE_ROWS
             ))
             .with_help(
                 "split the trace, or forecast long runs with `tokencast forecast --calls N`",

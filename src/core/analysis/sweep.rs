@@ -6,8 +6,9 @@
 
 use crate::engine::{simulate, Bounds, SimulateOptions};
 use crate::input::whole;
+use crate::limits;
 use crate::pricing::{Cache, Mode};
-use crate::scenario::{limits, InputFile, Scenario, Timing};
+use crate::scenario::{InputFile, Scenario, Timing};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -68,7 +68,7 @@ pub fn describe(s: &Strategy) -> String {
             threshold_tokens, ..
         } => format!(
             "compaction above {} tokens",
-            crate::report::format::int(*threshold_tokens)
+            crate::text::group_thousands(&threshold_tokens.to_string())
         ),
         Strategy::CompactAt { points } => format!("compaction at {} recorded points", points.len()),
         Strategy::Clear { keep_steps } => format!(

@@ -21,7 +21,6 @@ use crate::error::InputError;
 use crate::scenario::{Content, Scenario, TraceCall};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use rayon::prelude::*;
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -559,7 +558,7 @@ struct Plan<'a> {
     edges: Vec<f64>,
     /// The scenario's replay size (prefix, output, b, u, dearest rate); each
     /// drawn run is checked with its own results and bytes.
-    size: crate::scenario::limits::ReplaySize,
+    size: crate::limits::ReplaySize,
 }
 
 /// `n ÷ d` as a decimal: exact when both fit `rust_decimal`, else through `f64`.
@@ -619,7 +618,7 @@ impl Plan<'_> {
             acc.results += n as u64;
             // The run as drawn must stay within exact arithmetic, as the
             // recorded trace and every sweep point must.
-            let drawn = crate::scenario::limits::ReplaySize {
+            let drawn = crate::limits::ReplaySize {
                 results: n as u64,
                 bytes: raw
                     .iter()
@@ -628,7 +627,7 @@ impl Plan<'_> {
                     .sum(),
                 ..self.size
             };
-            if let Err(why) = crate::scenario::limits::replay_fits(&drawn) {
+            if let Err(why) = crate::limits::replay_fits(&drawn) {
                 acc.overflow.get_or_insert(why);
                 break;
             }
@@ -831,9 +830,9 @@ impl<'a> Plan<'a> {
     /// Every aggregate is an integer count or sum, so merging in any order
     /// gives the same result; memory stays at one accumulator per thread.
     fn run_chunks(&self, cancel: &AtomicBool, progress: &(dyn Fn(u64) + Sync)) -> Option<Acc> {
-        (0..self.chunks())
-            .into_par_iter()
-            .map(|i| {
+        crate::par::map_reduce(
+            0..self.chunks(),
+            |i| {
                 if cancel.load(Ordering::Relaxed) {
                     return None;
                 }
@@ -842,17 +841,16 @@ impl<'a> Plan<'a> {
                     progress(self.size(i));
                 }
                 Some(acc)
-            })
-            .reduce(
-                || Some(Acc::new(self.s.variants.len(), self.fan_at.len())),
-                |a, b| match (a, b) {
-                    (Some(mut a), Some(b)) => {
-                        a.merge(&b);
-                        Some(a)
-                    }
-                    _ => None,
-                },
-            )
+            },
+            || Some(Acc::new(self.s.variants.len(), self.fan_at.len())),
+            |a, b| match (a, b) {
+                (Some(mut a), Some(b)) => {
+                    a.merge(&b);
+                    Some(a)
+                }
+                _ => None,
+            },
+        )
     }
 
     /// The forecast document from the merged accumulator.

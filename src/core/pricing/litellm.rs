@@ -470,7 +470,7 @@ impl Conversion {
     /// The price book as TOML, starting with tokencast's marker line and,
     /// per model, the fields left out.
     pub fn to_toml(&self, file: &str) -> String {
-        use crate::output::name::display;
+        use crate::text::display;
         #[derive(Serialize)]
         struct Book<'a> {
             models: BTreeMap<&'a str, &'a ModelOut>,

@@ -1,4 +1,4 @@
-//! Reading what the user wrote: files, TOML documents and exact decimals.
+//! Reading what the user wrote: TOML documents, exact decimals and timestamps.
 //!
 //! Everything here turns text into raw, deserialized values and reports
 //! failures as located [`InputError`]s. Checking what the values mean happens
@@ -8,7 +8,6 @@ use crate::error::{suggest_from_serde_message, InputError};
 use rust_decimal::Decimal;
 use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
 use std::fmt;
-use std::path::Path;
 use std::str::FromStr;
 
 /// A file the user gave us: its display name and its text.
@@ -21,72 +20,6 @@ pub struct SourceText {
 }
 
 impl SourceText {
-    /// Reads `path`, saying which file and why when it cannot. Only regular
-    /// files of at most [`MAX_INPUT_BYTES`] are read (a FIFO or a device
-    /// could block or never end); the text must be UTF-8, and a byte that is
-    /// not is reported with its line and column.
-    pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
-        let cannot = |e: std::io::Error| {
-            let help = match e.kind() {
-                std::io::ErrorKind::NotFound => "check the path; paths inside a scenario are resolved from the scenario file's folder".to_string(),
-                _ => format!("make sure the {what} is readable"),
-            };
-            InputError::new(format!("cannot read the {what} `{}`: {e}", path.display()))
-                .with_help(help)
-        };
-        let meta = std::fs::metadata(path).map_err(cannot)?;
-        if meta.is_dir() {
-            return Err(InputError::new(format!(
-                "the {what} `{}` is a directory, not a file",
-                path.display()
-            ))
-            .with_help(format!("give the path of the {what} file itself")));
-        }
-        if !meta.is_file() {
-            return Err(InputError::new(format!(
-                "the {what} `{}` is not a regular file (a pipe, socket or device)",
-                path.display()
-            ))
-            .with_help(format!("save the {what} to a file and give its path")));
-        }
-        if meta.len() > MAX_INPUT_BYTES {
-            return Err(InputError::new(format!(
-                "the {what} `{}` has {} bytes, more than the {MAX_INPUT_BYTES} tokencast reads",
-                path.display(),
-                meta.len()
-            ))
-            .with_help("split it into smaller files"));
-        }
-        let bytes = std::fs::read(path).map_err(cannot)?;
-        let name = path.display().to_string();
-        match String::from_utf8(bytes) {
-            Ok(text) => Ok(SourceText { name, text }),
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let bad = e.as_bytes()[at];
-                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                // The lossy text has the same prefix up to `at`.
-                let line = text.as_bytes()[..at]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count()
-                    + 1;
-                let column = text[..at].rfind('\n').map_or(at, |i| at - i - 1) + 1;
-                let lossy = SourceText { name, text };
-                Err(lossy
-                    .error_at(
-                        format!(
-                            "{}: line {line}, column {column}: byte 0x{bad:02x} is not UTF-8 text",
-                            lossy.name
-                        ),
-                        at..at + '\u{fffd}'.len_utf8(),
-                        "not UTF-8",
-                    )
-                    .with_help(format!("save the {what} as UTF-8")))
-            }
-        }
-    }
-
     /// The span of `key` where it starts a line (`key = …`), if it does.
     pub fn key_span(&self, key: &str) -> Option<std::ops::Range<usize>> {
         if key.is_empty() {
@@ -360,4 +293,13 @@ mod tests {
     fn rejects_zero_assumption() {
         assert!(toml::from_str::<A>("a = 0").is_err());
     }
+}
+
+/// Milliseconds since the epoch of an RFC 3339 timestamp.
+pub fn epoch_ms(ts: &str) -> Option<i64> {
+    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
+        .or_else(|_| humantime::parse_rfc3339(ts))
+        .ok()?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_millis()).ok()
 }

@@ -411,7 +411,7 @@ fn breaks(
     fallback: &ModelPrices,
     prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
 ) -> Vec<CacheBreak> {
-    let ms = |r: &Recorded| r.timestamp.as_deref().and_then(crate::import::epoch_ms);
+    let ms = |r: &Recorded| r.timestamp.as_deref().and_then(crate::input::epoch_ms);
     groups
         .windows(2)
         .filter_map(|w| {

@@ -34,7 +34,6 @@ use rand::distr::weighted::WeightedIndex;
 use rand::distr::Distribution;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use rayon::prelude::*;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -464,16 +463,13 @@ fn per_run(
                 .collect()
         })
         .collect();
-    let estimates: Vec<[Decimal; 3]> = (0..BOOTSTRAP)
-        .into_par_iter()
-        .map(|b| {
-            let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b));
-            let idx = resample(&by_kind, &mut rng);
-            let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
-            let w: Vec<Decimal> = idx.iter().map(|i| weight[*i]).collect();
-            PERCENTILES.map(|p| quantile(&c, &w, p))
-        })
-        .collect();
+    let estimates: Vec<[Decimal; 3]> = crate::par::map(0..BOOTSTRAP, |b| {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b));
+        let idx = resample(&by_kind, &mut rng);
+        let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
+        let w: Vec<Decimal> = idx.iter().map(|i| weight[*i]).collect();
+        PERCENTILES.map(|p| quantile(&c, &w, p))
+    });
     let budget = mixture_p99_bound(costs, rec, spec);
     let stated = values
         .into_iter()
@@ -645,28 +641,25 @@ impl<'a> Periods<'a> {
         ids: Option<&[usize]>,
     ) -> Vec<Vec<i128>> {
         let cols = self.cols;
-        let parts: Vec<Vec<i128>> = (0..count.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream, c));
-                let size = CHUNK.min(count - c * CHUNK) as usize;
-                // Row-major: period j's column x at j × cols + x.
-                let mut out = vec![0i128; size * cols];
-                for row in out.chunks_mut(cols) {
-                    for _ in 0..runs {
-                        let mut i = drawer.draw(&mut rng);
-                        if let Some(ids) = ids {
-                            i = ids[i];
-                        }
-                        let s = &self.units[i * cols..(i + 1) * cols];
-                        for (t, v) in row.iter_mut().zip(s) {
-                            *t += v;
-                        }
+        let parts: Vec<Vec<i128>> = crate::par::map(0..count.div_ceil(CHUNK), |c| {
+            let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream, c));
+            let size = CHUNK.min(count - c * CHUNK) as usize;
+            // Row-major: period j's column x at j × cols + x.
+            let mut out = vec![0i128; size * cols];
+            for row in out.chunks_mut(cols) {
+                for _ in 0..runs {
+                    let mut i = drawer.draw(&mut rng);
+                    if let Some(ids) = ids {
+                        i = ids[i];
+                    }
+                    let s = &self.units[i * cols..(i + 1) * cols];
+                    for (t, v) in row.iter_mut().zip(s) {
+                        *t += v;
                     }
                 }
-                out
-            })
-            .collect();
+            }
+            out
+        });
         let mut by_col: Vec<Vec<i128>> = (0..cols)
             .map(|_| Vec::with_capacity(count as usize))
             .collect();

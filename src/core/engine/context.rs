@@ -88,7 +88,6 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
-    use rayon::prelude::*;
     let sizes = Sizes::of(&scenario.trace);
     let pv = &scenario.variants[variant];
     let bytes = sizes.of_results(pv.variant.results);
@@ -103,10 +102,7 @@ pub fn replay(
         compactions: None,
         hit_share: None,
     };
-    strategies
-        .par_iter()
-        .map(|(s, keep)| one(&run, pv, s, *keep))
-        .collect()
+    crate::par::map(strategies, |(s, keep)| one(&run, pv, s, *keep))
 }
 
 /// The prompt of each of the run's own requests (k = 0..N; summarisation

@@ -52,10 +52,6 @@ impl Document for DiffDoc {
     const KIND: &'static str = "diff";
 }
 
-impl Document for crate::import::summary::ImportDoc {
-    const KIND: &'static str = "import";
-}
-
 /// A document with its marker, as written to JSON.
 #[derive(Serialize)]
 pub struct Envelope<'a, T: Document> {

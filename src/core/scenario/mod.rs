@@ -4,18 +4,18 @@
 //! is deserialized into raw structs (`deny_unknown_fields`, exact decimals),
 //! then checked once into a [`Scenario`] whose fields the engine trusts.
 
-pub mod limits;
 pub mod trace;
 pub mod variant;
 
 use crate::error::{closest, did_you_mean, InputError};
 use crate::input::{positive_decimal, SourceText};
+use crate::limits;
 use crate::pricing::book::{is_date, NotPriced};
 use crate::pricing::{Currency, Fee, MissingPrices, ModelPrices, PriceBook, Rates};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toml::Spanned;
 pub use trace::TraceCall;
 pub use variant::{Cache, Content, Mode, Variant};
@@ -509,40 +509,47 @@ pub struct PriceDate {
     pub from: String,
 }
 
+/// Where the files a scenario names (its price book, its trace CSV) come
+/// from. The engine reads nothing itself: the CLI reads them from disk next
+/// to the scenario file, a web page from what its reader gave it.
+pub trait Files {
+    /// The text of the file the scenario names `rel`, or an error saying
+    /// why it cannot be had (`what` names it: "price book", "trace file").
+    fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError>;
+}
+
+/// Files held in memory, by the name the scenario gives them.
+#[derive(Debug, Default, Clone)]
+pub struct InMemory(pub std::collections::BTreeMap<String, SourceText>);
+
+impl Files for InMemory {
+    fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
+        self.0.get(rel).cloned().ok_or_else(|| {
+            InputError::new(format!("the {what} `{rel}` was not given")).with_help(format!(
+                "give the {what} the scenario names, or change its path"
+            ))
+        })
+    }
+}
+
 impl Scenario {
-    /// Reads and checks the scenario at `path`, with its price book and trace.
-    pub fn load(path: &Path) -> Result<Scenario, InputError> {
-        Scenario::load_on(path, None)
-    }
-
-    /// [`Scenario::load`], with `today` (YYYY-MM-DD) as the price date when
-    /// the scenario sets none; without it, a book with dated entries needs
-    /// the scenario's `date`.
-    pub fn load_on(path: &Path, today: Option<&str>) -> Result<Scenario, InputError> {
-        let src = SourceText::read(path, "scenario file")?;
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Scenario::from_source_on(&src, &base, today)
-    }
-
-    /// Checks a scenario whose text is already read; relative paths resolve from `base`.
-    pub fn from_source(src: &SourceText, base: &Path) -> Result<Scenario, InputError> {
-        Scenario::from_source_on(src, base, None)
-    }
-
-    /// [`Scenario::from_source`] with a default price date.
-    pub fn from_source_on(
+    /// Checks the scenario `src`, reading the files it names through
+    /// `files`. `today` (YYYY-MM-DD) is the price date when the scenario
+    /// sets none; without it, a book with dated entries needs the
+    /// scenario's `date`.
+    pub fn check(
         src: &SourceText,
-        base: &Path,
+        files: &dyn Files,
         today: Option<&str>,
     ) -> Result<Scenario, InputError> {
-        Scenario::from_parts(src, base, today, Given::default())
+        Scenario::check_with(src, files, today, Given::default())
     }
 
-    /// A scenario whose trace file or price book is given in memory (an
+    /// [`Scenario::check`] with some of the files already in memory (an
     /// import checks the scenarios it is about to write).
-    pub fn from_parts(
+    pub fn check_with(
         src: &SourceText,
-        base: &Path,
+        files: &dyn Files,
         today: Option<&str>,
         given: Given,
     ) -> Result<Scenario, InputError> {
@@ -555,7 +562,7 @@ impl Scenario {
             .transpose()?
             .unwrap_or_default();
         let date = check_date(src, raw.date.as_ref())?;
-        let mut book = Book::load(src, base, &raw.prices, given.book)?;
+        let mut book = Book::load(src, files, &raw.prices, given.book)?;
         book.date = date.clone().or_else(|| today.map(str::to_string));
         book.rate = currency.per_usd;
         inputs.push(
@@ -565,7 +572,7 @@ impl Scenario {
                 .unwrap_or_else(|| input_file(&book.src)),
         );
         let prices = book.model(src, &raw.model, "model")?;
-        let mut trace = load_trace(src, base, raw.trace, &mut inputs, trace_text)?;
+        let mut trace = load_trace(src, files, raw.trace, &mut inputs, trace_text)?;
         if !currency.is_usd() {
             for c in &mut trace {
                 c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
@@ -697,7 +704,7 @@ struct Book<'g> {
 impl<'g> Book<'g> {
     fn load(
         src: &SourceText,
-        base: &Path,
+        files: &dyn Files,
         path: &Spanned<String>,
         given: Option<(&'g SourceText, &'g PriceBook)>,
     ) -> Result<Book<'g>, InputError> {
@@ -710,8 +717,7 @@ impl<'g> Book<'g> {
                 used_default: std::cell::Cell::new(false),
             });
         }
-        let book_path = resolve(base, path.get_ref());
-        let book_src = SourceText::read(&book_path, "price book").map_err(|e| {
+        let book_src = files.read(path.get_ref(), "price book").map_err(|e| {
             src.error_at(e.message().to_string(), path.span(), "price book path")
                 .with_help(e.help_text().unwrap_or("check the path"))
         })?;
@@ -1062,7 +1068,7 @@ fn check_tool_fees(
 /// Reads the trace from its CSV file or the inline rows; it must have a result.
 fn load_trace(
     src: &SourceText,
-    base: &Path,
+    files: &dyn Files,
     raw: Spanned<RawTrace>,
     inputs: &mut Vec<InputFile>,
     given: Option<&SourceText>,
@@ -1076,8 +1082,7 @@ fn load_trace(
             trace::parse_csv(trace_src)?
         }
         (Some(file), None) => {
-            let trace_path = resolve(base, file.get_ref());
-            let trace_src = SourceText::read(&trace_path, "trace file").map_err(|e| {
+            let trace_src = files.read(file.get_ref(), "trace file").map_err(|e| {
                 src.error_at(e.message().to_string(), file.span(), "trace file path")
                     .with_help(e.help_text().unwrap_or("check the path"))
             })?;
@@ -1232,7 +1237,7 @@ fn recorded_model_rates(
         .collect();
     let mut out = Vec::new();
     for m in models {
-        let shown = crate::output::name::display(m);
+        let shown = crate::text::display(m);
         let prices = book.price_of(m).ok_or_else(|| {
             src.error_at(
                 format!(
@@ -1485,15 +1490,6 @@ fn to_ms(seconds: Decimal, src: &SourceText, field: &str) -> Result<u64, InputEr
         ))
         .with_help("give seconds with at most three decimals, e.g. 2.5")
     })
-}
-
-fn resolve(base: &Path, rel: &str) -> PathBuf {
-    let p = Path::new(rel);
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
 }
 
 /// A file's name (without folders) and its SHA-256.

@@ -1,0 +1,76 @@
+//! The engine's only parallelism: an ordered map and a map-reduce.
+//!
+//! With the `parallel` feature (the CLI's default) both run on rayon's
+//! global pool; without it (a web page, a single-threaded embedder) they run
+//! in order on the calling thread. Every caller's result is independent of
+//! the order work is done in (ordered collection, or an associative merge of
+//! integer sums), so both builds give the same figures.
+
+/// `f` over `items`, results in the order of `items`.
+#[cfg(feature = "parallel")]
+pub fn map<I, T, R, F>(items: I, f: F) -> Vec<R>
+where
+    I: rayon::iter::IntoParallelIterator<Item = T>,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+{
+    use rayon::prelude::*;
+    items.into_par_iter().map(f).collect()
+}
+
+/// `f` over `items`, results in the order of `items`.
+#[cfg(not(feature = "parallel"))]
+pub fn map<I, T, R, F>(items: I, f: F) -> Vec<R>
+where
+    I: IntoIterator<Item = T>,
+    F: Fn(T) -> R,
+{
+    items.into_iter().map(f).collect()
+}
+
+/// `f` over `items`, merged with `op` starting from `identity()` (which
+/// must be `op`'s neutral element, and `op` associative).
+#[cfg(feature = "parallel")]
+pub fn map_reduce<I, T, R, F, Id, Op>(items: I, f: F, identity: Id, op: Op) -> R
+where
+    I: rayon::iter::IntoParallelIterator<Item = T>,
+    R: Send,
+    F: Fn(T) -> R + Sync + Send,
+    Id: Fn() -> R + Sync + Send,
+    Op: Fn(R, R) -> R + Sync + Send,
+{
+    use rayon::prelude::*;
+    items.into_par_iter().map(f).reduce(identity, op)
+}
+
+/// `f` over `items`, merged with `op` starting from `identity()` (which
+/// must be `op`'s neutral element, and `op` associative).
+#[cfg(not(feature = "parallel"))]
+pub fn map_reduce<I, T, R, F, Id, Op>(items: I, f: F, identity: Id, op: Op) -> R
+where
+    I: IntoIterator<Item = T>,
+    F: Fn(T) -> R,
+    Id: Fn() -> R,
+    Op: Fn(R, R) -> R,
+{
+    items.into_iter().map(f).fold(identity(), op)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn map_keeps_the_order_of_its_items() {
+        let squares = super::map(0..1000u64, |i| i * i);
+        assert_eq!(squares.len(), 1000);
+        assert!(squares
+            .iter()
+            .enumerate()
+            .all(|(i, s)| *s == (i * i) as u64));
+    }
+
+    #[test]
+    fn map_reduce_sums_like_a_loop() {
+        let sum = super::map_reduce(1..=100u64, |i| i, || 0, |a, b| a + b);
+        assert_eq!(sum, 5050);
+    }
+}

@@ -1,0 +1,121 @@
+//! The files on disk a command reads: a scenario and the price book and
+//! trace it names, a result document, a calibration.
+//!
+//! This is the CLI's side of [`tokencast_core::scenario::Files`]: the engine
+//! is given text, and this module is where that text comes from a folder.
+
+use crate::error::InputError;
+use crate::input::{SourceText, MAX_INPUT_BYTES};
+use crate::scenario::{Files, Given, Scenario};
+use std::path::{Path, PathBuf};
+
+/// Reads `path`, saying which file and why when it cannot. Only regular
+/// files of at most [`MAX_INPUT_BYTES`] are read (a FIFO or a device
+/// could block or never end); the text must be UTF-8, and a byte that is
+/// not is reported with its line and column.
+pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
+    let cannot = |e: std::io::Error| {
+        let help = match e.kind() {
+            std::io::ErrorKind::NotFound => "check the path; paths inside a scenario are resolved from the scenario file's folder".to_string(),
+            _ => format!("make sure the {what} is readable"),
+        };
+        InputError::new(format!("cannot read the {what} `{}`: {e}", path.display())).with_help(help)
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if meta.is_dir() {
+        return Err(InputError::new(format!(
+            "the {what} `{}` is a directory, not a file",
+            path.display()
+        ))
+        .with_help(format!("give the path of the {what} file itself")));
+    }
+    if !meta.is_file() {
+        return Err(InputError::new(format!(
+            "the {what} `{}` is not a regular file (a pipe, socket or device)",
+            path.display()
+        ))
+        .with_help(format!("save the {what} to a file and give its path")));
+    }
+    if meta.len() > MAX_INPUT_BYTES {
+        return Err(InputError::new(format!(
+            "the {what} `{}` has {} bytes, more than the {MAX_INPUT_BYTES} tokencast reads",
+            path.display(),
+            meta.len()
+        ))
+        .with_help("split it into smaller files"));
+    }
+    let bytes = std::fs::read(path).map_err(cannot)?;
+    let name = path.display().to_string();
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceText { name, text }),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let bad = e.as_bytes()[at];
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            // The lossy text has the same prefix up to `at`.
+            let line = text.as_bytes()[..at]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            let column = text[..at].rfind('\n').map_or(at, |i| at - i - 1) + 1;
+            let lossy = SourceText { name, text };
+            Err(lossy
+                .error_at(
+                    format!(
+                        "{}: line {line}, column {column}: byte 0x{bad:02x} is not UTF-8 text",
+                        lossy.name
+                    ),
+                    at..at + '\u{fffd}'.len_utf8(),
+                    "not UTF-8",
+                )
+                .with_help(format!("save the {what} as UTF-8")))
+        }
+    }
+}
+
+/// The folder a scenario file is in: the files it names are read from
+/// there (an absolute path as it is).
+#[derive(Debug, Clone)]
+pub struct Folder(pub PathBuf);
+
+impl Folder {
+    /// The folder of the scenario file at `path`.
+    pub fn of(path: &Path) -> Folder {
+        Folder(path.parent().map(Path::to_path_buf).unwrap_or_default())
+    }
+
+    /// Where `rel`, as a scenario writes it, is on disk.
+    pub fn resolve(&self, rel: &str) -> PathBuf {
+        let p = Path::new(rel);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.0.join(p)
+        }
+    }
+}
+
+impl Files for Folder {
+    fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
+        read(&self.resolve(rel), what)
+    }
+}
+
+/// Reads and checks the scenario at `path`, with its price book and trace.
+/// `today` (YYYY-MM-DD) is the price date when the scenario sets none.
+pub fn load(path: &Path, today: Option<&str>) -> Result<Scenario, InputError> {
+    let src = read(path, "scenario file")?;
+    Scenario::check(&src, &Folder::of(path), today)
+}
+
+/// [`load`] of a scenario whose text is already read, with some files in
+/// memory: relative paths resolve from `base`.
+pub fn check(
+    src: &SourceText,
+    base: &Path,
+    today: Option<&str>,
+    given: Given,
+) -> Result<Scenario, InputError> {
+    Scenario::check_with(src, &Folder(base.to_path_buf()), today, given)
+}
