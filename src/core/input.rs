@@ -230,6 +230,15 @@ pub fn whole(d: Decimal) -> Option<u64> {
     d.trunc().to_u64()
 }
 
+/// Milliseconds since the epoch of an RFC 3339 timestamp.
+pub fn epoch_ms(ts: &str) -> Option<i64> {
+    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
+        .or_else(|_| humantime::parse_rfc3339(ts))
+        .ok()?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_millis()).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,13 +302,4 @@ mod tests {
     fn rejects_zero_assumption() {
         assert!(toml::from_str::<A>("a = 0").is_err());
     }
-}
-
-/// Milliseconds since the epoch of an RFC 3339 timestamp.
-pub fn epoch_ms(ts: &str) -> Option<i64> {
-    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
-        .or_else(|_| humantime::parse_rfc3339(ts))
-        .ok()?;
-    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    i64::try_from(d.as_millis()).ok()
 }

@@ -2,6 +2,15 @@
 //! `sweep`, so a value is accepted or refused the same way wherever it is
 //! written.
 
+// Sizes, token counts and money are converted only where the conversion is
+// checked (`try_from`, `to_u64`) or proven in range; CI denies silent casts.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss
+)]
+
 use rust_decimal::Decimal;
 
 /// Largest token count an assumption may hold (far above any context window).
@@ -67,12 +76,19 @@ pub struct ReplaySize {
 /// N + 1 requests of the upper-bound input numerator, times the dearest rate,
 /// at most [`MAX_REPLAY_MAGNITUDE`]. Estimated in `f64` (it only compares
 /// magnitudes).
+#[allow(clippy::cast_precision_loss)] // an estimate of magnitude, by design
 pub fn replay_fits(r: &ReplaySize) -> Result<(), String> {
     use rust_decimal::prelude::ToPrimitive;
     let b = r.bytes_per_token.normalize();
     let u = r.uplift.normalize();
-    let (mb, pb) = (b.mantissa() as f64, 10f64.powi(b.scale() as i32));
-    let (mu, pu) = (u.mantissa() as f64, 10f64.powi(u.scale() as i32));
+    let (mb, pb) = (
+        b.mantissa() as f64,
+        10f64.powi(i32::try_from(b.scale()).unwrap_or(i32::MAX)),
+    );
+    let (mu, pu) = (
+        u.mantissa() as f64,
+        10f64.powi(i32::try_from(u.scale()).unwrap_or(i32::MAX)),
+    );
     let n = r.results as f64;
     let last = mu * (r.prefix as f64 * mb + r.bytes as f64 * pb)
         + n * (r.per_step as f64).max(r.final_output as f64) * mb * pu;

@@ -82,9 +82,8 @@ pub fn observations(t: &Thread) -> Vec<Observation> {
         }
     }
     let mut out = Vec::new();
-    for k in 1..t.requests.len() {
-        let (prev, now) = (&t.requests[k - 1], &t.requests[k]);
-        let (bytes, unmeasurable) = added[k];
+    for (pair, &(bytes, unmeasurable)) in t.requests.windows(2).zip(&added[1..]) {
+        let (prev, now) = (&pair[0], &pair[1]);
         if prev.model != now.model || unmeasurable || now.compacted_before {
             continue;
         }

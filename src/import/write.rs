@@ -133,7 +133,7 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
     }
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut call = 0u64;
-    for k in 1..t.requests.len() {
+    for (k, carried) in by_request.iter().enumerate().skip(1) {
         let (prev, q) = (&t.requests[k - 1], &t.requests[k]);
         let gap = match (prev.at_ms, q.at_ms) {
             // A gap past the limit (a year) is capped: any such gap expires
@@ -157,10 +157,8 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             carried_by: Some(k),
             at_ms: None,
         });
-        let entries: Vec<&super::ToolResult> = output_row
-            .iter()
-            .chain(by_request[k].iter().copied())
-            .collect();
+        let entries: Vec<&super::ToolResult> =
+            output_row.iter().chain(carried.iter().copied()).collect();
         let rows = entries.len().max(1);
         for i in 0..rows {
             let first = i == 0;
@@ -366,8 +364,7 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         fmt_seconds(f.model_ms_per_step)
     );
     let p = spec.prices;
-    let has =
-        |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(|m| get(m));
+    let has = |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(get);
     let lifetime = if f.one_hour { 3_600_000 } else { 300_000 };
     // Providers that cache every prefix on their own (OpenAI, Google: no
     // write premium) miss part of it; explicit caches (Anthropic) read the

@@ -29,6 +29,7 @@
 
 use super::replay::{Request, Run, Scale, Sums};
 use super::{Bounds, Sizes};
+use crate::engine::ix;
 use crate::scenario::{PricedVariant, Scenario};
 use serde::{Deserialize, Serialize};
 
@@ -224,13 +225,13 @@ impl<'a> Requests<'a> {
     fn gap(&self, k: u64) -> u64 {
         self.run
             .gaps_ms
-            .map_or(0, |g| g.get(k as usize).copied().unwrap_or(0))
+            .map_or(0, |g| g.get(ix(k)).copied().unwrap_or(0))
     }
 
     /// Results that leave the context under `Clear { keep_steps }` while
     /// something still follows them: the requests whose prefix breaks.
     fn cleared(&self, keep: u64) -> u64 {
-        let last = self.n().saturating_sub(keep + 1) as usize;
+        let last = ix(self.n().saturating_sub(keep + 1));
         self.run.bytes[..last].iter().filter(|b| **b > 0).count() as u64
     }
 
@@ -255,7 +256,7 @@ impl<'a> Requests<'a> {
 
     fn plain(&self) -> impl Iterator<Item = Request> + '_ {
         (0..=self.n()).map(move |k| {
-            let prompt = self.num(0, k, self.cum[k as usize]);
+            let prompt = self.num(0, k, self.cum[ix(k)]);
             Request {
                 prompt,
                 keep: prompt,
@@ -270,13 +271,11 @@ impl<'a> Requests<'a> {
         (0..=self.n()).map(move |j| {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
-            let present = self.cum[j as usize] - self.cum[(first - 1) as usize];
+            let present = self.cum[ix(j)] - self.cum[ix(first - 1)];
             let prompt = self.num(0, j, present);
             // Result j−K−1 leaves now: the prefix breaks where it stood.
             let keep_num = match j.checked_sub(keep + 1) {
-                Some(gone) if gone >= 1 && self.run.bytes[(gone - 1) as usize] > 0 => {
-                    self.num(0, gone, 0)
-                }
+                Some(gone) if gone >= 1 && self.run.bytes[ix(gone - 1)] > 0 => self.num(0, gone, 0),
                 _ => prompt,
             };
             Request {
@@ -300,7 +299,7 @@ impl<'a> Requests<'a> {
         let mut summary = 0u64;
         let den = self.run.scale.denominators()[self.bound];
         (0..=self.n()).flat_map(move |k| {
-            let cum = self.cum[k as usize];
+            let cum = self.cum[ix(k)];
             let prompt = self.num(base_step, k, cum - base_cum) + i128::from(summary) * den;
             match when(k, prompt).filter(|_| k > 0) {
                 None => vec![Request {

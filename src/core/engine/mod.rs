@@ -7,6 +7,15 @@
 //! the end (bytes ÷ b, never rounded per result). Money is `Decimal` from
 //! price to total.
 
+// Sizes, token counts and money are converted only where the conversion is
+// checked (`try_from`, `to_u64`) or proven in range; CI denies silent casts.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss
+)]
+
 pub mod bounds;
 pub mod context;
 pub(crate) mod replay;
@@ -476,7 +485,7 @@ impl<'a> Sizes<'a> {
                 .iter()
                 .map(|m| {
                     m.and_then(|m| pv.by_model.iter().position(|b| b.model == m))
-                        .map_or(0, |i| i as u16 + 1)
+                        .map_or(0, |i| u16::try_from(i + 1).unwrap_or(u16::MAX))
                 })
                 .collect(),
         )
@@ -656,6 +665,8 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
             rate(pv.rates.cache_read),
         );
         let cached = pv.variant.cache != Cache::None && pv.rates.cache_write.is_some();
+        // Only ranks the results by rough cost, so f64 is precise enough.
+        #[allow(clippy::cast_precision_loss)]
         let cost = |j: usize| {
             let resends = (n - j) as f64;
             let per_token = if cached {
@@ -706,7 +717,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
     let raw = &sizes.raw;
     let mut keep = vec![false; raw.len() + 1];
     for &k in points {
-        if let Some(slot) = keep.get_mut((k as usize).wrapping_sub(1)) {
+        if let Some(slot) = keep.get_mut(ix(k).wrapping_sub(1)) {
             *slot = true;
         }
     }
@@ -798,7 +809,7 @@ fn profile(
     let mut previous: Option<[i128; 2]> = None;
     for k in 0..=n {
         if k > 0 {
-            cum += u128::from(bytes[(k - 1) as usize]);
+            cum += u128::from(bytes[ix(k - 1)]);
         }
         let num = run.numerators(k, cum);
         sum = [sum[0] + num[0], sum[1] + num[1]];
@@ -806,16 +817,12 @@ fn profile(
         if first_over_window.is_none() && window_num.is_some_and(|w| num[1] > w) {
             first_over_window = Some(k + 1);
         }
-        if rows.has(k as usize) {
+        if rows.has(ix(k)) {
             let input = scale.tokens_of(num);
             let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
             per_request.push(RequestTokens {
                 request: k + 1,
-                after_call: if k == 0 {
-                    None
-                } else {
-                    calls[(k - 1) as usize]
-                },
+                after_call: if k == 0 { None } else { calls[ix(k - 1)] },
                 input,
                 cache_write: input - before,
                 cache_read: before,
@@ -828,14 +835,14 @@ fn profile(
     let final_request_input = scale.tokens_of(last);
     ContextProfile {
         results,
-        result_bytes: cum as u64,
-        result_tokens: result_tokens(cum as u64, a),
+        result_bytes: u64::try_from(cum).unwrap_or(u64::MAX),
+        result_tokens: result_tokens(u64::try_from(cum).unwrap_or(u64::MAX), a),
         requests: n + 1,
         final_request_input,
         input_tokens,
         cache_write_tokens: final_request_input,
         cache_read_tokens: input_tokens - final_request_input,
-        output_tokens: run.total_output() as u64,
+        output_tokens: u64::try_from(run.total_output()).unwrap_or(u64::MAX),
         per_request,
         first_over_window,
     }
@@ -950,6 +957,13 @@ fn attribute(
         .collect()
 }
 
+/// A step or row number as an index. Each is below the length of the
+/// vector it indexes, so it fits a `usize`; one that did not would index
+/// past the end (a panic), never a wrong element as a truncating cast would.
+pub(crate) fn ix(k: u64) -> usize {
+    usize::try_from(k).unwrap_or(usize::MAX)
+}
+
 #[cfg(test)]
 mod recorded_tests;
 
@@ -984,7 +998,7 @@ pub(crate) mod tests {
     fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         TraceCall {
             row,
-            call: Some(row as u32),
+            call: Some(u32::try_from(row).unwrap()),
             capability: "t/x".into(),
             params: String::new(),
             status: 200,

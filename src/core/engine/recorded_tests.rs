@@ -49,7 +49,7 @@ fn recorded() -> Scenario {
     s
 }
 
-fn variant<'a>(sim: &'a Simulation, cache: Cache) -> &'a VariantResult {
+fn variant(sim: &Simulation, cache: Cache) -> &VariantResult {
     sim.variants
         .iter()
         .find(|v| v.variant.variant.cache == cache)

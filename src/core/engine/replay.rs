@@ -13,6 +13,7 @@
 
 use super::bounds::Bounds;
 use super::RowSet;
+use crate::engine::ix;
 use crate::pricing::{Rates, PER_MILLION};
 use crate::scenario::{Assumptions, Cache};
 use rust_decimal::prelude::ToPrimitive;
@@ -53,7 +54,8 @@ impl Scale {
 
     /// Numerators of request k+1's input (k results before it, `cum` bytes).
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
-        self.numerators_out(k as u128 * (self.o as u128 + self.overhead), cum)
+        // `o` came from a u64, so it is not negative.
+        self.numerators_out(u128::from(k) * (self.o.unsigned_abs() + self.overhead), cum)
     }
 
     /// The prefix already cached at the first request, per bound (None: cold).
@@ -70,8 +72,9 @@ impl Scale {
     /// Output is in the model's own tokens and never uplifted; so is the
     /// prefix when it was measured.
     pub(crate) fn numerators_out(&self, out: u128, cum: u128) -> [i128; 2] {
-        let out = out as i128;
-        let cum = cum as i128;
+        // `limits::replay_fits` keeps every replay's sums far below 2^127.
+        let out = out.cast_signed();
+        let cum = cum.cast_signed();
         let carried = self.p * self.mb + cum * self.pb;
         let upper = if self.measured_prefix {
             self.p * self.mb * self.pu + self.mu * cum * self.pb
@@ -301,8 +304,8 @@ impl Run<'_> {
         let framing = u128::from(k) * self.scale.overhead;
         framing
             + match self.outputs {
-                Some(o) => o.resent[k as usize],
-                None => u128::from(k) * self.scale.o as u128,
+                Some(o) => o.resent[ix(k)],
+                None => u128::from(k) * self.scale.o.unsigned_abs(),
             }
     }
 
@@ -312,8 +315,8 @@ impl Run<'_> {
             return self.final_output;
         }
         match self.outputs {
-            Some(o) => o.billed[k as usize],
-            None => self.scale.o as u64,
+            Some(o) => o.billed[ix(k)],
+            None => u64::try_from(self.scale.o).unwrap_or(u64::MAX),
         }
     }
 
@@ -322,7 +325,7 @@ impl Run<'_> {
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
         match self.compactions {
             Some(c) => {
-                let k = k as usize;
+                let k = ix(k);
                 self.scale.numerators_out(
                     self.resent(k as u64) - self.resent(c.since[k]),
                     cum - c.bytes[k],
@@ -350,7 +353,7 @@ impl Run<'_> {
 
     /// Whether request k follows a recorded compaction.
     fn compacted(&self, k: u64) -> bool {
-        self.compactions.is_some_and(|c| c.at[k as usize])
+        self.compactions.is_some_and(|c| c.at[ix(k)])
     }
 
     /// Output billed over the whole run.
@@ -524,7 +527,7 @@ impl Run<'_> {
         let mut total = Priced::default();
         let mut rows: Vec<(usize, Bounds)> = Vec::new();
         for (m, r) in rates.iter().enumerate() {
-            let m = m as u16;
+            let m = u16::try_from(m).unwrap_or(u16::MAX);
             if !models.contains(&m) {
                 continue;
             }
@@ -584,22 +587,22 @@ impl Run<'_> {
         let mut cum: u128 = 0;
         for k in 0..=n {
             if k > 0 {
-                cum += u128::from(self.bytes[(k - 1) as usize]);
+                cum += u128::from(self.bytes[ix(k - 1)]);
             }
-            if only.is_some_and(|(models, m)| models.get(k as usize) != Some(&m)) {
+            if only.is_some_and(|(models, m)| models.get(ix(k)) != Some(&m)) {
                 prev = [None, None];
                 continue;
             }
             let num = self.numerators(k, cum);
             let out = self.billed(k);
             let gap = match (k, self.gaps_ms) {
-                (1.., Some(gaps)) => gaps[k as usize],
+                (1.., Some(gaps)) => gaps[ix(k)],
                 _ => 0,
             };
             let expired =
                 matches!((k, lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life);
             let compacted = self.compacted(k);
-            let kept = wants(k as usize);
+            let kept = wants(ix(k));
             let before = if kept { sums } else { [Sums::default(); 2] };
 
             let mut read_now = [None; 2];
@@ -647,7 +650,7 @@ impl Run<'_> {
             }
             if kept {
                 at(&Step {
-                    k: k as usize,
+                    k: ix(k),
                     before,
                     after: sums,
                     read: read_now,

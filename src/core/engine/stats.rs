@@ -81,6 +81,7 @@ impl CapabilityStats {
 }
 
 /// Median of whole milliseconds (mean of the middle two for an even count).
+#[allow(clippy::cast_precision_loss)] // milliseconds, capped at a year: well below 2^52
 pub fn median(values: impl Iterator<Item = u64>) -> f64 {
     let v: Vec<f64> = values.map(|x| x as f64).collect();
     if v.is_empty() {

@@ -11,6 +11,15 @@
 //! a regional uplift, and the long-context tiers, each of which reprices
 //! every token class of a request.
 
+// Sizes, token counts and money are converted only where the conversion is
+// checked (`try_from`, `to_u64`) or proven in range; CI denies silent casts.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    clippy::cast_precision_loss
+)]
+
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
