@@ -4,41 +4,54 @@
 //! Run: `cargo bench --bench engine`. Target (issue 2): under 1 s per replay.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rust_decimal::Decimal;
+use std::fmt::Write as _;
 use std::hint::black_box;
 use tokencast::engine::{simulate, SimulateOptions};
-use tokencast::pricing::ModelPrices;
-use tokencast::scenario::{
-    Assumptions, Cache, Content, Mode, PricedVariant, Scenario, TraceCall, Variant,
-};
+use tokencast::input::SourceText;
+use tokencast::scenario::{InMemory, Scenario};
 
+/// The book the synthetic scenario is priced with.
+const BOOK: &str = r#"
+[models.claude-fable-5-2]
+source = "bench"
+read_on = "2026-11-14"
+input = "8"
+output = "40"
+cache_write_5m = "10"
+cache_write_1h = "16"
+cache_read = "0.20"
+batch_input = "4"
+batch_output = "20"
+"#;
+
+/// A scenario of `calls` tool results, checked as a file would be: its
+/// text, its price book and its trace CSV are made here and given in memory.
 fn synthetic(calls: usize) -> Scenario {
-    let prices = ModelPrices {
-        model: "claude-fable-5-2".into(),
-        source: "bench".into(),
-        read_on: "2026-11-14".into(),
-        input: Decimal::from(8),
-        output: Decimal::from(40),
-        cache_write_5m: Some(Decimal::from(10)),
-        cache_write_1h: Some(Decimal::from(16)),
-        cache_read: Some(Decimal::new(20, 2)),
-        batch_input: Some(Decimal::from(4)),
-        batch_output: Some(Decimal::from(20)),
-        ..ModelPrices::default()
-    };
-    let mut variants = Vec::new();
-    for results in [Content::Raw, Content::Trimmed] {
-        for cache in [Cache::None, Cache::FiveMinutes, Cache::OneHour] {
-            for mode in [Mode::Sync, Mode::Batch] {
-                let variant = Variant {
-                    name: Variant::default_name(results, cache, mode),
-                    results,
-                    cache,
-                    mode,
-                    service: None,
-                    region: None,
-                };
-                variants.push(PricedVariant::new(variant, &prices).unwrap());
+    let mut toml = String::from(
+        r#"name = "synthetic"
+question = "bench"
+model = "claude-fable-5-2"
+prices = "book.toml"
+
+[trace]
+file = "trace.csv"
+
+[assumptions]
+prefix_tokens = 3000
+output_tokens_per_step = 500
+final_output_tokens = 2000
+bytes_per_token = 4
+tokenizer_uplift = 1.3
+runs_per_day = 100
+"#,
+    );
+    for results in ["raw", "trimmed"] {
+        for cache in ["none", "5m", "1h"] {
+            for mode in ["sync", "batch"] {
+                let _ = write!(
+                    toml,
+                    "\n[[variants]]\nresults = \"{results}\"\ncache = \"{cache}\"\nmode = \"{mode}\"\n"
+                );
             }
         }
     }
@@ -50,61 +63,37 @@ fn synthetic(calls: usize) -> Scenario {
     ];
     // A fixed linear congruential sequence: varied sizes, same every run.
     let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let trace = (0..calls)
-        .map(|i| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let raw = 500 + (x >> 33) % 100_000;
-            TraceCall {
-                row: i + 1,
-                call: Some(i as u32 + 1),
-                capability: caps[i % 4].to_string(),
-                params: String::new(),
-                status: 200,
-                items: 1 + (x >> 20) % 30,
-                raw_bytes: Some(raw),
-                trimmed_bytes: Some(raw / 5),
-                latency_ms: 1000 + (x >> 40) % 15_000,
-                charged_usd: Decimal::new(792, 6),
-                replayed: false,
-                images: 0,
-                documents: 0,
-                recorded: None,
-                request: None,
-                resent_output: None,
-                hidden_output: None,
-                gap_ms: None,
-                compacted: false,
-            }
-        })
-        .collect();
-    Scenario {
-        name: "synthetic".into(),
-        question: "bench".into(),
-        prices,
-        assumptions: Assumptions {
-            prefix_tokens: 3000,
-            output_tokens_per_step: 500,
-            final_output_tokens: 2000,
-            bytes_per_token: Decimal::from(4),
-            tokenizer_uplift: Decimal::new(13, 1),
-            runs_per_day: 100,
-            prefix_measured: false,
-            prefix_cached_tokens: 0,
-            step_overhead_tokens: 0,
-            estimate_bytes_per_token: None,
-        },
-        timing: None,
-        what_if: Default::default(),
-        variants,
-        trace,
-        tool_fees: Vec::new(),
-        currency: Default::default(),
-        price_date: None,
-        recorded_prices: Default::default(),
-        inputs: Vec::new(),
+    let mut csv = String::from(
+        "call,capability,params,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n",
+    );
+    for i in 0..calls {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let raw = 500 + (x >> 33) % 100_000;
+        let _ = writeln!(
+            csv,
+            "{},{},,200,{},{raw},{},{},0.000792,false",
+            i + 1,
+            caps[i % 4],
+            1 + (x >> 20) % 30,
+            raw / 5,
+            1000 + (x >> 40) % 15_000,
+        );
     }
+    let text = |name: &str, text: String| SourceText {
+        name: name.into(),
+        text,
+    };
+    let files = InMemory(
+        [
+            ("book.toml".to_string(), text("book.toml", BOOK.into())),
+            ("trace.csv".to_string(), text("trace.csv", csv)),
+        ]
+        .into(),
+    );
+    Scenario::check(&text("synthetic.toml", toml), &files, None)
+        .expect("the synthetic scenario checks")
 }
 
 fn bench(c: &mut Criterion) {
@@ -126,7 +115,7 @@ fn bench_forecast(c: &mut Criterion) {
     use tokencast::analysis::forecast::{self, ForecastSpec, Method, Sampler};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/research.toml");
     let scenario = tokencast::files::load(&path, None).expect("the research scenario loads");
-    let sampler = Sampler::new(&scenario.trace, Method::Bootstrap).unwrap();
+    let sampler = Sampler::new(scenario.trace(), Method::Bootstrap).unwrap();
     let spec = ForecastSpec {
         calls: 20,
         runs: 1_000_000,

@@ -18,6 +18,25 @@ fn research() -> Scenario {
     .unwrap()
 }
 
+/// The research scenario whose trace is `times` copies of its row for `call`.
+fn research_with_call(call: u32, times: usize) -> Scenario {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let csv = std::fs::read_to_string(root.join("traces/research-trace.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header = lines.next().unwrap();
+    let row = lines.find(|l| l.starts_with(&format!("{call},"))).unwrap();
+    let trace = tokencast::input::SourceText {
+        name: "research-trace.csv".into(),
+        text: format!("{header}\n{}", format!("{row}\n").repeat(times)),
+    };
+    let src = tokencast::files::read(&root.join("research.toml"), "scenario").unwrap();
+    let given = tokencast::scenario::Given {
+        trace: Some(&trace),
+        ..Default::default()
+    };
+    tokencast::files::check(&src, &root, None, given).unwrap()
+}
+
 fn spec(calls: u64, runs: u64) -> ForecastSpec {
     ForecastSpec {
         calls,
@@ -29,7 +48,7 @@ fn spec(calls: u64, runs: u64) -> ForecastSpec {
 }
 
 fn run(s: &Scenario, spec: &ForecastSpec) -> forecast::Forecast {
-    let sampler = Sampler::new(&s.trace, spec.method).unwrap();
+    let sampler = Sampler::new(s.trace(), spec.method).unwrap();
     forecast::run(s, spec, &sampler, &AtomicBool::new(false), &|_| {})
         .unwrap_or_else(|_| panic!("forecast failed"))
 }
@@ -39,7 +58,7 @@ fn run(s: &Scenario, spec: &ForecastSpec) -> forecast::Forecast {
 /// that capability (its items), and a recorded call with results (its bytes
 /// per item). Returns (bytes, probability) pairs.
 fn exact_one_call(s: &Scenario) -> Vec<(f64, f64)> {
-    let results: Vec<_> = s.trace.iter().filter(|c| c.enters_context()).collect();
+    let results: Vec<_> = s.trace().iter().filter(|c| c.enters_context()).collect();
     let mut out = Vec::new();
     for r in &results {
         let same: Vec<_> = results
@@ -93,7 +112,7 @@ fn bootstrap_converges_to_the_recorded_distribution() {
         f.mean_raw_bytes_per_result
     );
     // Final context of a one-call run, lower bound: P + o + bytes ÷ 4.
-    let a = &s.assumptions;
+    let a = &s.assumptions();
     let tokens = |bytes: f64| (a.prefix_tokens + a.output_tokens_per_step) as f64 + bytes / 4.0;
     let raw = &f.context[0];
     let got_mean = raw.lower.mean.to_f64().unwrap();
@@ -117,7 +136,7 @@ fn bootstrap_converges_to_the_recorded_distribution() {
 #[test]
 fn lognormal_fit_is_maximum_likelihood_on_logs() {
     let s = research();
-    let sampler = Sampler::new(&s.trace, Method::Lognormal).unwrap();
+    let sampler = Sampler::new(s.trace(), Method::Lognormal).unwrap();
     let fits = sampler.fits();
     let yc = fits
         .iter()
@@ -140,7 +159,7 @@ fn lognormal_fit_is_maximum_likelihood_on_logs() {
         },
     );
     let recorded: f64 = s
-        .trace
+        .trace()
         .iter()
         .filter(|c| c.enters_context())
         .map(|c| c.raw_bytes.unwrap() as f64)
@@ -155,19 +174,12 @@ fn lognormal_fit_is_maximum_likelihood_on_logs() {
 
 #[test]
 fn degenerate_trace_gives_the_exact_closed_form() {
-    let mut s = research();
-    let one = s.trace.iter().find(|c| c.call == Some(9)).unwrap().clone();
-    s.trace = vec![one.clone(), one.clone(), one];
+    // The research scenario with its trace cut to call 9, three and five
+    // times over: every bootstrap draw is the same call.
+    let s = research_with_call(9, 3);
     let f = run(&s, &spec(5, 3_000));
     // Every run is the same five calls: the engine's answer for that run.
-    let mut five = s.clone();
-    five.trace = (0..5)
-        .map(|i| {
-            let mut c = s.trace[0].clone();
-            c.row = i + 1;
-            c
-        })
-        .collect();
+    let five = research_with_call(9, 5);
     let exact = simulate(&five, SimulateOptions::TOTALS);
     for (fv, ev) in f.variants.iter().zip(&exact.variants) {
         for (q, e) in [
@@ -191,7 +203,7 @@ fn degenerate_trace_gives_the_exact_closed_form() {
 #[test]
 fn cancelled_forecast_returns_nothing() {
     let s = research();
-    let sampler = Sampler::new(&s.trace, Method::Bootstrap).unwrap();
+    let sampler = Sampler::new(s.trace(), Method::Bootstrap).unwrap();
     let r = forecast::run(
         &s,
         &spec(20, 100_000),

@@ -104,7 +104,7 @@ fn forecast_renderers() {
         method: Method::Bootstrap,
         budget: Some("0.05".parse().unwrap()),
     };
-    let sampler = Sampler::new(&s.trace, spec.method).unwrap();
+    let sampler = Sampler::new(s.trace(), spec.method).unwrap();
     let doc = forecast::run(&s, &spec, &sampler, &AtomicBool::new(false), &|_| {}).unwrap();
     snapshot_all("forecast", &doc);
 }
@@ -159,8 +159,9 @@ fn corpus_forecast_renderers() {
 fn diff_renderers() {
     let s = scenario();
     let a = SimulationDoc::build(&s, Contents::FIGURES);
-    let mut changed = s.clone();
-    changed.assumptions.output_tokens_per_step = 300;
+    let changed = s
+        .with(Param::OutputTokensPerStep, Value::Number(300.into()))
+        .unwrap();
     let b = SimulationDoc::build(&changed, Contents::FIGURES);
     snapshot_all("diff", &diff::compare(&a, &b, "a.toml", "b.toml"));
 }
@@ -193,9 +194,9 @@ fn a_saved_document_of_another_kind_is_named_when_loading() {
 
 #[test]
 fn a_scenario_with_only_raw_results_draws_no_trimmed_series() {
-    let mut s = scenario();
-    s.variants
-        .retain(|v| v.variant.results == tokencast::scenario::Content::Raw);
+    let s = scenario()
+        .with_only(|v| v.variant.results == tokencast::scenario::Content::Raw)
+        .unwrap();
     let page = String::from_utf8(
         SimulationDoc::build(&s, Contents::FULL)
             .html(&HtmlOptions::default())

@@ -183,11 +183,14 @@ pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
     let first = &by_file[0].0;
     if let Some((s, _)) = by_file
         .iter()
-        .find(|(s, _)| s.currency.code != first.currency.code)
+        .find(|(s, _)| s.currency().code != first.currency().code)
     {
         return Err(InputError::new(format!(
             "scenario `{}` reports in {} and scenario `{}` in {}",
-            first.name, first.currency.code, s.name, s.currency.code
+            first.name(),
+            first.currency().code,
+            s.name(),
+            s.currency().code
         ))
         .with_help("forecast sessions priced in one currency")
         .into());
@@ -232,13 +235,13 @@ pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
     }
     let mut inputs: Vec<InputFile> = by_file
         .iter()
-        .flat_map(|(s, _)| s.inputs.iter().cloned())
+        .flat_map(|(s, _)| s.inputs().iter().cloned())
         .collect();
     inputs.sort_by(|a, b| (&a.name, &a.sha256).cmp(&(&b.name, &b.sha256)));
     inputs.dedup();
     Ok(Loaded {
-        currency: first.currency.clone(),
-        price_date: first.price_date.clone(),
+        currency: first.currency().clone(),
+        price_date: first.price_date().clone(),
         scenarios: by_file.len(),
         recorded: Recorded {
             kinds,

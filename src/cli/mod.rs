@@ -259,7 +259,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
     let scenario = crate::files::load(scenario_path, Some(&today()))?;
-    let sampler = forecast::Sampler::new(&scenario.trace, spec.method)?;
+    let sampler = forecast::Sampler::new(scenario.trace(), spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);

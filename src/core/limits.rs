@@ -34,6 +34,10 @@ pub const MAX_GAP_MS: u64 = 366 * 24 * 3_600_000;
 /// The most rows a trace may have.
 pub const MAX_TRACE_ROWS: usize = 10_000_000;
 
+/// Most tool calls a swept or forecast run may have (as many as a trace
+/// may have rows).
+pub const MAX_CALLS: u64 = 10_000_000;
+
 /// The largest exact intermediate a replay may reach: Σ of the input token
 /// numerators (tokens × the fixed denominator of b and u) × the dearest rate.
 /// `rust_decimal` holds 7.9 × 10²⁸ and the forecast's integer costs carry 12

@@ -653,7 +653,7 @@ fn replay(
         text: String::from_utf8_lossy(csv).into_owned(),
     };
     // Both files it names are given, so nothing is read.
-    let mut scenario = Scenario::check_with(
+    let scenario = Scenario::check_with(
         &src,
         &crate::scenario::InMemory::default(),
         Some(today),
@@ -666,11 +666,9 @@ fn replay(
     let sim = simulate(&scenario, SimulateOptions::TOTALS);
     // The estimate: the same replay at the calibration's central bytes per
     // token (the estimate's lower bound, with no uplift).
-    let central = scenario.assumptions.estimate_bytes_per_token.map(|b| {
-        scenario.assumptions.bytes_per_token = b;
-        scenario.assumptions.tokenizer_uplift = Decimal::ONE;
-        simulate(&scenario, SimulateOptions::TOTALS)
-    });
+    let central = scenario
+        .central()
+        .map(|c| simulate(&c, SimulateOptions::TOTALS));
     let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
         sim.variants
             .iter()

@@ -161,7 +161,7 @@ pub fn backtest(
 ) -> Option<Backtest> {
     let v = sim.variants.first()?;
     let results: Vec<&crate::scenario::TraceCall> =
-        s.trace.iter().filter(|c| c.enters_context()).collect();
+        s.trace().iter().filter(|c| c.enters_context()).collect();
     if !results.iter().any(|c| c.recorded.is_some()) {
         return None;
     }
@@ -290,7 +290,7 @@ fn groups<'a>(results: &[&'a crate::scenario::TraceCall], raw: bool) -> Vec<Grou
 /// request into a summary that makes its prompt the recorded one, and the
 /// requests after show how well the replay follows the session from there.
 fn compaction(s: &Scenario, groups: &[Group], rows: &[BacktestRow]) -> Option<CompactionCheck> {
-    let p = s.assumptions.prefix_tokens;
+    let p = s.assumptions().prefix_tokens;
     let points: Vec<(CompactionPoint, u64)> = groups
         .windows(2)
         .filter(|w| w[1].recorded.prompt() * 2 < w[0].recorded.prompt())

@@ -146,7 +146,7 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
         label: describe(&plain.strategy),
         points: thin(&std::mem::take(&mut plain.prompts_lower)),
     };
-    let floor = (Decimal::from(s.assumptions.prefix_tokens) * s.assumptions.tokenizer_uplift)
+    let floor = (Decimal::from(s.assumptions().prefix_tokens) * s.assumptions().tokenizer_uplift)
         .ceil()
         .to_u64()
         .unwrap_or(u64::MAX)
@@ -154,12 +154,15 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
     let thresholds = if case.thresholds.is_empty() {
         let peak = plain.peak_prompt.upper.ceil().to_u64().unwrap_or(0);
         // A compaction must fire before the prompt outgrows the window.
-        let top = s.prices.context_window_tokens.map_or(peak, |w| peak.min(w));
+        let top = s
+            .prices()
+            .context_window_tokens
+            .map_or(peak, |w| peak.min(w));
         threshold_grid(floor, top)
     } else {
         case.thresholds.clone()
     };
-    let n = s.trace.iter().filter(|c| c.enters_context()).count() as u64;
+    let n = s.trace().iter().filter(|c| c.enters_context()).count() as u64;
     let keeps = if case.keep_steps.is_empty() {
         keep_grid(n)
     } else {
@@ -199,7 +202,7 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
         )
         .collect();
     ContextManagement {
-        variant: s.variants[case.variant].variant.name.clone(),
+        variant: s.variants()[case.variant].variant.name.clone(),
         summary_tokens: case.summary_tokens,
         plain,
         compaction,

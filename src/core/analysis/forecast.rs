@@ -599,7 +599,7 @@ fn quantiles(s: &DDSketch, sum: i128, range: (i128, i128), divisor: i128) -> Qua
 
 impl Plan<'_> {
     fn chunk(&self, index: u64, count: u64) -> Acc {
-        let variants = &self.s.variants;
+        let variants = &self.s.variants();
         let mut acc = Acc::new(variants.len(), self.fan_at.len());
         let mut rng = Pcg64Mcg::seed_from_u64(
             self.spec.seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -631,7 +631,7 @@ impl Plan<'_> {
                 acc.overflow.get_or_insert(why);
                 break;
             }
-            if let Some(t) = &self.s.timing {
+            if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
             // Context after n calls, and the fan points.
@@ -663,8 +663,8 @@ impl Plan<'_> {
             let runs = [&raw, &trimmed].map(|bytes| Run {
                 scale: self.scale,
                 bytes,
-                final_output: self.s.assumptions.final_output_tokens,
-                gaps_ms: self.s.timing.as_ref().map(|_| gaps.as_slice()),
+                final_output: self.s.assumptions().final_output_tokens,
+                gaps_ms: self.s.timing().as_ref().map(|_| gaps.as_slice()),
                 outputs: None,
                 compactions: None,
                 hit_share: None,
@@ -735,14 +735,14 @@ impl<'a> Plan<'a> {
         spec: &'a ForecastSpec,
         sampler: &'a Sampler,
     ) -> Result<Plan<'a>, InputError> {
-        let scale = Scale::new(&s.assumptions);
+        let scale = Scale::new(s.assumptions());
         let rates: Vec<Option<IntegerRates>> = s
-            .variants
+            .variants()
             .iter()
             .map(|v| IntegerRates::new(&scale, &v.rates))
             .collect();
         if let Some(i) = rates.iter().position(Option::is_none) {
-            let v = &s.variants[i];
+            let v = &s.variants()[i];
             if v.rates.cache_storage_per_hour.is_some() {
                 return Err(InputError::new(format!(
                     "variant `{}` caches on `{}`, whose price book entry bills cache storage by the hour; the forecast does not sample request timing, so it cannot price storage",
@@ -752,7 +752,7 @@ impl<'a> Plan<'a> {
             }
             return Err(InputError::new(format!(
                 "variant `{}` has a rate with more than 12 decimals; the forecast keeps costs as exact integers",
-                s.variants[i].variant.name
+                s.variants()[i].variant.name
             ))
             .with_help("round the price book's prices to at most 12 decimals"));
         }
@@ -768,7 +768,7 @@ impl<'a> Plan<'a> {
                 })
             })
             .collect();
-        let window_num = s.prices.context_window_tokens.map(|w| {
+        let window_num = s.prices().context_window_tokens.map(|w| {
             let d = scale.denominators();
             [i128::from(w) * d[0], i128::from(w) * d[1]]
         });
@@ -842,7 +842,7 @@ impl<'a> Plan<'a> {
                 }
                 Some(acc)
             },
-            || Some(Acc::new(self.s.variants.len(), self.fan_at.len())),
+            || Some(Acc::new(self.s.variants().len(), self.fan_at.len())),
             |a, b| match (a, b) {
                 (Some(mut a), Some(b)) => {
                     a.merge(&b);
@@ -857,7 +857,7 @@ impl<'a> Plan<'a> {
     fn summarise(&self, total: &Acc) -> Forecast {
         let (s, spec) = (self.s, self.spec);
         let variants = s
-            .variants
+            .variants()
             .iter()
             .enumerate()
             .map(|(v, pv)| {
@@ -930,10 +930,10 @@ impl<'a> Plan<'a> {
             })
             .collect();
         Forecast {
-            currency: self.s.currency.clone(),
-            price_date: self.s.price_date.clone(),
-            scenario: s.name.clone(),
-            inputs: s.inputs.clone(),
+            currency: self.s.currency().clone(),
+            price_date: self.s.price_date().clone(),
+            scenario: s.name().clone(),
+            inputs: s.inputs().clone(),
             calls: spec.calls,
             runs: spec.runs,
             seed: spec.seed,
@@ -944,7 +944,7 @@ impl<'a> Plan<'a> {
             ),
             budget: spec.budget,
             over_budget_bound: Bound::Upper,
-            context_window: s.prices.context_window_tokens,
+            context_window: s.prices().context_window_tokens,
             capabilities: self.sampler.fits(),
             variants,
             context,

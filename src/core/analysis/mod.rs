@@ -16,9 +16,8 @@ pub mod sweep;
 use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};
 use crate::input::whole;
 use crate::pricing::{ModelPrices, PER_MILLION};
-use crate::scenario::{
-    Assumptions, Cache, Content, Mode, Pause, PricedVariant, Scenario, Timing, Variant,
-};
+use crate::scenario::change::{Param, Value};
+use crate::scenario::{Cache, Content, Mode, Pause, Scenario, Timing, Variant};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
@@ -204,43 +203,10 @@ fn lower_total(s: &Simulation, i: usize) -> Decimal {
 
 /// The cost of one attempt: a single request with no tool results, replayed by the engine.
 pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) -> Decimal {
-    let variant = PricedVariant::new(
-        Variant {
-            name: model.model.clone(),
-            results: Content::Raw,
-            cache: Cache::None,
-            mode: Mode::Sync,
-            service: None,
-            region: None,
-        },
-        model,
-    )
-    .expect("input and output prices are always known");
-    let scenario = Scenario {
-        name: "attempt".into(),
-        question: String::new(),
-        prices: model.clone(),
-        assumptions: Assumptions {
-            prefix_tokens: input_tokens,
-            output_tokens_per_step: 0,
-            final_output_tokens: output_tokens,
-            bytes_per_token: Decimal::ONE,
-            tokenizer_uplift: Decimal::ONE,
-            runs_per_day: 1,
-            prefix_measured: false,
-            prefix_cached_tokens: 0,
-            step_overhead_tokens: 0,
-            estimate_bytes_per_token: None,
-        },
-        timing: None,
-        what_if: Default::default(),
-        variants: vec![variant],
-        trace: Vec::new(),
-        tool_fees: Vec::new(),
-        currency: Default::default(),
-        price_date: None,
-        recorded_prices: Default::default(),
-        inputs: Vec::new(),
+    // A retried attempt is far inside exact decimals (its tokens are
+    // checked against MAX_TOKENS); one that was not costs nothing here.
+    let Ok(scenario) = Scenario::single_request(model, input_tokens, output_tokens) else {
+        return Decimal::ZERO;
     };
     simulate(&scenario, SimulateOptions::TOTALS).variants[0]
         .cost
@@ -342,23 +308,19 @@ fn run_break_even(sim: &Simulation) -> Option<RunBreakEven> {
 
 /// The scenario's variants replaced by raw/trimmed × the given cache tiers, sync.
 fn with_tiers(s: &Scenario, tiers: &[Cache]) -> Option<Scenario> {
-    let mut out = s.clone();
-    out.variants = Vec::new();
-    for results in [Content::Raw, Content::Trimmed] {
-        for &cache in tiers {
-            let variant = Variant {
+    let variants = [Content::Raw, Content::Trimmed]
+        .into_iter()
+        .flat_map(|results| {
+            tiers.iter().map(move |&cache| Variant {
                 name: Variant::default_name(results, cache, Mode::Sync),
                 results,
                 cache,
                 mode: Mode::Sync,
                 service: None,
                 region: None,
-            };
-            out.variants
-                .push(PricedVariant::new(variant, &s.prices).ok()?);
-        }
-    }
-    Some(out)
+            })
+        });
+    s.with_variants(variants).ok()
 }
 
 fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
@@ -390,26 +352,25 @@ fn tier_comparison(sim: &Simulation) -> Vec<TierComparison> {
         .collect()
 }
 
-fn timed(s: &Scenario, model_ms: u64, pauses: Vec<Pause>) -> Scenario {
-    let mut out = s.clone();
-    out.timing = Some(Timing {
+fn timed(s: &Scenario, model_ms: u64, pauses: Vec<Pause>) -> Option<Scenario> {
+    s.with_timing(Timing {
         model_ms_per_step: model_ms,
         pauses,
-    });
-    out
+    })
+    .ok()
 }
 
 fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifetime> {
     let tiers = with_tiers(s, &[Cache::FiveMinutes, Cache::OneHour])?;
     let opts = SimulateOptions::TOTALS;
-    let base = simulate(&timed(&tiers, case.model_ms_per_step, Vec::new()), opts);
+    let base = simulate(&timed(&tiers, case.model_ms_per_step, Vec::new())?, opts);
     // One expiry before the final request: a pause just past the 5-minute lifetime.
     let last = base.context[0].requests;
     let pause = Pause {
         before_request: last,
         ms: Cache::FiveMinutes.lifetime_ms().unwrap_or(0) + 1,
     };
-    let expired = simulate(&timed(&tiers, case.model_ms_per_step, vec![pause]), opts);
+    let expired = simulate(&timed(&tiers, case.model_ms_per_step, vec![pause])?, opts);
     let final_expiry = [Content::Raw, Content::Trimmed]
         .into_iter()
         .map(|results| {
@@ -440,11 +401,13 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
     let (from, to, step) = case.sweep_seconds;
     let sweep: Vec<LifetimePoint> = (from..=to)
         .step_by(step as usize)
-        .map(|secs| LifetimePoint {
-            model_seconds: secs,
-            tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new()), opts)),
+        .map(|secs| {
+            Some(LifetimePoint {
+                model_seconds: secs,
+                tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new())?, opts)),
+            })
         })
-        .collect();
+        .collect::<Option<_>>()?;
     let flips = [0usize, 1]
         .into_iter()
         .map(|i| {
@@ -473,17 +436,23 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
 fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
     presets
         .iter()
-        .map(|(name, tokens)| {
-            let mut changed = s.clone();
-            changed.assumptions.output_tokens_per_step = *tokens;
+        // Every preset was in the scenario's replay-size check, so none is
+        // refused here.
+        .filter_map(|(name, tokens)| {
+            let changed = s
+                .with(
+                    Param::OutputTokensPerStep,
+                    Value::Number(Decimal::from(*tokens)),
+                )
+                .ok()?;
             let sim = simulate(&changed, SimulateOptions::TOTALS);
-            EffortRow {
+            Some(EffortRow {
                 preset: name.clone(),
                 output_tokens_per_step: *tokens,
                 output_tokens: sim.context[0].output_tokens,
                 output_cost: sim.variants.iter().map(|v| v.cost.output.lower).collect(),
                 total: sim.variants.iter().map(|v| v.cost.total.lower).collect(),
-            }
+            })
         })
         .collect()
 }
@@ -511,7 +480,7 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
     let mut fee_before = vec![Decimal::ZERO; requests as usize + 1];
     let mut fee = Decimal::ZERO;
     let mut seen = 0usize;
-    for c in &s.trace {
+    for c in s.trace() {
         if !c.replayed {
             fee += c.charged_usd;
         }
@@ -564,17 +533,17 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
 /// Runs every what-if the scenario asks for, from the engine's results.
 pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
     WhatIf {
-        retry: s.what_if.retry.as_ref().map(retry),
+        retry: s.what_if().retry.as_ref().map(retry),
         run_break_even: run_break_even(sim),
         cache_lifetime: s
-            .what_if
+            .what_if()
             .cache_lifetime
             .as_ref()
             .and_then(|c| lifetime(s, c)),
-        effort: effort(s, &s.what_if.effort),
-        restart: s.what_if.restart.and_then(|keys| restart(s, sim, keys)),
+        effort: effort(s, &s.what_if().effort),
+        restart: s.what_if().restart.and_then(|keys| restart(s, sim, keys)),
         context: s
-            .what_if
+            .what_if()
             .context
             .as_ref()
             .map(|c| context::context_management(s, c)),

@@ -103,7 +103,11 @@ impl Contents {
     /// else an outline of [`OUTLINE_POINTS`] requests, so a long run's
     /// document stays proportional to the trace and its page small.
     pub fn simulate(scenario: &Scenario, all_rows: bool) -> Contents {
-        let results = scenario.trace.iter().filter(|c| c.enters_context()).count();
+        let results = scenario
+            .trace()
+            .iter()
+            .filter(|c| c.enters_context())
+            .count();
         Contents {
             rows: if all_rows || results <= ALL_ROWS_UP_TO {
                 Rows::All
@@ -137,10 +141,8 @@ impl Estimate {
     /// The scenario replayed at its central bytes per token (no uplift),
     /// when it has one.
     pub fn of(scenario: &Scenario) -> Option<Estimate> {
-        let b = scenario.assumptions.estimate_bytes_per_token?;
-        let mut central = scenario.clone();
-        central.assumptions.bytes_per_token = b;
-        central.assumptions.tokenizer_uplift = Decimal::ONE;
+        let central = scenario.central()?;
+        let b = central.assumptions().bytes_per_token;
         let sim = simulate(&central, SimulateOptions::TOTALS);
         Some(Estimate {
             bytes_per_token: b,
@@ -193,11 +195,11 @@ impl SimulationDoc {
         );
         let what_if = contents.what_ifs.then(|| what_if(scenario, &simulation));
         let backtest = crate::analysis::backtest::backtest(scenario, &simulation, &|m| {
-            scenario.recorded_prices.get(m).cloned()
+            scenario.recorded_prices().get(m).cloned()
         });
         let periods = Some(crate::analysis::periods::periods(
             &simulation,
-            &scenario.what_if.plan,
+            &scenario.what_if().plan,
         ));
         SimulationDoc {
             estimate: Estimate::of(scenario),

@@ -89,14 +89,14 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
-    let sizes = Sizes::of(&scenario.trace);
-    let pv = &scenario.variants[variant];
+    let sizes = Sizes::of(scenario.trace());
+    let pv = &scenario.variants()[variant];
     let bytes = sizes.of_results(pv.variant.results);
-    let gaps = sizes.gaps_ms(scenario.timing.as_ref());
+    let gaps = sizes.gaps_ms(scenario.timing().as_ref());
     let run = Run {
-        scale: Scale::new(&scenario.assumptions),
+        scale: Scale::new(scenario.assumptions()),
         bytes,
-        final_output: scenario.assumptions.final_output_tokens,
+        final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: gaps.as_deref(),
         outputs: sizes.outputs.as_ref(),
         // Strategies replay the run as if nothing had been compacted.
@@ -109,12 +109,12 @@ pub fn replay(
 /// The prompt of each of the run's own requests (k = 0..N; summarisation
 /// requests left out) under `strategy`, as exact token counts.
 pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy) -> Vec<Bounds> {
-    let sizes = Sizes::of(&scenario.trace);
-    let pv = &scenario.variants[variant];
+    let sizes = Sizes::of(scenario.trace());
+    let pv = &scenario.variants()[variant];
     let run = Run {
-        scale: Scale::new(&scenario.assumptions),
+        scale: Scale::new(scenario.assumptions()),
         bytes: sizes.of_results(pv.variant.results),
-        final_output: scenario.assumptions.final_output_tokens,
+        final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: None,
         outputs: sizes.outputs.as_ref(),
         // Strategies replay the run as if nothing had been compacted.
@@ -474,7 +474,7 @@ mod tests {
         // Gaps of 1 s of tool time + 400 s of model time: every request
         // after the first finds a 5-minute cache expired.
         let mut s = four();
-        s.timing = Some(Timing {
+        *s.timing_mut() = Some(Timing {
             model_ms_per_step: 400_000,
             pauses: Vec::new(),
         });

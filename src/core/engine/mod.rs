@@ -515,13 +515,13 @@ impl<'a> Sizes<'a> {
 
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
-    let a = &scenario.assumptions;
-    let sizes = Sizes::of(&scenario.trace);
+    let a = &scenario.assumptions();
+    let sizes = Sizes::of(scenario.trace());
     let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
-    let rows = row_set(opts.rows, raw, trimmed, &scenario.variants);
+    let rows = row_set(opts.rows, raw, trimmed, scenario.variants());
     let scale = Scale::new(a);
-    let window = scenario.prices.context_window_tokens;
-    let gaps = sizes.gaps_ms(scenario.timing.as_ref());
+    let window = scenario.prices().context_window_tokens;
+    let gaps = sizes.gaps_ms(scenario.timing().as_ref());
     let run_of = |results| Run {
         scale,
         bytes: sizes.of_results(results),
@@ -549,14 +549,14 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             window,
         ),
     ];
-    let ledger = Ledger::of(&scenario.trace);
+    let ledger = Ledger::of(scenario.trace());
     let data_fee = Bounds::exact(ledger.total_usd);
     let tool_fees = fee_lines(scenario);
     let tool_fee = Bounds::exact(tool_fees.iter().map(|f| f.charge).sum());
     let runs = Decimal::from(a.runs_per_day);
 
     let variants: Vec<VariantResult> = scenario
-        .variants
+        .variants()
         .iter()
         .map(|pv| {
             let run = Run {
@@ -587,10 +587,10 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         })
         .collect();
 
-    let attribution = attribute(&sizes, a, &scenario.variants, &rows);
+    let attribution = attribute(&sizes, a, scenario.variants(), &rows);
     let trace = match &rows {
         RowSet::Nothing => Vec::new(),
-        RowSet::Everything => scenario.trace.clone(),
+        RowSet::Everything => scenario.trace().clone(),
         RowSet::Selected(_) => results
             .iter()
             .enumerate()
@@ -601,16 +601,16 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
 
     Simulation {
         tokencast_version: env!("CARGO_PKG_VERSION").to_string(),
-        scenario: scenario.name.clone(),
-        question: scenario.question.clone(),
+        scenario: scenario.name().clone(),
+        question: scenario.question().clone(),
         fingerprint: scenario.fingerprint(),
-        inputs: scenario.inputs.clone(),
-        prices: scenario.prices.clone(),
-        other_prices: scenario.variants.iter().fold(Vec::new(), |mut out, v| {
+        inputs: scenario.inputs().clone(),
+        prices: scenario.prices().clone(),
+        other_prices: scenario.variants().iter().fold(Vec::new(), |mut out, v| {
             let models = std::iter::once((&v.model, &v.prices))
                 .chain(v.by_model.iter().map(|m| (&m.model, &m.prices)));
             for (model, prices) in models {
-                if *model != scenario.prices.model
+                if *model != scenario.prices().model
                     && !out
                         .iter()
                         .any(|p: &crate::pricing::ModelPrices| &p.model == model)
@@ -620,8 +620,8 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             }
             out
         }),
-        assumptions: a.clone(),
-        timing: scenario.timing.clone(),
+        assumptions: (*a).clone(),
+        timing: scenario.timing().clone(),
         tool_results: results.len() as u64,
         rows: match rows {
             RowSet::Nothing => RowsKept::None,
@@ -631,11 +631,11 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         context,
         variants,
         attribution,
-        capabilities: CapabilityStats::of(&scenario.trace),
+        capabilities: CapabilityStats::of(scenario.trace()),
         ledger,
         tool_fees,
-        currency: scenario.currency.clone(),
-        price_date: scenario.price_date.clone(),
+        currency: scenario.currency().clone(),
+        price_date: scenario.price_date().clone(),
         trace,
     }
 }
@@ -712,8 +712,8 @@ pub struct Restarts {
 /// summed over every request, for every variant, in two linear replays per
 /// variant.
 pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
-    let a = &scenario.assumptions;
-    let sizes = Sizes::of(&scenario.trace);
+    let a = &scenario.assumptions();
+    let sizes = Sizes::of(scenario.trace());
     let raw = &sizes.raw;
     let mut keep = vec![false; raw.len() + 1];
     for &k in points {
@@ -722,19 +722,19 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         }
     }
     let rows = RowSet::Selected(keep);
-    let own_gaps = sizes.gaps_ms(scenario.timing.as_ref());
+    let own_gaps = sizes.gaps_ms(scenario.timing().as_ref());
     let untimed = Timing {
         model_ms_per_step: 0,
         pauses: Vec::new(),
     };
     let resume_gaps = own_gaps
         .clone()
-        .unwrap_or_else(|| sizes.timed(scenario.timing.as_ref().unwrap_or(&untimed)));
+        .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
     let scale = Scale::new(a);
     let mut start_over_sum = Vec::new();
     let mut resume_sum = Vec::new();
     let per_variant: Vec<Vec<(Bounds, Bounds)>> = scenario
-        .variants
+        .variants()
         .iter()
         .map(|pv| {
             let bytes = sizes.of_results(pv.variant.results);
@@ -885,11 +885,11 @@ pub struct FeeLine {
 /// Each attached fee of the scenario, charged from the trace.
 pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
     scenario
-        .tool_fees
+        .tool_fees()
         .iter()
         .map(|tf| {
             let billed = scenario
-                .trace
+                .trace()
                 .iter()
                 .filter(|c| c.enters_context() && tf.capabilities.contains(&c.capability));
             let (calls, busy_ms) = billed.fold((0u64, 0u64), |(n, ms), c| {
@@ -1041,11 +1041,9 @@ pub(crate) mod tests {
             .map(|(i, (r, t))| call(i + 1, *r, *t))
             .collect();
         trace.extend(extra);
-        Scenario {
-            name: "t".into(),
-            question: "?".into(),
-            prices: p,
-            assumptions: Assumptions {
+        Scenario::unchecked_for_test(
+            p,
+            Assumptions {
                 prefix_tokens: 100,
                 output_tokens_per_step: 10,
                 final_output_tokens: 20,
@@ -1057,16 +1055,9 @@ pub(crate) mod tests {
                 step_overhead_tokens: 0,
                 estimate_bytes_per_token: None,
             },
-            timing: None,
-            what_if: Default::default(),
             variants,
             trace,
-            tool_fees: Vec::new(),
-            currency: Default::default(),
-            price_date: None,
-            recorded_prices: Default::default(),
-            inputs: Vec::new(),
-        }
+        )
     }
 
     #[test]
@@ -1138,11 +1129,12 @@ pub(crate) mod tests {
     /// P = 100, o = F = 0, two results of 20 tokens: requests carry 100, 120, 140 tokens.
     fn rules_scenario(edit: impl FnOnce(&mut ModelPrices)) -> Scenario {
         let mut s = scenario(&[(80, 8), (80, 8)], vec![]);
-        s.assumptions.output_tokens_per_step = 0;
-        s.assumptions.final_output_tokens = 0;
-        edit(&mut s.prices);
-        for v in &mut s.variants {
-            v.prices = s.prices.clone();
+        s.assumptions_mut().output_tokens_per_step = 0;
+        s.assumptions_mut().final_output_tokens = 0;
+        edit(s.prices_mut());
+        let prices = s.prices().clone();
+        for v in s.variants_mut() {
+            v.prices = prices.clone();
             v.reprice().unwrap();
         }
         s
@@ -1202,7 +1194,7 @@ pub(crate) mod tests {
     fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
         let timed = |model_ms| {
             let mut s = rules_scenario(|_| {});
-            s.timing = Some(Timing {
+            *s.timing_mut() = Some(Timing {
                 model_ms_per_step: model_ms,
                 pauses: vec![],
             });

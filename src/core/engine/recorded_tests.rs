@@ -16,7 +16,7 @@ fn d(s: &str) -> Decimal {
 /// A row of request `request`; the first row of a request also carries
 /// the output sent back with it and the gap before it.
 fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> TraceCall {
-    let mut c = scenario(&[(1, 1)], vec![]).trace.remove(0);
+    let mut c = scenario(&[(1, 1)], vec![]).trace()[0].clone();
     c.raw_bytes = Some(raw);
     c.trimmed_bytes = Some(raw);
     c.charged_usd = Decimal::ZERO;
@@ -40,12 +40,12 @@ fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> T
 /// of which 7 reasoning never sent back; 400 s after it).
 fn recorded() -> Scenario {
     let mut s = scenario(&[(1, 1)], vec![]);
-    s.trace = vec![
+    *s.trace_mut() = vec![
         row(2, 40, Some((30, 0, 1000)), "m"),
         row(2, 80, None, "m"),
         row(3, 0, Some((5, 7, 400_000)), "m"),
     ];
-    s.assumptions.prefix_measured = true;
+    s.assumptions_mut().prefix_measured = true;
     s
 }
 
@@ -95,7 +95,7 @@ fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
     let mut s = recorded();
     let mut r = row(4, 40, Some((11, 0, 1000)), "m");
     r.compacted = true;
-    s.trace.push(r);
+    s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("535"));
     let v = variant(&sim, Cache::FiveMinutes);
@@ -108,7 +108,7 @@ fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
 fn each_request_pays_its_own_model_and_a_change_of_model_breaks_the_cache() {
     // Request 3 ran on `h` (input $1, write $1.25, read $0.1, output $5).
     let mut s = recorded();
-    s.trace[2] = row(3, 0, Some((5, 7, 1000)), "h");
+    s.trace_mut()[2] = row(3, 0, Some((5, 7, 1000)), "h");
     let h = ModelPrices {
         model: "h".into(),
         input: d("1"),
@@ -117,7 +117,7 @@ fn each_request_pays_its_own_model_and_a_change_of_model_breaks_the_cache() {
         cache_read: Some(d("0.1")),
         ..ModelPrices::default()
     };
-    for pv in &mut s.variants {
+    for pv in s.variants_mut() {
         let rates = h
             .rates_with(pv.variant.cache, pv.variant.mode, pv.variant.options())
             .unwrap();
@@ -146,8 +146,8 @@ fn a_warm_prefix_and_the_framing_of_each_step() {
     // 60 and writes 40. Each step adds 3 tokens of framing: request 2 is
     // 163, request 3 is 171; request 3 expires (400 s) and writes all 171.
     let mut s = recorded();
-    s.assumptions.prefix_cached_tokens = 60;
-    s.assumptions.step_overhead_tokens = 3;
+    s.assumptions_mut().prefix_cached_tokens = 60;
+    s.assumptions_mut().step_overhead_tokens = 3;
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("434"));
     let v = variant(&sim, Cache::FiveMinutes);
@@ -171,7 +171,7 @@ fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     // Half of the previous prompt is read: request 2 reads 50 of 100 and
     // writes 110; request 3 expired (400 s) and writes 165.
     let mut s = recorded();
-    for pv in &mut s.variants {
+    for pv in s.variants_mut() {
         pv.cache_hit_share = Some(d("0.5"));
     }
     let sim = simulate(&s, SimulateOptions::default());

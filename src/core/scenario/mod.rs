@@ -4,6 +4,7 @@
 //! is deserialized into raw structs (`deny_unknown_fields`, exact decimals),
 //! then checked once into a [`Scenario`] whose fields the engine trusts.
 
+pub mod change;
 pub mod trace;
 pub mod variant;
 
@@ -448,35 +449,162 @@ pub struct InputFile {
 }
 
 /// A checked scenario: everything the engine needs, already validated.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+///
+/// Its fields are private: a `Scenario` is made only by [`Scenario::check`]
+/// and changed only through [`Scenario::with`] and its siblings
+/// ([`change`]), each of which checks again. Each field is read through
+/// the method of its name.
+#[derive(Debug, Clone, Serialize)]
 pub struct Scenario {
     /// Short name, used for default report file names.
-    pub name: String,
+    name: String,
     /// The question the scenario answers.
-    pub question: String,
+    question: String,
     /// The model and its prices.
-    pub prices: ModelPrices,
+    prices: ModelPrices,
     /// The run's assumptions.
-    pub assumptions: Assumptions,
+    assumptions: Assumptions,
     /// Request timing, when the scenario gives it (enables cache expiry).
-    pub timing: Option<Timing>,
+    timing: Option<Timing>,
     /// What-if analyses to run.
-    pub what_if: WhatIfs,
+    what_if: WhatIfs,
     /// Variants to compare, in the order written.
-    pub variants: Vec<PricedVariant>,
+    variants: Vec<PricedVariant>,
     /// The recorded requests, in order.
-    pub trace: Vec<TraceCall>,
+    trace: Vec<TraceCall>,
     /// The price book's tool fees, attached to capabilities of the trace.
-    pub tool_fees: Vec<ToolFee>,
+    tool_fees: Vec<ToolFee>,
     /// The currency every figure is in (prices and fees already converted).
-    pub currency: Currency,
+    currency: Currency,
     /// The date that chose dated price entries, when it mattered or was set.
-    pub price_date: Option<PriceDate>,
+    price_date: Option<PriceDate>,
     /// Prices of the models the trace's recorded usage names (those the book has).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub recorded_prices: std::collections::BTreeMap<String, ModelPrices>,
+    recorded_prices: std::collections::BTreeMap<String, ModelPrices>,
     /// The files this scenario was read from.
-    pub inputs: Vec<InputFile>,
+    inputs: Vec<InputFile>,
+}
+
+impl Scenario {
+    /// Short name, used for default report file names.
+    pub fn name(&self) -> &String {
+        &self.name
+    }
+
+    /// The question the scenario answers.
+    pub fn question(&self) -> &String {
+        &self.question
+    }
+
+    /// The model and its prices.
+    pub fn prices(&self) -> &ModelPrices {
+        &self.prices
+    }
+
+    /// The run's assumptions.
+    pub fn assumptions(&self) -> &Assumptions {
+        &self.assumptions
+    }
+
+    /// Request timing, when the scenario gives it (enables cache expiry).
+    pub fn timing(&self) -> &Option<Timing> {
+        &self.timing
+    }
+
+    /// What-if analyses to run.
+    pub fn what_if(&self) -> &WhatIfs {
+        &self.what_if
+    }
+
+    /// Variants to compare, in the order written.
+    pub fn variants(&self) -> &Vec<PricedVariant> {
+        &self.variants
+    }
+
+    /// The recorded requests, in order.
+    pub fn trace(&self) -> &Vec<TraceCall> {
+        &self.trace
+    }
+
+    /// The price book's tool fees, attached to capabilities of the trace.
+    pub fn tool_fees(&self) -> &Vec<ToolFee> {
+        &self.tool_fees
+    }
+
+    /// The currency every figure is in (prices and fees already converted).
+    pub fn currency(&self) -> &Currency {
+        &self.currency
+    }
+
+    /// The date that chose dated price entries, when it mattered or was set.
+    pub fn price_date(&self) -> &Option<PriceDate> {
+        &self.price_date
+    }
+
+    /// Prices of the models the trace's recorded usage names (those the book has).
+    pub fn recorded_prices(&self) -> &std::collections::BTreeMap<String, ModelPrices> {
+        &self.recorded_prices
+    }
+
+    /// The files this scenario was read from.
+    pub fn inputs(&self) -> &Vec<InputFile> {
+        &self.inputs
+    }
+
+    /// A scenario built without checks, for a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn unchecked_for_test(
+        prices: ModelPrices,
+        assumptions: Assumptions,
+        variants: Vec<PricedVariant>,
+        trace: Vec<TraceCall>,
+    ) -> Scenario {
+        Scenario {
+            name: "t".into(),
+            question: "?".into(),
+            prices,
+            assumptions,
+            timing: None,
+            what_if: Default::default(),
+            variants,
+            trace,
+            tool_fees: Vec::new(),
+            currency: Default::default(),
+            price_date: None,
+            recorded_prices: Default::default(),
+            inputs: Vec::new(),
+        }
+    }
+
+    /// The field `assumptions`, to change in a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn assumptions_mut(&mut self) -> &mut Assumptions {
+        &mut self.assumptions
+    }
+
+    /// The field `variants`, to change in a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn variants_mut(&mut self) -> &mut Vec<PricedVariant> {
+        &mut self.variants
+    }
+
+    /// The field `trace`, to change in a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn trace_mut(&mut self) -> &mut Vec<TraceCall> {
+        &mut self.trace
+    }
+
+    /// The field `timing`, to change in a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn timing_mut(&mut self) -> &mut Option<Timing> {
+        &mut self.timing
+    }
+
+    /// The field `prices`, to change in a unit test of this crate.
+    #[cfg(test)]
+    pub(crate) fn prices_mut(&mut self) -> &mut ModelPrices {
+        &mut self.prices
+    }
 }
 
 /// Files of a scenario already in memory, used instead of reading them.
