@@ -9,6 +9,7 @@ use tokencast::cli::spec::parse_axis;
 use tokencast::error::AppError;
 use tokencast::input::SourceText;
 use tokencast::report::format;
+use tokencast::report::Fmt;
 use tokencast::scenario::trace;
 
 fn decimal() -> impl Strategy<Value = Decimal> {
@@ -27,13 +28,26 @@ proptest! {
         if dp > 0 {
             prop_assert_eq!(s.split('.').nth(1).map(str::len), Some(dp as usize));
         }
-        let _ = format::usd(d, dp);
-        let _ = format::percent(d);
+        // Money is the fixed figure with a sign and separators, nothing else.
+        let money = Fmt::usd().money(d, dp);
+        prop_assert!(money.contains('$'), "{}", money);
+        prop_assert_eq!(money.replace(['$', ','], ""), s);
+        let share = format::percent(d);
+        prop_assert!(share.ends_with('%'), "{}", share);
     }
 
     #[test]
     fn sweep_ranges_never_panic(spec in "[a-z_]{1,24}=[-0-9.e]{0,30}(\\.\\.[-0-9.e]{0,30})?(:[-0-9.e]{0,30})?") {
-        let _ = parse_axis(&spec, 1000);
+        // Either a checked axis within the point limit, or an error that
+        // names the parameter or the range it was given.
+        match parse_axis(&spec, 1000) {
+            Ok(axis) => prop_assert!(!axis.values.is_empty() && axis.values.len() <= 1000),
+            Err(e) => {
+                let shown = AppError::Input(e).render();
+                prop_assert!(shown.starts_with("error: "), "{}", shown);
+                prop_assert!(shown.contains("help"), "{}", shown);
+            }
+        }
     }
 
     #[test]
@@ -46,8 +60,13 @@ proptest! {
             text.push_str(&format!("{},{},{},{},{},{},{},{}\n", r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7));
         }
         let src = SourceText { name: "t.csv".into(), text };
-        if let Err(e) = trace::parse_csv(&src) {
-            let _ = AppError::Input(e).render();
+        match trace::parse_csv(&src) {
+            Ok(calls) => prop_assert_eq!(calls.len(), rows.len()),
+            // A located error: the file and the line of the bad row.
+            Err(e) => {
+                let shown = AppError::Input(e).render();
+                prop_assert!(shown.contains("t.csv"), "{}", shown);
+            }
         }
     }
 
@@ -70,7 +89,10 @@ proptest! {
                 let sim = tokencast::engine::simulate(&s, tokencast::engine::SimulateOptions::TOTALS);
                 prop_assert!(sim.variants.iter().all(|v| v.cost.total.lower <= v.cost.total.upper));
             }
-            Err(e) => { let _ = AppError::Input(e).render(); }
+            Err(e) => {
+                let shown = AppError::Input(e).render();
+                prop_assert!(shown.contains("research.toml"), "{}", shown);
+            }
         }
     }
 }

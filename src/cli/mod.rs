@@ -177,12 +177,13 @@ fn csv_files(doc: &impl Render, dir: Option<&Path>) -> Vec<PlannedFile> {
     let Some(dir) = dir else {
         return Vec::new();
     };
+    let fmt = doc.fmt();
     doc.tables()
         .iter()
         .map(|t| PlannedFile {
             path: dir.join(format!("{}.csv", t.id)),
-            bytes: crate::report::csv::render(t),
-            marker: Marker::Csv(t.header()),
+            bytes: crate::report::csv::render(t, &fmt),
+            marker: Marker::Csv(t.header(&fmt)),
         })
         .collect()
 }

@@ -7,19 +7,20 @@ use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::analysis::corpus::{CorpusVariant, Estimate, PeriodCost};
 use crate::document::CorpusForecast;
+use crate::report::Fmt;
 
-fn interval(e: &Estimate) -> Cell {
+fn interval(fmt: &Fmt, e: &Estimate) -> Cell {
     match (e.low, e.high) {
-        (Some(l), Some(h)) => Cell::Text(format!("{} – {}", format::usd(l, 3), format::usd(h, 3))),
-        (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", format::usd(l, 3))),
-        (None, Some(h)) => Cell::Text(format!("≤ {}", format::usd(h, 3))),
+        (Some(l), Some(h)) => Cell::Text(format!("{} – {}", fmt.money(l, 3), fmt.money(h, 3))),
+        (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", fmt.money(l, 3))),
+        (None, Some(h)) => Cell::Text(format!("≤ {}", fmt.money(h, 3))),
         (None, None) => Cell::Text("too few sessions".into()),
     }
 }
 
 /// Cost per period: one row per variant and period; percentiles of the
 /// upper-bound cost with their intervals, the lower bound's beside them.
-pub fn corpus_costs(f: &CorpusForecast) -> DataTable {
+pub fn corpus_costs(fmt: &Fmt, f: &CorpusForecast) -> DataTable {
     let mut columns = vec![
         col("variant", "variant"),
         col("period", "period"),
@@ -46,7 +47,7 @@ pub fn corpus_costs(f: &CorpusForecast) -> DataTable {
         for p in &c.percentiles {
             r.push(Cell::Usd(p.lower.value, 3));
             r.push(Cell::Usd(p.upper.value, 3));
-            r.push(interval(&p.upper));
+            r.push(interval(fmt, &p.upper));
         }
         r
     };
@@ -179,7 +180,7 @@ impl Render for CorpusForecast {
         self.price_date.clone()
     }
 
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
         let mut s = format!(
             "tokencast {} · forecast {} · {} sessions · {} runs a day, {} days a week · {} days, {} months simulated · seed {}\n",
             env!("CARGO_PKG_VERSION"),
@@ -195,13 +196,13 @@ impl Render for CorpusForecast {
             s.push_str(&line);
             s.push('\n');
         }
-        if let Some(note) = format::basis_note() {
+        if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push('\n');
         }
         s.push('\n');
-        for t in [corpus_mix(self), corpus_costs(self)] {
-            s.push_str(&plain_table(&t, opts.width));
+        for t in [corpus_mix(self), corpus_costs(fmt, self)] {
+            s.push_str(&plain_table(fmt, &t, opts.width));
             s.push('\n');
         }
         s.push_str("A p99 budget per run that holds with 95 % confidence (upper bound):\n");
@@ -218,7 +219,7 @@ impl Render for CorpusForecast {
                             self.needed_for_p99
                         ),
                     },
-                    |b| format::usd(b, 3)
+                    |b| fmt.money(b, 3)
                 )
             ));
         }
@@ -230,34 +231,38 @@ impl Render for CorpusForecast {
                 s.push_str(&format!(
                     "- {}: {} a month (95 % interval {} – {})\n",
                     v.name,
-                    format::usd(p.upper.value, 2),
-                    p.upper.low.map_or("?".into(), |x| format::usd(x, 2)),
-                    p.upper.high.map_or("?".into(), |x| format::usd(x, 2)),
+                    fmt.money(p.upper.value, 2),
+                    p.upper.low.map_or("?".into(), |x| fmt.money(x, 2)),
+                    p.upper.high.map_or("?".into(), |x| fmt.money(x, 2)),
                 ));
             }
         }
         wrap_prose(&s, opts.width)
     }
 
-    fn draw_tables(&self) -> Vec<DataTable> {
-        vec![corpus_costs(self), corpus_mix(self), corpus_sessions(self)]
+    fn draw_tables(&self, fmt: &Fmt) -> Vec<DataTable> {
+        vec![
+            corpus_costs(fmt, self),
+            corpus_mix(self),
+            corpus_sessions(self),
+        ]
     }
 
-    fn draw_csv_table(&self) -> DataTable {
-        corpus_costs(self)
+    fn draw_csv_table(&self, fmt: &Fmt) -> DataTable {
+        corpus_costs(fmt, self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let blocks = vec![
-            Block::table(view(&corpus_costs(self))).heading(
+            Block::table(view(fmt, &corpus_costs(fmt, self))).heading(
                 "Cost per run, day and month",
                 Some(statements(self).join(" ")),
             ),
-            Block::table(view(&corpus_mix(self))).heading("The mix", None),
-            chart_block(charts::corpus::distribution(self)).heading("Recorded sessions", None),
-            Block::table(view(&corpus_sessions(self))),
+            Block::table(view(fmt, &corpus_mix(self))).heading("The mix", None),
+            chart_block(charts::corpus::distribution(fmt, self)).heading("Recorded sessions", None),
+            Block::table(view(fmt, &corpus_sessions(self))),
         ];
-        let page = simple_page(
+        let page = simple_page(fmt,
             format!("tokencast forecast: {}", self.title),
             format!(
                 "What do {} runs a day cost, per run, day and month, and how sure can a budget from {} recorded sessions be?",

@@ -5,6 +5,7 @@ use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::DiffDoc;
+use crate::report::Fmt;
 use rust_decimal::Decimal;
 
 /// A diff: one row per compared figure.
@@ -66,20 +67,20 @@ pub fn inputs_table(d: &DiffDoc) -> DataTable {
 }
 
 /// "Headline: cheapest variant x at $a → y at $b (+$d, +p %)."
-pub fn headline(d: &DiffDoc) -> Option<String> {
+pub fn headline(fmt: &Fmt, d: &DiffDoc) -> Option<String> {
     let h = d.headline.as_ref()?;
     Some(format!(
         "Headline: cheapest variant {} at {} → {} at {} ({}{}, {}).",
         h.a_variant,
-        format::usd(h.a_total, 3),
+        fmt.money(h.a_total, 3),
         h.b_variant,
-        format::usd(h.b_total, 3),
+        fmt.money(h.b_total, 3),
         if h.delta.is_sign_positive() && !h.delta.is_zero() {
             "+"
         } else {
             ""
         },
-        format::usd(h.delta, 3),
+        fmt.money(h.delta, 3),
         h.delta_share.map_or("—".to_string(), |x| {
             format!(
                 "{}{}",
@@ -99,9 +100,9 @@ impl Render for DiffDoc {
         self.currency.clone()
     }
 
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
         let mut s = format!("tokencast {} · diff\n", env!("CARGO_PKG_VERSION"));
-        if let Some(note) = super::format::basis_note() {
+        if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push('\n');
         }
@@ -109,32 +110,33 @@ impl Render for DiffDoc {
             s.push_str(&format!("{} and {}: no differences.\n", self.a, self.b));
             return s;
         }
-        s.push_str(&plain_table(&inputs_table(self), opts.width));
+        s.push_str(&plain_table(fmt, &inputs_table(self), opts.width));
         s.push('\n');
-        s.push_str(&plain_table(&table(self), opts.width));
-        if let Some(line) = headline(self) {
+        s.push_str(&plain_table(fmt, &table(self), opts.width));
+        if let Some(line) = headline(fmt, self) {
             s.push_str(&line);
             s.push('\n');
         }
         wrap_prose(&s, opts.width)
     }
 
-    fn draw_csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self, _: &Fmt) -> DataTable {
         table(self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
-        Ok(html(self, opts)?)
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(fmt, self, opts)?)
     }
 }
 
-fn html(d: &DiffDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+fn html(fmt: &Fmt, d: &DiffDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let page = simple_page(
+        fmt,
         format!("tokencast diff: {} → {}", d.a, d.b),
         "Every figure of two results side by side, with absolute and relative change.".into(),
         vec![
-            Block::table(view(&inputs_table(d))),
-            Block::table(view(&table(d))).heading("Figures", headline(d)),
+            Block::table(view(fmt, &inputs_table(d))),
+            Block::table(view(fmt, &table(d))).heading("Figures", headline(fmt, d)),
         ],
         &d.inputs,
         opts.timestamp.clone(),

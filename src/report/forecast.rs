@@ -5,6 +5,7 @@ use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::Forecast;
+use crate::report::Fmt;
 
 /// Forecast: cost percentiles per variant.
 pub fn forecast_variants(f: &Forecast) -> DataTable {
@@ -174,7 +175,7 @@ impl Render for Forecast {
         self.price_date.clone()
     }
 
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
         let f = self;
         let mut s = format!(
             "tokencast {} · forecast {} · {} runs of {} tool results · method {:?} · seed {}\n{}\n\n",
@@ -188,12 +189,12 @@ impl Render for Forecast {
         );
         s.push_str(&pilot_note(f));
         s.push_str("\n\n");
-        if let Some(note) = format::basis_note() {
+        if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push_str("\n\n");
         }
         for t in [forecast_variants(f), forecast_context(f), forecast_fan(f)] {
-            s.push_str(&plain_table(&t, opts.width));
+            s.push_str(&plain_table(fmt, &t, opts.width));
             s.push('\n');
         }
         s.push_str("Read it as: half the runs cost less than p50, one in a hundred costs more than p99. Set the task budget at the p99 of the upper bound:\n");
@@ -201,13 +202,13 @@ impl Render for Forecast {
             s.push_str(&format!(
                 "- {}: {} per run\n",
                 v.name,
-                format::usd(v.recommended_budget, 3)
+                fmt.money(v.recommended_budget, 3)
             ));
         }
         if let Some(b) = f.budget {
             s.push_str(&format!(
                 "Runs over the {} budget compare the {} bound of each run's cost.\n",
-                format::usd(b, 2),
+                fmt.money(b, 2),
                 match f.over_budget_bound {
                     crate::analysis::forecast::Bound::Lower => "lower",
                     crate::analysis::forecast::Bound::Upper => "upper",
@@ -217,7 +218,7 @@ impl Render for Forecast {
         wrap_prose(&s, opts.width)
     }
 
-    fn draw_tables(&self) -> Vec<DataTable> {
+    fn draw_tables(&self, _: &Fmt) -> Vec<DataTable> {
         vec![
             forecast_variants(self),
             forecast_context(self),
@@ -226,18 +227,18 @@ impl Render for Forecast {
         ]
     }
 
-    fn draw_csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self, _: &Fmt) -> DataTable {
         forecast_variants(self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
-        Ok(html(self, opts)?)
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(fmt, self, opts)?)
     }
 }
 
-fn html(f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+fn html(fmt: &Fmt, f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let mut blocks = vec![
-        Block::table(view(&forecast_variants(f))).heading(
+        Block::table(view(fmt, &forecast_variants(f))).heading(
             "Cost per run",
             Some(format!(
                 "{} runs of {} tool results, method {:?}, seed {}. Percentiles: {}. The recommended task budget is the p99 of the upper-bound cost. {}",
@@ -249,12 +250,12 @@ fn html(f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
                 pilot_note(f)
             )),
         ),
-        Block::table(view(&forecast_context(f))),
-        chart_block(charts::forecast::forecast_fan(f)).heading("Context size", None),
-        Block::table(view(&forecast_fan(f))),
+        Block::table(view(fmt, &forecast_context(f))),
+        chart_block(charts::forecast::forecast_fan(fmt, f)).heading("Context size", None),
+        Block::table(view(fmt, &forecast_fan(f))),
     ];
     for (i, v) in f.variants.iter().enumerate() {
-        let mut chart = charts::forecast::forecast_histogram(v, f.runs);
+        let mut chart = charts::forecast::forecast_histogram(fmt, v, f.runs);
         chart.id = format!("chart-forecast-histogram-{}", i + 1);
         let b = chart_block(chart);
         blocks.push(if i == 0 {
@@ -264,9 +265,10 @@ fn html(f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
         });
     }
     blocks.push(
-        Block::table(view(&forecast_capabilities(f))).heading("Recorded distributions", None),
+        Block::table(view(fmt, &forecast_capabilities(f))).heading("Recorded distributions", None),
     );
     let page = simple_page(
+        fmt,
         format!("tokencast forecast: {}", f.scenario),
         format!(
             "What does a run of {} tool calls cost, and what budget covers 99 % of runs?",

@@ -6,85 +6,82 @@
 use crate::pricing::Currency;
 use crate::scenario::PriceDate;
 use rust_decimal::{Decimal, RoundingStrategy};
-use std::cell::RefCell;
 use tokencast_core::text::group_thousands as group;
 
-thread_local! {
-    /// The currency amounts are drawn in, for the render under way.
-    static CURRENCY: RefCell<Currency> = RefCell::new(Currency::usd());
-    /// The date that chose the prices, for the render under way.
-    static PRICE_DATE: RefCell<Option<PriceDate>> = const { RefCell::new(None) };
+/// The formatting context of one render: the currency amounts are drawn in
+/// and the date that chose the prices. Every renderer is given one (as
+/// criterion's reports are given a `ValueFormatter`); nothing is read from
+/// ambient state, so a chart drawn on its own says the same as in its page.
+#[derive(Debug, Clone, Default)]
+pub struct Fmt {
+    /// The currency of every amount (its sign and code).
+    pub currency: Currency,
+    /// The date that chose the prices, when it mattered.
+    pub price_date: Option<PriceDate>,
 }
 
-/// Runs `f` with amounts drawn in `c` (its sign and code), then restores
-/// the previous currency, also if `f` panics. Renderers are entered through
-/// [`super::Render`], which sets the document's currency this way.
-pub fn in_currency<R>(c: &Currency, date: Option<&PriceDate>, f: impl FnOnce() -> R) -> R {
-    struct Restore(Option<(Currency, Option<PriceDate>)>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            if let Some((c, d)) = self.0.take() {
-                CURRENCY.with(|cur| *cur.borrow_mut() = c);
-                PRICE_DATE.with(|cur| *cur.borrow_mut() = d);
-            }
+impl Fmt {
+    /// Amounts in `currency`, prices chosen on `price_date`.
+    pub fn new(currency: Currency, price_date: Option<PriceDate>) -> Fmt {
+        Fmt {
+            currency,
+            price_date,
         }
     }
-    let _restore = Restore(Some((
-        CURRENCY.with(|cur| cur.replace(c.clone())),
-        PRICE_DATE.with(|cur| cur.replace(date.cloned())),
-    )));
-    f()
-}
 
-/// The code of the currency being drawn: `USD`, `EUR`, …
-pub fn code() -> String {
-    CURRENCY.with(|c| c.borrow().code.clone())
-}
-
-/// `text` with each `USD` naming the currency being drawn.
-pub fn in_code(text: &str) -> String {
-    let code = code();
-    if code == "USD" {
-        text.to_string()
-    } else {
-        text.replace("USD", &code)
+    /// US dollars, no price date: what a test or a document without a
+    /// currency is drawn in.
+    pub fn usd() -> Fmt {
+        Fmt::new(Currency::usd(), None)
     }
-}
 
-/// What every output says about its figures, when there is something to
-/// say: the currency conversion (code, rate, rate date) and the date that
-/// chose the prices.
-pub fn basis_note() -> Option<String> {
-    let currency = CURRENCY.with(|c| c.borrow().note());
-    let date = PRICE_DATE.with(|d| {
-        d.borrow().as_ref().map(|d| {
+    /// The code of the currency: `USD`, `EUR`, …
+    pub fn code(&self) -> &str {
+        &self.currency.code
+    }
+
+    /// `text` with each `USD` naming the currency.
+    pub fn in_code(&self, text: &str) -> String {
+        if self.currency.is_usd() {
+            text.to_string()
+        } else {
+            text.replace("USD", &self.currency.code)
+        }
+    }
+
+    /// What every output says about its figures, when there is something to
+    /// say: the currency conversion (code, rate, rate date) and the date that
+    /// chose the prices.
+    pub fn basis_note(&self) -> Option<String> {
+        let currency = self.currency.note();
+        let date = self.price_date.as_ref().map(|d| {
             let from = if d.from == "today" {
                 "today, the default; set `date` in the scenario to fix it"
             } else {
                 "the scenario's date"
             };
             format!("Prices in force on {} ({from}).", d.date)
-        })
-    });
-    match (currency, date) {
-        (None, None) => None,
-        (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join(" ")),
+        });
+        match (currency, date) {
+            (None, None) => None,
+            (a, b) => Some([a, b].into_iter().flatten().collect::<Vec<_>>().join(" ")),
+        }
+    }
+
+    /// `$1,038.25`-style money with `dp` decimals (`EUR 955.19` in another currency).
+    pub fn money(&self, d: Decimal, dp: u32) -> String {
+        let sign = self.currency.sign();
+        let s = fixed(d, dp);
+        match s.strip_prefix('-') {
+            Some(rest) => format!("-{sign}{}", group(rest)),
+            None => format!("{sign}{}", group(&s)),
+        }
     }
 }
 
 /// Rounds half away from zero to `dp` decimal places.
 pub fn round(d: Decimal, dp: u32) -> Decimal {
     d.round_dp_with_strategy(dp, RoundingStrategy::MidpointAwayFromZero)
-}
-
-/// `$1,038.25`-style money with `dp` decimals (`EUR 955.19` in another currency).
-pub fn usd(d: Decimal, dp: u32) -> String {
-    let sign = CURRENCY.with(|c| c.borrow().sign());
-    let s = fixed(d, dp);
-    match s.strip_prefix('-') {
-        Some(rest) => format!("-{sign}{}", group(rest)),
-        None => format!("{sign}{}", group(&s)),
-    }
 }
 
 /// A plain number with exactly `dp` decimals, rounded half away from zero.
@@ -191,7 +188,7 @@ mod tests {
 
     #[test]
     fn groups_thousands() {
-        assert_eq!(usd(d("1038.254"), 2), "$1,038.25");
+        assert_eq!(Fmt::usd().money(d("1038.254"), 2), "$1,038.25");
         assert_eq!(count(d("206114.6")), "206,115");
         assert_eq!(int(999), "999");
     }
@@ -200,7 +197,7 @@ mod tests {
     fn the_largest_decimals_format_without_overflow() {
         assert_eq!(fixed(Decimal::MAX, 4), "79228162514264337593543950335.0000");
         assert_eq!(
-            usd(Decimal::MIN, 2),
+            Fmt::usd().money(Decimal::MIN, 2),
             "-$79,228,162,514,264,337,593,543,950,335.00"
         );
         assert_eq!(fixed(d("1.5"), 3), "1.500");

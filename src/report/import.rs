@@ -7,6 +7,7 @@ use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::import::summary::{ImportDoc, WhatIfs};
 use crate::import::Usage;
+use crate::report::Fmt;
 
 /// Problems listed in the terminal (all are in the JSON, CSV and page).
 const SHOWN_PROBLEMS: usize = 20;
@@ -259,7 +260,7 @@ fn counts_line(doc: &ImportDoc) -> String {
 
 /// The percentiles of the recorded cost per session, with what the number
 /// of sessions can support.
-fn confidence_note(doc: &ImportDoc) -> String {
+fn confidence_note(fmt: &Fmt, doc: &ImportDoc) -> String {
     let c = &doc.confidence;
     let parts: Vec<String> = c
         .percentiles
@@ -267,16 +268,16 @@ fn confidence_note(doc: &ImportDoc) -> String {
         .map(|s| {
             let interval = match (s.lower, s.upper) {
                 (Some(l), Some(u)) => {
-                    format!("95% interval {} – {}", format::usd(l, 4), format::usd(u, 4))
+                    format!("95% interval {} – {}", fmt.money(l, 4), fmt.money(u, 4))
                 }
-                (Some(l), None) => format!("at least {}; no upper bound yet", format::usd(l, 4)),
-                (None, Some(u)) => format!("at most {}", format::usd(u, 4)),
+                (Some(l), None) => format!("at least {}; no upper bound yet", fmt.money(l, 4)),
+                (None, Some(u)) => format!("at most {}", fmt.money(u, 4)),
                 (None, None) => "no interval yet".into(),
             };
             format!(
                 "p{} {} ({interval})",
                 s.percentile,
-                format::usd(
+                fmt.money(
                     rust_decimal::Decimal::from_f64_retain(s.estimate).unwrap_or_default(),
                     4
                 )
@@ -303,7 +304,7 @@ fn what_if_note(doc: &ImportDoc) -> String {
 }
 
 impl Render for ImportDoc {
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
         let mut s = format!(
             "tokencast {} · import {} · price book {}\n",
             env!("CARGO_PKG_VERSION"),
@@ -312,26 +313,26 @@ impl Render for ImportDoc {
         );
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
-        s.push_str(&plain_table(&sessions(self), opts.width));
+        s.push_str(&plain_table(fmt, &sessions(self), opts.width));
         s.push('\n');
-        s.push_str(&plain_table(&days(self), opts.width));
+        s.push_str(&plain_table(fmt, &days(self), opts.width));
         s.push('\n');
         s.push_str(&wrap_prose(&what_if_note(self), opts.width));
         s.push('\n');
         if self.confidence.sessions > 0 {
-            s.push_str(&wrap_prose(&confidence_note(self), opts.width));
+            s.push_str(&wrap_prose(&confidence_note(fmt, self), opts.width));
             s.push('\n');
         }
         if !self.unpriced.is_empty() {
             s.push('\n');
-            s.push_str(&plain_table(&unpriced(self), opts.width));
+            s.push_str(&plain_table(fmt, &unpriced(self), opts.width));
         }
         if !self.problems.is_empty() {
             let mut t = problems(self);
             let more = t.rows.len().saturating_sub(SHOWN_PROBLEMS);
             t.rows.truncate(SHOWN_PROBLEMS);
             s.push('\n');
-            s.push_str(&plain_table(&t, opts.width));
+            s.push_str(&plain_table(fmt, &t, opts.width));
             if more > 0 {
                 s.push_str(&format!(
                     "… and {more} more (all in --format json and the page).\n"
@@ -345,36 +346,36 @@ impl Render for ImportDoc {
         s
     }
 
-    fn draw_tables(&self) -> Vec<DataTable> {
+    fn draw_tables(&self, _: &Fmt) -> Vec<DataTable> {
         vec![sessions(self), days(self), unpriced(self), problems(self)]
     }
 
-    fn draw_csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self, _: &Fmt) -> DataTable {
         sessions(self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let mut blocks = vec![Block {
             list: [counts_line(self), what_if_note(self)]
                 .into_iter()
-                .chain((self.confidence.sessions > 0).then(|| confidence_note(self)))
+                .chain((self.confidence.sessions > 0).then(|| confidence_note(fmt, self)))
                 .collect(),
             ..Block::default()
         }];
-        blocks.push(chart_block(charts::import::per_day(self)).heading("Charts", None));
-        blocks.push(chart_block(charts::import::top_sessions(self)));
-        blocks.push(Block::table(view(&days(self))).heading("Tables", None));
-        blocks.push(Block::table(view(&sessions(self))));
+        blocks.push(chart_block(charts::import::per_day(fmt, self)).heading("Charts", None));
+        blocks.push(chart_block(charts::import::top_sessions(fmt, self)));
+        blocks.push(Block::table(view(fmt, &days(self))).heading("Tables", None));
+        blocks.push(Block::table(view(fmt, &sessions(self))));
         if !self.unpriced.is_empty() {
-            blocks.push(Block::table(view(&unpriced(self))));
+            blocks.push(Block::table(view(fmt, &unpriced(self))));
         }
         if !self.problems.is_empty() {
             blocks.push(Block {
                 collapsible: true,
-                ..Block::table(view(&problems(self)))
+                ..Block::table(view(fmt, &problems(self)))
             });
         }
-        let page = simple_page(
+        let page = simple_page(fmt,
             format!("tokencast import: {}", self.source),
             format!(
                 "What did {} session(s) cost as recorded, and what would they cost trimmed, cached for an hour, in batch or on another model?",

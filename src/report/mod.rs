@@ -26,6 +26,7 @@ pub mod terminal;
 use crate::document::Document;
 use crate::pricing::Currency;
 use crate::scenario::PriceDate;
+pub use format::Fmt;
 use table::DataTable;
 
 /// What the terminal output includes, and how wide it may be.
@@ -66,8 +67,9 @@ impl From<tera::Error> for RenderError {
 
 /// One renderer interface for every result document.
 ///
-/// Implementors write the `draw_*` methods; callers use the provided ones,
-/// which draw every amount in the document's [`Render::currency`].
+/// Implementors write the `draw_*` methods, each a pure function of the
+/// document and the [`Fmt`] it is given; callers use the provided ones,
+/// which draw in the document's own [`Render::currency`] and price date.
 pub trait Render: Document {
     /// The currency the document's amounts are in.
     fn currency(&self) -> Currency {
@@ -77,41 +79,37 @@ pub trait Render: Document {
     fn price_date(&self) -> Option<PriceDate> {
         None
     }
+    /// The formatting context the document is drawn in by default.
+    fn fmt(&self) -> Fmt {
+        Fmt::new(self.currency(), self.price_date())
+    }
     /// Terminal tables and sentences.
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String;
+    fn draw_terminal(&self, f: &Fmt, opts: &TerminalOptions) -> String;
     /// Every table of the document, in report order; by default the one
     /// [`Render::draw_csv_table`].
-    fn draw_tables(&self) -> Vec<DataTable> {
-        vec![self.draw_csv_table()]
+    fn draw_tables(&self, f: &Fmt) -> Vec<DataTable> {
+        vec![self.draw_csv_table(f)]
     }
     /// The table `--format csv` prints.
-    fn draw_csv_table(&self) -> DataTable;
+    fn draw_csv_table(&self, f: &Fmt) -> DataTable;
     /// A self-contained HTML page.
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
+    fn draw_html(&self, f: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
 
     /// Terminal tables and sentences.
     fn terminal(&self, opts: &TerminalOptions) -> String {
-        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
-            self.draw_terminal(opts)
-        })
+        self.draw_terminal(&self.fmt(), opts)
     }
     /// Every table (`--csv DIR` writes one file each).
     fn tables(&self) -> Vec<DataTable> {
-        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
-            self.draw_tables()
-        })
+        self.draw_tables(&self.fmt())
     }
     /// The table `--format csv` prints.
     fn csv_table(&self) -> DataTable {
-        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
-            self.draw_csv_table()
-        })
+        self.draw_csv_table(&self.fmt())
     }
     /// A self-contained HTML page.
     fn html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
-        format::in_currency(&self.currency(), self.price_date().as_ref(), || {
-            self.draw_html(opts)
-        })
+        self.draw_html(&self.fmt(), opts)
     }
     /// The canonical JSON document, with its marker.
     fn json(&self) -> Vec<u8> {
@@ -119,6 +117,6 @@ pub trait Render: Document {
     }
     /// [`Render::csv_table`] as CSV bytes.
     fn csv(&self) -> Vec<u8> {
-        csv::render(&self.csv_table())
+        csv::render(&self.csv_table(), &self.fmt())
     }
 }

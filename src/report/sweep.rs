@@ -5,6 +5,7 @@ use super::table::{col, variant_key, Cell, Column, DataTable};
 use super::terminal::plain_table;
 use super::{HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::Sweep;
+use crate::report::Fmt;
 
 /// A sweep: one row per point, the axes then each variant's total.
 pub fn table(s: &Sweep) -> DataTable {
@@ -60,31 +61,32 @@ impl Render for Sweep {
         self.price_date.clone()
     }
 
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
         let mut s = String::new();
-        if let Some(note) = super::format::basis_note() {
+        if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push_str("\n\n");
         }
-        s.push_str(&plain_table(&table(self), opts.width));
+        s.push_str(&plain_table(fmt, &table(self), opts.width));
         s
     }
 
-    fn draw_csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self, _: &Fmt) -> DataTable {
         table(self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
-        Ok(html(self, opts)?)
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(fmt, self, opts)?)
     }
 }
 
-fn html(s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+fn html(fmt: &Fmt, s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let blocks = vec![
-        chart_block(charts::sweep::sweep(s)),
-        Block::table(view(&table(s))),
+        chart_block(charts::sweep::sweep(fmt, s)),
+        Block::table(view(fmt, &table(s))),
     ];
     let page = simple_page(
+        fmt,
         format!("tokencast sweep: {}", s.scenario),
         format!(
             "How the cost of {} changes with {}.",

@@ -6,6 +6,7 @@
 //! table in a report is also a CSV file with the same rows.
 
 use super::format;
+use super::Fmt;
 use rust_decimal::Decimal;
 
 /// One value of a table.
@@ -31,12 +32,12 @@ pub enum Cell {
 
 impl Cell {
     /// For people: rounded half away from zero, grouped, with units.
-    pub fn display(&self) -> String {
+    pub fn display(&self, fmt: &Fmt) -> String {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Int(n) => format::int(*n),
             Cell::Tokens(d) | Cell::Bytes(d) => format::count(*d),
-            Cell::Usd(d, dp) => format::usd(*d, *dp),
+            Cell::Usd(d, dp) => fmt.money(*d, *dp),
             Cell::Millis(ms) => format::seconds(*ms),
             Cell::Share(s) => format::percent(*s),
             Cell::Empty => String::new(),
@@ -71,24 +72,33 @@ pub struct Column {
     pub label: String,
 }
 
-/// A column with its CSV key and its label.
-///
-/// Amount columns name the currency being drawn: a `usd` word of the key
-/// and `USD` in the label become its code (`total_eur`, `EUR / M tokens`).
+/// A column with its CSV key and its label, both worded in USD (see
+/// [`Column::key_in`] and [`Column::label_in`]).
 pub fn col(key: impl Into<String>, label: impl Into<String>) -> Column {
-    let (key, label) = (key.into(), label.into());
-    let code = format::code();
-    if code == "USD" {
-        return Column { key, label };
-    }
-    let lower = code.to_lowercase();
     Column {
-        key: key
+        key: key.into(),
+        label: label.into(),
+    }
+}
+
+impl Column {
+    /// The CSV key in `fmt`'s currency: a `usd` word of the key becomes its
+    /// code (`total_usd` → `total_eur`).
+    pub fn key_in(&self, fmt: &Fmt) -> String {
+        if fmt.currency.is_usd() {
+            return self.key.clone();
+        }
+        let lower = fmt.code().to_lowercase();
+        self.key
             .split('_')
             .map(|w| if w == "usd" { lower.as_str() } else { w })
             .collect::<Vec<_>>()
-            .join("_"),
-        label: format::in_code(&label),
+            .join("_")
+    }
+
+    /// The label in `fmt`'s currency (`USD / M tokens` → `EUR / M tokens`).
+    pub fn label_in(&self, fmt: &Fmt) -> String {
+        fmt.in_code(&self.label)
     }
 }
 
@@ -111,11 +121,12 @@ pub fn variant_key(i: usize) -> String {
 }
 
 impl DataTable {
-    /// The CSV header row: the column keys, comma-separated (also the CSV file's marker).
-    pub fn header(&self) -> String {
+    /// The CSV header row in `fmt`'s currency: the column keys,
+    /// comma-separated (also the CSV file's marker).
+    pub fn header(&self, fmt: &Fmt) -> String {
         self.columns
             .iter()
-            .map(|c| c.key.as_str())
+            .map(|c| c.key_in(fmt))
             .collect::<Vec<_>>()
             .join(",")
     }

@@ -6,6 +6,7 @@
 //! own instead of wrapping into noise.
 
 use super::table::{Cell, DataTable};
+use crate::report::Fmt;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, ContentArrangement, Table};
 
 /// Width used when the output is not a terminal and `COLUMNS` is not set.
@@ -31,9 +32,9 @@ impl Text {
     /// A cell as the terminal shows it: text from input (session ids,
     /// names) has its control characters and bidirectional marks escaped,
     /// so nothing in a log can move the cursor or reorder a line.
-    fn of(c: &Cell) -> Text {
+    fn of(fmt: &Fmt, c: &Cell) -> Text {
         Text {
-            text: crate::output::name::terminal(&c.display()),
+            text: crate::output::name::terminal(&c.display(fmt)),
             numeric: c.is_numeric(),
         }
     }
@@ -140,11 +141,11 @@ fn shown(rows: &[Vec<Cell>]) -> (Vec<&Vec<Cell>>, Option<usize>) {
 
 /// A table as written, `width` columns wide at most: header row, then rows
 /// (the first and last of a long table).
-pub fn plain_table(t: &DataTable, width: usize) -> String {
+pub fn plain_table(fmt: &Fmt, t: &DataTable, width: usize) -> String {
     let (rows, hidden) = shown(&t.rows);
     let mut body: Vec<Vec<Text>> = rows
         .iter()
-        .map(|r| r.iter().map(Text::of).collect())
+        .map(|r| r.iter().map(|c| Text::of(fmt, c)).collect())
         .collect();
     if let Some(n) = hidden {
         let mut gap = vec![Text::label("⋮"); t.columns.len()];
@@ -152,11 +153,15 @@ pub fn plain_table(t: &DataTable, width: usize) -> String {
         body.insert(EDGE_ROWS, gap);
     }
     let grid = Grid {
-        header: t.columns.iter().map(|c| Text::label(&c.label)).collect(),
+        header: t
+            .columns
+            .iter()
+            .map(|c| Text::label(&c.label_in(fmt)))
+            .collect(),
         rows: body,
         fixed: 1.min(t.columns.len()),
     };
-    let mut out = grid.render(&crate::report::format::in_code(&t.title), width);
+    let mut out = grid.render(&fmt.in_code(&t.title), width);
     if let Some(n) = hidden {
         out.push_str(&format!(
             "{n} of {} rows not shown; the CSV export (--csv DIR) has every row.\n",
@@ -169,17 +174,17 @@ pub fn plain_table(t: &DataTable, width: usize) -> String {
 /// A one-row-per-variant table turned sideways, `width` columns wide at
 /// most: variants become columns. `skip` leading columns are identity
 /// columns (the first is the header).
-pub fn transposed(t: &DataTable, skip: usize, width: usize) -> String {
+pub fn transposed(fmt: &Fmt, t: &DataTable, skip: usize, width: usize) -> String {
     let mut header = vec![Text::label("")];
-    header.extend(t.rows.iter().map(|r| Text::label(&r[0].display())));
+    header.extend(t.rows.iter().map(|r| Text::label(&r[0].display(fmt))));
     let rows = t
         .columns
         .iter()
         .enumerate()
         .skip(skip)
         .map(|(i, c)| {
-            let mut row = vec![Text::label(&c.label)];
-            row.extend(t.rows.iter().map(|r| Text::of(&r[i])));
+            let mut row = vec![Text::label(&c.label_in(fmt))];
+            row.extend(t.rows.iter().map(|r| Text::of(fmt, &r[i])));
             row
         })
         .collect();
@@ -188,7 +193,7 @@ pub fn transposed(t: &DataTable, skip: usize, width: usize) -> String {
         rows,
         fixed: 1,
     }
-    .render(&crate::report::format::in_code(&t.title), width)
+    .render(&fmt.in_code(&t.title), width)
 }
 
 /// Wraps every line of `text` that is not part of a table to `width`
@@ -237,16 +242,17 @@ mod tests {
 
     #[test]
     fn tables_fit_80_120_and_200_columns() {
+        let fmt = &Fmt::usd();
         for width in [80, 120, 200] {
             let t = wide(12, 3);
-            let plain = plain_table(&t, width);
+            let plain = plain_table(fmt, &t, width);
             assert!(widest_line(&plain) <= width, "{width}:\n{plain}");
-            let sideways = transposed(&t, 1, width);
+            let sideways = transposed(fmt, &t, 1, width);
             assert!(widest_line(&sideways) <= width, "{width}:\n{sideways}");
         }
         // At 80 columns twelve 18-character columns need several parts, each
         // repeating the label column.
-        let plain = plain_table(&wide(12, 3), 80);
+        let plain = plain_table(fmt, &wide(12, 3), 80);
         assert!(plain.contains("(part 1 of"), "{plain}");
         assert_eq!(
             plain.matches("column number 0").count(),
@@ -266,8 +272,9 @@ mod tests {
 
     #[test]
     fn long_tables_show_their_first_and_last_rows() {
+        let fmt = &Fmt::usd();
         let t = wide(2, 100);
-        let out = plain_table(&t, 120);
+        let out = plain_table(fmt, &t, 120);
         assert!(out.contains("⋮ 60 rows"), "{out}");
         assert!(out.contains("60 of 100 rows not shown"));
         // Column 1 holds the row number: rows 0–19 and 80–99 are shown.

@@ -10,6 +10,7 @@ pub mod charts;
 
 use super::table::DataTable;
 use crate::output::HTML_GENERATOR;
+use crate::report::Fmt;
 use crate::scenario::InputFile;
 use serde::Serialize;
 
@@ -109,21 +110,18 @@ pub(crate) const PAGE_MAX_ROWS: usize = 100;
 /// Rows shown at each end of a long table on a page.
 pub(crate) const PAGE_EDGE_ROWS: usize = 50;
 
-pub(crate) fn view(t: &DataTable) -> TableView {
+pub(crate) fn view(fmt: &Fmt, t: &DataTable) -> TableView {
     let cells = |r: &Vec<crate::report::table::Cell>| -> Vec<CellView> {
         r.iter()
             .map(|c| CellView {
-                text: c.display(),
+                text: c.display(fmt),
                 num: c.is_numeric(),
                 head: false,
             })
             .collect()
     };
     let (rows, title) = if t.rows.len() <= PAGE_MAX_ROWS {
-        (
-            t.rows.iter().map(cells).collect(),
-            crate::report::format::in_code(&t.title),
-        )
+        (t.rows.iter().map(cells).collect(), fmt.in_code(&t.title))
     } else {
         let hidden = t.rows.len() - 2 * PAGE_EDGE_ROWS;
         let mut gap = vec![CellView {
@@ -144,7 +142,7 @@ pub(crate) fn view(t: &DataTable) -> TableView {
             rows,
             format!(
                 "{} — first and last {PAGE_EDGE_ROWS} of {} rows; the CSV export (--csv DIR) has every row",
-                crate::report::format::in_code(&t.title),
+                fmt.in_code(&t.title),
                 t.rows.len()
             ),
         )
@@ -157,7 +155,7 @@ pub(crate) fn view(t: &DataTable) -> TableView {
             .iter()
             .enumerate()
             .map(|(i, c)| CellView {
-                text: c.label.clone(),
+                text: c.label_in(fmt),
                 num: t.rows.first().is_some_and(|r| r[i].is_numeric()),
                 head: false,
             })
@@ -167,14 +165,14 @@ pub(crate) fn view(t: &DataTable) -> TableView {
 }
 
 /// A one-row-per-variant table turned sideways, as the seed lays it out.
-pub(crate) fn transposed(t: &DataTable, skip: usize) -> TableView {
+pub(crate) fn transposed(fmt: &Fmt, t: &DataTable, skip: usize) -> TableView {
     let mut header = vec![CellView {
         text: String::new(),
         num: false,
         head: false,
     }];
     header.extend(t.rows.iter().map(|r| CellView {
-        text: r[0].display(),
+        text: r[0].display(fmt),
         num: true,
         head: false,
     }));
@@ -189,12 +187,12 @@ pub(crate) fn transposed(t: &DataTable, skip: usize) -> TableView {
             .skip(skip)
             .map(|(i, c)| {
                 let mut row = vec![CellView {
-                    text: c.label.clone(),
+                    text: c.label_in(fmt),
                     num: false,
                     head: true,
                 }];
                 row.extend(t.rows.iter().map(|r| CellView {
-                    text: r[i].display(),
+                    text: r[i].display(fmt),
                     num: true,
                     head: false,
                 }));
@@ -254,14 +252,15 @@ pub(crate) struct SimplePage {
 }
 
 /// A page's subtitle with the currency and price-date note, if any.
-pub(crate) fn with_basis(question: String) -> String {
-    match super::format::basis_note() {
+pub(crate) fn with_basis(fmt: &Fmt, question: String) -> String {
+    match fmt.basis_note() {
         Some(note) => format!("{question} {note}"),
         None => question,
     }
 }
 
 pub(crate) fn simple_page(
+    fmt: &Fmt,
     title: String,
     question: String,
     blocks: Vec<Block>,
@@ -272,7 +271,7 @@ pub(crate) fn simple_page(
     SimplePage {
         generator: HTML_GENERATOR,
         title,
-        question: with_basis(question),
+        question: with_basis(fmt, question),
         blocks,
         version: env!("CARGO_PKG_VERSION").to_string(),
         fingerprint_short: fingerprint.chars().take(16).collect(),

@@ -3,9 +3,10 @@
 use super::super::table::{col, Cell, DataTable};
 use super::format;
 use crate::document::SimulationDoc;
+use crate::report::Fmt;
 
 /// Sentences for the terminal and the page.
-pub fn summary(doc: &SimulationDoc) -> Vec<String> {
+pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
     let Some(b) = &doc.backtest else {
         return Vec::new();
     };
@@ -16,9 +17,9 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         format::int(b.recorded_prompt),
         format::count(b.simulated_prompt.lower),
         format::count(b.simulated_prompt.upper),
-        format::usd(b.recorded_cost, 4),
-        format::usd(b.simulated_cost.lower, 4),
-        format::usd(b.simulated_cost.upper, 4),
+        fmt.money(b.recorded_cost, 4),
+        fmt.money(b.simulated_cost.lower, 4),
+        fmt.money(b.simulated_cost.upper, 4),
     )];
     out.push(format!(
         "{} of requests have their recorded prompt inside the ÷{} … ×{} band.",
@@ -30,7 +31,7 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         let each: Vec<String> = e
             .variants
             .iter()
-            .map(|v| format!("{} {}", v.name, format::usd(v.total, 4)))
+            .map(|v| format!("{} {}", v.name, fmt.money(v.total, 4)))
             .collect();
         out.push(format!(
             "Central estimate at the calibration's {} bytes per token (inside the band): {} a run.",
@@ -81,7 +82,7 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
         out.push(format!(
             "{} cache break(s): requests that read less than the previous one had cached; writing again cost {} more than reading.",
             b.breaks.len(),
-            format::usd(extra, 4)
+            fmt.money(extra, 4)
         ));
     }
     out

@@ -14,6 +14,7 @@ use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
+use crate::report::Fmt;
 use rust_decimal::Decimal;
 
 impl Render for SimulationDoc {
@@ -25,32 +26,32 @@ impl Render for SimulationDoc {
         self.simulation.price_date.clone()
     }
 
-    fn draw_terminal(&self, opts: &TerminalOptions) -> String {
-        terminal(self, opts)
+    fn draw_terminal(&self, fmt: &Fmt, opts: &TerminalOptions) -> String {
+        terminal(fmt, self, opts)
     }
 
-    fn draw_tables(&self) -> Vec<DataTable> {
-        tables::all(self)
+    fn draw_tables(&self, fmt: &Fmt) -> Vec<DataTable> {
+        tables::all(fmt, self)
     }
 
-    fn draw_csv_table(&self) -> DataTable {
+    fn draw_csv_table(&self, _: &Fmt) -> DataTable {
         tables::variants(self)
     }
 
-    fn draw_html(&self, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
-        Ok(html(self, opts)?)
+    fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
+        Ok(html(fmt, self, opts)?)
     }
 }
 
 /// The whole terminal report.
-fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
+fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
     let sim = &doc.simulation;
     let mut s = String::new();
     s.push_str(&format!(
         "tokencast {} · scenario {} · model {}\n{}\n\n",
         sim.tokencast_version, sim.scenario, sim.prices.model, sim.question
     ));
-    if let Some(note) = format::basis_note() {
+    if let Some(note) = fmt.basis_note() {
         s.push_str(&wrap_prose(&note, opts.width));
         s.push_str("\n\n");
     }
@@ -65,6 +66,7 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         a.tokenizer_uplift
     ));
     s.push_str(&sideways(
+        fmt,
         &tables::variants(doc),
         tables::variant_identity_columns(doc),
         opts.width,
@@ -73,41 +75,41 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push_str(&format!(
             "Cheapest: {} at {} a run; dearest: {} at {}; saving {} ({}) a run, lower bound.\n",
             c.cheapest,
-            format::usd(c.cheapest_total, 3),
+            fmt.money(c.cheapest_total, 3),
             c.dearest,
-            format::usd(c.dearest_total, 3),
-            format::usd(c.saving, 3),
+            fmt.money(c.dearest_total, 3),
+            fmt.money(c.saving, 3),
             format::percent(c.saving_share)
         ));
     }
     s.push('\n');
-    s.push_str(&plain_table(&tables::attribution(doc), opts.width));
-    if let Some(top) = most_expensive_result(sim) {
+    s.push_str(&plain_table(fmt, &tables::attribution(doc), opts.width));
+    if let Some(top) = most_expensive_result(fmt, sim) {
         s.push_str(&top);
     }
     s.push('\n');
-    s.push_str(&plain_table(&tables::capabilities(doc), opts.width));
+    s.push_str(&plain_table(fmt, &tables::capabilities(doc), opts.width));
     s.push_str(&format!(
         "Data fee: {} over {} charged responses; {} replay(s) skipped, {} uncharged; median latency of calls with data {}.\n\n",
-        format::usd(sim.ledger.total_usd, 4),
+        fmt.money(sim.ledger.total_usd, 4),
         sim.ledger.charged,
         sim.ledger.replays_skipped,
         sim.ledger.uncharged,
         format::seconds(sim.ledger.median_latency_with_data_ms)
     ));
     if !sim.tool_fees.is_empty() {
-        s.push_str(&plain_table(&tables::tool_fees(doc), opts.width));
+        s.push_str(&plain_table(fmt, &tables::tool_fees(doc), opts.width));
         s.push('\n');
     }
-    s.push_str(&sideways(&tables::per_day(doc), 2, opts.width));
+    s.push_str(&sideways(fmt, &tables::per_day(doc), 2, opts.width));
     if let Some(t) = tables::periods(doc) {
         s.push('\n');
-        s.push_str(&sideways(&t, 1, opts.width));
-        for line in budget_lines(doc) {
+        s.push_str(&sideways(fmt, &t, 1, opts.width));
+        for line in budget_lines(fmt, doc) {
             s.push_str(&format!("{line}\n"));
         }
     }
-    let recorded = backtest::summary(doc);
+    let recorded = backtest::summary(fmt, doc);
     if !recorded.is_empty() {
         s.push_str("\nBacktest\n");
         for line in recorded {
@@ -118,10 +120,10 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
             .flatten()
         {
             s.push('\n');
-            s.push_str(&plain_table(&t, opts.width));
+            s.push_str(&plain_table(fmt, &t, opts.width));
         }
     }
-    let summary = what_if::summary(doc);
+    let summary = what_if::summary(fmt, doc);
     if !summary.is_empty() {
         s.push_str("\nWhat if\n");
         for line in summary {
@@ -130,7 +132,7 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         // The long tables (sweep, restarts) are in the HTML report and the CSV exports.
         for t in [
             what_if::retry(doc),
-            what_if::cache_lifetime(doc),
+            what_if::cache_lifetime(fmt, doc),
             what_if::effort(doc),
             what_if::context(doc),
         ]
@@ -138,18 +140,18 @@ fn terminal(doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         .flatten()
         {
             s.push('\n');
-            s.push_str(&plain_table(&t, opts.width));
+            s.push_str(&plain_table(fmt, &t, opts.width));
         }
     }
     if opts.requests {
         s.push('\n');
-        s.push_str(&plain_table(&tables::requests(doc), opts.width));
+        s.push_str(&plain_table(fmt, &tables::requests(doc), opts.width));
     }
     wrap_prose(&s, opts.width)
 }
 
 /// Where each variant's cumulative spend crosses the plan's budget.
-fn budget_lines(doc: &SimulationDoc) -> Vec<String> {
+fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
     let Some(p) = &doc.periods else {
         return Vec::new();
     };
@@ -162,21 +164,21 @@ fn budget_lines(doc: &SimulationDoc) -> Vec<String> {
             Some(m) => format!(
                 "{}: over the budget of {} a month from month {m} (cumulative, upper bound).",
                 v.name,
-                format::usd(budget, 2)
+                fmt.money(budget, 2)
             ),
             None => format!(
                 "{}: within the budget of {} a month for the year (upper bound {} against {}).",
                 v.name,
-                format::usd(budget, 2),
-                format::usd(v.year.upper, 2),
-                format::usd(budget * Decimal::from(12), 2)
+                fmt.money(budget, 2),
+                fmt.money(v.year.upper, 2),
+                fmt.money(budget * Decimal::from(12), 2)
             ),
         })
         .collect()
 }
 
 /// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
-fn most_expensive_result(sim: &Simulation) -> Option<String> {
+fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
     let mut lines = String::new();
     for (i, v) in sim.variants.iter().enumerate() {
         let top = sim.attribution.iter().max_by_key(|a| a.cost[i].lower)?;
@@ -193,27 +195,27 @@ fn most_expensive_result(sim: &Simulation) -> Option<String> {
             top.capability,
             format::count(tokens),
             top.resends,
-            format::usd(top.cost[i].lower, 3)
+            fmt.money(top.cost[i].lower, 3)
         ));
     }
     Some(lines)
 }
 
-fn headline(doc: &SimulationDoc) -> Option<Headline> {
+fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
     let c = doc.comparison.as_ref()?;
     Some(Headline {
         cheapest: c.cheapest.clone(),
-        cheapest_total: format::usd(c.cheapest_total, 3),
+        cheapest_total: fmt.money(c.cheapest_total, 3),
         dearest: c.dearest.clone(),
-        dearest_total: format::usd(c.dearest_total, 3),
-        saving: format::usd(c.saving, 3),
+        dearest_total: fmt.money(c.dearest_total, 3),
+        saving: fmt.money(c.saving, 3),
         saving_percent: format::percent(c.saving_share),
         runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
-        saving_per_day: format::usd(c.saving_per_day, 2),
+        saving_per_day: fmt.money(c.saving_per_day, 2),
     })
 }
 
-fn facts(sim: &Simulation) -> Vec<Fact> {
+fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
     let a = &sim.assumptions;
     let fact = |label: &str, value: String| Fact {
         label: label.into(),
@@ -266,44 +268,44 @@ fn facts(sim: &Simulation) -> Vec<Fact> {
         fact("runs per day", format::int(a.runs_per_day)),
         fact(
             "data fee per run (charged)",
-            format::usd(sim.ledger.total_usd, 4),
+            fmt.money(sim.ledger.total_usd, 4),
         ),
     ]
 }
 
-fn blocks(doc: &SimulationDoc) -> Vec<Block> {
+fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     let sim = &doc.simulation;
-    let mut out = vec![Block::table(transposed(
+    let mut out = vec![Block::table(transposed(fmt,
         &tables::variants(doc),
         tables::variant_identity_columns(doc),
     )).heading(
         "Variants",
         Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
     )];
-    for (i, c) in charts::run::all(sim).into_iter().enumerate() {
+    for (i, c) in charts::run::all(fmt, sim).into_iter().enumerate() {
         let b = chart_block(c);
         out.push(if i == 0 { b.heading("Charts", None) } else { b });
     }
-    out.push(Block::table(transposed(&tables::per_day(doc), 2)).heading("Tables", None));
+    out.push(Block::table(transposed(fmt, &tables::per_day(doc), 2)).heading("Tables", None));
     if let Some(t) = tables::periods(doc) {
         out.push(Block {
-            list: budget_lines(doc),
-            ..Block::table(transposed(&t, 1))
+            list: budget_lines(fmt, doc),
+            ..Block::table(transposed(fmt, &t, 1))
         });
-        out.push(chart_block(charts::run::cumulative(doc)));
+        out.push(chart_block(charts::run::cumulative(fmt, doc)));
     }
-    out.push(Block::table(view(&tables::capabilities(doc))));
-    out.push(Block::table(view(&tables::attribution(doc))));
+    out.push(Block::table(view(fmt, &tables::capabilities(doc))));
+    out.push(Block::table(view(fmt, &tables::attribution(doc))));
     if !sim.tool_fees.is_empty() {
-        out.push(Block::table(view(&tables::tool_fees(doc))));
+        out.push(Block::table(view(fmt, &tables::tool_fees(doc))));
     }
     for t in [tables::requests(doc), tables::ledger(doc)] {
         out.push(Block {
             collapsible: true,
-            ..Block::table(view(&t))
+            ..Block::table(view(fmt, &t))
         });
     }
-    let recorded = backtest::summary(doc);
+    let recorded = backtest::summary(fmt, doc);
     if !recorded.is_empty() {
         out.push(
             Block {
@@ -312,7 +314,7 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
             }
             .heading("Backtest", None),
         );
-        out.push(chart_block(charts::run::backtest(doc)));
+        out.push(chart_block(charts::run::backtest(fmt, doc)));
         for t in [
             backtest::requests(doc),
             backtest::compaction(doc),
@@ -323,11 +325,11 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
         {
             out.push(Block {
                 collapsible: t.rows.len() > 12,
-                ..Block::table(view(&t))
+                ..Block::table(view(fmt, &t))
             });
         }
     }
-    let summary = what_if::summary(doc);
+    let summary = what_if::summary(fmt, doc);
     if !summary.is_empty() {
         out.push(
             Block {
@@ -336,34 +338,35 @@ fn blocks(doc: &SimulationDoc) -> Vec<Block> {
             }
             .heading("What if", None),
         );
-        for c in charts::what_if::all(doc) {
+        for c in charts::what_if::all(fmt, doc) {
             out.push(chart_block(c));
         }
-        for t in what_if::tables(doc) {
+        for t in what_if::tables(fmt, doc) {
             let long = t.rows.len() > 12;
             out.push(Block {
                 collapsible: long,
-                ..Block::table(view(&t))
+                ..Block::table(view(fmt, &t))
             });
         }
     }
     out.push(
-        Block::table(view(&tables::assumptions(doc))).heading("Assumptions and price book", None),
+        Block::table(view(fmt, &tables::assumptions(doc)))
+            .heading("Assumptions and price book", None),
     );
-    out.push(Block::table(view(&tables::prices(doc))));
+    out.push(Block::table(view(fmt, &tables::prices(doc))));
     out
 }
 
-fn html(doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
+fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let sim = &doc.simulation;
     let page = Page {
         generator: HTML_GENERATOR,
         title: format!("tokencast report: {}", sim.scenario),
-        question: super::html::with_basis(sim.question.clone()),
+        question: super::html::with_basis(fmt, sim.question.clone()),
         model: sim.prices.model.clone(),
-        facts: facts(sim),
-        headline: headline(doc),
-        blocks: blocks(doc),
+        facts: facts(fmt, sim),
+        headline: headline(fmt, doc),
+        blocks: blocks(fmt, doc),
         price_source: sim.prices.source.clone(),
         price_read_on: sim.prices.read_on.clone(),
         version: sim.tokencast_version.clone(),

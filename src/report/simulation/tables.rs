@@ -4,6 +4,7 @@
 use crate::document::SimulationDoc;
 use crate::report::format;
 use crate::report::table::{col, variant_key, Cell, DataTable};
+use crate::report::Fmt;
 use crate::scenario::Content;
 use rust_decimal::Decimal;
 
@@ -623,7 +624,7 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
 }
 
 /// Every table, in report order.
-pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
+pub fn all(fmt: &Fmt, doc: &SimulationDoc) -> Vec<DataTable> {
     let mut out = vec![
         variants(doc),
         attribution(doc),
@@ -646,6 +647,6 @@ pub fn all(doc: &SimulationDoc) -> Vec<DataTable> {
         .into_iter()
         .flatten(),
     );
-    out.extend(super::what_if::tables(doc));
+    out.extend(super::what_if::tables(fmt, doc));
     out
 }

@@ -5,14 +5,15 @@ use crate::engine::context::StrategyRun;
 use crate::pricing::Cache;
 use crate::report::format;
 use crate::report::table::{col, variant_key, Cell, DataTable};
+use crate::report::Fmt;
 use crate::scenario::Content;
 use rust_decimal::Decimal;
 
 /// The what-if tables the scenario asked for, in report order.
-pub fn tables(doc: &SimulationDoc) -> Vec<DataTable> {
+pub fn tables(fmt: &Fmt, doc: &SimulationDoc) -> Vec<DataTable> {
     [
         retry(doc),
-        cache_lifetime(doc),
+        cache_lifetime(fmt, doc),
         lifetime_sweep(doc),
         effort(doc),
         restart(doc),
@@ -138,7 +139,7 @@ pub fn retry(doc: &SimulationDoc) -> Option<DataTable> {
 }
 
 /// Cache tiers at the scenario's timing.
-pub fn cache_lifetime(doc: &SimulationDoc) -> Option<DataTable> {
+pub fn cache_lifetime(fmt: &Fmt, doc: &SimulationDoc) -> Option<DataTable> {
     let l = doc.what_if.as_ref()?.cache_lifetime.as_ref()?;
     let mut rows = Vec::new();
     for t in &l.tiers {
@@ -166,8 +167,8 @@ pub fn cache_lifetime(doc: &SimulationDoc) -> Option<DataTable> {
             Cell::Text(format!(
                 "extra; rewrite of {} tokens = {}; the 1-hour tier costs {} more",
                 format::count(e.rewrite_tokens.lower),
-                format::usd(e.rewrite_cost.lower, 3),
-                format::usd(e.one_hour_premium.lower, 3)
+                fmt.money(e.rewrite_cost.lower, 3),
+                fmt.money(e.one_hour_premium.lower, 3)
             )),
         ]);
     }
@@ -304,7 +305,7 @@ pub fn restart(doc: &SimulationDoc) -> Option<DataTable> {
 }
 
 /// Sentences that answer the what-if questions, for the terminal and the report.
-pub fn summary(doc: &SimulationDoc) -> Vec<String> {
+pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
     let Some(w) = doc.what_if.as_ref() else {
         return Vec::new();
     };
@@ -312,14 +313,14 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
     if let Some(r) = &w.retry {
         let mut s = format!(
             "Retry break-even: an attempt costs {} on {} and {} on {}. {} attempts on {} cost {} ({} per accepted answer).",
-            format::usd(r.baseline_cost_per_attempt, 2),
+            fmt.money(r.baseline_cost_per_attempt, 2),
             r.baseline_model,
-            format::usd(r.candidate_cost_per_attempt, 2),
+            fmt.money(r.candidate_cost_per_attempt, 2),
             r.candidate_model,
             r.baseline_attempts,
             r.baseline_model,
-            format::usd(r.baseline_total, 2),
-            format::usd(r.baseline_cost_per_accepted, 3),
+            fmt.money(r.baseline_total, 2),
+            fmt.money(r.baseline_cost_per_accepted, 3),
         );
         match r.break_even_attempts {
             Some(b) => {
@@ -332,8 +333,8 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
                     s.push_str(&format!(
                         "; attempt {} makes it {}, {} per accepted answer",
                         b + 1,
-                        format::usd(p.candidate_total, 2),
-                        format::usd(p.candidate_per_accepted, 3)
+                        fmt.money(p.candidate_total, 2),
+                        fmt.money(p.candidate_per_accepted, 3)
                     ));
                 }
                 s.push('.');
@@ -371,22 +372,22 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
                 Decimal::from(l.model_ms_per_step) / Decimal::from(1000),
                 t.cheaper.lifetime_name(),
                 format::count(e.rewrite_tokens.lower),
-                format::usd(e.rewrite_cost.lower, 2),
-                format::usd(e.extra_cost.lower, 3),
-                format::usd(e.one_hour_premium.lower, 2),
+                fmt.money(e.rewrite_cost.lower, 2),
+                fmt.money(e.extra_cost.lower, 3),
+                fmt.money(e.one_hour_premium.lower, 2),
                 flip.map_or(" The cheaper tier does not change over the sweep.".to_string(), |s| format!(" The cheaper tier flips at {s} s model time per step."))
             ));
         }
     }
     if let Some(c) = &w.context {
-        out.push(context_sentence(c));
+        out.push(context_sentence(fmt, c));
     }
     if let Some(r) = &w.restart {
         let n = |v: Option<u64>| v.map_or("any number of".to_string(), |n| n.to_string());
         out.push(format!(
             "Restarts: the cheapest variant ({}) leads by {} a run; it absorbs {} restarts resumed from a stored session, or {} started over, at an average step, before it loses the lead.",
             r.cheapest,
-            format::usd(r.lead, 3),
+            fmt.money(r.lead, 3),
             n(r.absorbed_resuming),
             n(r.absorbed_starting_over)
         ));
@@ -394,12 +395,12 @@ pub fn summary(doc: &SimulationDoc) -> Vec<String> {
     out
 }
 
-fn context_sentence(c: &crate::analysis::context::ContextManagement) -> String {
+fn context_sentence(fmt: &Fmt, c: &crate::analysis::context::ContextManagement) -> String {
     use crate::analysis::context::describe;
     let mut s = format!(
         "Context management on `{}`: the plain run costs {} (lower bound) and writes {} tokens to the cache.",
         c.variant,
-        format::usd(c.plain.cost.lower, 3),
+        fmt.money(c.plain.cost.lower, 3),
         format::count(c.plain.cache_write_tokens.lower)
     );
     let best = |runs: &[StrategyRun], i: Option<usize>, none: &str| match i {
@@ -411,8 +412,8 @@ fn context_sentence(c: &crate::analysis::context::ContextManagement) -> String {
                 runs.len(),
                 if runs.len() == 1 { "" } else { "s" },
                 describe(&r.strategy),
-                format::usd(r.cost.lower, 3),
-                format::usd(d.abs(), 3),
+                fmt.money(r.cost.lower, 3),
+                fmt.money(d.abs(), 3),
                 if d >= Decimal::ZERO { "less" } else { "more" },
                 r.events[0],
                 if r.events[0] == 1 { "" } else { "s" },

@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::document::CorpusForecast;
+use crate::report::Fmt;
 
 /// Share of recorded sessions at or below each cost (upper bound), per variant.
-pub fn distribution(f: &CorpusForecast) -> Chart {
+pub fn distribution(fmt: &Fmt, f: &CorpusForecast) -> Chart {
     let title = "Recorded sessions: share at or below each cost (upper bound)";
     let series = f
         .variants
@@ -39,9 +40,9 @@ pub fn distribution(f: &CorpusForecast) -> Chart {
             "Each step is one of the {} recorded sessions (the recorded mix, before any --weights). Where a line reaches 99 % is the recorded p99; with fewer than {} sessions that p99 cannot be bounded at 95 % confidence.",
             f.sessions, f.needed_for_p99
         ),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
-            x_desc: &crate::report::format::in_code("USD per run, upper bound"),
+            x_desc: &fmt.in_code("USD per run, upper bound"),
             y_desc: "sessions at or below (%)",
             lines: series,
             mark: None,

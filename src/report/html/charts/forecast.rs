@@ -3,9 +3,10 @@
 use super::*;
 use crate::analysis::forecast::VariantForecast;
 use crate::document::Forecast;
+use crate::report::Fmt;
 
 /// Forecast: histogram of one variant's cost per run.
-pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
+pub fn forecast_histogram(fmt: &Fmt, v: &VariantForecast, runs: u64) -> Chart {
     let title = format!("Cost per run: {}", shorten(&v.name, 40));
     let edges = &v.histogram_edges;
     let bins = edges.len().saturating_sub(1);
@@ -24,7 +25,7 @@ pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
         mesh.disable_x_mesh()
             .x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
-            .x_desc(crate::report::format::in_code("USD per run, lower bound"))
+            .x_desc(fmt.in_code("USD per run, lower bound"))
             .y_desc("share of runs (%)");
         quiet_mesh(&mut mesh);
         mesh.draw()?;
@@ -67,7 +68,7 @@ pub fn forecast_histogram(v: &VariantForecast, runs: u64) -> Chart {
 }
 
 /// Forecast: percentile fan of the context size against the number of calls.
-pub fn forecast_fan(f: &Forecast) -> Chart {
+pub fn forecast_fan(fmt: &Fmt, f: &Forecast) -> Chart {
     let title = "Context size against the number of calls (p10–p99)";
     let mut series = Vec::new();
     for (c, name) in [(0, "raw"), (1, "trimmed")] {
@@ -103,7 +104,7 @@ pub fn forecast_fan(f: &Forecast) -> Chart {
         id: "chart-forecast-fan".into(),
         title: title.into(),
         caption: "Solid: median; dashed: p10, p90 and p99 of the context (lower bound) after n tool calls.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "tool calls in the run",
             y_desc: "input tokens (thousands)",

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::import::summary::ImportDoc;
+use crate::report::Fmt;
 
 /// Reads one what-if of a day.
 type WhatIfGet = fn(&crate::import::summary::WhatIfs) -> Option<crate::import::summary::Band>;
@@ -12,7 +13,7 @@ pub const TOP_SESSIONS: usize = 30;
 
 /// Per day: recorded cost of the replayed threads, the replay as recorded,
 /// and each what-if, as grouped bars.
-pub fn per_day(doc: &ImportDoc) -> Chart {
+pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "Per day: recorded cost against the replay and its what-ifs";
     let categories: Vec<String> = doc.days.iter().map(|d| d.day.clone()).collect();
     let mut series = vec![
@@ -70,7 +71,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
         id: "chart-import-per-day".into(),
         title: title.into(),
         caption: "Each day's sessions that carry tool results: what they cost as recorded, what the engine's replay of the same threads gives (lower bound), and the same replay with results trimmed, on the other cache tier, in batch and on the other model.".into(),
-        svg: bars(Bars {
+        svg: bars(fmt, Bars {
             title,
             value_desc: "USD (lower bound for replays)",
             category_desc: "day",
@@ -83,7 +84,7 @@ pub fn per_day(doc: &ImportDoc) -> Chart {
 }
 
 /// The dearest sessions by recorded cost, horizontal bars.
-pub fn top_sessions(doc: &ImportDoc) -> Chart {
+pub fn top_sessions(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "Dearest sessions, recorded cost";
     let mut rows: Vec<&crate::import::summary::SessionRow> = doc.sessions.iter().collect();
     rows.sort_by(|a, b| {
@@ -100,7 +101,7 @@ pub fn top_sessions(doc: &ImportDoc) -> Chart {
             rows.len(),
             doc.sessions.len()
         ),
-        svg: bars(Bars {
+        svg: bars(fmt, Bars {
             title,
             value_desc: "USD, recorded",
             category_desc: "session",

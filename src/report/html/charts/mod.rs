@@ -14,6 +14,7 @@ pub mod run;
 pub mod sweep;
 pub mod what_if;
 
+use crate::report::Fmt;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use rust_decimal::prelude::ToPrimitive;
@@ -134,7 +135,7 @@ pub(super) struct Bars<'a> {
 /// some categories are labelled.
 pub(super) const MANY_BARS: usize = 60;
 
-pub(super) fn bars(spec: Bars) -> Result<String, String> {
+pub(super) fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
     draw(|root| {
         let keys: Vec<Key> = spec
             .series
@@ -166,7 +167,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
             .unwrap_or(1);
         let mut b = ChartBuilder::on(root);
         b.caption(
-            crate::report::format::in_code(spec.title),
+            fmt.in_code(spec.title),
             (FONT, TITLE_SIZE).into_font().color(&INK),
         )
         .margin(12);
@@ -223,7 +224,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
                 .y_labels(n.max(1))
                 .y_label_formatter(&cat_fmt)
                 .x_label_formatter(&val_fmt)
-                .x_desc(crate::report::format::in_code(spec.value_desc))
+                .x_desc(fmt.in_code(spec.value_desc))
                 .y_desc(spec.category_desc);
         } else {
             mesh.disable_x_mesh()
@@ -231,7 +232,7 @@ pub(super) fn bars(spec: Bars) -> Result<String, String> {
                 .x_label_formatter(&cat_fmt)
                 .y_label_formatter(&val_fmt)
                 .x_desc(spec.category_desc)
-                .y_desc(crate::report::format::in_code(spec.value_desc));
+                .y_desc(fmt.in_code(spec.value_desc));
         }
         quiet_mesh(&mut mesh);
         mesh.draw()?;
@@ -409,7 +410,7 @@ fn merged(lines: Vec<Line>) -> Vec<Line> {
     out
 }
 
-pub(super) fn lines(spec: Lines) -> Result<String, String> {
+pub(super) fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
     draw(|root| {
         let all = merged(spec.lines);
         let keys: Vec<Key> = all
@@ -430,7 +431,7 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
         );
         let mut chart = ChartBuilder::on(root)
             .caption(
-                crate::report::format::in_code(spec.title),
+                fmt.in_code(spec.title),
                 (FONT, TITLE_SIZE).into_font().color(&INK),
             )
             .margin(12)
@@ -441,7 +442,7 @@ pub(super) fn lines(spec: Lines) -> Result<String, String> {
         mesh.x_label_formatter(&|v| format_axis(*v))
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc(spec.x_desc)
-            .y_desc(crate::report::format::in_code(spec.y_desc));
+            .y_desc(fmt.in_code(spec.y_desc));
         quiet_mesh(&mut mesh);
         mesh.draw()?;
         for l in &all {

@@ -4,6 +4,7 @@
 use super::*;
 use crate::engine::Simulation;
 use crate::report::format;
+use crate::report::Fmt;
 use crate::scenario::{Cache, Content};
 
 /// The kinds of results the scenario's variants use, raw first.
@@ -159,7 +160,7 @@ fn call_axis_note(sim: &Simulation) -> String {
 }
 
 /// (b) Bytes per tool call, raw vs trimmed.
-pub fn bytes_per_call(sim: &Simulation) -> Chart {
+pub fn bytes_per_call(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = format!("(b) Bytes per tool call, {}", versus(sim));
     let kb = |b: u64| b as f64 / 1000.0;
     let series = contents(sim)
@@ -180,15 +181,18 @@ pub fn bytes_per_call(sim: &Simulation) -> Chart {
                 .collect(),
         })
         .collect();
-    let svg = bars(Bars {
-        title: &title,
-        value_desc: "response size (KB, 1 KB = 1,000 bytes)",
-        category_desc: "tool call",
-        categories: call_labels(sim),
-        series,
-        stacked: false,
-        horizontal: false,
-    });
+    let svg = bars(
+        fmt,
+        Bars {
+            title: &title,
+            value_desc: "response size (KB, 1 KB = 1,000 bytes)",
+            category_desc: "tool call",
+            categories: call_labels(sim),
+            series,
+            stacked: false,
+            horizontal: false,
+        },
+    );
     Chart {
         id: "chart-bytes".into(),
         title,
@@ -201,7 +205,7 @@ pub fn bytes_per_call(sim: &Simulation) -> Chart {
 }
 
 /// (c) Cost of one run per variant, stacked by bill line.
-pub fn cost_per_variant(sim: &Simulation) -> Chart {
+pub fn cost_per_variant(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = "(c) Cost of one run per variant, lower bound";
     type Part = fn(&crate::engine::CostBreakdown) -> Decimal;
     let parts: [(&str, Part); 5] = [
@@ -211,27 +215,30 @@ pub fn cost_per_variant(sim: &Simulation) -> Chart {
         ("output", |c| c.output.lower),
         ("data fee", |c| c.data_fee.lower),
     ];
-    let svg = bars(Bars {
-        title,
-        value_desc: "USD per run",
-        category_desc: "",
-        categories: sim
-            .variants
-            .iter()
-            .map(|v| shorten(&v.variant.variant.name, 36))
-            .collect(),
-        series: parts
-            .iter()
-            .zip(STACK)
-            .map(|((label, get), color)| Series {
-                label: (*label).into(),
-                color,
-                values: sim.variants.iter().map(|v| f(get(&v.cost))).collect(),
-            })
-            .collect(),
-        stacked: true,
-        horizontal: true,
-    });
+    let svg = bars(
+        fmt,
+        Bars {
+            title,
+            value_desc: "USD per run",
+            category_desc: "",
+            categories: sim
+                .variants
+                .iter()
+                .map(|v| shorten(&v.variant.variant.name, 36))
+                .collect(),
+            series: parts
+                .iter()
+                .zip(STACK)
+                .map(|((label, get), color)| Series {
+                    label: (*label).into(),
+                    color,
+                    values: sim.variants.iter().map(|v| f(get(&v.cost))).collect(),
+                })
+                .collect(),
+            stacked: true,
+            horizontal: true,
+        },
+    );
     Chart {
         id: "chart-variants".into(),
         title: title.into(),
@@ -241,7 +248,7 @@ pub fn cost_per_variant(sim: &Simulation) -> Chart {
 }
 
 /// (d) Input cost attributed to each tool result, no cache vs cached.
-pub fn cost_per_result(sim: &Simulation) -> Chart {
+pub fn cost_per_result(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = "(d) Input cost attributed to each tool result";
     // Prefer raw results; compare the first uncached and the first cached variant.
     let pick = |content: Content| {
@@ -266,7 +273,7 @@ pub fn cost_per_result(sim: &Simulation) -> Chart {
                 })
                 .collect();
             (
-                bars(Bars {
+                bars(fmt, Bars {
                     title,
                     value_desc: "USD per run",
                     category_desc: "tool call",
@@ -301,44 +308,47 @@ pub fn cost_per_result(sim: &Simulation) -> Chart {
 
 /// (e) What a response of each capability is made of: kept vs cut (none
 /// when no variant uses trimmed results).
-pub fn composition(sim: &Simulation) -> Option<Chart> {
+pub fn composition(fmt: &Fmt, sim: &Simulation) -> Option<Chart> {
     if !contents(sim).contains(&Content::Trimmed) {
         return None;
     }
     let title = "(e) Mean response per capability: kept vs cut by trimming";
     let kb = |d: Decimal| f(d) / 1000.0;
-    let svg = bars(Bars {
-        title,
-        value_desc: "mean bytes per call (KB)",
-        category_desc: "",
-        categories: sim
-            .capabilities
-            .iter()
-            .map(|c| shorten(&c.capability, 36))
-            .collect(),
-        series: vec![
-            Series {
-                label: "kept (trimmed)".into(),
-                color: TRIMMED,
-                values: sim
-                    .capabilities
-                    .iter()
-                    .map(|c| kb(c.mean_trimmed_bytes))
-                    .collect(),
-            },
-            Series {
-                label: "cut".into(),
-                color: STACK[3],
-                values: sim
-                    .capabilities
-                    .iter()
-                    .map(|c| kb(c.mean_raw_bytes - c.mean_trimmed_bytes))
-                    .collect(),
-            },
-        ],
-        stacked: true,
-        horizontal: true,
-    });
+    let svg = bars(
+        fmt,
+        Bars {
+            title,
+            value_desc: "mean bytes per call (KB)",
+            category_desc: "",
+            categories: sim
+                .capabilities
+                .iter()
+                .map(|c| shorten(&c.capability, 36))
+                .collect(),
+            series: vec![
+                Series {
+                    label: "kept (trimmed)".into(),
+                    color: TRIMMED,
+                    values: sim
+                        .capabilities
+                        .iter()
+                        .map(|c| kb(c.mean_trimmed_bytes))
+                        .collect(),
+                },
+                Series {
+                    label: "cut".into(),
+                    color: STACK[3],
+                    values: sim
+                        .capabilities
+                        .iter()
+                        .map(|c| kb(c.mean_raw_bytes - c.mean_trimmed_bytes))
+                        .collect(),
+                },
+            ],
+            stacked: true,
+            horizontal: true,
+        },
+    );
     Some(Chart {
         id: "chart-composition".into(),
         title: title.into(),
@@ -348,29 +358,32 @@ pub fn composition(sim: &Simulation) -> Option<Chart> {
 }
 
 /// (f) Median latency per capability.
-pub fn latency(sim: &Simulation) -> Chart {
+pub fn latency(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = "(f) Median latency per capability";
-    let svg = bars(Bars {
-        title,
-        value_desc: "median latency (seconds)",
-        category_desc: "",
-        categories: sim
-            .capabilities
-            .iter()
-            .map(|c| shorten(&c.capability, 36))
-            .collect(),
-        series: vec![Series {
-            label: "median latency".into(),
-            color: RAW,
-            values: sim
+    let svg = bars(
+        fmt,
+        Bars {
+            title,
+            value_desc: "median latency (seconds)",
+            category_desc: "",
+            categories: sim
                 .capabilities
                 .iter()
-                .map(|c| c.median_latency_ms / 1000.0)
+                .map(|c| shorten(&c.capability, 36))
                 .collect(),
-        }],
-        stacked: false,
-        horizontal: true,
-    });
+            series: vec![Series {
+                label: "median latency".into(),
+                color: RAW,
+                values: sim
+                    .capabilities
+                    .iter()
+                    .map(|c| c.median_latency_ms / 1000.0)
+                    .collect(),
+            }],
+            stacked: false,
+            horizontal: true,
+        },
+    );
     Chart {
         id: "chart-latency".into(),
         title: title.into(),
@@ -380,14 +393,14 @@ pub fn latency(sim: &Simulation) -> Chart {
 }
 
 /// Charts (a)–(f), in report order.
-pub fn all(sim: &Simulation) -> Vec<Chart> {
+pub fn all(fmt: &Fmt, sim: &Simulation) -> Vec<Chart> {
     [
         Some(context_growth(sim)),
-        Some(bytes_per_call(sim)),
-        Some(cost_per_variant(sim)),
-        Some(cost_per_result(sim)),
-        composition(sim),
-        Some(latency(sim)),
+        Some(bytes_per_call(fmt, sim)),
+        Some(cost_per_variant(fmt, sim)),
+        Some(cost_per_result(fmt, sim)),
+        composition(fmt, sim),
+        Some(latency(fmt, sim)),
     ]
     .into_iter()
     .flatten()
@@ -396,7 +409,7 @@ pub fn all(sim: &Simulation) -> Vec<Chart> {
 
 /// Backtest: the recorded prompt of each request that carried tool results
 /// against the engine's lower and upper bounds.
-pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
+pub fn backtest(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
     let title = "Recorded prompt against the simulated band, per request";
     let rows = doc.backtest.as_ref().map_or(&[][..], |b| &b.requests[..]);
     let pts = |get: &dyn Fn(&crate::analysis::backtest::BacktestRow) -> f64| {
@@ -408,7 +421,7 @@ pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
         id: "chart-backtest".into(),
         title: title.into(),
         caption: "Each request that carried tool results: its prompt as the provider recorded it (input, cache writes and reads) and the engine's prompt at bytes ÷ b (lower) and × u (upper). A drop in the recorded line is a compaction or a cleared context, which the replay does not model.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "request (as recorded)",
             y_desc: "prompt tokens (thousands)",
@@ -439,7 +452,7 @@ pub fn backtest(doc: &crate::document::SimulationDoc) -> Chart {
 
 /// Cumulative spend month by month per variant (upper bound), against the
 /// plan's cumulative budget when it has one.
-pub fn cumulative(doc: &crate::document::SimulationDoc) -> Chart {
+pub fn cumulative(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
     let title = "Cumulative spend over twelve months (upper bound)";
     let Some(p) = &doc.periods else {
         return Chart {
@@ -477,7 +490,7 @@ pub fn cumulative(doc: &crate::document::SimulationDoc) -> Chart {
         id: "chart-cumulative".into(),
         title: title.into(),
         caption: "Spend by the end of each month, each variant at its upper bound, with the plan's runs a day, working days and monthly growth; the red dashed line is the cumulative budget when the plan sets one.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "month",
             y_desc: "USD, cumulative",

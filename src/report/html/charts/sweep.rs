@@ -2,9 +2,10 @@
 
 use super::*;
 use crate::document::Sweep;
+use crate::report::Fmt;
 
 /// A sweep: lines per variant for one axis, a heat map of the cheapest variant for two.
-pub fn sweep(s: &Sweep) -> Chart {
+pub fn sweep(fmt: &Fmt, s: &Sweep) -> Chart {
     let title = format!(
         "Total cost of {} by {}",
         s.figure.period(),
@@ -15,48 +16,54 @@ pub fn sweep(s: &Sweep) -> Chart {
             .join(" and ")
     );
     let svg = if s.axes.len() == 1 && s.axes[0].values.iter().all(|v| v.as_f64().is_some()) {
-        lines(Lines {
-            title: &title,
-            x_desc: s.axes[0].param.name(),
-            y_desc: &format!("{}, lower bound", s.figure.unit()),
-            lines: s
-                .variants
-                .iter()
-                .enumerate()
-                .map(|(i, name)| Line {
-                    label: shorten(name, 34),
-                    color: LINES[i % LINES.len()],
-                    dashed: (i / LINES.len()) % 2 == 1,
-                    points: s
-                        .points
-                        .iter()
-                        .map(|p| (p.values[0].as_f64().unwrap_or(0.0), f(p.totals[i].lower)))
-                        .collect(),
-                })
-                .collect(),
-            mark: None,
-        })
+        lines(
+            fmt,
+            Lines {
+                title: &title,
+                x_desc: s.axes[0].param.name(),
+                y_desc: &format!("{}, lower bound", s.figure.unit()),
+                lines: s
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| Line {
+                        label: shorten(name, 34),
+                        color: LINES[i % LINES.len()],
+                        dashed: (i / LINES.len()) % 2 == 1,
+                        points: s
+                            .points
+                            .iter()
+                            .map(|p| (p.values[0].as_f64().unwrap_or(0.0), f(p.totals[i].lower)))
+                            .collect(),
+                    })
+                    .collect(),
+                mark: None,
+            },
+        )
     } else if s.axes.len() == 1 {
-        bars(Bars {
-            title: &title,
-            value_desc: &format!("{}, lower bound", s.figure.unit()),
-            category_desc: s.axes[0].param.name(),
-            categories: s.points.iter().map(|p| p.values[0].to_string()).collect(),
-            series: s
-                .variants
-                .iter()
-                .enumerate()
-                .map(|(i, name)| Series {
-                    label: shorten(name, 34),
-                    color: LINES[i % LINES.len()],
-                    values: s.points.iter().map(|p| f(p.totals[i].lower)).collect(),
-                })
-                .collect(),
-            stacked: false,
-            horizontal: false,
-        })
+        bars(
+            fmt,
+            Bars {
+                title: &title,
+                value_desc: &format!("{}, lower bound", s.figure.unit()),
+                category_desc: s.axes[0].param.name(),
+                categories: s.points.iter().map(|p| p.values[0].to_string()).collect(),
+                series: s
+                    .variants
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| Series {
+                        label: shorten(name, 34),
+                        color: LINES[i % LINES.len()],
+                        values: s.points.iter().map(|p| f(p.totals[i].lower)).collect(),
+                    })
+                    .collect(),
+                stacked: false,
+                horizontal: false,
+            },
+        )
     } else {
-        heat_map(s, &title)
+        heat_map(fmt, s, &title)
     };
     let mut caption =
         "Every point is a full replay of the scenario with the varied assumption.".to_string();
@@ -91,7 +98,7 @@ fn shade(t: f64) -> RGBColor {
 /// Two axes: each cell shaded by the cheapest variant's total and labelled
 /// with it and that variant (`v1`, `v2`, … as in the caption); a colour
 /// scale with its $ values under the plot.
-fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
+fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
     let (xs, ys) = (&s.axes[0].values, &s.axes[1].values);
     let cheapest: Vec<(usize, f64)> = s
         .points
@@ -120,7 +127,7 @@ fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
         .map(|t| Key {
             label: format!(
                 "{}{unit}",
-                crate::report::format::usd(
+                fmt.money(
                     rust_decimal::Decimal::from_f64_retain(at(t)).unwrap_or_default(),
                     2
                 )
@@ -167,7 +174,7 @@ fn heat_map(s: &Sweep, title: &str) -> Result<String, String> {
                 chart.draw_series(std::iter::once(
                     EmptyElement::at((x, y))
                         + Text::new(
-                            crate::report::format::usd(
+                            fmt.money(
                                 rust_decimal::Decimal::from_f64_retain(*v).unwrap_or_default(),
                                 2,
                             ),

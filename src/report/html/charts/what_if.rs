@@ -3,10 +3,11 @@
 
 use super::*;
 use crate::document::SimulationDoc;
+use crate::report::Fmt;
 use crate::scenario::{Cache, Content};
 
 /// (g) Retry break-even: cost per accepted answer as attempts grow.
-pub fn retry(doc: &SimulationDoc) -> Option<Chart> {
+pub fn retry(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     let r = doc.what_if.as_ref()?.retry.as_ref()?;
     let title = "(g) Retry break-even: cost per accepted answer";
     let pts = |get: fn(&crate::analysis::RetryPoint) -> Decimal| {
@@ -18,41 +19,44 @@ pub fn retry(doc: &SimulationDoc) -> Option<Chart> {
     let today = f(r.baseline_cost_per_accepted);
     let first = r.curve.first().map_or(0.0, |p| p.attempts as f64);
     let last = r.curve.last().map_or(1.0, |p| p.attempts as f64);
-    let svg = lines(Lines {
-        title,
-        x_desc: &format!("attempts for {} accepted answers", r.accepted),
-        y_desc: "USD per accepted answer",
-        lines: vec![
-            Line {
-                label: r.baseline_model.clone(),
-                color: LINES[0],
-                dashed: false,
-                points: pts(|p| p.baseline_per_accepted),
-            },
-            Line {
-                label: r.candidate_model.clone(),
-                color: LINES[1],
-                dashed: false,
-                points: pts(|p| p.candidate_per_accepted),
-            },
-            Line {
-                label: format!(
-                    "{} today ({} attempts)",
-                    r.baseline_model, r.baseline_attempts
-                ),
-                color: LINES[2],
-                dashed: true,
-                points: vec![(first, today), (last, today)],
-            },
-        ],
-        mark: r.break_even_attempts.and_then(|b| {
-            let p = r.curve.iter().find(|p| p.attempts == b)?;
-            Some((
-                (b as f64, f(p.candidate_per_accepted)),
-                format!("  break-even: {b} attempts"),
-            ))
-        }),
-    });
+    let svg = lines(
+        fmt,
+        Lines {
+            title,
+            x_desc: &format!("attempts for {} accepted answers", r.accepted),
+            y_desc: "USD per accepted answer",
+            lines: vec![
+                Line {
+                    label: r.baseline_model.clone(),
+                    color: LINES[0],
+                    dashed: false,
+                    points: pts(|p| p.baseline_per_accepted),
+                },
+                Line {
+                    label: r.candidate_model.clone(),
+                    color: LINES[1],
+                    dashed: false,
+                    points: pts(|p| p.candidate_per_accepted),
+                },
+                Line {
+                    label: format!(
+                        "{} today ({} attempts)",
+                        r.baseline_model, r.baseline_attempts
+                    ),
+                    color: LINES[2],
+                    dashed: true,
+                    points: vec![(first, today), (last, today)],
+                },
+            ],
+            mark: r.break_even_attempts.and_then(|b| {
+                let p = r.curve.iter().find(|p| p.attempts == b)?;
+                Some((
+                    (b as f64, f(p.candidate_per_accepted)),
+                    format!("  break-even: {b} attempts"),
+                ))
+            }),
+        },
+    );
     Some(Chart {
         id: "chart-retry".into(),
         title: title.into(),
@@ -62,7 +66,7 @@ pub fn retry(doc: &SimulationDoc) -> Option<Chart> {
 }
 
 /// (h) Cache tier against the model's time per step.
-pub fn lifetime(doc: &SimulationDoc) -> Option<Chart> {
+pub fn lifetime(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     let l = doc.what_if.as_ref()?.cache_lifetime.as_ref()?;
     let title = "(h) Cache tier vs model time per step";
     let mut series = Vec::new();
@@ -105,7 +109,7 @@ pub fn lifetime(doc: &SimulationDoc) -> Option<Chart> {
         id: "chart-lifetime".into(),
         title: title.into(),
         caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "model time per step (seconds)",
             y_desc: "model input, USD per run",
@@ -116,7 +120,7 @@ pub fn lifetime(doc: &SimulationDoc) -> Option<Chart> {
 }
 
 /// (i) Cost of one restart before each request.
-pub fn restart(doc: &SimulationDoc) -> Option<Chart> {
+pub fn restart(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     let sim = &doc.simulation;
     let r = doc.what_if.as_ref()?.restart.as_ref()?;
     let title = "(i) Extra cost of one restart, by step";
@@ -155,7 +159,7 @@ pub fn restart(doc: &SimulationDoc) -> Option<Chart> {
         id: "chart-restart".into(),
         title: title.into(),
         caption: "Starting over pays every request before the restart again; resuming from an intact session rewrites the cache once.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "restart before request",
             y_desc: "extra USD per run",
@@ -167,7 +171,7 @@ pub fn restart(doc: &SimulationDoc) -> Option<Chart> {
 
 /// (j) Context management: each request's prompt, plain and with the
 /// cheapest setting of each strategy.
-pub fn context(doc: &SimulationDoc) -> Option<Chart> {
+pub fn context(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     let c = doc.what_if.as_ref()?.context.as_ref()?;
     let title = "(j) Prompt per request: plain, compacted, cleared";
     let series = c
@@ -193,7 +197,7 @@ pub fn context(doc: &SimulationDoc) -> Option<Chart> {
             c.variant,
             crate::report::format::int(c.summary_tokens)
         ),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc: "request",
             y_desc: "prompt tokens",
@@ -205,6 +209,7 @@ pub fn context(doc: &SimulationDoc) -> Option<Chart> {
 
 /// One strategy's cost against its setting, with the plain run.
 fn setting_chart(
+    fmt: &Fmt,
     c: &crate::analysis::context::ContextManagement,
     runs: &[crate::engine::context::StrategyRun],
     best: Option<usize>,
@@ -229,7 +234,7 @@ fn setting_chart(
         id: id.into(),
         title: title.into(),
         caption: "The run's model cost at each setting tried, against the plain run (dashed). Cache writes rise when compaction restarts the cache or clearing breaks its prefix; the cheapest setting is marked.".into(),
-        svg: lines(Lines {
+        svg: lines(fmt, Lines {
             title,
             x_desc,
             y_desc: "model USD per run, lower bound",
@@ -253,10 +258,11 @@ fn setting_chart(
 }
 
 /// (k) Compaction: model cost by threshold.
-pub fn context_compaction(doc: &SimulationDoc) -> Option<Chart> {
+pub fn context_compaction(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     use crate::engine::context::Strategy;
     let c = doc.what_if.as_ref()?.context.as_ref()?;
     setting_chart(
+        fmt,
         c,
         &c.compaction,
         c.best_compaction,
@@ -276,10 +282,11 @@ pub fn context_compaction(doc: &SimulationDoc) -> Option<Chart> {
 }
 
 /// (l) Clearing: model cost by the requests a result stays.
-pub fn context_clearing(doc: &SimulationDoc) -> Option<Chart> {
+pub fn context_clearing(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     use crate::engine::context::Strategy;
     let c = doc.what_if.as_ref()?.context.as_ref()?;
     setting_chart(
+        fmt,
         c,
         &c.clearing,
         c.best_clearing,
@@ -297,14 +304,14 @@ pub fn context_clearing(doc: &SimulationDoc) -> Option<Chart> {
 }
 
 /// Charts (g)–(l) the scenario's what-ifs call for, in report order.
-pub fn all(doc: &SimulationDoc) -> Vec<Chart> {
+pub fn all(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Chart> {
     [
-        retry(doc),
-        lifetime(doc),
-        restart(doc),
-        context(doc),
-        context_compaction(doc),
-        context_clearing(doc),
+        retry(fmt, doc),
+        lifetime(fmt, doc),
+        restart(fmt, doc),
+        context(fmt, doc),
+        context_compaction(fmt, doc),
+        context_clearing(fmt, doc),
     ]
     .into_iter()
     .flatten()
