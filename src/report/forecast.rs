@@ -161,8 +161,9 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
 fn pilot_note(f: &Forecast) -> String {
     let calls: u64 = f.capabilities.iter().map(|c| c.calls).sum();
     format!(
-        "Drawn from the {} recorded calls of one run: the percentiles describe runs made of calls like those, with no interval for how few were recorded. `tokencast forecast` over many recorded sessions states intervals and how many sessions a p99 budget needs (299).",
-        format::int(calls)
+        "Drawn from the {} recorded calls of one run: the percentiles describe runs made of calls like those, with no interval for how few were recorded. `tokencast forecast` over many recorded sessions states intervals and how many sessions a p99 budget needs ({}).",
+        format::int(calls),
+        format::int(f.sessions_for_p99_budget)
     )
 }
 

@@ -42,6 +42,9 @@ pub struct Backtest {
     pub fit: Option<Fit>,
     /// Where the recorded cache broke.
     pub breaks: Vec<CacheBreak>,
+    /// What writing again cost more than reading, summed over the breaks.
+    #[serde(default)]
+    pub breaks_extra_cost: Decimal,
     /// The recorded compactions replayed by the engine, if the session had any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<CompactionCheck>,
@@ -216,7 +219,7 @@ pub fn backtest(
         .iter()
         .filter(|r| r.recorded_cost.is_some() && r.simulated_cost.is_some())
         .collect();
-    Some(Backtest {
+    let mut b = Backtest {
         variant: v.variant.variant.name.clone(),
         recorded_prompt: rows.iter().map(|r| r.recorded_prompt).sum(),
         simulated_prompt: rows.iter().map(|r| r.simulated_prompt).sum(),
@@ -225,10 +228,13 @@ pub fn backtest(
         unpriced_requests: unpriced,
         in_band: Decimal::from(in_band as u64) / Decimal::from(n as u64),
         fit: fit(&groups),
+        breaks_extra_cost: Decimal::ZERO,
         breaks: breaks(&groups, model_prices, prices_of),
         compaction: compaction(s, &groups, &rows),
         requests: rows,
-    })
+    };
+    b.breaks_extra_cost = b.breaks.iter().filter_map(|x| x.extra_cost).sum();
+    Some(b)
 }
 
 /// One recorded request of the trace, with what entered before it.

@@ -424,6 +424,10 @@ pub struct Forecast {
     pub fan: Vec<FanPoint>,
     /// Mean raw bytes per drawn tool result (for checking against the trace).
     pub mean_raw_bytes_per_result: f64,
+    /// Recorded sessions a forecast over many of them needs before it can
+    /// state a p99 budget at 95 % confidence (one-sided).
+    #[serde(default)]
+    pub sessions_for_p99_budget: u64,
 }
 
 fn sketch() -> DDSketch {
@@ -942,6 +946,7 @@ impl<'a> Plan<'a> {
                 "DDSketch quantile sketches, relative accuracy {}%: rank floor(q·(n−1)), clamped to the exact minimum and maximum",
                 SKETCH_ACCURACY * 100.0
             ),
+            sessions_for_p99_budget: crate::analysis::confidence::runs_needed(0.99, 0.95),
             budget: spec.budget,
             over_budget_bound: Bound::Upper,
             context_window: s.prices().context_window_tokens,

@@ -23,6 +23,10 @@ pub struct Periods {
     pub runs_per_day: u64,
     /// One row per variant, in the scenario's order.
     pub variants: Vec<VariantPeriods>,
+    /// The plan's budget summed by the end of each month, months 1–12
+    /// (empty without a budget).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budget_cumulative: Vec<Decimal>,
 }
 
 /// One variant's cost over each period (lower and upper bounds).
@@ -85,9 +89,14 @@ pub fn periods(sim: &Simulation, plan: &Plan) -> Periods {
             }
         })
         .collect();
+    let budget_cumulative = plan
+        .budget_per_month
+        .map(|b| (1..=12u32).map(|m| b * Decimal::from(m)).collect())
+        .unwrap_or_default();
     Periods {
         plan: plan.clone(),
         runs_per_day: sim.assumptions.runs_per_day,
         variants,
+        budget_cumulative,
     }
 }

@@ -292,6 +292,9 @@ pub struct Simulation {
     pub rows: RowsKept,
     /// Context growth, raw then trimmed.
     pub context: Vec<ContextProfile>,
+    /// Share (0–1) of the raw result bytes trimming removes.
+    #[serde(default)]
+    pub trim_saving_share: Decimal,
     /// Each variant's cost, in the scenario's order.
     pub variants: Vec<VariantResult>,
     /// Per tool result attribution (only with `detail`).
@@ -628,6 +631,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             RowSet::Everything => RowsKept::All,
             RowSet::Selected(_) => RowsKept::Outline,
         },
+        trim_saving_share: trim_saving_share(&context),
         context,
         variants,
         attribution,
@@ -638,6 +642,21 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         price_date: scenario.price_date().clone(),
         trace,
     }
+}
+
+/// The share of the raw result bytes the trimmed profile does without.
+fn trim_saving_share(context: &[ContextProfile]) -> Decimal {
+    let bytes = |c: Content| {
+        context
+            .iter()
+            .find(|p| p.results == c)
+            .map_or(0, |p| p.result_bytes)
+    };
+    let (raw, trimmed) = (bytes(Content::Raw), bytes(Content::Trimmed));
+    if raw == 0 {
+        return Decimal::ZERO;
+    }
+    Decimal::ONE - Decimal::from(trimmed) / Decimal::from(raw)
 }
 
 /// The requests to keep rows for. An outline also keeps each variant's

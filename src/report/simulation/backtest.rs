@@ -78,11 +78,10 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         ));
     }
     if !b.breaks.is_empty() {
-        let extra: rust_decimal::Decimal = b.breaks.iter().filter_map(|x| x.extra_cost).sum();
         out.push(format!(
             "{} cache break(s): requests that read less than the previous one had cached; writing again cost {} more than reading.",
             b.breaks.len(),
-            fmt.money(extra, 4)
+            fmt.money(b.breaks_extra_cost, 4)
         ));
     }
     out

@@ -15,7 +15,6 @@ use crate::document::SimulationDoc;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
-use rust_decimal::Decimal;
 
 impl Render for SimulationDoc {
     fn currency(&self) -> crate::pricing::Currency {
@@ -171,7 +170,7 @@ fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
                 v.name,
                 fmt.money(budget, 2),
                 fmt.money(v.year.upper, 2),
-                fmt.money(budget * Decimal::from(12), 2)
+                fmt.money(p.budget_cumulative.last().copied().unwrap_or_default(), 2)
             ),
         })
         .collect()
@@ -238,12 +237,7 @@ fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
                 "{} → {} (−{})",
                 format::kb(raw.result_bytes),
                 format::kb(trimmed.result_bytes),
-                format::percent(if raw.result_bytes == 0 {
-                    Decimal::ZERO
-                } else {
-                    Decimal::ONE
-                        - Decimal::from(trimmed.result_bytes) / Decimal::from(raw.result_bytes)
-                })
+                format::percent(sim.trim_saving_share)
             ),
         ),
         fact(

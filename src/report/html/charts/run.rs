@@ -478,12 +478,17 @@ pub fn cumulative(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
                 .collect(),
         })
         .collect();
-    if let Some(b) = p.plan.budget_per_month {
+    if !p.budget_cumulative.is_empty() {
         lines_.push(Line {
             label: "budget".into(),
             color: RGBColor(200, 40, 40),
             dashed: true,
-            points: (1..=12).map(|m| (m as f64, f(b) * m as f64)).collect(),
+            points: p
+                .budget_cumulative
+                .iter()
+                .enumerate()
+                .map(|(m, b)| (m as f64 + 1.0, f(*b)))
+                .collect(),
         });
     }
     Chart {
