@@ -4,25 +4,16 @@
 //! The axes arrive checked and typed ([`Axis`]); this module only applies
 //! each value to a copy of the scenario and replays it.
 
-use crate::engine::{simulate, Bounds, SimulateOptions};
+pub use crate::document::sweep::{Axis, Figure, Point, Sweep};
+use crate::engine::{simulate, SimulateOptions};
 
 pub use crate::limits::MAX_CALLS;
 use crate::pricing::{Cache, Mode};
 pub use crate::scenario::change::{Param, Value};
-use crate::scenario::{InputFile, Scenario};
-use serde::{Deserialize, Serialize};
+use crate::scenario::Scenario;
 
 /// Default limit on the number of points (the user can raise it with `--max-points`).
 pub const DEFAULT_MAX_POINTS: usize = 1_000;
-
-/// One varied axis: the parameter and its checked values.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Axis {
-    /// The parameter.
-    pub param: Param,
-    /// Its values, in order.
-    pub values: Vec<Value>,
-}
 
 /// The first variant whose model lacks a cache tier's prices (its model id,
 /// the tier and the mode), if a cache sweep cannot run on this scenario.
@@ -37,70 +28,6 @@ pub fn missing_cache_prices(s: &Scenario) -> Option<(String, Cache, Mode)> {
             })
             .map(|tier| (pv.model.clone(), tier, pv.variant.mode))
     })
-}
-
-/// Which total a sweep shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Figure {
-    /// The total cost of one run.
-    PerRun,
-    /// The total cost of `runs_per_day` runs (when runs per day is swept:
-    /// the cost of one run does not depend on it).
-    PerDay,
-}
-
-impl Figure {
-    /// "one run" or "one day".
-    pub fn period(self) -> &'static str {
-        match self {
-            Figure::PerRun => "one run",
-            Figure::PerDay => "one day",
-        }
-    }
-
-    /// "USD per run" or "USD per day".
-    pub fn unit(self) -> &'static str {
-        match self {
-            Figure::PerRun => "USD per run",
-            Figure::PerDay => "USD per day",
-        }
-    }
-}
-
-/// One point of the sweep.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    /// One value per axis.
-    pub values: Vec<Value>,
-    /// Total cost per variant (scenario order): of one run, or of one day
-    /// (see [`Sweep::figure`]).
-    pub totals: Vec<Bounds>,
-}
-
-/// A whole sweep.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Sweep {
-    /// Scenario name.
-    pub scenario: String,
-    /// The scenario's input files.
-    #[serde(default)]
-    pub inputs: Vec<InputFile>,
-    /// The axes (one or two).
-    pub axes: Vec<Axis>,
-    /// Which total the points hold.
-    #[serde(default = "per_run")]
-    pub figure: Figure,
-    /// Variant names, in the order of `totals`.
-    pub variants: Vec<String>,
-    /// The currency of every total.
-    #[serde(default, skip_serializing_if = "crate::pricing::Currency::is_usd")]
-    pub currency: crate::pricing::Currency,
-    /// The date that chose the prices, when it mattered.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub price_date: Option<crate::scenario::PriceDate>,
-    /// Every point, the first axis varying slowest.
-    pub points: Vec<Point>,
 }
 
 /// What each variant's column shows: its name, or, when the cache tier is
@@ -120,10 +47,6 @@ fn labels(s: &Scenario, axes: &[Axis]) -> Vec<String> {
             format!("v{}: {}{batch}, swept cache", i + 1, v.results)
         })
         .collect()
-}
-
-fn per_run() -> Figure {
-    Figure::PerRun
 }
 
 /// Replays `s` at every point of the grid. A cache axis needs

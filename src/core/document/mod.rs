@@ -10,15 +10,18 @@
 //! - `sweep` a [`Sweep`], `forecast` a [`Forecast`] (one scenario) or a
 //!   [`CorpusForecast`] (many sessions), `diff` a [`DiffDoc`].
 
+pub mod corpus;
 pub mod diff;
+pub mod forecast;
 pub mod load;
 pub mod simulation;
+pub mod sweep;
 
-pub use crate::analysis::corpus::CorpusForecast;
-pub use crate::analysis::forecast::Forecast;
-pub use crate::analysis::sweep::Sweep;
+pub use corpus::CorpusForecast;
 pub use diff::DiffDoc;
+pub use forecast::Forecast;
 pub use simulation::{Comparison, Contents, SimulationDoc};
+pub use sweep::Sweep;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
