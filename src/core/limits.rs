@@ -34,6 +34,12 @@ pub const MAX_GAP_MS: u64 = 366 * 24 * 3_600_000;
 /// The most rows a trace may have.
 pub const MAX_TRACE_ROWS: usize = 10_000_000;
 
+/// Most attempts the retry what-if accepts.
+pub const MAX_ATTEMPTS: u64 = 1_000_000_000;
+
+/// Most points a sweep range may have.
+pub const MAX_RANGE_POINTS: u64 = 10_000;
+
 /// Most tool calls a swept or forecast run may have (as many as a trace
 /// may have rows).
 pub const MAX_CALLS: u64 = 10_000_000;

@@ -1,0 +1,631 @@
+//! Checking a scenario: its raw tables, its price book and its trace into
+//! a [`Scenario`], with a located error for the first thing that is wrong.
+//! The what-if sections are checked in [`super::check_what_if`].
+
+use super::check_what_if::*;
+use super::raw::*;
+use super::*;
+use toml::Spanned;
+
+impl Scenario {
+    /// Checks the scenario `src`, reading the files it names through
+    /// `files`. `today` (YYYY-MM-DD) is the price date when the scenario
+    /// sets none; without it, a book with dated entries needs the
+    /// scenario's `date`.
+    pub fn check(
+        src: &SourceText,
+        files: &dyn Files,
+        today: Option<&str>,
+    ) -> Result<Scenario, InputError> {
+        Scenario::check_with(src, files, today, Given::default())
+    }
+
+    /// [`Scenario::check`] with some of the files already in memory (an
+    /// import checks the scenarios it is about to write).
+    pub fn check_with(
+        src: &SourceText,
+        files: &dyn Files,
+        today: Option<&str>,
+        given: Given,
+    ) -> Result<Scenario, InputError> {
+        let trace_text = given.trace;
+        let raw: RawScenario = src.parse_toml("scenario")?;
+        let mut inputs = vec![input_file(src)];
+        let currency = raw
+            .currency
+            .map(|c| check_currency(src, c))
+            .transpose()?
+            .unwrap_or_default();
+        let date = check_date(src, raw.date.as_ref())?;
+        let mut book = Book::load(src, files, &raw.prices, given.book)?;
+        book.date = date.clone().or_else(|| today.map(str::to_string));
+        book.rate = currency.per_usd;
+        inputs.push(
+            given
+                .book_file
+                .cloned()
+                .unwrap_or_else(|| input_file(&book.src)),
+        );
+        let prices = book.model(src, &raw.model, "model")?;
+        let mut trace = load_trace(src, files, raw.trace, &mut inputs, trace_text)?;
+        if !currency.is_usd() {
+            for c in &mut trace {
+                c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
+            }
+        }
+        let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
+        let recorded_prices = trace
+            .iter()
+            .filter_map(|c| c.recorded.as_ref()?.model.clone())
+            .collect::<std::collections::BTreeSet<String>>()
+            .into_iter()
+            .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
+            .collect();
+        let variants = check_variants(src, &book, &prices, raw.variants, &trace)?;
+        let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
+        let mut what_if = WhatIfs {
+            retry: raw.retry.map(|r| check_retry(src, &book, r)).transpose()?,
+            cache_lifetime: raw
+                .cache_lifetime
+                .map(|l| check_lifetime(src, l))
+                .transpose()?,
+            effort: effort_presets(raw.effort),
+            restart: raw.restart.map(|r| r.idempotency_keys),
+            plan: raw
+                .plan
+                .map(|p| check_plan(src, p))
+                .transpose()?
+                .unwrap_or_default(),
+            context: None,
+        };
+        let assumptions = check_assumptions(src, raw.assumptions)?;
+        if let Some(c) = raw.context_management {
+            what_if.context = Some(check_context(src, c, &variants, &assumptions)?);
+        }
+        if raw.name.trim().is_empty() {
+            return Err(InputError::new(format!("{}: `name` is empty", src.name))
+                .with_help("give the scenario a short name, e.g. name = \"research\""));
+        }
+        let price_date = match (date, book.used_default.get()) {
+            (Some(d), _) => Some(PriceDate {
+                date: d,
+                from: "scenario".into(),
+            }),
+            (None, true) => book.date.clone().map(|d| PriceDate {
+                date: d,
+                from: "today".into(),
+            }),
+            (None, false) => None,
+        };
+        let scenario = Scenario {
+            name: raw.name,
+            question: raw.question,
+            prices,
+            assumptions,
+            timing,
+            what_if,
+            variants,
+            trace,
+            tool_fees,
+            currency,
+            price_date,
+            recorded_prices,
+            inputs,
+        };
+        limits::replay_fits(&scenario.replay_size()).map_err(|p| {
+            InputError::new(format!("{}: {p}", src.name)).with_help(
+                "lower the prefix, the output per step, the prices or the trace's sizes; realistic runs are many orders of magnitude below this",
+            )
+        })?;
+        Ok(scenario)
+    }
+
+    /// One SHA-256 over every input file, for the report's footer.
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.inputs)
+    }
+
+    /// The largest replay this scenario asks for (its what-ifs included),
+    /// for [`limits::replay_fits`].
+    pub fn replay_size(&self) -> limits::ReplaySize {
+        let a = &self.assumptions;
+        let max_rate = self
+            .variants
+            .iter()
+            .flat_map(|v| v.rates.all())
+            .max()
+            .unwrap_or_default();
+        let results: Vec<&TraceCall> = self.trace.iter().filter(|c| c.enters_context()).collect();
+        limits::ReplaySize {
+            prefix: a.prefix_tokens,
+            per_step: self
+                .what_if
+                .effort
+                .iter()
+                .map(|(_, t)| *t)
+                .chain(self.trace.iter().map(|c| {
+                    c.resent_output
+                        .unwrap_or(0)
+                        .saturating_add(c.hidden_output.unwrap_or(0))
+                }))
+                .fold(a.output_tokens_per_step, u64::max)
+                .saturating_add(a.step_overhead_tokens),
+            final_output: a.final_output_tokens,
+            bytes_per_token: a.bytes_per_token,
+            uplift: a.tokenizer_uplift,
+            results: results.len() as u64,
+            bytes: results
+                .iter()
+                .map(|c| u128::from(c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0))))
+                .sum(),
+            max_rate,
+        }
+    }
+}
+
+/// The scenario's price book, read and parsed, with its text for messages,
+/// the date that chooses dated entries, and the currency rate.
+pub(super) struct Book<'g> {
+    /// Borrowed when the caller gives the book in memory (an import loads
+    /// one scenario per thread against the same book).
+    src: std::borrow::Cow<'g, SourceText>,
+    book: std::borrow::Cow<'g, PriceBook>,
+    date: Option<String>,
+    rate: Decimal,
+    /// Whether a dated entry was chosen by the date.
+    used_default: std::cell::Cell<bool>,
+}
+
+impl<'g> Book<'g> {
+    pub(super) fn load(
+        src: &SourceText,
+        files: &dyn Files,
+        path: &Spanned<String>,
+        given: Option<(&'g SourceText, &'g PriceBook)>,
+    ) -> Result<Book<'g>, InputError> {
+        if let Some((text, book)) = given {
+            return Ok(Book {
+                src: std::borrow::Cow::Borrowed(text),
+                book: std::borrow::Cow::Borrowed(book),
+                date: None,
+                rate: Decimal::ONE,
+                used_default: std::cell::Cell::new(false),
+            });
+        }
+        let book_src = files.read(path.get_ref(), "price book").map_err(|e| {
+            src.error_at(e.message().to_string(), path.span(), "price book path")
+                .with_help(e.help_text().unwrap_or("check the path"))
+        })?;
+        let book = PriceBook::parse(&book_src)?;
+        Ok(Book {
+            src: std::borrow::Cow::Owned(book_src),
+            book: std::borrow::Cow::Owned(book),
+            date: None,
+            rate: Decimal::ONE,
+            used_default: std::cell::Cell::new(false),
+        })
+    }
+
+    /// The prices of the model named at `id` in force on the date,
+    /// converted to the scenario's currency, or an error pointing at it.
+    pub(super) fn model(
+        &self,
+        src: &SourceText,
+        id: &Spanned<String>,
+        what: &str,
+    ) -> Result<ModelPrices, InputError> {
+        let model_id = id.get_ref();
+        let dated = self.book.is_dated(model_id);
+        let date = match (&self.date, dated) {
+            (Some(d), _) => d.as_str(),
+            (None, false) => "9999-12-31",
+            (None, true) => {
+                return Err(src
+                    .error_at(
+                        format!("{what} `{model_id}` has dated prices in `{}`, and the scenario sets no date", self.src.name),
+                        id.span(),
+                        "which prices?",
+                    )
+                    .with_help("add date = \"YYYY-MM-DD\" to the scenario: the entry in force that day is used"));
+            }
+        };
+        if dated {
+            self.used_default.set(true);
+        }
+        match self.book.get_on(model_id, date) {
+            Ok(m) => Ok(if self.rate == Decimal::ONE {
+                m.clone()
+            } else {
+                m.converted(self.rate)
+            }),
+            Err(NotPriced::NotYet(first)) => Err(src
+                .error_at(
+                    format!("{what} `{model_id}` has no price in force on {date}: its first entry starts on {first}"),
+                    id.span(),
+                    "not priced yet",
+                )
+                .with_help(format!("set the scenario's date to {first} or later, or add an earlier entry to `{}`", self.src.name))),
+            Err(NotPriced::Unknown) => {
+                let mut help = did_you_mean(model_id, self.book.model_ids(), "The price book has");
+                if closest(model_id, self.book.model_ids()).is_none() {
+                    help.push_str(&format!("; add a [models.{model_id}] table to it"));
+                }
+                Err(src
+                    .error_at(
+                        format!(
+                            "{what} `{model_id}` is not in the price book `{}`",
+                            self.src.name
+                        ),
+                        id.span(),
+                        "unknown model",
+                    )
+                    .with_help(help))
+            }
+        }
+    }
+}
+
+/// A variant's `service` or `region`: a name the model's entry defines.
+pub(super) fn check_option<'a>(
+    src: &SourceText,
+    given: Option<&Spanned<String>>,
+    model: &ModelPrices,
+    what: &str,
+    known: impl Iterator<Item = &'a String> + Clone,
+) -> Result<Option<String>, InputError> {
+    let Some(g) = given else { return Ok(None) };
+    let name = g.get_ref();
+    if known.clone().any(|k| k == name) {
+        return Ok(Some(name.clone()));
+    }
+    let list: Vec<&str> = known.map(String::as_str).collect();
+    let help = if list.is_empty() {
+        format!(
+            "`{}` defines no {what}; add one to its price book entry, or remove this line",
+            model.model
+        )
+    } else {
+        did_you_mean(name, list, &format!("`{}` has", model.model))
+    };
+    Err(src
+        .error_at(
+            format!("{what} `{name}` is not defined for `{}`", model.model),
+            g.span(),
+            format!("unknown {what}"),
+        )
+        .with_help(help))
+}
+
+impl Book<'_> {
+    /// A model's prices in force, converted, if the book has them.
+    pub(super) fn price_of(&self, id: &str) -> Option<ModelPrices> {
+        let date = self.date.as_deref().unwrap_or("9999-12-31");
+        let m = self.book.get_on(id, date).ok()?;
+        Some(if self.rate == Decimal::ONE {
+            m.clone()
+        } else {
+            m.converted(self.rate)
+        })
+    }
+}
+
+/// `date = "YYYY-MM-DD"`: the day whose prices apply.
+pub(super) fn check_date(
+    src: &SourceText,
+    d: Option<&Spanned<String>>,
+) -> Result<Option<String>, InputError> {
+    let Some(d) = d else { return Ok(None) };
+    if is_date(d.get_ref()) {
+        Ok(Some(d.get_ref().clone()))
+    } else {
+        Err(src
+            .error_at(
+                format!("date \"{}\" is not a date", d.get_ref()),
+                d.span(),
+                "not YYYY-MM-DD",
+            )
+            .with_help(
+                "write the day whose prices apply as YYYY-MM-DD, e.g. date = \"2026-11-30\"",
+            ))
+    }
+}
+
+/// `[currency]`: an ISO 4217 code, a positive rate per USD and its date.
+pub(super) fn check_currency(
+    src: &SourceText,
+    c: Spanned<RawCurrency>,
+) -> Result<Currency, InputError> {
+    let span = c.span();
+    let c = c.into_inner();
+    let bad = |msg: String, help: &str| {
+        Err(src
+            .error_at(msg, span.clone(), "currency")
+            .with_help(help.to_string()))
+    };
+    if c.code.len() != 3 || !c.code.bytes().all(|b| b.is_ascii_uppercase()) {
+        return bad(
+            format!("currency code \"{}\" is not three capital letters", c.code),
+            "write an ISO 4217 code such as \"EUR\", \"GBP\" or \"JPY\"",
+        );
+    }
+    let rate = c.per_usd.normalize();
+    if rate > Decimal::from(1_000_000) || rate.scale() > 6 {
+        return bad(
+            format!("per_usd = {rate} is outside what tokencast accepts"),
+            "give units of the currency per US dollar, above 0, at most 1,000,000, with at most 6 decimals (e.g. \"0.92\")",
+        );
+    }
+    if !is_date(&c.rate_date) {
+        return bad(
+            format!("rate_date \"{}\" is not a date", c.rate_date),
+            "write the day the rate was read as YYYY-MM-DD; tokencast never fetches live rates",
+        );
+    }
+    if c.code == "USD" && rate != Decimal::ONE {
+        return bad(
+            format!("USD at {rate} per USD"),
+            "US dollars convert at 1; leave [currency] out to report in USD",
+        );
+    }
+    Ok(Currency {
+        code: c.code,
+        per_usd: rate,
+        rate_date: c.rate_date,
+    })
+}
+
+/// `[tool_fees]`: each capability of the trace named, each fee in the book.
+pub(super) fn check_tool_fees(
+    src: &SourceText,
+    book: &Book<'_>,
+    trace: &[TraceCall],
+    raw: std::collections::BTreeMap<String, Spanned<String>>,
+) -> Result<Vec<ToolFee>, InputError> {
+    let mut out: Vec<ToolFee> = Vec::new();
+    for (capability, fee) in raw {
+        let span = fee.span();
+        let name = fee.into_inner();
+        if !trace.iter().any(|c| c.capability == capability) {
+            let mut caps: Vec<&str> = trace.iter().map(|c| c.capability.as_str()).collect();
+            caps.sort_unstable();
+            caps.dedup();
+            return Err(src
+                .error_at(
+                    format!("tool_fees: capability `{capability}` is not in the trace"),
+                    span,
+                    "unknown capability",
+                )
+                .with_help(did_you_mean(&capability, caps, "The trace has")));
+        }
+        let Some(f) = book.book.fee(&name) else {
+            return Err(src
+                .error_at(
+                    format!(
+                        "tool_fees: fee `{name}` is not in the price book `{}`",
+                        book.src.name
+                    ),
+                    span,
+                    "unknown fee",
+                )
+                .with_help(format!(
+                    "{}; a fee is a [fees.<name>] table with unit, price, source and read_on",
+                    did_you_mean(&name, book.book.fee_names(), "The price book has")
+                )));
+        };
+        match out.iter_mut().find(|t| t.fee.name == name) {
+            Some(t) => t.capabilities.push(capability),
+            None => out.push(ToolFee {
+                fee: f.converted(book.rate),
+                capabilities: vec![capability],
+            }),
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the trace from its CSV file or the inline rows; it must have a result.
+pub(super) fn load_trace(
+    src: &SourceText,
+    files: &dyn Files,
+    raw: Spanned<RawTrace>,
+    inputs: &mut Vec<InputFile>,
+    given: Option<&SourceText>,
+) -> Result<Vec<TraceCall>, InputError> {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    let trace = match (raw.file, raw.calls) {
+        (Some(_), None) if given.is_some() => {
+            let trace_src = given.expect("checked");
+            inputs.push(input_file(trace_src));
+            trace::parse_csv(trace_src)?
+        }
+        (Some(file), None) => {
+            let trace_src = files.read(file.get_ref(), "trace file").map_err(|e| {
+                src.error_at(e.message().to_string(), file.span(), "trace file path")
+                    .with_help(e.help_text().unwrap_or("check the path"))
+            })?;
+            inputs.push(input_file(&trace_src));
+            trace::parse_csv(&trace_src)?
+        }
+        (None, Some(calls)) => trace::check_inline(src, calls)?,
+        (Some(file), Some(_)) => {
+            return Err(src
+                .error_at(
+                    "the trace has both `file` and inline `calls`",
+                    file.span(),
+                    "one of these",
+                )
+                .with_help("keep either `file = \"…csv\"` or the [[trace.calls]] rows, not both"))
+        }
+        (None, None) => {
+            return Err(src
+                .error_at("the trace has no calls", span, "empty trace")
+                .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
+        }
+    };
+    if !trace.iter().any(TraceCall::enters_context) {
+        let what = if trace.is_empty() {
+            "the trace is empty".to_string()
+        } else {
+            "no call in the trace returned a successful, non-replayed result".to_string()
+        };
+        return Err(src
+            .error_at(what, span, "trace")
+            .with_help("a trace needs at least one row with a 2xx status and replayed = false"));
+    }
+    Ok(trace)
+}
+
+/// Names each variant, refuses duplicates, and resolves its rates.
+pub(super) fn check_variants(
+    src: &SourceText,
+    book: &Book<'_>,
+    prices: &ModelPrices,
+    raw: Spanned<Vec<Spanned<RawVariant>>>,
+    trace: &[TraceCall],
+) -> Result<Vec<PricedVariant>, InputError> {
+    let span = raw.span();
+    let raw = raw.into_inner();
+    if raw.is_empty() {
+        return Err(src
+            .error_at("no variants to compare", span, "empty list")
+            .with_help("add [[variants]] tables with results, cache and mode"));
+    }
+    let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw.len());
+    for spanned in raw {
+        let span = spanned.span();
+        let rv = spanned.into_inner();
+        let own = match &rv.model {
+            Some(m) if m.get_ref() != &prices.model => Some(book.model(src, m, "variant model")?),
+            _ => None,
+        };
+        let model = own.as_ref().unwrap_or(prices);
+        let model_id = &model.model;
+        let service = check_option(
+            src,
+            rv.service.as_ref(),
+            model,
+            "service tier",
+            model.services.keys(),
+        )?;
+        let region = check_option(
+            src,
+            rv.region.as_ref(),
+            model,
+            "region",
+            model.regions.keys(),
+        )?;
+        let name = rv.name.unwrap_or_else(|| {
+            let mut n = Variant::default_name(rv.results, rv.cache, rv.mode);
+            for extra in [&service, &region].into_iter().flatten() {
+                n.push_str(&format!(", {extra}"));
+            }
+            if own.is_some() {
+                n.push_str(&format!(", {model_id}"));
+            }
+            n
+        });
+        if variants.iter().any(|v| v.variant.name == name) {
+            return Err(src
+                .error_at(
+                    format!("two variants are named `{name}`"),
+                    span,
+                    "duplicate",
+                )
+                .with_help("give each variant a different `name`"));
+        }
+        let variant = Variant {
+            name: name.clone(),
+            results: rv.results,
+            cache: rv.cache,
+            mode: rv.mode,
+            service,
+            region,
+        };
+        let recorded_models = rv.recorded_models;
+        if let Some(h) = rv.cache_hit_share {
+            if h > Decimal::ONE || h.normalize().scale() > 4 {
+                return Err(src
+                    .error_at(
+                        format!("variant `{name}`: cache_hit_share = {h} is not a share of at most 1 with at most 4 decimals"),
+                        span,
+                        "cache_hit_share",
+                    )
+                    .with_help("write the share of the previous prompt read from the cache, e.g. 0.9"));
+            }
+        }
+        let hit_share = rv.cache_hit_share;
+        let mut priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
+            src.error_at(
+                format!(
+                    "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
+                    missing.join(" and ")
+                ),
+                span.clone(),
+                "needs unknown prices",
+            )
+            .with_help(format!(
+                "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
+                missing.join(", "),
+                book.src.name
+            ))
+        })?;
+        if recorded_models {
+            priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
+        }
+        priced.cache_hit_share = hit_share.map(|h| h.normalize());
+        variants.push(priced);
+    }
+    Ok(variants)
+}
+
+/// The rates of every model other than the variant's that the trace
+/// records a request on, under the variant's cache tier and mode.
+pub(super) fn recorded_model_rates(
+    src: &SourceText,
+    book: &Book<'_>,
+    pv: &PricedVariant,
+    trace: &[TraceCall],
+    span: std::ops::Range<usize>,
+) -> Result<Vec<ModelRates>, InputError> {
+    let models: std::collections::BTreeSet<&str> = trace
+        .iter()
+        .filter_map(|c| c.recorded.as_ref()?.model.as_deref())
+        .filter(|m| *m != pv.model)
+        .collect();
+    let mut out = Vec::new();
+    for m in models {
+        let shown = crate::text::display(m);
+        let prices = book.price_of(m).ok_or_else(|| {
+            src.error_at(
+                format!(
+                    "variant `{}` prices each request on its recorded model, and the price book has no `{shown}`",
+                    pv.variant.name
+                ),
+                span.clone(),
+                "recorded_models = true",
+            )
+            .with_help(format!("add [models.\"{shown}\"] to the price book, or drop `recorded_models`"))
+        })?;
+        let rates = prices
+            .rates_with(pv.variant.cache, pv.variant.mode, pv.variant.options())
+            .map_err(|MissingPrices(missing)| {
+                src.error_at(
+                    format!(
+                        "variant `{}` needs {} for the recorded model `{shown}`, which the price book does not give",
+                        pv.variant.name,
+                        missing.join(" and ")
+                    ),
+                    span.clone(),
+                    "recorded_models = true",
+                )
+                .with_help("give those prices in the book, or choose another cache tier or mode")
+            })?;
+        out.push(ModelRates {
+            model: m.to_string(),
+            prices,
+            rates,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,199 @@
+//! The scenario file as written: raw TOML tables, deserialized with
+//! `deny_unknown_fields` and exact decimals, before any check. Only
+//! [`super::check`] reads them.
+
+use super::*;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub(super) name: String,
+    pub(super) question: String,
+    pub(super) model: Spanned<String>,
+    pub(super) prices: Spanned<String>,
+    pub(super) trace: Spanned<RawTrace>,
+    pub(super) assumptions: RawAssumptions,
+    #[serde(default)]
+    pub(super) timing: Option<RawTiming>,
+    pub(super) variants: Spanned<Vec<Spanned<RawVariant>>>,
+    #[serde(default)]
+    pub(super) retry: Option<Spanned<RawRetry>>,
+    #[serde(default)]
+    pub(super) cache_lifetime: Option<RawLifetime>,
+    #[serde(default)]
+    pub(super) effort: Option<RawEffort>,
+    #[serde(default)]
+    pub(super) restart: Option<RawRestart>,
+    #[serde(default)]
+    pub(super) date: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) currency: Option<Spanned<RawCurrency>>,
+    #[serde(default)]
+    pub(super) tool_fees: std::collections::BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    pub(super) plan: Option<Spanned<RawPlan>>,
+    #[serde(default)]
+    pub(super) context_management: Option<Spanned<RawContext>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawContext {
+    #[serde(default)]
+    pub(super) variant: Option<String>,
+    pub(super) summary_tokens: u64,
+    #[serde(default)]
+    pub(super) thresholds: Option<Vec<u64>>,
+    #[serde(default)]
+    pub(super) keep_steps: Option<Vec<u64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlan {
+    #[serde(default)]
+    pub(super) working_days_per_week: Option<u64>,
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    pub(super) monthly_growth: Option<Decimal>,
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    pub(super) budget_per_month: Option<Decimal>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCurrency {
+    pub(super) code: String,
+    #[serde(deserialize_with = "positive_decimal")]
+    pub(super) per_usd: Decimal,
+    pub(super) rate_date: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRetry {
+    pub(super) input_tokens_per_attempt: u64,
+    pub(super) output_tokens_per_attempt: u64,
+    pub(super) baseline: RawRetryModel,
+    pub(super) candidate: RawRetryModel,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRetryModel {
+    pub(super) model: Spanned<String>,
+    #[serde(default)]
+    pub(super) attempts: Option<u64>,
+    #[serde(default)]
+    pub(super) accepted: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLifetime {
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    pub(super) model_seconds_per_step: Decimal,
+    pub(super) sweep_model_seconds: Spanned<RawRange>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRange {
+    pub(super) from: u64,
+    pub(super) to: u64,
+    pub(super) step: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEffort {
+    pub(super) presets: std::collections::BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRestart {
+    pub(super) idempotency_keys: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTiming {
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    pub(super) model_seconds_per_step: Decimal,
+    #[serde(default)]
+    pub(super) pauses: Vec<RawPause>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPause {
+    pub(super) before_request: u64,
+    #[serde(deserialize_with = "crate::input::non_negative_decimal")]
+    pub(super) seconds: Decimal,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTrace {
+    #[serde(default)]
+    pub(super) file: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) calls: Option<Vec<Spanned<trace::RawCall>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAssumptions {
+    pub(super) prefix_tokens: u64,
+    pub(super) output_tokens_per_step: u64,
+    pub(super) final_output_tokens: u64,
+    #[serde(deserialize_with = "positive_decimal")]
+    pub(super) bytes_per_token: Decimal,
+    #[serde(deserialize_with = "positive_decimal")]
+    pub(super) tokenizer_uplift: Decimal,
+    pub(super) runs_per_day: u64,
+    #[serde(default)]
+    pub(super) prefix_measured: bool,
+    #[serde(default)]
+    pub(super) prefix_cached_tokens: u64,
+    #[serde(default)]
+    pub(super) step_overhead_tokens: u64,
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    pub(super) estimate_bytes_per_token: Option<Decimal>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawVariant {
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<Spanned<String>>,
+    pub(super) results: Content,
+    pub(super) cache: Cache,
+    #[serde(default)]
+    pub(super) mode: Mode,
+    #[serde(default)]
+    pub(super) service: Option<Spanned<String>>,
+    #[serde(default)]
+    pub(super) region: Option<Spanned<String>>,
+    /// Price each request on the model the trace records for it.
+    #[serde(default)]
+    pub(super) recorded_models: bool,
+    /// Share of the previous prompt a request reads from the cache.
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    pub(super) cache_hit_share: Option<Decimal>,
+}
+
+pub(super) fn optional_positive_decimal<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Decimal>, D::Error> {
+    positive_decimal(d).map(Some)
+}
