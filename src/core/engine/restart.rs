@@ -1,0 +1,99 @@
+//! The restart what-if's replays: the cost of starting over or resuming
+//! before each request.
+
+use super::*;
+
+/// What one restart before request `before_request` costs each variant
+/// (model cost only, lower and upper bound).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestartCost {
+    /// The 1-based request the worker restarts before.
+    pub before_request: u64,
+    /// Per variant: the model cost of requests 1 … k−1, paid again when starting over.
+    pub start_over: Vec<Bounds>,
+    /// Per variant: what resuming adds, the cache having expired: request k
+    /// writes its whole prefix instead of reading it. Without timing, the
+    /// gaps are the tool latencies alone.
+    pub resume: Vec<Bounds>,
+}
+
+/// Restart costs at chosen requests, and summed over every request but the first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restarts {
+    /// The chosen requests, in order.
+    pub points: Vec<RestartCost>,
+    /// Per variant: Σ start-over model cost over requests 2 … N+1.
+    pub start_over_sum: Vec<Bounds>,
+    /// Per variant: Σ resume cost over requests 2 … N+1.
+    pub resume_sum: Vec<Bounds>,
+}
+
+/// Restart costs before each of `points` (1-based requests, ascending), and
+/// summed over every request, for every variant, in two linear replays per
+/// variant.
+pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
+    let a = &scenario.assumptions();
+    let sizes = Sizes::of(scenario.trace());
+    let raw = &sizes.raw;
+    let mut keep = vec![false; raw.len() + 1];
+    for &k in points {
+        if let Some(slot) = keep.get_mut(ix(k).wrapping_sub(1)) {
+            *slot = true;
+        }
+    }
+    let rows = RowSet::Selected(keep);
+    let own_gaps = sizes.gaps_ms(scenario.timing().as_ref());
+    let untimed = Timing {
+        model_ms_per_step: 0,
+        pauses: Vec::new(),
+    };
+    let resume_gaps = own_gaps
+        .clone()
+        .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
+    let scale = Scale::new(a);
+    let mut start_over_sum = Vec::new();
+    let mut resume_sum = Vec::new();
+    let per_variant: Vec<Vec<(Bounds, Bounds)>> = scenario
+        .variants()
+        .iter()
+        .map(|pv| {
+            let bytes = sizes.of_results(pv.variant.results);
+            let own = Run {
+                scale,
+                bytes,
+                final_output: a.final_output_tokens,
+                gaps_ms: own_gaps.as_deref(),
+                outputs: sizes.outputs.as_ref(),
+                compactions: sizes.compactions_of(pv.variant.results),
+                hit_share: Run::share(pv.cache_hit_share),
+            };
+            let resumed = Run {
+                gaps_ms: Some(&resume_gaps),
+                ..own
+            };
+            let (cache, rates) = (pv.variant.cache, &pv.rates);
+            let (before, sums) = own.restarts(cache, rates, &rows);
+            let (extra, extra_sums) = resumed.restarts(cache, rates, &rows);
+            start_over_sum.push(sums.0);
+            resume_sum.push(extra_sums.1);
+            before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect()
+        })
+        .collect();
+    let kept: Vec<u64> = (0..=raw.len())
+        .filter(|k| rows.has(*k))
+        .map(|k| k as u64 + 1)
+        .collect();
+    Restarts {
+        points: kept
+            .iter()
+            .enumerate()
+            .map(|(p, &k)| RestartCost {
+                before_request: k,
+                start_over: per_variant.iter().map(|v| v[p].0).collect(),
+                resume: per_variant.iter().map(|v| v[p].1).collect(),
+            })
+            .collect(),
+        start_over_sum,
+        resume_sum,
+    }
+}

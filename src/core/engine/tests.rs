@@ -1,0 +1,273 @@
+//! Unit tests of the engine: hand-computed replays, cache rules, rows kept.
+
+use super::*;
+use crate::pricing::ModelPrices;
+use crate::scenario::{Mode, Variant};
+use proptest::prelude::*;
+use std::str::FromStr;
+
+fn d(s: &str) -> Decimal {
+    Decimal::from_str(s).unwrap()
+}
+
+fn prices() -> ModelPrices {
+    ModelPrices {
+        model: "m".into(),
+        source: "test".into(),
+        read_on: "2026-11-14".into(),
+        input: d("8"),
+        output: d("40"),
+        cache_write_5m: Some(d("10")),
+        cache_write_1h: Some(d("16")),
+        cache_read: Some(d("0.2")),
+        batch_input: Some(d("4")),
+        batch_output: Some(d("20")),
+        ..ModelPrices::default()
+    }
+}
+
+fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
+    TraceCall {
+        row,
+        call: Some(u32::try_from(row).unwrap()),
+        capability: "t/x".into(),
+        params: String::new(),
+        status: 200,
+        items: 1,
+        raw_bytes: Some(raw),
+        trimmed_bytes: Some(trimmed),
+        latency_ms: 1000,
+        charged_usd: d("0.001"),
+        replayed: false,
+        images: 0,
+        documents: 0,
+        recorded: None,
+        request: None,
+        resent_output: None,
+        hidden_output: None,
+        gap_ms: None,
+        compacted: false,
+    }
+}
+
+pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario {
+    let p = prices();
+    let variants = [Cache::None, Cache::FiveMinutes]
+        .into_iter()
+        .map(|cache| {
+            let v = Variant {
+                name: format!("{cache}"),
+                results: Content::Raw,
+                cache,
+                mode: Mode::Sync,
+                service: None,
+                region: None,
+            };
+            PricedVariant::new(v, &p).unwrap()
+        })
+        .collect();
+    let mut trace: Vec<TraceCall> = bytes
+        .iter()
+        .enumerate()
+        .map(|(i, (r, t))| call(i + 1, *r, *t))
+        .collect();
+    trace.extend(extra);
+    Scenario::unchecked_for_test(
+        p,
+        Assumptions {
+            prefix_tokens: 100,
+            output_tokens_per_step: 10,
+            final_output_tokens: 20,
+            bytes_per_token: d("4"),
+            tokenizer_uplift: d("1.5"),
+            runs_per_day: 3,
+            prefix_measured: false,
+            prefix_cached_tokens: 0,
+            step_overhead_tokens: 0,
+            estimate_bytes_per_token: None,
+        },
+        variants,
+        trace,
+    )
+}
+
+#[test]
+fn two_result_run_matches_hand_computation() {
+    // T = 10, 20 tokens. Requests: 100; 100+10+10 = 120; 100+20+30 = 150.
+    let sim = simulate(
+        &scenario(&[(40, 4), (80, 8)], vec![]),
+        SimulateOptions::default(),
+    );
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.requests, 3);
+    assert_eq!(p.input_tokens.lower, d("370"));
+    // Upper: 150; 1.5 × 110 + 10 = 175; 1.5 × 130 + 20 = 215.
+    assert_eq!(p.input_tokens.upper, d("540"));
+    assert_eq!(
+        p.final_request_input,
+        Bounds {
+            lower: d("150"),
+            upper: d("215")
+        }
+    );
+    assert_eq!(p.cache_write_tokens.lower, d("150"));
+    assert_eq!(p.cache_read_tokens.lower, d("220"));
+    assert_eq!(p.output_tokens, 40);
+    let none = &sim.variants[0].cost;
+    assert_eq!(none.input.lower, d("0.00296")); // 370 × $8/M
+    assert_eq!(none.output.lower, d("0.0016")); // 40 × $40/M
+    let cached = &sim.variants[1].cost;
+    assert_eq!(cached.cache_write.lower, d("0.0015")); // 150 × $10/M
+    assert_eq!(cached.cache_read.lower, d("0.000044")); // 220 × $0.20/M
+    assert_eq!(cached.uncached_input.lower, Decimal::ZERO);
+    assert_eq!(cached.data_fee.lower, d("0.002"));
+    assert_eq!(
+        sim.variants[1].per_day.total.lower,
+        cached.total.lower * d("3")
+    );
+    // Result 1 is carried by 2 requests: 10 × 2 × $8/M; cached 10 × ($10 + $0.20)/M.
+    assert_eq!(sim.attribution[0].resends, 2);
+    assert_eq!(sim.attribution[0].cost[0].lower, d("0.00016"));
+    assert_eq!(sim.attribution[0].cost[1].lower, d("0.000102"));
+}
+
+#[test]
+fn errors_and_replays_do_not_enter_the_context() {
+    let mut error = call(3, 999, 9);
+    error.status = 422;
+    error.charged_usd = Decimal::ZERO;
+    let mut replay = call(4, 40, 4);
+    replay.replayed = true;
+    let with = simulate(
+        &scenario(&[(40, 4), (80, 8)], vec![error, replay]),
+        SimulateOptions::default(),
+    );
+    let without = simulate(
+        &scenario(&[(40, 4), (80, 8)], vec![]),
+        SimulateOptions::default(),
+    );
+    assert_eq!(with.tool_results, 2);
+    assert_eq!(with.context, without.context);
+    assert_eq!(
+        with.ledger.total_usd,
+        d("0.002"),
+        "replay's echoed fee skipped"
+    );
+    assert_eq!(with.ledger.replays_skipped, 1);
+    assert_eq!(with.ledger.errors, 1);
+}
+
+/// P = 100, o = F = 0, two results of 20 tokens: requests carry 100, 120, 140 tokens.
+fn rules_scenario(edit: impl FnOnce(&mut ModelPrices)) -> Scenario {
+    let mut s = scenario(&[(80, 8), (80, 8)], vec![]);
+    s.assumptions_mut().output_tokens_per_step = 0;
+    s.assumptions_mut().final_output_tokens = 0;
+    edit(s.prices_mut());
+    let prices = s.prices().clone();
+    for v in s.variants_mut() {
+        v.prices = prices.clone();
+        v.reprice().unwrap();
+    }
+    s
+}
+
+fn lower_input(s: &Scenario, variant: usize) -> (Decimal, VariantResult) {
+    let sim = simulate(s, SimulateOptions::default());
+    let v = sim.variants[variant].clone();
+    (v.cost.input.lower, v)
+}
+
+#[test]
+fn minimum_cacheable_length_edges() {
+    // At 120: request 1 (100) is billed uncached, request 2 (120) writes all
+    // of itself, request 3 writes 20 and reads 120.
+    let (at, v) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(120)), 1);
+    assert_eq!(at, d("0.002224")); // (100×8 + 120×10 + 20×10 + 120×0.2) / 1M
+    assert_eq!(v.uncacheable_requests, 1);
+    let (below, _) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(119)), 1);
+    assert_eq!(below, d("0.002224"));
+    // One token above: request 2 is not cached either, request 3 writes 140.
+    let (above, v) = lower_input(&rules_scenario(|p| p.min_cacheable_tokens = Some(121)), 1);
+    assert_eq!(above, d("0.00316")); // (100×8 + 120×8 + 140×10) / 1M
+    assert_eq!(v.uncacheable_requests, 2);
+}
+
+#[test]
+fn long_context_tier_edges() {
+    let tier = |t| {
+        move |p: &mut ModelPrices| {
+            p.long_context = vec![crate::pricing::LongContext {
+                threshold_tokens: t,
+                input: d("16"),
+                output: d("60"),
+                cache_write_5m: None,
+                cache_write_1h: None,
+                cache_read: None,
+            }]
+        }
+    };
+    // Exactly at 120: request 2 is not above it; only request 3 (140) is.
+    let (at, v) = lower_input(&rules_scenario(tier(120)), 0);
+    assert_eq!(at, d("0.004")); // (100×8 + 120×8 + 140×16) / 1M
+    assert_eq!(v.long_context_requests, 1);
+    let (below, v) = lower_input(&rules_scenario(tier(119)), 0);
+    assert_eq!(below, d("0.00496")); // (100×8 + 120×16 + 140×16) / 1M
+    assert_eq!(v.long_context_requests, 2);
+    let (above, _) = lower_input(&rules_scenario(tier(121)), 0);
+    assert_eq!(above, d("0.004"));
+    // Cached requests above the threshold keep the multipliers on the tier's input price.
+    let (cached, _) = lower_input(&rules_scenario(tier(130)), 1);
+    // 100×10 + (20×10 + 100×0.2) + (20×20 + 120×0.4), per million
+    assert_eq!(cached, d("0.001668"));
+}
+
+#[test]
+fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
+    let timed = |model_ms| {
+        let mut s = rules_scenario(|_| {});
+        *s.timing_mut() = Some(Timing {
+            model_ms_per_step: model_ms,
+            pauses: vec![],
+        });
+        s
+    };
+    // Each tool call takes 1,000 ms: a gap of exactly 300,000 ms keeps the 5-minute cache.
+    let (kept, v) = lower_input(&timed(299_000), 1);
+    assert_eq!(kept, d("0.001444")); // 100×10 + (20×10 + 100×0.2) + (20×10 + 120×0.2)
+    assert_eq!(v.expiries, 0);
+    let (expired, v) = lower_input(&timed(299_001), 1);
+    assert_eq!(expired, d("0.0036")); // (100 + 120 + 140) × 10
+    assert_eq!(v.expiries, 2);
+}
+
+proptest! {
+    #[test]
+    fn running_sums_equal_per_request_sums(bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40)) {
+        let bytes: Vec<(u64, u64)> = bytes.into_iter().map(|(r, t)| (r, t.min(r))).collect();
+        let sim = simulate(&scenario(&bytes, vec![]), SimulateOptions::default());
+        for p in &sim.context {
+            let sum: Bounds = p.per_request.iter().map(|r| r.input).sum();
+            prop_assert_eq!(sum, p.input_tokens);
+            let writes: Bounds = p.per_request.iter().map(|r| r.cache_write).sum();
+            prop_assert_eq!(writes, p.cache_write_tokens);
+            let reads: Bounds = p.per_request.iter().map(|r| r.cache_read).sum();
+            prop_assert_eq!(reads, p.cache_read_tokens);
+        }
+        for v in &sim.variants {
+            let model: Bounds = v.request_costs.iter().copied().sum();
+            prop_assert_eq!(model, v.cost.input + v.cost.output);
+        }
+        // The closed form (no detail, no rules) agrees with the per-request replay.
+        let quick = simulate(&scenario(&bytes, vec![]), SimulateOptions::TOTALS);
+        for (a, b) in quick.variants.iter().zip(&sim.variants) {
+            prop_assert_eq!(a.cost, b.cost);
+        }
+        // Without a cache, attributed result costs + prefix + carried outputs = input cost.
+        let n = bytes.len() as u64;
+        let attributed: Bounds = sim.attribution.iter().map(|a| a.cost[0]).sum();
+        let prefix = Decimal::from((n + 1) * 100) * d("8") / PER_MILLION;
+        let outputs = Decimal::from(n * (n + 1) / 2 * 10) * d("8") / PER_MILLION;
+        let rest = Bounds { lower: prefix + outputs, upper: prefix * d("1.5") + outputs };
+        prop_assert_eq!(attributed + rest, sim.variants[0].cost.input);
+    }
+}
