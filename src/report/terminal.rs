@@ -8,6 +8,7 @@
 use super::table::{Cell, DataTable};
 use crate::report::Fmt;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, ContentArrangement, Table};
+use unicode_width::UnicodeWidthStr;
 
 /// Width used when the output is not a terminal and `COLUMNS` is not set.
 pub const DEFAULT_WIDTH: usize = 120;
@@ -61,7 +62,7 @@ impl Grid {
             .map(|i| {
                 std::iter::once(&self.header[i])
                     .chain(self.rows.iter().map(|r| &r[i]))
-                    .map(|t| t.text.chars().count())
+                    .map(|t| t.text.width())
                     .max()
                     .unwrap_or(0)
                     + 3
@@ -204,7 +205,7 @@ pub fn wrap_prose(text: &str, width: usize) -> String {
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches('\n');
         let is_table = body.starts_with(['┌', '│', '╞', '├', '└']);
-        if is_table || body.chars().count() <= width {
+        if is_table || body.width() <= width {
             out.push_str(line);
             continue;
         }
@@ -237,7 +238,7 @@ mod tests {
     }
 
     fn widest_line(s: &str) -> usize {
-        s.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+        s.lines().map(UnicodeWidthStr::width).max().unwrap_or(0)
     }
 
     #[test]
@@ -261,11 +262,38 @@ mod tests {
     }
 
     #[test]
+    fn wide_characters_count_as_two_columns() {
+        // Twelve columns of eight CJK characters: 16 terminal columns each,
+        // though 8 characters. Measured by characters they would fit 80
+        // columns in fewer parts and overflow the terminal.
+        let fmt = &Fmt::usd();
+        let t = DataTable {
+            id: "t",
+            title: "T".into(),
+            columns: (0..12)
+                .map(|i| col(format!("c{i}"), format!("c{i}")))
+                .collect(),
+            rows: vec![(0..12)
+                .map(|_| Cell::Text("数据数据数据数据".into()))
+                .collect()],
+        };
+        let out = plain_table(fmt, &t, 80);
+        assert!(widest_line(&out) <= 80, "{out}");
+        // No cell is wrapped: every line with the text holds all of it.
+        assert!(
+            out.lines()
+                .filter(|l| l.contains('数'))
+                .all(|l| l.contains("数据数据数据数据")),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn prose_wraps_with_a_hanging_indent_and_tables_stay() {
         let text = format!("- {}\n│ {} │\n", "word ".repeat(30), "x".repeat(70));
         let out = wrap_prose(&text, 40);
         let lines: Vec<&str> = out.lines().collect();
-        assert!(lines[0].starts_with("- word") && lines[0].chars().count() <= 40);
+        assert!(lines[0].starts_with("- word") && lines[0].width() <= 40);
         assert!(lines[1].starts_with("  word"), "{out}");
         assert!(out.contains(&"x".repeat(70)), "table lines are not wrapped");
     }
