@@ -8,10 +8,12 @@
 use super::{Session, Thread};
 use crate::output::name::display;
 use crate::pricing::ModelPrices;
+use crate::scenario::trace::TraceRow;
+use rust_decimal::Decimal;
 use std::fmt::Write as _;
 
 /// The trace header every imported trace starts with (its marker).
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,gap_ms,compacted,note";
+pub use crate::scenario::trace::TRACE_HEADER;
 
 /// The capability of a row for a request that nothing measurable preceded
 /// (the previous request's output is all that entered).
@@ -89,35 +91,6 @@ pub fn sent_back(prev: &super::Request) -> (u64, u64) {
     }
 }
 
-/// One row of an imported trace, in [`TRACE_HEADER`]'s order.
-#[derive(serde::Serialize)]
-struct Row<'a> {
-    call: u64,
-    capability: &'a str,
-    status: u16,
-    items: u64,
-    raw_bytes: u64,
-    trimmed_bytes: u64,
-    latency_ms: u64,
-    charged_usd: &'static str,
-    replayed: bool,
-    images: u64,
-    documents: u64,
-    request: u64,
-    timestamp: &'a str,
-    model: &'a str,
-    recorded_input: Option<u64>,
-    recorded_cache_write_5m: Option<u64>,
-    recorded_cache_write_1h: Option<u64>,
-    recorded_cache_read: Option<u64>,
-    recorded_output: Option<u64>,
-    resent_output: Option<u64>,
-    hidden_output: Option<u64>,
-    gap_ms: Option<u64>,
-    compacted: Option<bool>,
-    note: &'static str,
-}
-
 /// The trace CSV of one thread: for every recorded request after the
 /// first, one row per thing that entered the context before it (tool
 /// results, user messages, attachments), or one empty row when nothing
@@ -167,21 +140,24 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             call += 1;
             let bytes = r.map_or(0, |r| r.bytes);
             let tool = r.is_some_and(|r| r.kind == super::ContextKind::Tool);
-            let row = Row {
-                call,
+            let row = TraceRow {
+                // A thread has far fewer rows than a trace may (MAX_TRACE_ROWS).
+                call: Some(u32::try_from(call).unwrap_or(u32::MAX)),
+                round: None,
                 capability: r.map_or(NOTHING_NEW, |r| r.tool.as_str()),
+                params: "",
                 status: 200,
                 items: u64::from(r.is_some()),
-                raw_bytes: bytes,
-                trimmed_bytes: if tool { trim.apply(bytes) } else { bytes },
+                raw_bytes: Some(bytes),
+                trimmed_bytes: Some(if tool { trim.apply(bytes) } else { bytes }),
                 latency_ms: r.map_or(0, |r| r.latency_ms),
-                charged_usd: "0",
+                charged_usd: Decimal::ZERO,
                 replayed: false,
-                images: r.map_or(0, |r| r.images),
-                documents: r.map_or(0, |r| r.documents),
-                request: (k + 1) as u64,
-                timestamp: q.timestamp.as_deref().unwrap_or_default(),
-                model: &q.model,
+                images: Some(r.map_or(0, |r| r.images)),
+                documents: Some(r.map_or(0, |r| r.documents)),
+                request: Some((k + 1) as u64),
+                timestamp: Some(q.timestamp.as_deref().unwrap_or_default()),
+                model: Some(&q.model),
                 recorded_input: on_first(q.usage.input),
                 recorded_cache_write_5m: on_first(q.usage.cache_write_5m),
                 recorded_cache_write_1h: on_first(q.usage.cache_write_1h),

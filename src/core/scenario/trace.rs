@@ -105,59 +105,95 @@ impl TraceCall {
     }
 }
 
-/// A row as written in the CSV file or inline TOML.
-#[derive(Debug, Deserialize)]
+/// The header of the trace CSV tokencast writes (an import's): the columns
+/// of [`TraceRow`] in order, without the hand-written `round` and `params`.
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,gap_ms,compacted,note";
+
+/// A row of a trace as written in the CSV file or inline TOML: the one row
+/// type the reader deserializes (`S = String`) and an import serializes
+/// (`S = &str`), so the two cannot drift apart. Checked into a
+/// [`TraceCall`] by [`parse_csv`] and the inline reader.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct RawCall {
+pub struct TraceRow<S> {
+    /// The call number (several rows may share one: its pages).
     #[serde(default)]
-    call: Option<u32>,
+    pub call: Option<u32>,
+    /// A hand-written trace's round of parallel calls (not written).
+    #[serde(default, skip_serializing)]
+    pub round: Option<u32>,
+    /// The tool capability, `reddit/search`.
+    pub capability: S,
+    /// A hand-written trace's call parameters (not written).
+    #[serde(default, skip_serializing)]
+    pub params: S,
+    /// HTTP status.
+    pub status: u16,
+    /// Items in the response.
+    pub items: u64,
+    /// Bytes of the response as returned.
     #[serde(default)]
-    round: Option<u32>,
-    capability: String,
+    pub raw_bytes: Option<u64>,
+    /// Bytes after trimming.
     #[serde(default)]
-    params: String,
-    status: u16,
-    items: u64,
-    #[serde(default)]
-    raw_bytes: Option<u64>,
-    #[serde(default)]
-    trimmed_bytes: Option<u64>,
-    latency_ms: u64,
+    pub trimmed_bytes: Option<u64>,
+    /// Tool latency.
+    pub latency_ms: u64,
+    /// What the data provider charged, USD.
     #[serde(deserialize_with = "crate::input::non_negative_decimal")]
-    charged_usd: Decimal,
+    pub charged_usd: Decimal,
+    /// A retry the provider answered from its own cache.
     #[serde(default)]
-    replayed: bool,
+    pub replayed: bool,
+    /// Images in the result.
     #[serde(default)]
-    note: String,
+    pub images: Option<u64>,
+    /// Documents in the result.
     #[serde(default)]
-    images: Option<u64>,
+    pub documents: Option<u64>,
+    /// The recorded request this row entered before (imported traces).
     #[serde(default)]
-    documents: Option<u64>,
+    pub request: Option<u64>,
+    /// When that request was made.
     #[serde(default)]
-    request: Option<u64>,
+    pub timestamp: Option<S>,
+    /// The model that request ran on.
     #[serde(default)]
-    timestamp: Option<String>,
+    pub model: Option<S>,
+    /// That request's recorded uncached input tokens (its first row only).
     #[serde(default)]
-    model: Option<String>,
+    pub recorded_input: Option<u64>,
+    /// Its recorded 5-minute cache writes.
     #[serde(default)]
-    recorded_input: Option<u64>,
+    pub recorded_cache_write_5m: Option<u64>,
+    /// Its recorded 1-hour cache writes.
     #[serde(default)]
-    recorded_cache_write_5m: Option<u64>,
+    pub recorded_cache_write_1h: Option<u64>,
+    /// Its recorded cache reads.
     #[serde(default)]
-    recorded_cache_write_1h: Option<u64>,
+    pub recorded_cache_read: Option<u64>,
+    /// Its recorded output tokens.
     #[serde(default)]
-    recorded_cache_read: Option<u64>,
+    pub recorded_output: Option<u64>,
+    /// The previous request's output sent back in this one's prompt.
     #[serde(default)]
-    recorded_output: Option<u64>,
+    pub resent_output: Option<u64>,
+    /// The previous request's output billed but never sent back (reasoning).
     #[serde(default)]
-    resent_output: Option<u64>,
+    pub hidden_output: Option<u64>,
+    /// Milliseconds since the previous request.
     #[serde(default)]
-    hidden_output: Option<u64>,
+    pub gap_ms: Option<u64>,
+    /// The log marks a compaction before this request.
     #[serde(default)]
-    gap_ms: Option<u64>,
+    pub compacted: Option<bool>,
+    /// Free text.
     #[serde(default)]
-    compacted: Option<bool>,
+    pub note: S,
 }
+
+/// A row as read.
+pub(crate) type RawCall = TraceRow<String>;
 
 /// Where a raw row came from, so checks can point at it.
 pub(crate) enum RowSite<'a> {
@@ -617,4 +653,73 @@ pub(crate) fn check_inline(
                 .check(i + 1, &RowSite::Toml { src, span })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod row_tests {
+    use super::*;
+
+    fn written(rows: &[TraceRow<&str>]) -> String {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for r in rows {
+            w.serialize(r).unwrap();
+        }
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn the_written_header_is_the_trace_header() {
+        let text = written(&[TraceRow::default()]);
+        assert_eq!(text.lines().next(), Some(TRACE_HEADER));
+    }
+
+    #[test]
+    fn a_written_row_reads_back_as_the_same_call() {
+        let row = TraceRow {
+            call: Some(3),
+            capability: "web/fetch",
+            status: 200,
+            items: 1,
+            raw_bytes: Some(1200),
+            trimmed_bytes: Some(300),
+            latency_ms: 850,
+            charged_usd: Decimal::new(125, 5),
+            images: Some(0),
+            documents: Some(1),
+            request: Some(2),
+            timestamp: Some("2026-11-30T10:00:00Z"),
+            model: Some("m"),
+            recorded_input: Some(40),
+            recorded_cache_read: Some(1000),
+            recorded_output: Some(25),
+            resent_output: Some(20),
+            hidden_output: Some(5),
+            gap_ms: Some(1500),
+            note: "tool error",
+            ..TraceRow::default()
+        };
+        let src = SourceText {
+            name: "t.csv".into(),
+            text: written(&[row]),
+        };
+        let calls = parse_csv(&src).unwrap();
+        assert_eq!(calls.len(), 1);
+        let c = &calls[0];
+        assert_eq!(
+            (c.call, c.capability.as_str(), c.status),
+            (Some(3), "web/fetch", 200)
+        );
+        assert_eq!((c.raw_bytes, c.trimmed_bytes), (Some(1200), Some(300)));
+        assert_eq!(c.charged_usd, Decimal::new(125, 5));
+        assert_eq!(
+            (c.request, c.resent_output, c.hidden_output, c.gap_ms),
+            (Some(2), Some(20), Some(5), Some(1500))
+        );
+        let rec = c.recorded.as_ref().unwrap();
+        assert_eq!(rec.model.as_deref(), Some("m"));
+        assert_eq!(
+            (rec.usage.input, rec.usage.cache_read, rec.usage.output),
+            (40, 1000, 25)
+        );
+    }
 }
