@@ -25,6 +25,8 @@ fuzz_target!(|data: &[u8]| {
             trim: Trim::KeepPercent(50),
             compare: Some("claude-haiku-4-5"),
             today: "2026-11-30",
+            calibration: None,
+            calibration_name: "",
         };
         let mut sum = summary::Summary::new(&book, &opts).expect("the shipped book loads");
         let import = read(source, &[dir.clone()], &Filter::default(), |sessions| {

@@ -9,7 +9,6 @@ use tokencast::document::{Contents, SimulationDoc};
 use tokencast::error::AppError;
 use tokencast::input::SourceText;
 use tokencast::report::{Render, TerminalOptions};
-use tokencast::scenario::Scenario;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -20,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
         text: text.to_string(),
     };
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
-    match Scenario::from_source(&src, &base) {
+    match tokencast::files::check(&src, &base, None, Default::default()) {
         Ok(s) => {
             let doc = SimulationDoc::build(&s, Contents::simulate(&s, false));
             let _ = doc.terminal(&TerminalOptions::default());

@@ -185,11 +185,9 @@ impl SweepSpec {
     }
 }
 
-/// Most runs a forecast draws.
-pub const MAX_RUNS: u64 = 10_000_000;
+pub use crate::limits::MAX_RUNS;
 
-/// Most tool results a forecast draws in all (runs × calls).
-pub const MAX_DRAWS: u64 = 200_000_000;
+pub use crate::limits::MAX_DRAWS;
 
 /// The forecast's runs, calls, seed, method and budget, checked.
 pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
@@ -243,11 +241,9 @@ pub fn forecast_spec(args: &ForecastArgs) -> Result<ForecastSpec, InputError> {
     })
 }
 
-/// Most runs a day a corpus forecast draws.
-pub const MAX_RUNS_PER_DAY: u64 = 100_000;
+pub use crate::limits::MAX_CORPUS_RUNS_PER_DAY as MAX_RUNS_PER_DAY;
 
-/// Most session draws a corpus forecast makes (days, months and their resamples).
-pub const MAX_SESSION_DRAWS: u64 = 2_000_000_000;
+pub use crate::limits::MAX_SESSION_DRAWS;
 
 /// A corpus forecast's days, runs a day, working days and seed, checked; the
 /// options that only apply to one scenario are refused.

@@ -72,15 +72,11 @@ impl SourceText {
     }
 }
 
-/// Largest input file tokencast reads (a ten-million-row trace is about 0.6 GB).
-pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+pub use crate::limits::MAX_INPUT_BYTES;
 
-/// Largest price, USD per million tokens (a million times today's dearest).
-pub const MAX_PRICE: u64 = 1_000_000;
+pub use crate::limits::MAX_PRICE;
 
-/// Most decimals of a price (a millionth of a cent per million tokens);
-/// the forecast keeps costs as exact integers at this scale.
-pub const MAX_PRICE_DECIMALS: u32 = 12;
+pub use crate::limits::MAX_PRICE_DECIMALS;
 
 /// Deserializes a price: a non-negative decimal written as a TOML string.
 ///

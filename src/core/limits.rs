@@ -1,6 +1,34 @@
-//! The ranges an assumption may take, shared by the scenario format and by
-//! `sweep`, so a value is accepted or refused the same way wherever it is
-//! written.
+//! Every bound tokencast puts on its input, in one place, so a value is
+//! accepted or refused the same way wherever it is written (a scenario, a
+//! sweep axis, a forecast option, an imported log).
+//!
+//! How they bound each other. Money is `rust_decimal` (96 bits, about
+//! 7.9 × 10²⁸); the forecast sums costs as `i128` at 12 decimals (about
+//! 1.7 × 10³⁸, so 1.7 × 10²⁶ units of currency).
+//! - **One replay** is the check that matters: Σ over the N + 1 requests of
+//!   the upper-bound input numerator, times the dearest rate, at most
+//!   [`MAX_REPLAY_MAGNITUDE`] = 10²⁵ ([`replay_fits`]): a factor of 7,900
+//!   below the decimals for the exact intermediates. The money they become
+//!   (rates are per million tokens) is at most 10¹⁹, which the forecast
+//!   holds at 12 decimals as 10³¹, far inside `i128`.
+//!   Every scenario runs it when checked, and so does every change to one
+//!   (`Scenario::with`): each sweep point, what-if and forecast run.
+//! - The inputs of that product are bounded first, so it is never computed
+//!   out of range: tokens ([`MAX_TOKENS`] = 10⁹ a request), result sizes
+//!   ([`MAX_RESULT_BYTES`] = 10¹⁰ B), trace rows ([`MAX_TRACE_ROWS`] = 10⁷),
+//!   prices ([`MAX_PRICE`] = 10⁶ a million tokens, [`MAX_PRICE_DECIMALS`] =
+//!   12, the forecast's scale), factors ([`MAX_FACTOR`] = 1,000 with
+//!   [`MAX_FACTOR_DECIMALS`] = 6, the exact denominators).
+//! - **Ledgers**: a fee ([`MAX_FEE_USD`] = 10⁶) times the rows (10⁷) stays
+//!   below 10¹³. **Per day**: a run's cost (at most 10¹⁹) times
+//!   [`MAX_RUNS_PER_DAY`] = 10⁹ is at most 10²⁸, inside the decimals.
+//! - **Forecasts** bound their work rather than their sums (each drawn run
+//!   is checked for size): [`MAX_RUNS`] runs, [`MAX_DRAWS`] runs × calls,
+//!   [`MAX_CALLS`] calls a run; over a corpus, [`MAX_CORPUS_RUNS_PER_DAY`]
+//!   and [`MAX_SESSION_DRAWS`] sessions drawn in all.
+//! - **Reading**: an input file is at most [`MAX_INPUT_BYTES`] (1 GiB); sizes
+//!   of what is shown ([`MAX_CURVE_POINTS`], [`MAX_CONTEXT_POINTS`],
+//!   [`MAX_RANGE_POINTS`]) keep documents and pages small.
 
 // Sizes, token counts and money are converted only where the conversion is
 // checked (`try_from`, `to_u64`) or proven in range; CI denies silent casts.
@@ -39,6 +67,46 @@ pub const MAX_ATTEMPTS: u64 = 1_000_000_000;
 
 /// Most points a sweep range may have.
 pub const MAX_RANGE_POINTS: u64 = 10_000;
+
+/// Largest input file tokencast reads (a ten-million-row trace is about 0.6 GB).
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Largest price, USD per million tokens (a million times today's dearest).
+pub const MAX_PRICE: u64 = 1_000_000;
+
+/// Most decimals of a price (a millionth of a cent per million tokens);
+/// the forecast keeps costs as exact integers at this scale.
+pub const MAX_PRICE_DECIMALS: u32 = 12;
+
+/// Largest response size accepted for one row (10 GB).
+pub const MAX_RESULT_BYTES: u64 = 10_000_000_000;
+
+/// Most thresholds or keep steps a scenario may list.
+pub const MAX_CONTEXT_POINTS: usize = 64;
+
+/// Most points of the retry curve: every attempt count up to this many, else
+/// this many evenly spaced (the break-even point and the one after it, and
+/// the baseline's attempts, are always among them).
+pub const MAX_CURVE_POINTS: u64 = 500;
+
+/// Most long-context thresholds one model may have (LiteLLM's largest
+/// family has three: 128k, 200k and 272k).
+pub const MAX_LONG_TIERS: usize = 3;
+
+/// Largest multiplier of a service tier or a region.
+pub const MAX_MULTIPLIER: u64 = 100;
+
+/// Most runs a forecast draws.
+pub const MAX_RUNS: u64 = 10_000_000;
+
+/// Most tool results a forecast draws in all (runs × calls).
+pub const MAX_DRAWS: u64 = 200_000_000;
+
+/// Most runs a day a corpus forecast draws.
+pub const MAX_CORPUS_RUNS_PER_DAY: u64 = 100_000;
+
+/// Most session draws a corpus forecast makes (days, months and their resamples).
+pub const MAX_SESSION_DRAWS: u64 = 2_000_000_000;
 
 /// Most tool calls a swept or forecast run may have (as many as a trace
 /// may have rows).

@@ -214,10 +214,7 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
         .lower
 }
 
-/// Most points of the retry curve: every attempt count up to this many, else
-/// this many evenly spaced (the break-even point and the one after it, and
-/// the baseline's attempts, are always among them).
-pub const MAX_CURVE_POINTS: u64 = 500;
+pub use crate::limits::MAX_CURVE_POINTS;
 
 fn curve_points(from: u64, to: u64, also: &[u64]) -> Vec<u64> {
     let mut points: Vec<u64> = if to - from < MAX_CURVE_POINTS {

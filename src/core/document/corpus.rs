@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub struct SessionCost {
     /// Where it came from (a scenario file or a session directory).
     pub name: String,
-    /// Index into [`Recorded::kinds`].
+    /// Index into [`crate::analysis::corpus::Recorded::kinds`].
     pub kind: usize,
     /// Cost of one run per variant (scenario threads summed), lower and upper.
     pub cost: Vec<Bounds>,

@@ -37,8 +37,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// Largest multiplier of a service tier or a region.
-pub const MAX_MULTIPLIER: u64 = 100;
+pub use crate::limits::MAX_MULTIPLIER;
 
 /// A TOML table or an array of such tables, read without buffering (so the
 /// TOML deserializer keeps its locations and `deny_unknown_fields` holds).

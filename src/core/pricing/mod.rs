@@ -37,9 +37,7 @@ pub use tier::{Cache, Mode};
 /// One million: prices are quoted per million tokens.
 pub const PER_MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
 
-/// Most long-context thresholds one model may have (LiteLLM's largest
-/// family has three: 128k, 200k and 272k).
-pub const MAX_LONG_TIERS: usize = 3;
+pub use crate::limits::MAX_LONG_TIERS;
 
 /// A long-context tier: a request whose whole prompt (uncached input, cache
 /// reads and cache writes) is above `threshold_tokens` is billed entirely at

@@ -469,8 +469,7 @@ impl Files for InMemory {
     }
 }
 
-/// Most thresholds or keep steps a scenario may list.
-pub const MAX_CONTEXT_POINTS: usize = 64;
+pub use crate::limits::MAX_CONTEXT_POINTS;
 
 /// One SHA-256 over the names and hashes of input files.
 pub fn fingerprint(inputs: &[InputFile]) -> String {

@@ -8,8 +8,7 @@ use crate::input::SourceText;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-/// Largest response size accepted for one row (10 GB).
-pub const MAX_RESULT_BYTES: u64 = 10_000_000_000;
+pub use crate::limits::MAX_RESULT_BYTES;
 
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
