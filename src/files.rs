@@ -103,8 +103,8 @@ impl Files for Folder {
 }
 
 /// Reads and checks the scenario at `path`, with its price book and trace.
-/// `today` (YYYY-MM-DD) is the price date when the scenario sets none.
-pub fn load(path: &Path, today: Option<&str>) -> Result<Scenario, InputError> {
+/// `today` is the price date when the scenario sets none.
+pub fn load(path: &Path, today: Option<jiff::civil::Date>) -> Result<Scenario, InputError> {
     let src = read(path, "scenario file")?;
     Scenario::check(&src, &Folder::of(path), today)
 }
@@ -114,7 +114,7 @@ pub fn load(path: &Path, today: Option<&str>) -> Result<Scenario, InputError> {
 pub fn check(
     src: &SourceText,
     base: &Path,
-    today: Option<&str>,
+    today: Option<jiff::civil::Date>,
     given: Given,
 ) -> Result<Scenario, InputError> {
     Scenario::check_with(src, &Folder(base.to_path_buf()), today, given)

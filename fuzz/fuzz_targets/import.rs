@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
             source: source.key(),
             trim: Trim::KeepPercent(50),
             compare: Some("claude-haiku-4-5"),
-            today: "2026-11-30",
+            today: jiff::civil::date(2026, 11, 30),
             calibration: None,
             calibration_name: "",
         };

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     match PriceBook::parse(&src) {
         Ok(book) => {
             for id in book.model_ids() {
-                let Ok(m) = book.get_on(id, "9999-12-31") else {
+                let Ok(m) = book.get_on(id, jiff::civil::Date::MAX) else {
                     continue;
                 };
                 for cache in Cache::ALL {

@@ -130,7 +130,7 @@ fn kind_name(path: &Path) -> String {
 
 /// Reads every path, replays every scenario once, and sums each session's
 /// threads per variant.
-pub fn load(paths: &[PathBuf], today: &str) -> Result<Loaded, AppError> {
+pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppError> {
     let mut kinds: Vec<String> = Vec::new();
     let mut sessions: Vec<(usize, String, Vec<PathBuf>)> = Vec::new();
     let mut unpriced = Vec::new();

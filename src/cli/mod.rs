@@ -62,7 +62,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
 fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
     let read_on = match args.read_on {
         Some(d) => spec::date(&d)?,
-        None => today(),
+        None => today().to_string(),
     };
     let src = crate::files::read(&args.file, "LiteLLM price table")?;
     let conversion = crate::pricing::litellm::convert(&src, &args.models, &read_on)?;
@@ -158,9 +158,11 @@ fn page_file(
         PathBuf::from("reports").join(format!("{stem}{suffix}.html"))
     });
     let opts = HtmlOptions {
-        timestamp: page
-            .timestamp
-            .then(|| humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        timestamp: page.timestamp.then(|| {
+            jiff::Timestamp::now()
+                .strftime("%Y-%m-%dT%H:%M:%SZ")
+                .to_string()
+        }),
     };
     let bytes = doc
         .html(&opts)
@@ -210,7 +212,7 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let gates = gate::periods(&args.fail_over)?;
-    let scenario = crate::files::load(&args.scenario, Some(&today()))?;
+    let scenario = crate::files::load(&args.scenario, Some(today()))?;
     let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
     let doc = SimulationDoc::build(&scenario, contents);
     let terminal = TerminalOptions {
@@ -231,7 +233,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
 
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
-    let scenario = crate::files::load(&args.scenario, Some(&today()))?;
+    let scenario = crate::files::load(&args.scenario, Some(today()))?;
     spec.check_against(&scenario)?;
     let doc = sweep::run(&scenario, &spec.axes).map_err(|p| {
         crate::error::InputError::new(format!("--vary: {p}"))
@@ -259,7 +261,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     gate::per_run_only(&gates)?;
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
-    let scenario = crate::files::load(scenario_path, Some(&today()))?;
+    let scenario = crate::files::load(scenario_path, Some(today()))?;
     let sampler = forecast::Sampler::new(scenario.trace(), spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
@@ -288,7 +290,7 @@ fn run_corpus_forecast(
         .build()
         .map_err(|e| AppError::Render(e.to_string()))?;
     let doc = pool.install(|| -> Result<document::CorpusForecast, AppError> {
-        let loaded = corpus::load(&args.paths, &today())?;
+        let loaded = corpus::load(&args.paths, today())?;
         let weights = args
             .weights
             .as_deref()
@@ -359,7 +361,7 @@ fn diff_side(path: &Path) -> Result<SimulationDoc, AppError> {
         let src = crate::files::read(path, "result file")?;
         Ok(document::load::load::<SimulationDoc>(&src)?)
     } else {
-        let scenario = crate::files::load(path, Some(&today()))?;
+        let scenario = crate::files::load(path, Some(today()))?;
         Ok(SimulationDoc::build(&scenario, Contents::FIGURES))
     }
 }
@@ -422,8 +424,10 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
 
 /// Today's date (UTC), the default price date: the clock is read here, in
 /// the CLI, never in the engine.
-fn today() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()[..10].to_string()
+fn today() -> jiff::civil::Date {
+    jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date()
 }
 
 /// The price books `import` uses when none is given: the shipped books of
@@ -584,7 +588,7 @@ fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome
         source: source.key(),
         trim,
         compare: args.compare_model.as_deref(),
-        today: &today,
+        today,
         calibration: calibration.as_ref(),
         calibration_name: &calibration_name,
     };

@@ -226,18 +226,52 @@ pub fn whole(d: Decimal) -> Option<u64> {
     d.trunc().to_u64()
 }
 
-/// Milliseconds since the epoch of an RFC 3339 timestamp.
+/// Milliseconds since the epoch of an RFC 3339 timestamp (`Z` or an
+/// offset; one without is read as UTC, as logs write them).
 pub fn epoch_ms(ts: &str) -> Option<i64> {
-    let t = humantime::parse_rfc3339_weak(ts.trim_end_matches('Z'))
-        .or_else(|_| humantime::parse_rfc3339(ts))
-        .ok()?;
-    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    i64::try_from(d.as_millis()).ok()
+    let t = match ts.parse::<jiff::Timestamp>() {
+        Ok(t) => t,
+        Err(_) => ts
+            .parse::<jiff::civil::DateTime>()
+            .ok()?
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?
+            .timestamp(),
+    };
+    Some(t.as_millisecond())
+}
+
+/// A calendar date written `YYYY-MM-DD`, if `d` is one.
+pub fn date(d: &str) -> Option<jiff::civil::Date> {
+    if d.len() != 10 {
+        return None;
+    }
+    d.parse().ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_as_logs_write_them() {
+        // 2026-11-30T10:00:00Z is 1,796,032,800 s after the epoch:
+        // 20,787 days × 86,400 + 10 h.
+        let at = (20_787 * 86_400 + 10 * 3_600) * 1000;
+        assert_eq!(epoch_ms("2026-11-30T10:00:00Z"), Some(at));
+        assert_eq!(epoch_ms("2026-11-30T10:00:00.250Z"), Some(at + 250));
+        assert_eq!(epoch_ms("2026-11-30T11:00:00+01:00"), Some(at));
+        assert_eq!(epoch_ms("2026-11-30T10:00:00"), Some(at));
+        assert_eq!(epoch_ms("yesterday"), None);
+    }
+
+    #[test]
+    fn dates_are_written_in_full() {
+        assert_eq!(date("2026-12-01"), Some(jiff::civil::date(2026, 12, 1)));
+        assert_eq!(date("2026-2-30"), None);
+        assert_eq!(date("2026-02-30"), None);
+        assert_eq!(date("20261201"), None);
+    }
     use serde::Deserialize;
 
     #[derive(Deserialize, Debug)]

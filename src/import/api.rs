@@ -376,9 +376,12 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         let timestamp = pair.timestamp.or_else(|| {
             let secs = resp.created.or(resp.created_at)?;
             // Up to 9999-12-31: a later value is not a real timestamp.
-            let secs = u64::try_from(secs).ok().filter(|s| *s <= 253_402_300_799)?;
-            let t = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs))?;
-            Some(humantime::format_rfc3339_millis(t).to_string())
+            let secs = i64::try_from(secs)
+                .ok()
+                .filter(|s| (0..=253_402_300_799).contains(s))?;
+            Some(super::otel::millis(
+                jiff::Timestamp::from_second(secs).ok()?,
+            ))
         });
         thread.requests.push(Request {
             hidden_output: 0,

@@ -143,8 +143,13 @@ pub fn usage(input: u64, cache_read: u64, cache_creation: u64, output: u64) -> O
 
 fn rfc3339(ns: u64) -> String {
     // u64 nanoseconds end in the year 2554: always a valid time.
-    let t = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
-    humantime::format_rfc3339_millis(t).to_string()
+    let t = jiff::Timestamp::from_nanosecond(i128::from(ns)).unwrap_or(jiff::Timestamp::MAX);
+    millis(t)
+}
+
+/// `2026-11-30T10:00:00.250Z`: UTC, always three decimals.
+pub(crate) fn millis(t: jiff::Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 /// The exports of one file: one per line, or the whole file as one.

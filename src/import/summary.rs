@@ -223,7 +223,7 @@ pub struct Options<'a> {
     /// The model of the "other model" what-if.
     pub compare: Option<&'a str>,
     /// The price date.
-    pub today: &'a str,
+    pub today: jiff::civil::Date,
     /// A saved calibration to apply instead of each thread's own fit.
     pub calibration: Option<&'a crate::import::calibrate::Calibration>,
     /// The files it came from, for the scenarios' comments.
@@ -632,7 +632,7 @@ struct ReplayBook<'a> {
     book: &'a PriceBook,
     /// Its name and digest, computed once.
     file: &'a crate::scenario::InputFile,
-    today: &'a str,
+    today: jiff::civil::Date,
 }
 
 fn replay(

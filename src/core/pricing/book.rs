@@ -30,6 +30,7 @@ use super::fees::{Fee, FeeUnit};
 use super::{LongContext, ModelPrices, Service, ServicePrices, MAX_LONG_TIERS};
 use crate::error::InputError;
 use crate::input::{optional_price, positive_decimal, price, SourceText};
+use jiff::civil::Date;
 use rust_decimal::Decimal;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -206,12 +207,12 @@ pub enum NotPriced {
     /// The book does not have the model.
     Unknown,
     /// Every entry starts after the date; the earliest start is given.
-    NotYet(String),
+    NotYet(Date),
 }
 
 /// Checks a `YYYY-MM-DD` date.
 pub fn is_date(d: &str) -> bool {
-    d.len() == 10 && humantime::parse_rfc3339(&format!("{d}T00:00:00Z")).is_ok()
+    crate::input::date(d).is_some()
 }
 
 impl PriceBook {
@@ -237,7 +238,7 @@ impl PriceBook {
                 let m = check_entry(&id, r).map_err(|(msg, help)| err(msg, help))?;
                 out.push(m);
             }
-            out.sort_by(|a, b| a.effective_from.cmp(&b.effective_from));
+            out.sort_by_key(|m| m.effective_from);
             if out.len() > 1 {
                 for w in out.windows(2) {
                     if w[0].effective_from == w[1].effective_from {
@@ -296,15 +297,15 @@ impl PriceBook {
         Ok(PriceBook { models, fees })
     }
 
-    /// The entry of `model` in force on `date` (`YYYY-MM-DD`): the latest
-    /// whose `effective_from` is on or before it.
-    pub fn get_on(&self, model: &str, date: &str) -> Result<&ModelPrices, NotPriced> {
+    /// The entry of `model` in force on `date`: the latest whose
+    /// `effective_from` is on or before it.
+    pub fn get_on(&self, model: &str, date: Date) -> Result<&ModelPrices, NotPriced> {
         let entries = self.models.get(model).ok_or(NotPriced::Unknown)?;
         entries
             .iter()
             .rev()
-            .find(|e| e.effective_from.as_deref().is_none_or(|f| f <= date))
-            .ok_or_else(|| NotPriced::NotYet(entries[0].effective_from.clone().unwrap_or_default()))
+            .find(|e| e.effective_from.is_none_or(|f| f <= date))
+            .ok_or_else(|| NotPriced::NotYet(entries[0].effective_from.unwrap_or(Date::MIN)))
     }
 
     /// Whether `model` has entries that depend on the date.
@@ -333,14 +334,15 @@ impl PriceBook {
 type Problem = (String, &'static str);
 
 fn check_entry(id: &str, r: RawModelPrices) -> Result<ModelPrices, Problem> {
-    if let Some(d) = &r.effective_from {
-        if !is_date(d) {
-            return Err((
+    let effective_from = match &r.effective_from {
+        None => None,
+        Some(d) => Some(crate::input::date(d).ok_or_else(|| {
+            (
                 format!("effective_from \"{d}\" is not a date"),
                 "write the first day the prices apply as YYYY-MM-DD, e.g. \"2026-12-01\"",
-            ));
-        }
-    }
+            )
+        })?),
+    };
     let long_context = check_long_context(&r)?;
     let mut services = BTreeMap::new();
     for (name, s) in r.services {
@@ -378,7 +380,7 @@ fn check_entry(id: &str, r: RawModelPrices) -> Result<ModelPrices, Problem> {
         model: id.to_string(),
         source: r.source,
         read_on: r.read_on,
-        effective_from: r.effective_from,
+        effective_from,
         input: r.input,
         output: r.output,
         cache_write_5m: r.cache_write_5m,

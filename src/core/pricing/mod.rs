@@ -103,7 +103,7 @@ pub struct ModelPrices {
     pub read_on: String,
     /// The first day these prices apply (YYYY-MM-DD); `None`: since ever.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effective_from: Option<String>,
+    pub effective_from: Option<jiff::civil::Date>,
     /// Uncached input.
     pub input: Decimal,
     /// Output (thinking included).

@@ -5,17 +5,18 @@
 use super::check_what_if::*;
 use super::raw::*;
 use super::*;
+use jiff::civil::Date;
 use toml::Spanned;
 
 impl Scenario {
     /// Checks the scenario `src`, reading the files it names through
-    /// `files`. `today` (YYYY-MM-DD) is the price date when the scenario
+    /// `files`. `today` is the price date when the scenario
     /// sets none; without it, a book with dated entries needs the
     /// scenario's `date`.
     pub fn check(
         src: &SourceText,
         files: &dyn Files,
-        today: Option<&str>,
+        today: Option<Date>,
     ) -> Result<Scenario, InputError> {
         Scenario::check_with(src, files, today, Given::default())
     }
@@ -25,7 +26,7 @@ impl Scenario {
     pub fn check_with(
         src: &SourceText,
         files: &dyn Files,
-        today: Option<&str>,
+        today: Option<Date>,
         given: Given,
     ) -> Result<Scenario, InputError> {
         let trace_text = given.trace;
@@ -38,7 +39,7 @@ impl Scenario {
             .unwrap_or_default();
         let date = check_date(src, raw.date.as_ref())?;
         let mut book = Book::load(src, files, &raw.prices, given.book)?;
-        book.date = date.clone().or_else(|| today.map(str::to_string));
+        book.date = date.or(today);
         book.rate = currency.per_usd;
         inputs.push(
             given
@@ -91,7 +92,7 @@ impl Scenario {
                 date: d,
                 from: "scenario".into(),
             }),
-            (None, true) => book.date.clone().map(|d| PriceDate {
+            (None, true) => book.date.map(|d| PriceDate {
                 date: d,
                 from: "today".into(),
             }),
@@ -170,7 +171,7 @@ pub(super) struct Book<'g> {
     /// one scenario per thread against the same book).
     src: std::borrow::Cow<'g, SourceText>,
     book: std::borrow::Cow<'g, PriceBook>,
-    date: Option<String>,
+    date: Option<Date>,
     rate: Decimal,
     /// Whether a dated entry was chosen by the date.
     used_default: std::cell::Cell<bool>,
@@ -216,9 +217,9 @@ impl<'g> Book<'g> {
     ) -> Result<ModelPrices, InputError> {
         let model_id = id.get_ref();
         let dated = self.book.is_dated(model_id);
-        let date = match (&self.date, dated) {
-            (Some(d), _) => d.as_str(),
-            (None, false) => "9999-12-31",
+        let date = match (self.date, dated) {
+            (Some(d), _) => d,
+            (None, false) => Date::MAX,
             (None, true) => {
                 return Err(src
                     .error_at(
@@ -299,7 +300,7 @@ pub(super) fn check_option<'a>(
 impl Book<'_> {
     /// A model's prices in force, converted, if the book has them.
     pub(super) fn price_of(&self, id: &str) -> Option<ModelPrices> {
-        let date = self.date.as_deref().unwrap_or("9999-12-31");
+        let date = self.date.unwrap_or(Date::MAX);
         let m = self.book.get_on(id, date).ok()?;
         Some(if self.rate == Decimal::ONE {
             m.clone()
@@ -313,12 +314,11 @@ impl Book<'_> {
 pub(super) fn check_date(
     src: &SourceText,
     d: Option<&Spanned<String>>,
-) -> Result<Option<String>, InputError> {
+) -> Result<Option<Date>, InputError> {
     let Some(d) = d else { return Ok(None) };
-    if is_date(d.get_ref()) {
-        Ok(Some(d.get_ref().clone()))
-    } else {
-        Err(src
+    match crate::input::date(d.get_ref()) {
+        Some(day) => Ok(Some(day)),
+        None => Err(src
             .error_at(
                 format!("date \"{}\" is not a date", d.get_ref()),
                 d.span(),
@@ -326,7 +326,7 @@ pub(super) fn check_date(
             )
             .with_help(
                 "write the day whose prices apply as YYYY-MM-DD, e.g. date = \"2026-11-30\"",
-            ))
+            )),
     }
 }
 

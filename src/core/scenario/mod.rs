@@ -440,8 +440,8 @@ pub struct ToolFee {
 /// The date prices were chosen for, and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PriceDate {
-    /// YYYY-MM-DD.
-    pub date: String,
+    /// The day (written YYYY-MM-DD).
+    pub date: jiff::civil::Date,
     /// `scenario` (its `date`) or `today` (the default).
     pub from: String,
 }
