@@ -376,9 +376,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         let timestamp = pair.timestamp.or_else(|| {
             let secs = resp.created.or(resp.created_at)?;
             // Up to 9999-12-31: a later value is not a real timestamp.
-            let secs = i64::try_from(secs)
-                .ok()
-                .filter(|s| (0..=253_402_300_799).contains(s))?;
+            let secs = Some(secs).filter(|s| (0..=253_402_300_799).contains(s))?;
             Some(super::otel::millis(
                 jiff::Timestamp::from_second(secs).ok()?,
             ))
