@@ -11,6 +11,9 @@ mod raw;
 pub mod trace;
 pub mod variant;
 
+#[cfg(test)]
+mod tests;
+
 use crate::error::{closest, did_you_mean, InputError};
 use crate::input::{positive_decimal, SourceText};
 use crate::limits;
