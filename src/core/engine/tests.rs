@@ -26,7 +26,7 @@ fn prices() -> ModelPrices {
     }
 }
 
-fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
+pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
     TraceCall {
         row,
         call: Some(u32::try_from(row).unwrap()),
