@@ -168,3 +168,39 @@ pub fn simulate_json(dir: &std::path::Path, scenario: &str) -> serde_json::Value
         "--no-report",
     ]))
 }
+
+/// A writable copy of a folder of the repository (`scenarios`,
+/// `tests/fixtures/rules`, …), removed when dropped: the one sandbox the
+/// CLI tests run in.
+pub fn sandbox(rel: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel),
+        dir.path(),
+    );
+    dir
+}
+
+/// Replaces the first `from` in the file `rel` of `dir` with `to`; the
+/// test fails if `from` is not there (an edit that does nothing would let
+/// the test pass without testing anything).
+pub fn edit(dir: &std::path::Path, rel: &str, from: &str, to: &str) {
+    let p = dir.join(rel);
+    let text = std::fs::read_to_string(&p).unwrap();
+    assert!(text.contains(from), "{from} not in {rel}");
+    std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+}
+
+/// Runs tokencast in `dir` (at most a minute); returns its exit code and stderr.
+pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = tokencast()
+        .current_dir(dir)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -6,18 +6,6 @@ use common::*;
 use std::fs;
 use std::path::Path;
 
-fn fixture(dir: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(dir)
-}
-
-fn sandbox(dir: &str) -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    copy_dir(&fixture(dir), d.path());
-    d
-}
-
 fn simulate(dir: &Path, gate: &str) -> (Option<i32>, String, bool) {
     let out = tokencast()
         .current_dir(dir)
@@ -33,7 +21,7 @@ fn simulate(dir: &Path, gate: &str) -> (Option<i32>, String, bool) {
 
 #[test]
 fn simulate_gates_on_each_period_at_the_edge() {
-    let d = sandbox("rules");
+    let d = sandbox("tests/fixtures/rules");
     // The dearest variant of the rules fixture, "fast, us-only": 0.26466 of
     // model cost (6 × 1.1 × 0.0401) plus 0.01 + 0.05/12 of tool fees =
     // 0.278826… a run; 10 runs a day: 2.788266…; a month of 365/12 days: 84.81….
@@ -77,7 +65,7 @@ fn simulate_gates_on_each_period_at_the_edge() {
 
 #[test]
 fn forecast_gates_on_a_statistic() {
-    let d = sandbox("backtest");
+    let d = sandbox("tests/fixtures/backtest");
     let run = |gate: &str| {
         tokencast()
             .current_dir(d.path())
@@ -103,7 +91,7 @@ fn forecast_gates_on_a_statistic() {
 
 #[test]
 fn diff_gates_on_the_rise_of_the_cheapest_run() {
-    let d = sandbox("backtest");
+    let d = sandbox("tests/fixtures/backtest");
     // The same run at twice every price: +100 % exactly (no fees).
     let book = fs::read_to_string(d.path().join("prices.toml")).unwrap();
     let doubled = book
@@ -142,7 +130,7 @@ fn diff_gates_on_the_rise_of_the_cheapest_run() {
 
 #[test]
 fn periods_follow_the_plan_and_find_the_month_over_budget() {
-    let d = sandbox("rules");
+    let d = sandbox("tests/fixtures/rules");
     let p = d.path().join("rules.toml");
     let text = fs::read_to_string(&p).unwrap().replace(
         "[timing]",

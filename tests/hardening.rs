@@ -3,43 +3,12 @@
 //! a result, and writes nothing it should not.
 
 mod common;
-use common::{json_of, tokencast};
+use common::{edit, json_of, run_in, sandbox, tokencast};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A writable copy of the scenarios folder.
-fn sandbox() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
-        dir.path(),
-    );
-    dir
-}
-
-fn edit(dir: &Path, rel: &str, from: &str, to: &str) {
-    let p = dir.join(rel);
-    let text = fs::read_to_string(&p).unwrap();
-    assert!(text.contains(from), "{from} not in {rel}");
-    fs::write(&p, text.replacen(from, to, 1)).unwrap();
-}
-
-/// Runs tokencast in `dir`; returns (exit code, stderr).
-fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = tokencast()
-        .current_dir(dir)
-        .args(args)
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 fn fails_with(dir: &Path, args: &[&str], parts: &[&str]) -> String {
-    let (code, err) = run(dir, args);
+    let (code, err) = run_in(dir, args);
     assert_eq!(code, Some(2), "{args:?}:\n{err}");
     assert!(!err.contains("panicked"), "{err}");
     for p in parts {
@@ -52,7 +21,7 @@ const SIMULATE: [&str; 3] = ["simulate", "research.toml", "--no-report"];
 
 #[test]
 fn cause_1_an_error_far_into_a_long_line_is_printed_as_an_excerpt() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let spaces = " ".repeat(70_000);
     edit(
         d.path(),
@@ -69,7 +38,7 @@ fn cause_1_an_error_far_into_a_long_line_is_printed_as_an_excerpt() {
         ],
     );
     // A trace row with a 65,520-byte field and a bad value after it.
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let long = "x".repeat(65_520);
     edit(
         d.path(),
@@ -86,7 +55,7 @@ fn cause_1_an_error_far_into_a_long_line_is_printed_as_an_excerpt() {
 
 #[test]
 fn cause_1_a_minified_json_with_an_error_far_in_is_located() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let bad = format!("{{\"a\": \"{}\", oops}}", "y".repeat(80_000));
     fs::write(d.path().join("bad.json"), bad).unwrap();
     fails_with(
@@ -98,7 +67,7 @@ fn cause_1_a_minified_json_with_an_error_far_in_is_located() {
 
 #[test]
 fn cause_2_a_billion_attempts_is_a_sampled_curve_not_an_abort() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "research.toml",
@@ -140,7 +109,7 @@ fn cause_3_prices_outside_the_limits_are_located_errors() {
         "0.0000000000000000000000000001",
         "18446744073709551616",
     ] {
-        let d = sandbox();
+        let d = sandbox("scenarios");
         edit(
             d.path(),
             "prices/anthropic.toml",
@@ -153,7 +122,7 @@ fn cause_3_prices_outside_the_limits_are_located_errors() {
             &["is outside what tokencast accepts", "anthropic.toml:"],
         );
     }
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "prices/anthropic.toml",
@@ -169,7 +138,7 @@ fn cause_3_prices_outside_the_limits_are_located_errors() {
 
 #[test]
 fn cause_4_a_fee_over_the_limit_is_a_located_error() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "traces/research-trace.csv",
@@ -185,7 +154,7 @@ fn cause_4_a_fee_over_the_limit_is_a_located_error() {
 
 #[test]
 fn cause_5_a_huge_model_time_is_a_located_error() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "research.toml",
@@ -221,7 +190,7 @@ fn saved_with_total(dir: &Path, name: &str, total: &str) -> PathBuf {
 
 #[test]
 fn causes_6_and_7_diffs_at_the_edge_of_decimals_have_no_delta_instead_of_a_panic() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     saved_with_total(d.path(), "low.json", "-79000000000000000000000000000");
     saved_with_total(d.path(), "high.json", "79000000000000000000000000000");
     saved_with_total(d.path(), "tiny.json", "0.0000000000000000000000000001");
@@ -257,7 +226,7 @@ fn causes_6_and_7_diffs_at_the_edge_of_decimals_have_no_delta_instead_of_a_panic
 
 #[test]
 fn cause_8_huge_sweep_ranges_are_errors() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     fails_with(
         d.path(),
         &[
@@ -284,7 +253,7 @@ fn cause_8_huge_sweep_ranges_are_errors() {
 
 #[test]
 fn cause_9_runs_per_day_past_the_limit_is_an_error() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     fails_with(
         d.path(),
         &[
@@ -302,8 +271,8 @@ fn cause_9_runs_per_day_past_the_limit_is_an_error() {
 
 #[test]
 fn cause_10_a_huge_budget_is_not_a_panic() {
-    let d = sandbox();
-    let (code, err) = run(
+    let d = sandbox("scenarios");
+    let (code, err) = run_in(
         d.path(),
         &[
             "forecast",
@@ -322,7 +291,7 @@ fn cause_10_a_huge_budget_is_not_a_panic() {
 
 #[test]
 fn an_uplift_below_one_and_a_cheaper_long_context_tier_are_refused() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "research.toml",
@@ -334,7 +303,7 @@ fn an_uplift_below_one_and_a_cheaper_long_context_tier_are_refused() {
         &SIMULATE,
         &["tokenizer_uplift = 0.9 is below 1", "research.toml:"],
     );
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let book = d.path().join("prices/anthropic.toml");
     let mut text = fs::read_to_string(&book).unwrap();
     text.push_str("\n[models.claude-fable-5-2.long_context]\nthreshold_tokens = 200000\ninput = \"4\"\noutput = \"60\"\n");
@@ -348,14 +317,14 @@ fn an_uplift_below_one_and_a_cheaper_long_context_tier_are_refused() {
 
 #[test]
 fn a_final_request_over_the_context_window_is_a_warning_naming_the_requests() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "prices/anthropic.toml",
         "context_window_tokens = 1000000",
         "context_window_tokens = 100000",
     );
-    let (code, err) = run(d.path(), &SIMULATE);
+    let (code, err) = run_in(d.path(), &SIMULATE);
     assert_eq!(code, Some(0), "{err}");
     assert!(
         err.contains("warning: with raw results the final request needs"),
@@ -366,7 +335,7 @@ fn a_final_request_over_the_context_window_is_a_warning_naming_the_requests() {
 
 #[test]
 fn invalid_utf8_is_located() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let p = d.path().join("traces/research-trace.csv");
     let mut bytes = fs::read(&p).unwrap();
     let at = bytes.iter().position(|b| *b == b'\n').unwrap() + 5;
@@ -381,8 +350,8 @@ fn invalid_utf8_is_located() {
 
 #[test]
 fn too_many_threads_are_capped_with_a_note() {
-    let d = sandbox();
-    let (code, err) = run(
+    let d = sandbox("scenarios");
+    let (code, err) = run_in(
         d.path(),
         &[
             "forecast",
@@ -406,7 +375,7 @@ fn too_many_threads_are_capped_with_a_note() {
 #[cfg(unix)]
 #[test]
 fn non_regular_files_are_refused_as_input_and_output() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     fails_with(
         d.path(),
         &["simulate", "/dev/zero", "--no-report"],
@@ -427,7 +396,7 @@ fn non_regular_files_are_refused_as_input_and_output() {
 
 #[test]
 fn csv_into_a_file_is_bad_input_and_writes_nothing() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     fs::write(d.path().join("notes"), "mine").unwrap();
     fails_with(
         d.path(),
@@ -450,8 +419,8 @@ fn csv_into_a_file_is_bad_input_and_writes_nothing() {
 
 #[test]
 fn a_failed_set_leaves_every_old_file_in_place() {
-    let d = sandbox();
-    let (code, err) = run(
+    let d = sandbox("scenarios");
+    let (code, err) = run_in(
         d.path(),
         &[
             "simulate",
@@ -478,7 +447,7 @@ fn a_failed_set_leaves_every_old_file_in_place() {
     );
     fs::remove_file(d.path().join("out/variants.csv")).unwrap();
     fs::create_dir(d.path().join("out/variants.csv")).unwrap();
-    let (code, _) = run(
+    let (code, _) = run_in(
         d.path(),
         &[
             "simulate",
@@ -502,7 +471,7 @@ fn a_failed_set_leaves_every_old_file_in_place() {
 
 #[test]
 fn stale_temporary_files_of_an_interrupted_run_are_removed_and_said() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let reports = d.path().join("reports");
     fs::create_dir_all(&reports).unwrap();
     let stale = reports.join(".tokencast-abc123.tmp");
@@ -516,7 +485,7 @@ fn stale_temporary_files_of_an_interrupted_run_are_removed_and_said() {
         .unwrap();
     let fresh = reports.join(".tokencast-def456.tmp");
     fs::write(&fresh, "another run's file in progress").unwrap();
-    let (code, err) = run(d.path(), &["simulate", "research.toml"]);
+    let (code, err) = run_in(d.path(), &["simulate", "research.toml"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(!stale.exists());
     assert!(
@@ -532,10 +501,10 @@ fn stale_temporary_files_of_an_interrupted_run_are_removed_and_said() {
 #[cfg(unix)]
 #[test]
 fn force_on_a_symlink_writes_through_it() {
-    let d = sandbox();
+    let d = sandbox("scenarios");
     fs::write(d.path().join("real.html"), "mine").unwrap();
     std::os::unix::fs::symlink("real.html", d.path().join("link.html")).unwrap();
-    let (code, err) = run(
+    let (code, err) = run_in(
         d.path(),
         &[
             "simulate",
@@ -558,7 +527,7 @@ fn force_on_a_symlink_writes_through_it() {
 #[test]
 fn fuzz_find_a_saved_result_cut_inside_a_multibyte_character_is_an_error() {
     // Found by the saved_json fuzz target (fuzz/corpus/saved_json/regression-cut-in-multibyte.json).
-    let d = sandbox();
+    let d = sandbox("scenarios");
     let bytes = fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fuzz/corpus/saved_json/regression-cut-in-multibyte.json"),
@@ -577,7 +546,7 @@ fn a_forecast_run_beyond_exact_arithmetic_is_an_error_not_a_wrapped_figure() {
     // Issue 25: a 10 GB result, b = 4.000001 (denominator 10^6) and two
     // million calls a run: one run's Σ input numerators × rate is far past
     // 10^25. It used to exit 0 with an upper bound below the lower one.
-    let d = sandbox();
+    let d = sandbox("scenarios");
     edit(
         d.path(),
         "traces/research-trace.csv",

@@ -13,22 +13,6 @@ fn d(s: &str) -> Decimal {
     s.parse().unwrap()
 }
 
-fn sandbox() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules"),
-        dir.path(),
-    );
-    dir
-}
-
-fn edit(dir: &Path, from: &str, to: &str) {
-    let p = dir.join("rules.toml");
-    let text = fs::read_to_string(&p).unwrap();
-    assert!(text.contains(from), "{from}");
-    fs::write(&p, text.replacen(from, to, 1)).unwrap();
-}
-
 fn simulate_json(dir: &Path) -> serde_json::Value {
     let out = tokencast()
         .current_dir(dir)
@@ -66,7 +50,7 @@ fn model_cost(doc: &serde_json::Value, name: &str) -> Decimal {
 
 #[test]
 fn long_context_tiers_reprice_every_class_of_the_request_above_them() {
-    let doc = simulate_json(sandbox().path());
+    let doc = simulate_json(sandbox("tests/fixtures/rules").path());
     // Request 1 (1,000) at the base, request 2 (2,100 > 2,000) in tier 1,
     // request 3 (3,200 > 3,000) in tier 2, output included:
     // input 1,000×2 + 2,100×4 + 3,200×6 = 29,600; output 100×10 + 100×15 + 400×20 = 10,500.
@@ -88,7 +72,7 @@ fn long_context_tiers_reprice_every_class_of_the_request_above_them() {
 
 #[test]
 fn service_tiers_and_regions_change_every_price() {
-    let doc = simulate_json(sandbox().path());
+    let doc = simulate_json(sandbox("tests/fixtures/rules").path());
     // Flex has its own prices (input 1, output 5): each tier scales by half:
     // 1,000×1 + 2,100×2 + 3,200×3 = 14,800; 100×5 + 100×7.5 + 400×10 = 5,250.
     assert_eq!(model_cost(&doc, "flex"), d("0.02005"));
@@ -98,7 +82,7 @@ fn service_tiers_and_regions_change_every_price() {
 
 #[test]
 fn tool_fees_are_charged_per_unit_with_the_container_minimum() {
-    let doc = simulate_json(sandbox().path());
+    let doc = simulate_json(sandbox("tests/fixtures/rules").path());
     // One web search at $10 per 1,000; 2 s of code execution billed as the
     // 5-minute minimum at $0.05 an hour: $0.01 + $0.05 / 12.
     let fees = d("0.01") + d("0.05") / d("12");
@@ -120,7 +104,7 @@ fn tool_fees_are_charged_per_unit_with_the_container_minimum() {
 
 #[test]
 fn explicit_cache_storage_is_billed_by_the_hour_and_writes_without_premium() {
-    let doc = simulate_json(sandbox().path());
+    let doc = simulate_json(sandbox("tests/fixtures/rules").path());
     let v = variant(&doc, "stored");
     // The write price equals the input price: request 1 costs what it would
     // uncached. Writes 1,000×2, then 1,100×2 + 1,000×0.5, then 1,100×2 + 2,100×0.5:
@@ -135,18 +119,28 @@ fn explicit_cache_storage_is_billed_by_the_hour_and_writes_without_premium() {
 
 #[test]
 fn the_scenario_date_chooses_the_entry_in_force() {
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     let doc = simulate_json(dir.path());
     // 2026-12-31: the entry from 2026-01-01 (input 2, output 10): 18,600.
     assert_eq!(model_cost(&doc, "dated"), d("0.0186"));
     assert_eq!(doc["price_date"]["date"], "2026-12-31");
     assert_eq!(doc["price_date"]["from"], "scenario");
     // 2027-01-01: the entry from that day (input 3, output 12): 6,300×3 + 600×12.
-    edit(dir.path(), "date = \"2026-12-31\"", "date = \"2027-01-01\"");
+    edit(
+        dir.path(),
+        "rules.toml",
+        "date = \"2026-12-31\"",
+        "date = \"2027-01-01\"",
+    );
     let doc = simulate_json(dir.path());
     assert_eq!(model_cost(&doc, "dated"), d("0.0261"));
     // Before the first entry there is no price: an error naming its start.
-    edit(dir.path(), "date = \"2027-01-01\"", "date = \"2025-12-31\"");
+    edit(
+        dir.path(),
+        "rules.toml",
+        "date = \"2027-01-01\"",
+        "date = \"2025-12-31\"",
+    );
     fails(
         dir.path(),
         &["no price in force on 2025-12-31", "2026-01-01"],
@@ -155,8 +149,8 @@ fn the_scenario_date_chooses_the_entry_in_force() {
 
 #[test]
 fn without_a_date_today_chooses_and_is_printed() {
-    let dir = sandbox();
-    edit(dir.path(), "date = \"2026-12-31\"\n", "");
+    let dir = sandbox("tests/fixtures/rules");
+    edit(dir.path(), "rules.toml", "date = \"2026-12-31\"\n", "");
     let doc = simulate_json(dir.path());
     assert_eq!(doc["price_date"]["from"], "today");
     let today = doc["price_date"]["date"].as_str().unwrap().to_string();
@@ -180,10 +174,11 @@ fn without_a_date_today_chooses_and_is_printed() {
 
 #[test]
 fn a_currency_converts_every_figure_exactly_and_is_named_everywhere() {
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     let usd = simulate_json(dir.path());
     edit(
         dir.path(),
+        "rules.toml",
         "[timing]",
         "[currency]\ncode = \"EUR\"\nper_usd = \"0.92\"\nrate_date = \"2026-11-27\"\n\n[timing]",
     );
@@ -245,18 +240,29 @@ fn a_currency_converts_every_figure_exactly_and_is_named_everywhere() {
 
 #[test]
 fn unknown_names_are_errors_that_point_at_them() {
-    let dir = sandbox();
-    edit(dir.path(), "service = \"flex\"", "service = \"flx\"");
+    let dir = sandbox("tests/fixtures/rules");
+    edit(
+        dir.path(),
+        "rules.toml",
+        "service = \"flex\"",
+        "service = \"flx\"",
+    );
     fails(
         dir.path(),
         &["service tier `flx` is not defined for `tiered`", "flex"],
     );
-    let dir = sandbox();
-    edit(dir.path(), "region = \"us-only\"", "region = \"eu\"");
-    fails(dir.path(), &["region `eu`", "us-only"]);
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     edit(
         dir.path(),
+        "rules.toml",
+        "region = \"us-only\"",
+        "region = \"eu\"",
+    );
+    fails(dir.path(), &["region `eu`", "us-only"]);
+    let dir = sandbox("tests/fixtures/rules");
+    edit(
+        dir.path(),
+        "rules.toml",
         "\"web/search\" = \"web_search\"",
         "\"web/search\" = \"websearch\"",
     );
@@ -264,9 +270,10 @@ fn unknown_names_are_errors_that_point_at_them() {
         dir.path(),
         &["fee `websearch` is not in the price book", "web_search"],
     );
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     edit(
         dir.path(),
+        "rules.toml",
         "\"web/search\" = \"web_search\"",
         "\"web/serch\" = \"web_search\"",
     );
@@ -274,12 +281,18 @@ fn unknown_names_are_errors_that_point_at_them() {
         dir.path(),
         &["capability `web/serch` is not in the trace", "web/search"],
     );
-    let dir = sandbox();
-    edit(dir.path(), "model = \"dated\"", "model = \"dates\"");
-    fails(dir.path(), &["`dates` is not in the price book", "dated"]);
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     edit(
         dir.path(),
+        "rules.toml",
+        "model = \"dated\"",
+        "model = \"dates\"",
+    );
+    fails(dir.path(), &["`dates` is not in the price book", "dated"]);
+    let dir = sandbox("tests/fixtures/rules");
+    edit(
+        dir.path(),
+        "rules.toml",
         "[timing]",
         "[currency]\ncode = \"euro\"\nper_usd = \"0.92\"\nrate_date = \"2026-11-27\"\n\n[timing]",
     );
@@ -288,7 +301,7 @@ fn unknown_names_are_errors_that_point_at_them() {
 
 #[test]
 fn a_price_book_with_tiers_out_of_order_is_refused() {
-    let dir = sandbox();
+    let dir = sandbox("tests/fixtures/rules");
     let p = dir.path().join("prices.toml");
     let text = fs::read_to_string(&p).unwrap();
     fs::write(
