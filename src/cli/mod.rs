@@ -7,18 +7,18 @@
 pub mod args;
 pub mod corpus;
 pub mod gate;
+mod import;
 pub mod spec;
 
 pub use args::Cli;
 use args::{
-    Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportArgs, ImportSource, LitellmArgs,
-    LogSource, PageArgs, PricesCommand, SimulateArgs, SweepArgs,
+    Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs, LogSource,
+    PageArgs, PricesCommand, SimulateArgs, SweepArgs,
 };
 
 use crate::analysis::{forecast, sweep};
 use crate::document::{self, diff, Contents, SimulationDoc};
 use crate::error::AppError;
-use crate::input::SourceText;
 use crate::output::{self, Marker, PlannedFile};
 use crate::report::{HtmlOptions, Render, TerminalOptions};
 use crate::scenario::Scenario;
@@ -47,13 +47,14 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Forecast(args) => run_forecast(args),
         Command::Import(cmd) => {
             use crate::import::Source;
-            match cmd.source {
-                Some(LogSource::ClaudeCode(args)) => run_import(Source::ClaudeCode, args),
-                Some(LogSource::Codex(args)) => run_import(Source::Codex, args),
-                Some(LogSource::Api(args)) => run_import(Source::Api, args),
-                Some(LogSource::Otel(args)) => run_import(Source::Otel, args),
-                None => run_import_detected(cmd.args),
-            }
+            let (source, args) = match cmd.source {
+                Some(LogSource::ClaudeCode(args)) => (Source::ClaudeCode, args),
+                Some(LogSource::Codex(args)) => (Source::Codex, args),
+                Some(LogSource::Api(args)) => (Source::Api, args),
+                Some(LogSource::Otel(args)) => (Source::Otel, args),
+                None => return import::run_detected(cmd.args),
+            };
+            import::run(import::ImportSpec::check(source, &args)?)
         }
         Command::Prices(PricesCommand::Import(ImportSource::Litellm(args))) => run_litellm(args),
     }
@@ -428,340 +429,4 @@ fn today() -> jiff::civil::Date {
     jiff::Timestamp::now()
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date()
-}
-
-/// The price books `import` uses when none is given: the shipped books of
-/// each source's provider.
-const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
-/// Claude models the newer table no longer lists under their own names.
-const ANTHROPIC_OLDER_BOOK: &str =
-    include_str!("../../scenarios/prices/litellm-1.72.0/anthropic.toml");
-const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
-
-/// `tokencast import` without a source: every source whose default
-/// location exists, one after the other, saying which it read.
-fn run_import_detected(args: ImportArgs) -> Result<Outcome, AppError> {
-    use crate::error::InputError;
-    use crate::import::Source;
-    if !args.paths.is_empty() {
-        return Err(InputError::new("import: paths given without a source")
-            .with_help("name the source: tokencast import claude-code|codex|api|otel PATH …")
-            .into());
-    }
-    let found: Vec<(Source, Vec<PathBuf>)> = [Source::ClaudeCode, Source::Codex]
-        .into_iter()
-        .map(|s| (s, s.default_paths()))
-        .filter(|(_, p)| !p.is_empty())
-        .collect();
-    if found.is_empty() {
-        return Err(InputError::new(format!(
-            "no agent logs found in the default locations: {}; {}",
-            Source::ClaudeCode.default_places(),
-            Source::Codex.default_places()
-        ))
-        .with_help(
-            "name a source and its files: tokencast import claude-code|codex|api|otel PATH …",
-        )
-        .into());
-    }
-    if found.len() > 1 && args.format != Format::Table {
-        return Err(InputError::new(format!(
-            "logs of {} sources were found, and --format {} holds one document",
-            found.len(),
-            if args.format == Format::Json {
-                "json"
-            } else {
-                "csv"
-            }
-        ))
-        .with_help("name the source: tokencast import claude-code … or tokencast import codex …")
-        .into());
-    }
-    let mut outcome = Outcome::default();
-    for (source, paths) in found {
-        outcome.notes.push(format!(
-            "{}: read {}",
-            source.title(),
-            paths
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-        let one = run_import(source, args.clone())?;
-        outcome.stdout.extend(one.stdout);
-        outcome.notes.extend(one.notes);
-    }
-    Ok(outcome)
-}
-
-fn run_import(source: crate::import::Source, args: ImportArgs) -> Result<Outcome, AppError> {
-    use crate::error::InputError;
-    use crate::import::{summary, write::Trim, Filter, Source};
-    for (flag, d) in [("--since", &args.since), ("--until", &args.until)] {
-        if let Some(d) = d {
-            if !crate::pricing::book::is_date(d) {
-                return Err(InputError::new(format!("{flag} {d}: not a date"))
-                    .with_help("write the date as YYYY-MM-DD, e.g. 2026-11-30")
-                    .into());
-            }
-        }
-    }
-    let trim = match &args.trim {
-        None => Trim::None,
-        Some(t) => Trim::parse(t).ok_or_else(|| {
-            InputError::new(format!("--trim {t}: not a trim rule")).with_help(
-                "give the bytes kept per result (--trim 4096) or the share kept (--trim 25%)",
-            )
-        })?,
-    };
-    let paths = if args.paths.is_empty() {
-        let found = source.default_paths();
-        if found.is_empty() {
-            return Err(InputError::new(format!(
-                "no {} logs found in {}",
-                source.title(),
-                source.default_places()
-            ))
-            .with_help(format!(
-                "give the log directory or .jsonl files: tokencast import {} PATH",
-                source.key()
-            ))
-            .into());
-        }
-        found
-    } else {
-        for p in &args.paths {
-            if !p.exists() {
-                return Err(
-                    InputError::new(format!("{}: no such file or directory", p.display()))
-                        .with_help(format!(
-                            "give a {} log directory or .jsonl files",
-                            source.title()
-                        ))
-                        .into(),
-                );
-            }
-        }
-        args.paths.clone()
-    };
-    let filter = Filter {
-        since: args.since.clone(),
-        until: args.until.clone(),
-        project: args.project.clone(),
-        session: args.session.clone(),
-        follow_links: args.follow_links,
-    };
-    let book = match (&args.prices, source) {
-        (Some(p), _) => crate::files::read(p, "price book")?,
-        (None, Source::ClaudeCode) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + litellm-1.72.0/anthropic.toml".into(),
-            text: format!("{ANTHROPIC_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
-        },
-        // API logs may come from either provider: both books, one after the other.
-        (None, Source::Api | Source::Otel) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + openai.toml + litellm-1.72.0/anthropic.toml"
-                .into(),
-            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
-        },
-        (None, Source::Codex) => SourceText {
-            name: "litellm-1.110.2/openai.toml".into(),
-            text: OPENAI_BOOK.to_string(),
-        },
-    };
-    let today = today();
-    let mut saved = Vec::new();
-    for p in &args.calibration {
-        saved.push(crate::import::calibrate::Calibration::parse(
-            &crate::files::read(p, "calibration")?,
-        )?);
-    }
-    let calibration =
-        (!saved.is_empty()).then(|| crate::import::calibrate::Calibration::merge(&saved));
-    let calibration_name = args
-        .calibration
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect::<Vec<_>>()
-        .join(" + ");
-    let opts = summary::Options {
-        source: source.key(),
-        trim,
-        compare: args.compare_model.as_deref(),
-        today,
-        calibration: calibration.as_ref(),
-        calibration_name: &calibration_name,
-    };
-    let mut sum = summary::Summary::new(&book, &opts)?;
-    // One tokencast at a time writes a set into --out.
-    let _lock = crate::output::FolderLock::take(&args.out)?;
-    // Files are staged as each session is read (by a writer thread, so the
-    // waits on the disk overlap the reading) and renamed into place only at
-    // the end: memory stays flat, and a failure leaves nothing behind.
-    let (send, receive) = std::sync::mpsc::sync_channel::<PlannedFile>(256);
-    let force = args.page.force;
-    let writer = std::thread::spawn(move || -> Result<output::Staging, output::OutputError> {
-        let mut staging = output::Staging::new(force);
-        for f in receive {
-            staging.stage(&f)?;
-        }
-        Ok(staging)
-    });
-    let mut scenarios = 0usize;
-    let mut written: Vec<PathBuf> = Vec::new();
-    let read = crate::import::read(
-        source,
-        &paths,
-        &filter,
-        |sessions| -> Result<(), AppError> {
-            use rayon::prelude::*;
-            let prepared: Vec<Result<summary::Prepared, crate::error::InputError>> =
-                sessions.par_iter().map(|s| sum.prepare(s)).collect();
-            for p in prepared {
-                for f in sum.accept(p?) {
-                    scenarios += usize::from(!f.csv);
-                    let path = crate::output::name::confined(&args.out, &f.path).map_err(|e| {
-                        InputError::new(format!(
-                            "{}: not written: {} would leave {}",
-                            e.path.display(),
-                            e.why,
-                            args.out.display()
-                        ))
-                        .with_help("tokencast writes imported files only inside --out")
-                    })?;
-                    written.push(f.path.clone());
-                    let planned = PlannedFile {
-                        path,
-                        marker: if f.csv {
-                            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
-                        } else {
-                            Marker::Toml
-                        },
-                        bytes: f.bytes,
-                    };
-                    // A closed channel means the writer stopped on an error, reported below.
-                    if send.send(planned).is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-            Ok(())
-        },
-    );
-    drop(send);
-    let staged = writer.join().expect("the writer thread does not panic");
-    let import = read?;
-    let mut staging = staged?;
-    let fitted = args
-        .save_calibration
-        .as_ref()
-        .map(|p| (p, sum.calibration()));
-    let doc = sum.finish(&import);
-    if args.strict && !doc.problems.is_empty() {
-        let p = &doc.problems[0];
-        return Err(InputError::new(format!(
-            "{}: line {}: {} ({} problem(s) in all)",
-            p.file,
-            p.line,
-            p.what,
-            doc.problems.len()
-        ))
-        .with_help("without --strict, unreadable lines are listed and the rest is imported")
-        .into());
-    }
-    let stdout = plain_stdout(&doc, args.format);
-    let page = page_file(
-        &doc,
-        Path::new(&format!("import-{}", source.key())),
-        &args.page,
-        "",
-    )?;
-    if scenarios > 0 {
-        let text = if book.text.starts_with("# tokencast ") {
-            book.text.clone()
-        } else {
-            format!(
-                "# tokencast price book, copied from {} by `tokencast import`.\n{}",
-                book.name, book.text
-            )
-        };
-        staging.stage(&PlannedFile {
-            path: args.out.join(summary::BOOK_FILE),
-            bytes: text.into_bytes(),
-            marker: Marker::Toml,
-        })?;
-        written.push(PathBuf::from(summary::BOOK_FILE));
-    }
-    // The set this import owns in --out; what the last one wrote and this
-    // one does not goes once the new set is in place.
-    use crate::import::manifest::{Manifest, MANIFEST_FILE};
-    let manifest_path = args.out.join(MANIFEST_FILE);
-    let previous = std::fs::read_to_string(&manifest_path)
-        .ok()
-        .and_then(|t| Manifest::parse(&t));
-    let manifest = Manifest::of(written);
-    if !manifest.files.is_empty() || previous.is_some() {
-        staging.stage(&PlannedFile {
-            path: manifest_path,
-            bytes: manifest.to_toml().into_bytes(),
-            marker: Marker::Toml,
-        })?;
-    }
-    let mut notes = Vec::new();
-    if let Some((path, c)) = fitted {
-        staging.stage(&PlannedFile {
-            path: path.clone(),
-            bytes: c.to_toml().into_bytes(),
-            marker: Marker::Toml,
-        })?;
-        notes.push(format!(
-            "wrote {} ({} model famil{})",
-            path.display(),
-            c.families.len(),
-            if c.families.len() == 1 { "y" } else { "ies" }
-        ));
-    }
-    if let Some(p) = &page {
-        staging.stage(p)?;
-        notes.push(format!("wrote {}", p.path.display()));
-    }
-    let done = staging.commit()?;
-    let mut removed = 0usize;
-    for rel in previous
-        .map(|p| p.left_behind(&manifest))
-        .unwrap_or_default()
-    {
-        let Ok(path) = crate::output::name::confined(&args.out, Path::new(&rel)) else {
-            continue;
-        };
-        let marker = if rel.ends_with(".csv") {
-            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
-        } else {
-            Marker::Toml
-        };
-        removed += usize::from(crate::output::remove_owned(&path, &marker));
-    }
-    if removed > 0 {
-        notes.push(format!(
-            "removed {removed} file(s) an earlier import wrote under {} and this one did not",
-            args.out.display()
-        ));
-    }
-    if scenarios > 0 {
-        notes.push(format!(
-            "wrote {scenarios} scenario(s) and their traces under {}",
-            args.out.display()
-        ));
-    }
-    if done.stale_removed > 0 {
-        notes.push(format!(
-            "removed {} temporary file(s) left by an interrupted tokencast run",
-            done.stale_removed
-        ));
-    }
-    Ok(Outcome {
-        stdout,
-        notes,
-        gates_crossed: Vec::new(),
-    })
 }

@@ -1,0 +1,418 @@
+//! `tokencast import`: a checked spec of what to read, price and write
+//! ([`ImportSpec::check`]), then one step that runs it ([`run`]), itself a
+//! list of named steps: read and stage each session's files as they come,
+//! add the set's own files, commit, and remove what an earlier import left.
+
+use super::args::{Format, ImportArgs, PageArgs};
+use super::{page_file, plain_stdout, today, Outcome};
+use crate::error::{AppError, InputError};
+use crate::import::calibrate::Calibration;
+use crate::import::manifest::{Manifest, MANIFEST_FILE};
+use crate::import::{summary, write::Trim, Filter, Source};
+use crate::input::SourceText;
+use crate::output::{self, Marker, PlannedFile};
+use std::path::{Path, PathBuf};
+
+/// The price books `import` uses when none is given: the shipped books of
+/// each source's provider.
+const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml");
+/// Claude models the newer table no longer lists under their own names.
+const ANTHROPIC_OLDER_BOOK: &str =
+    include_str!("../../scenarios/prices/litellm-1.72.0/anthropic.toml");
+const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
+
+/// `tokencast import` without a source: every source whose default
+/// location exists, one after the other, saying which it read.
+pub(super) fn run_detected(args: ImportArgs) -> Result<Outcome, AppError> {
+    use crate::error::InputError;
+    use crate::import::Source;
+    if !args.paths.is_empty() {
+        return Err(InputError::new("import: paths given without a source")
+            .with_help("name the source: tokencast import claude-code|codex|api|otel PATH …")
+            .into());
+    }
+    let found: Vec<(Source, Vec<PathBuf>)> = [Source::ClaudeCode, Source::Codex]
+        .into_iter()
+        .map(|s| (s, s.default_paths()))
+        .filter(|(_, p)| !p.is_empty())
+        .collect();
+    if found.is_empty() {
+        return Err(InputError::new(format!(
+            "no agent logs found in the default locations: {}; {}",
+            Source::ClaudeCode.default_places(),
+            Source::Codex.default_places()
+        ))
+        .with_help(
+            "name a source and its files: tokencast import claude-code|codex|api|otel PATH …",
+        )
+        .into());
+    }
+    if found.len() > 1 && args.format != Format::Table {
+        return Err(InputError::new(format!(
+            "logs of {} sources were found, and --format {} holds one document",
+            found.len(),
+            if args.format == Format::Json {
+                "json"
+            } else {
+                "csv"
+            }
+        ))
+        .with_help("name the source: tokencast import claude-code … or tokencast import codex …")
+        .into());
+    }
+    let mut outcome = Outcome::default();
+    for (source, paths) in found {
+        outcome.notes.push(format!(
+            "{}: read {}",
+            source.title(),
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let one = run(ImportSpec::check(source, &args)?)?;
+        outcome.stdout.extend(one.stdout);
+        outcome.notes.extend(one.notes);
+    }
+    Ok(outcome)
+}
+
+/// Everything an import needs, checked: nothing here can fail later for a
+/// reason the user could have been told up front.
+pub(super) struct ImportSpec {
+    source: Source,
+    /// The logs to read (the source's default places when none were given).
+    paths: Vec<PathBuf>,
+    filter: Filter,
+    trim: Trim,
+    /// The price book, read.
+    book: SourceText,
+    compare_model: Option<String>,
+    /// Saved calibrations, merged, and the files they came from.
+    calibration: Option<(Calibration, String)>,
+    save_calibration: Option<PathBuf>,
+    out: PathBuf,
+    strict: bool,
+    format: Format,
+    page: PageArgs,
+}
+
+impl ImportSpec {
+    /// Checks the arguments of `tokencast import SOURCE`.
+    pub(super) fn check(source: Source, args: &ImportArgs) -> Result<ImportSpec, AppError> {
+        for (flag, d) in [("--since", &args.since), ("--until", &args.until)] {
+            if let Some(d) = d {
+                if crate::input::date(d).is_none() {
+                    return Err(InputError::new(format!("{flag} {d}: not a date"))
+                        .with_help("write the date as YYYY-MM-DD, e.g. 2026-11-30")
+                        .into());
+                }
+            }
+        }
+        let trim = match &args.trim {
+            None => Trim::None,
+            Some(t) => Trim::parse(t).ok_or_else(|| {
+                InputError::new(format!("--trim {t}: not a trim rule")).with_help(
+                    "give the bytes kept per result (--trim 4096) or the share kept (--trim 25%)",
+                )
+            })?,
+        };
+        let mut saved = Vec::new();
+        for p in &args.calibration {
+            saved.push(Calibration::parse(&crate::files::read(p, "calibration")?)?);
+        }
+        let calibration = (!saved.is_empty()).then(|| {
+            let names: Vec<String> = args
+                .calibration
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            (Calibration::merge(&saved), names.join(" + "))
+        });
+        Ok(ImportSpec {
+            source,
+            paths: log_paths(source, &args.paths)?,
+            filter: Filter {
+                since: args.since.clone(),
+                until: args.until.clone(),
+                project: args.project.clone(),
+                session: args.session.clone(),
+                follow_links: args.follow_links,
+            },
+            trim,
+            book: price_book(source, args.prices.as_deref())?,
+            compare_model: args.compare_model.clone(),
+            calibration,
+            save_calibration: args.save_calibration.clone(),
+            out: args.out.clone(),
+            strict: args.strict,
+            format: args.format,
+            page: args.page.clone(),
+        })
+    }
+}
+
+/// The logs to read: those given (each must exist), or the source's
+/// default places.
+fn log_paths(source: Source, given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError> {
+    if given.is_empty() {
+        let found = source.default_paths();
+        if found.is_empty() {
+            return Err(InputError::new(format!(
+                "no {} logs found in {}",
+                source.title(),
+                source.default_places()
+            ))
+            .with_help(format!(
+                "give the log directory or .jsonl files: tokencast import {} PATH",
+                source.key()
+            ))
+            .into());
+        }
+        return Ok(found);
+    }
+    if let Some(p) = given.iter().find(|p| !p.exists()) {
+        return Err(
+            InputError::new(format!("{}: no such file or directory", p.display()))
+                .with_help(format!(
+                    "give a {} log directory or .jsonl files",
+                    source.title()
+                ))
+                .into(),
+        );
+    }
+    Ok(given.to_vec())
+}
+
+/// The price book given, or the shipped books of the source's providers.
+fn price_book(source: Source, given: Option<&Path>) -> Result<SourceText, AppError> {
+    Ok(match (given, source) {
+        (Some(p), _) => crate::files::read(p, "price book")?,
+        (None, Source::ClaudeCode) => SourceText {
+            name: "litellm-1.110.2/anthropic.toml + litellm-1.72.0/anthropic.toml".into(),
+            text: format!("{ANTHROPIC_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+        },
+        // API logs may come from either provider: both books, one after the other.
+        (None, Source::Api | Source::Otel) => SourceText {
+            name: "litellm-1.110.2/anthropic.toml + openai.toml + litellm-1.72.0/anthropic.toml"
+                .into(),
+            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+        },
+        (None, Source::Codex) => SourceText {
+            name: "litellm-1.110.2/openai.toml".into(),
+            text: OPENAI_BOOK.to_string(),
+        },
+    })
+}
+
+/// What reading the logs staged.
+struct Read {
+    import: crate::import::Import,
+    staging: output::Staging,
+    /// Scenario files written.
+    scenarios: usize,
+    /// Every file staged, relative to `--out` (for the manifest).
+    written: Vec<PathBuf>,
+}
+
+/// Runs a checked import.
+pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
+    let opts = summary::Options {
+        source: spec.source.key(),
+        trim: spec.trim,
+        compare: spec.compare_model.as_deref(),
+        today: today(),
+        calibration: spec.calibration.as_ref().map(|(c, _)| c),
+        calibration_name: spec.calibration.as_ref().map_or("", |(_, n)| n.as_str()),
+    };
+    let mut sum = summary::Summary::new(&spec.book, &opts)?;
+    // One tokencast at a time writes a set into --out.
+    let _lock = output::FolderLock::take(&spec.out)?;
+    let mut read = read_and_stage(&spec, &mut sum)?;
+    let fitted = spec
+        .save_calibration
+        .as_ref()
+        .map(|p| (p, sum.calibration()));
+    let doc = sum.finish(&read.import);
+    if spec.strict && !doc.problems.is_empty() {
+        let p = &doc.problems[0];
+        return Err(InputError::new(format!(
+            "{}: line {}: {} ({} problem(s) in all)",
+            p.file,
+            p.line,
+            p.what,
+            doc.problems.len()
+        ))
+        .with_help("without --strict, unreadable lines are listed and the rest is imported")
+        .into());
+    }
+    let stdout = plain_stdout(&doc, spec.format);
+    let page = page_file(
+        &doc,
+        Path::new(&format!("import-{}", spec.source.key())),
+        &spec.page,
+        "",
+    )?;
+    let mut notes = Vec::new();
+    if read.scenarios > 0 {
+        stage_book(&spec, &mut read)?;
+    }
+    let previous = std::fs::read_to_string(spec.out.join(MANIFEST_FILE))
+        .ok()
+        .and_then(|t| Manifest::parse(&t));
+    let manifest = Manifest::of(std::mem::take(&mut read.written));
+    if !manifest.files.is_empty() || previous.is_some() {
+        read.staging.stage(&PlannedFile {
+            path: spec.out.join(MANIFEST_FILE),
+            bytes: manifest.to_toml().into_bytes(),
+            marker: Marker::Toml,
+        })?;
+    }
+    if let Some((path, c)) = fitted {
+        read.staging.stage(&PlannedFile {
+            path: path.clone(),
+            bytes: c.to_toml().into_bytes(),
+            marker: Marker::Toml,
+        })?;
+        notes.push(format!(
+            "wrote {} ({} model famil{})",
+            path.display(),
+            c.families.len(),
+            if c.families.len() == 1 { "y" } else { "ies" }
+        ));
+    }
+    if let Some(p) = &page {
+        read.staging.stage(p)?;
+        notes.push(format!("wrote {}", p.path.display()));
+    }
+    let done = read.staging.commit()?;
+    let removed = previous.map_or(0, |p| remove_left_behind(&spec.out, &p, &manifest));
+    if removed > 0 {
+        notes.push(format!(
+            "removed {removed} file(s) an earlier import wrote under {} and this one did not",
+            spec.out.display()
+        ));
+    }
+    if read.scenarios > 0 {
+        notes.push(format!(
+            "wrote {} scenario(s) and their traces under {}",
+            read.scenarios,
+            spec.out.display()
+        ));
+    }
+    if done.stale_removed > 0 {
+        notes.push(format!(
+            "removed {} temporary file(s) left by an interrupted tokencast run",
+            done.stale_removed
+        ));
+    }
+    Ok(Outcome {
+        stdout,
+        notes,
+        gates_crossed: Vec::new(),
+    })
+}
+
+/// Reads the logs and stages each session's files as it comes. Staging runs
+/// on a writer thread, so the waits on the disk overlap the reading; files
+/// are renamed into place only at the end, so memory stays flat and a
+/// failure leaves nothing behind.
+fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read, AppError> {
+    let (send, receive) = std::sync::mpsc::sync_channel::<PlannedFile>(256);
+    let force = spec.page.force;
+    let writer = std::thread::spawn(move || -> Result<output::Staging, output::OutputError> {
+        let mut staging = output::Staging::new(force);
+        for f in receive {
+            staging.stage(&f)?;
+        }
+        Ok(staging)
+    });
+    let mut scenarios = 0usize;
+    let mut written: Vec<PathBuf> = Vec::new();
+    let read = crate::import::read(
+        spec.source,
+        &spec.paths,
+        &spec.filter,
+        |sessions| -> Result<(), AppError> {
+            use rayon::prelude::*;
+            let prepared: Vec<Result<summary::Prepared, InputError>> =
+                sessions.par_iter().map(|s| sum.prepare(s)).collect();
+            for p in prepared {
+                for f in sum.accept(p?) {
+                    scenarios += usize::from(!f.csv);
+                    let path = output::name::confined(&spec.out, &f.path).map_err(|e| {
+                        InputError::new(format!(
+                            "{}: not written: {} would leave {}",
+                            e.path.display(),
+                            e.why,
+                            spec.out.display()
+                        ))
+                        .with_help("tokencast writes imported files only inside --out")
+                    })?;
+                    written.push(f.path.clone());
+                    let planned = PlannedFile {
+                        path,
+                        marker: if f.csv {
+                            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+                        } else {
+                            Marker::Toml
+                        },
+                        bytes: f.bytes,
+                    };
+                    // A closed channel means the writer stopped on an error, reported below.
+                    if send.send(planned).is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+            Ok(())
+        },
+    );
+    drop(send);
+    let staged = writer.join().expect("the writer thread does not panic");
+    let import = read?;
+    Ok(Read {
+        import,
+        staging: staged?,
+        scenarios,
+        written,
+    })
+}
+
+/// The price book the scenarios name, copied beside them.
+fn stage_book(spec: &ImportSpec, read: &mut Read) -> Result<(), AppError> {
+    let text = if spec.book.text.starts_with("# tokencast ") {
+        spec.book.text.clone()
+    } else {
+        format!(
+            "# tokencast price book, copied from {} by `tokencast import`.\n{}",
+            spec.book.name, spec.book.text
+        )
+    };
+    read.staging.stage(&PlannedFile {
+        path: spec.out.join(summary::BOOK_FILE),
+        bytes: text.into_bytes(),
+        marker: Marker::Toml,
+    })?;
+    read.written.push(PathBuf::from(summary::BOOK_FILE));
+    Ok(())
+}
+
+/// Removes what the previous import wrote and this one did not (only
+/// tokencast's own files, by marker); returns how many.
+fn remove_left_behind(out: &Path, previous: &Manifest, now: &Manifest) -> usize {
+    let mut removed = 0;
+    for rel in previous.left_behind(now) {
+        let Ok(path) = output::name::confined(out, Path::new(&rel)) else {
+            continue;
+        };
+        let marker = if rel.ends_with(".csv") {
+            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+        } else {
+            Marker::Toml
+        };
+        removed += usize::from(output::remove_owned(&path, &marker));
+    }
+    removed
+}
