@@ -178,179 +178,74 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
     let stem = path
         .file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let mut id: Option<String> = None;
-    let mut project = String::new();
-    let mut model = String::from("unknown");
-    let mut thread = Thread {
-        agent: None,
-        compaction: false,
-        requests: Vec::new(),
-        results: Vec::new(),
-    };
-    let mut compactions = 0u64;
-    // The next request follows a compaction (its context starts again).
-    let mut compacted = false;
-    let mut last_total: Option<TokenUsage> = None;
-    let mut calls: HashMap<String, (String, Option<i64>)> = HashMap::new();
-    let mut pending: Vec<usize> = Vec::new();
+    let mut rollout = Rollout::new(&name, stem);
     let opened = each_line(path, &name, &mut stats, |number, text, stats| {
+        rollout.line(number, text, stats)
+    });
+    stats.files = 1;
+    if !opened {
+        return (None, stats);
+    }
+    (rollout.finish(), stats)
+}
+
+/// What a rollout file has said so far, line by line.
+struct Rollout<'n> {
+    /// The file, as problems name it.
+    name: &'n str,
+    /// Its stem: the session id when the file names none.
+    stem: String,
+    id: Option<String>,
+    project: String,
+    /// The model of the turn under way.
+    model: String,
+    thread: Thread,
+    compactions: u64,
+    /// The next request follows a compaction (its context starts again).
+    compacted: bool,
+    /// The last cumulative usage, to tell a repeated event and to take
+    /// differences when only totals are logged.
+    last_total: Option<TokenUsage>,
+    /// Tool calls by id: their tool and when they were asked for.
+    calls: HashMap<String, (String, Option<i64>)>,
+    /// Results and messages waiting for the request that carries them.
+    pending: Vec<usize>,
+}
+
+impl<'n> Rollout<'n> {
+    fn new(name: &'n str, stem: String) -> Self {
+        Rollout {
+            name,
+            stem,
+            id: None,
+            project: String::new(),
+            model: String::from("unknown"),
+            thread: Thread {
+                agent: None,
+                compaction: false,
+                requests: Vec::new(),
+                results: Vec::new(),
+            },
+            compactions: 0,
+            compacted: false,
+            last_total: None,
+            calls: HashMap::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// One line of the file: a record, or a problem named by its number.
+    fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
         let rec: LineRec = match serde_json::from_slice(text) {
             Ok(r) => r,
             Err(e) => {
-                stats.problem(&name, number, not_json(text, &e, "a JSON log line"));
+                stats.problem(self.name, number, not_json(text, &e, "a JSON log line"));
                 return;
             }
         };
-        let payload = rec.payload.map_or("null", RawValue::get);
-        let at_ms = rec.timestamp.as_deref().and_then(epoch_ms);
-        let parsed: Result<(), serde_json::Error> = (|| {
-            match rec.kind.as_str() {
-                "session_meta" => {
-                    let m: Meta = serde_json::from_str(payload)?;
-                    id = id.take().or(m.id);
-                    if let Some(cwd) = m.cwd {
-                        project = Path::new(&cwd)
-                            .file_name()
-                            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-                    }
-                }
-                "turn_context" => {
-                    let t: TurnContext = serde_json::from_str(payload)?;
-                    if let Some(m) = t.model {
-                        model = m;
-                    }
-                }
-                "event_msg" => {
-                    let ev: EventMsg = serde_json::from_str(payload)?;
-                    if ev.kind != "token_count" {
-                        stats.skipped.other_lines += 1;
-                        return Ok(());
-                    }
-                    let Some(info) = ev.info else {
-                        stats.skipped.other_lines += 1;
-                        return Ok(());
-                    };
-                    if info.total_token_usage.is_some() && info.total_token_usage == last_total {
-                        // The same event emitted twice.
-                        stats.skipped.repeated_lines += 1;
-                        return Ok(());
-                    }
-                    let usage = match (info.last_token_usage, info.total_token_usage, last_total) {
-                        (Some(last), _, _) => last,
-                        (None, Some(total), Some(prev)) => total.minus(&prev),
-                        (None, Some(total), None) => total,
-                        (None, None, _) => {
-                            stats.skipped.other_lines += 1;
-                            return Ok(());
-                        }
-                    };
-                    if info.total_token_usage.is_some() {
-                        last_total = info.total_token_usage;
-                    }
-                    // Reasoning is billed as output and never sent back.
-                    let hidden_output = usage.reasoning_output_tokens.min(usage.output_tokens);
-                    let Some(usage) = usage.usage() else {
-                        stats.problem(&name, number, "cached_input_tokens above input_tokens");
-                        return Ok(());
-                    };
-                    let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
-                    if over {
-                        stats.problem(
-                            &name,
-                            number,
-                            format!(
-                                "a usage count above {} tokens; capped there for this line",
-                                crate::limits::MAX_TOKENS
-                            ),
-                        );
-                    }
-                    let k = thread.requests.len();
-                    for j in pending.drain(..) {
-                        thread.results[j].carried_by = Some(k);
-                    }
-                    thread.requests.push(Request {
-                        hidden_output,
-                        output_bytes: 0,
-                        compacted_before: std::mem::take(&mut compacted),
-                        message_id: format!("{stem}#{k}"),
-                        timestamp: rec.timestamp.clone(),
-                        at_ms,
-                        model: model.clone(),
-                        usage,
-                    });
-                }
-                "response_item" => {
-                    let item: Item = serde_json::from_str(payload)?;
-                    match item.kind.as_str() {
-                        "function_call" | "custom_tool_call" | "local_shell_call"
-                        | "web_search_call" => {
-                            if let Some(c) = item.call_id {
-                                let name = item.name.unwrap_or_else(|| item.kind.clone());
-                                calls.insert(c, (name, at_ms));
-                            }
-                        }
-                        "function_call_output" | "custom_tool_call_output" => {
-                            let (tool, asked) = item
-                                .call_id
-                                .as_ref()
-                                .and_then(|c| calls.get(c).cloned())
-                                .unwrap_or_else(|| ("unknown".into(), None));
-                            let latency_ms = match (asked, at_ms) {
-                                (Some(a), Some(b)) if b >= a => (b - a) as u64,
-                                _ => 0,
-                            };
-                            pending.push(thread.results.len());
-                            thread.results.push(ToolResult {
-                                kind: super::ContextKind::Tool,
-                                tool,
-                                bytes: item.output.map_or(0, output_bytes),
-                                images: 0,
-                                documents: 0,
-                                is_error: false,
-                                latency_ms,
-                                carried_by: None,
-                                at_ms,
-                            });
-                        }
-                        // What the user typed, and what Codex sends on
-                        // their behalf (instructions, environment context).
-                        "message" if matches!(item.role.as_deref(), Some("user" | "developer")) => {
-                            let c = item
-                                .content
-                                .map(super::content::ResultContent::measure)
-                                .transpose()?
-                                .unwrap_or_default();
-                            pending.push(thread.results.len());
-                            thread.results.push(ToolResult::context(
-                                super::ContextKind::User,
-                                c,
-                                at_ms,
-                            ));
-                        }
-                        _ => stats.skipped.other_lines += 1,
-                    }
-                }
-                "compacted" => {
-                    compactions += 1;
-                    compacted = true;
-                    // What was waiting is inside the summary now.
-                    pending.clear();
-                }
-                "" => stats.problem(&name, number, "a line without a `type`"),
-                other => stats.problem(
-                    &name,
-                    number,
-                    format!(
-                        "unknown line type `{}`",
-                        other.chars().take(40).collect::<String>()
-                    ),
-                ),
-            }
-            Ok(())
-        })();
-        if let Err(e) = parsed {
+        if let Err(e) = self.record(&rec, number, stats) {
             stats.problem(
-                &name,
+                self.name,
                 number,
                 format!(
                     "a `{}` line of an unexpected shape at column {}",
@@ -359,19 +254,200 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                 ),
             );
         }
-    });
-    stats.files = 1;
-    if !opened || thread.requests.is_empty() {
-        return (None, stats);
     }
-    let session = Session {
-        id: id.unwrap_or(stem),
-        project,
-        files: vec![name],
-        threads: vec![thread],
-        compactions,
-    };
-    (Some(session), stats)
+
+    /// A record by its type.
+    fn record(
+        &mut self,
+        rec: &LineRec,
+        number: u64,
+        stats: &mut Import,
+    ) -> Result<(), serde_json::Error> {
+        let payload = rec.payload.map_or("null", RawValue::get);
+        let at_ms = rec.timestamp.as_deref().and_then(epoch_ms);
+        match rec.kind.as_str() {
+            "session_meta" => {
+                let m: Meta = serde_json::from_str(payload)?;
+                self.id = self.id.take().or(m.id);
+                if let Some(cwd) = m.cwd {
+                    self.project = Path::new(&cwd)
+                        .file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+                }
+            }
+            "turn_context" => {
+                let t: TurnContext = serde_json::from_str(payload)?;
+                if let Some(m) = t.model {
+                    self.model = m;
+                }
+            }
+            "event_msg" => {
+                let ev: EventMsg = serde_json::from_str(payload)?;
+                self.event(ev, rec, at_ms, number, stats);
+            }
+            "response_item" => {
+                let item: Item = serde_json::from_str(payload)?;
+                self.item(item, at_ms, stats)?;
+            }
+            "compacted" => {
+                self.compactions += 1;
+                self.compacted = true;
+                // What was waiting is inside the summary now.
+                self.pending.clear();
+            }
+            "" => stats.problem(self.name, number, "a line without a `type`"),
+            other => stats.problem(
+                self.name,
+                number,
+                format!(
+                    "unknown line type `{}`",
+                    other.chars().take(40).collect::<String>()
+                ),
+            ),
+        }
+        Ok(())
+    }
+
+    /// An event: a `token_count` is a request, with its usage.
+    fn event(
+        &mut self,
+        ev: EventMsg,
+        rec: &LineRec,
+        at_ms: Option<i64>,
+        number: u64,
+        stats: &mut Import,
+    ) {
+        if ev.kind != "token_count" {
+            stats.skipped.other_lines += 1;
+            return;
+        }
+        let Some(info) = ev.info else {
+            stats.skipped.other_lines += 1;
+            return;
+        };
+        if info.total_token_usage.is_some() && info.total_token_usage == self.last_total {
+            // The same event emitted twice.
+            stats.skipped.repeated_lines += 1;
+            return;
+        }
+        let usage = match (
+            info.last_token_usage,
+            info.total_token_usage,
+            self.last_total,
+        ) {
+            (Some(last), _, _) => last,
+            (None, Some(total), Some(prev)) => total.minus(&prev),
+            (None, Some(total), None) => total,
+            (None, None, _) => {
+                stats.skipped.other_lines += 1;
+                return;
+            }
+        };
+        if info.total_token_usage.is_some() {
+            self.last_total = info.total_token_usage;
+        }
+        // Reasoning is billed as output and never sent back.
+        let hidden_output = usage.reasoning_output_tokens.min(usage.output_tokens);
+        let Some(usage) = usage.usage() else {
+            stats.problem(self.name, number, "cached_input_tokens above input_tokens");
+            return;
+        };
+        let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
+        if over {
+            stats.problem(
+                self.name,
+                number,
+                format!(
+                    "a usage count above {} tokens; capped there for this line",
+                    crate::limits::MAX_TOKENS
+                ),
+            );
+        }
+        let k = self.thread.requests.len();
+        for j in self.pending.drain(..) {
+            self.thread.results[j].carried_by = Some(k);
+        }
+        self.thread.requests.push(Request {
+            hidden_output,
+            output_bytes: 0,
+            compacted_before: std::mem::take(&mut self.compacted),
+            message_id: format!("{}#{k}", self.stem),
+            timestamp: rec.timestamp.clone(),
+            at_ms,
+            model: self.model.clone(),
+            usage,
+        });
+    }
+
+    /// A response item: a tool call, its output, or a message that enters
+    /// the context.
+    fn item(
+        &mut self,
+        item: Item,
+        at_ms: Option<i64>,
+        stats: &mut Import,
+    ) -> Result<(), serde_json::Error> {
+        match item.kind.as_str() {
+            "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+                if let Some(c) = item.call_id {
+                    let name = item.name.unwrap_or_else(|| item.kind.clone());
+                    self.calls.insert(c, (name, at_ms));
+                }
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let (tool, asked) = item
+                    .call_id
+                    .as_ref()
+                    .and_then(|c| self.calls.get(c).cloned())
+                    .unwrap_or_else(|| ("unknown".into(), None));
+                let latency_ms = match (asked, at_ms) {
+                    (Some(a), Some(b)) if b >= a => (b - a) as u64,
+                    _ => 0,
+                };
+                self.pending.push(self.thread.results.len());
+                self.thread.results.push(ToolResult {
+                    kind: super::ContextKind::Tool,
+                    tool,
+                    bytes: item.output.map_or(0, output_bytes),
+                    images: 0,
+                    documents: 0,
+                    is_error: false,
+                    latency_ms,
+                    carried_by: None,
+                    at_ms,
+                });
+            }
+            // What the user typed, and what Codex sends on their behalf
+            // (instructions, environment context).
+            "message" if matches!(item.role.as_deref(), Some("user" | "developer")) => {
+                let c = item
+                    .content
+                    .map(super::content::ResultContent::measure)
+                    .transpose()?
+                    .unwrap_or_default();
+                self.pending.push(self.thread.results.len());
+                self.thread
+                    .results
+                    .push(ToolResult::context(super::ContextKind::User, c, at_ms));
+            }
+            _ => stats.skipped.other_lines += 1,
+        }
+        Ok(())
+    }
+
+    /// The session, if the file recorded any request.
+    fn finish(self) -> Option<Session> {
+        if self.thread.requests.is_empty() {
+            return None;
+        }
+        Some(Session {
+            id: self.id.unwrap_or(self.stem),
+            project: self.project,
+            files: vec![self.name.to_string()],
+            threads: vec![self.thread],
+            compactions: self.compactions,
+        })
+    }
 }
 
 /// Reads every rollout file under `paths` and hands the sessions that pass
