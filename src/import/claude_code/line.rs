@@ -1,0 +1,272 @@
+//! One line of a Claude Code transcript as written: the fields tokencast
+//! reads (a hand-written visitor stops at the last of them), the content
+//! blocks measured in place, and the line types that carry nothing to count.
+
+use super::*;
+
+/// The fields of a log line tokencast reads.
+#[derive(Default)]
+pub(super) struct LineRec<'a> {
+    pub(super) kind: Option<String>,
+    pub(super) session_id: Option<String>,
+    pub(super) is_sidechain: bool,
+    pub(super) timestamp: Option<String>,
+    pub(super) subtype: Option<String>,
+    pub(super) message: Option<Message<'a>>,
+    /// `parentUuid` is present and null: the first message of a chain (an
+    /// inline subagent's conversation starts so).
+    pub(super) root: bool,
+    /// An `attachment` line's payload, as JSON bytes (hook output,
+    /// reminders, skill listings, tool-list changes: context the client
+    /// sends with the next request).
+    pub(super) attachment_bytes: Option<u64>,
+}
+
+/// The error a line's reader stops with once it has every field it needs.
+pub(super) const HAVE_ALL: &str = "tokencast: every field read";
+
+/// Reads a line's fields, and stops once `type`, `message` and `timestamp`
+/// are read: what follows them in Claude Code's lines is the structured copy
+/// of the tool result (`toolUseResult`) and ids, often half the line's
+/// bytes, which tokencast never uses. The rest of such a line is only
+/// checked for its closing brace (see [`parse_line`]).
+pub(super) struct LineVisitor<'a, 's>(&'s mut LineRec<'a>, &'s std::cell::Cell<bool>);
+
+impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<M: de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+        let (mut kind, mut message, mut timestamp) = (false, false, false);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "type" => {
+                    self.0.kind = map.next_value()?;
+                    kind = true;
+                }
+                "message" => {
+                    self.0.message = map.next_value()?;
+                    message = true;
+                }
+                "timestamp" => {
+                    self.0.timestamp = map.next_value()?;
+                    timestamp = true;
+                }
+                "sessionId" => self.0.session_id = map.next_value()?,
+                "parentUuid" => {
+                    self.0.root = map.next_value::<Option<de::IgnoredAny>>()?.is_none();
+                }
+                "isSidechain" => {
+                    self.0.is_sidechain = map.next_value::<Option<bool>>()?.unwrap_or(false)
+                }
+                "subtype" => self.0.subtype = map.next_value()?,
+                "attachment" => {
+                    let raw: &'de serde_json::value::RawValue = map.next_value()?;
+                    self.0.attachment_bytes = Some(raw.get().len() as u64);
+                }
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                }
+            }
+            if kind && message && timestamp {
+                self.1.set(true);
+                return Err(de::Error::custom(HAVE_ALL));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses one line: the whole object, or up to its last needed field (the
+/// line must then still end with the object's closing brace).
+pub(super) fn parse_line(text: &[u8]) -> Result<LineRec<'_>, serde_json::Error> {
+    let mut rec = LineRec::default();
+    let stopped = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_slice(text);
+    match de::Deserializer::deserialize_map(&mut de, LineVisitor(&mut rec, &stopped)) {
+        Ok(()) => de.end().map(|()| rec),
+        Err(_) if stopped.get() => {
+            let last = text.iter().rev().find(|b| !b.is_ascii_whitespace());
+            if last == Some(&b'}') {
+                Ok(rec)
+            } else {
+                // Read on to report where the line breaks off.
+                serde_json::from_slice::<de::IgnoredAny>(text).map(|_| rec)
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct Message<'a> {
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) model: Option<String>,
+    #[serde(default)]
+    pub(super) usage: Option<UsageWithIterations>,
+    #[serde(default, borrow)]
+    pub(super) content: Blocks<'a>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct UsageRaw {
+    #[serde(default)]
+    pub(super) input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) output_tokens: Option<u64>,
+    #[serde(default)]
+    pub(super) cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+pub(super) struct CacheCreation {
+    #[serde(default)]
+    pub(super) ephemeral_5m_input_tokens: u64,
+    #[serde(default)]
+    pub(super) ephemeral_1h_input_tokens: u64,
+}
+
+/// `usage` with its optional `iterations`.
+#[derive(Deserialize)]
+pub(super) struct UsageWithIterations {
+    #[serde(flatten)]
+    pub(super) top: UsageRaw,
+    /// Absent, `null` (CLI 2.1.1xx) or the server-side iterations.
+    #[serde(default)]
+    pub(super) iterations: Option<Vec<UsageRaw>>,
+}
+
+impl UsageRaw {
+    pub(super) fn usage(&self) -> Usage {
+        let created = self.cache_creation_input_tokens.unwrap_or(0);
+        let (w5, w1) = match self.cache_creation {
+            Some(c) => (c.ephemeral_5m_input_tokens, c.ephemeral_1h_input_tokens),
+            None => (created, 0),
+        };
+        Usage {
+            input: self.input_tokens.unwrap_or(0),
+            cache_write_5m: w5,
+            cache_write_1h: w1,
+            cache_read: self.cache_read_input_tokens.unwrap_or(0),
+            output: self.output_tokens.unwrap_or(0),
+        }
+    }
+}
+
+/// `message.content`: a string (only its length is kept) or content blocks.
+#[derive(Default)]
+pub(super) struct Blocks<'a>(pub(super) Vec<Block<'a>>, pub(super) u64);
+
+#[derive(Deserialize)]
+pub(super) struct Block<'a> {
+    #[serde(rename = "type", default, borrow)]
+    pub(super) kind: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    pub(super) id: Option<String>,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) tool_use_id: Option<String>,
+    #[serde(default)]
+    pub(super) is_error: Option<bool>,
+    #[serde(default, borrow)]
+    pub(super) content: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    pub(super) text: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    pub(super) thinking: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, borrow)]
+    pub(super) input: Option<&'a serde_json::value::RawValue>,
+}
+
+impl Block<'_> {
+    /// Bytes of an assistant block as the next prompts carry it: text and
+    /// thinking decoded, a tool call's name and input as JSON.
+    pub(super) fn output_bytes(&self) -> u64 {
+        let text = |r: Option<&serde_json::value::RawValue>| {
+            r.and_then(|t| ResultContent::measure(t).ok())
+                .map_or(0, |c| c.bytes)
+        };
+        match &*self.kind {
+            "text" => text(self.text),
+            "thinking" => text(self.thinking),
+            "tool_use" | "server_tool_use" => {
+                self.name.as_ref().map_or(0, |n| n.len() as u64)
+                    + self.input.map_or(0, |i| i.get().len() as u64)
+            }
+            _ => 0,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Blocks<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or a list of content blocks")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Blocks<'a>, E> {
+                Ok(Blocks(Vec::new(), text.len() as u64))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Blocks<'a>, E> {
+                Ok(Blocks::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Blocks<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<Block<'a>>()? {
+                    out.push(b);
+                }
+                Ok(Blocks(out, 0))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Line types that carry nothing to count (client state, titles, modes).
+pub(super) const QUIET_TYPES: [&str; 13] = [
+    "summary",
+    "progress",
+    "file-history-snapshot",
+    "file-history-delta",
+    "queue-operation",
+    "system",
+    "result",
+    "custom-title",
+    "ai-title",
+    "permission-mode",
+    "mode",
+    "last-prompt",
+    "bridge-session",
+];
+
+/// A serde_json error's kind, without any of the line's text.
+pub(super) fn category(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Io => "read error",
+        serde_json::error::Category::Syntax => "syntax error",
+        serde_json::error::Category::Data => "unexpected value",
+        serde_json::error::Category::Eof => "truncated",
+    }
+}
+
+impl UsageWithIterations {
+    /// The request's usage: the sum of its iterations when it has them.
+    pub(super) fn total(self) -> Usage {
+        match self.iterations {
+            Some(its) if !its.is_empty() => its
+                .iter()
+                .fold(Usage::default(), |acc, u| acc.plus(&u.usage())),
+            _ => self.top.usage(),
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! A transcript file read line by line: the named state that ties a line
+//! to the ones before it (responses logged as several lines, tool calls and
+//! their results, what waits for the next request of each thread).
+
+use super::line::*;
+use super::*;
+
+/// What one transcript file has said so far: its records, and the state
+/// that ties a line to the ones before it.
+pub(super) struct Transcript {
+    pub(super) rec: FileRecords,
+    /// Requests by message id: a response is logged as one line per
+    /// content block.
+    by_message: HashMap<String, usize>,
+    /// Tool calls by id: their tool and when they were asked for.
+    tool_uses: HashMap<String, (String, Option<i64>)>,
+    /// Per thread (None: the file's own; Some: an inline sidechain), what
+    /// entered the context and waits for the thread's next request.
+    pending: HashMap<Option<String>, Vec<usize>>,
+    /// Inline subagent conversations seen so far.
+    sidechains: u64,
+    /// Threads whose next request follows a compaction marker.
+    compacted: HashSet<Option<String>>,
+}
+
+impl Transcript {
+    pub(super) fn new(role: FileRole) -> Transcript {
+        Transcript {
+            rec: FileRecords {
+                role,
+                session_id: None,
+                requests: Vec::new(),
+                results: Vec::new(),
+                compactions: 0,
+                lines: 0,
+                bytes: 0,
+                skipped: Skipped::default(),
+                problems: Vec::new(),
+            },
+            by_message: HashMap::new(),
+            tool_uses: HashMap::new(),
+            pending: HashMap::new(),
+            sidechains: 0,
+            compacted: HashSet::new(),
+        }
+    }
+
+    /// One line: a record of its type, or a problem named by its number.
+    pub(super) fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
+        let parsed: LineRec = match parse_line(text) {
+            Ok(p) => p,
+            Err(e) => {
+                let what = match std::str::from_utf8(text) {
+                    Err(u) => format!("not UTF-8 (invalid byte at column {})", u.valid_up_to() + 1),
+                    Ok(_) if e.is_eof() => "truncated JSON".to_string(),
+                    Ok(_) => format!(
+                        "not a JSON log line: {} at column {}",
+                        category(&e),
+                        e.column()
+                    ),
+                };
+                stats.problem(&self.rec.role.name, number, what);
+                return;
+            }
+        };
+        if self.rec.session_id.is_none() {
+            self.rec.session_id = parsed.session_id.clone();
+        }
+        let thread = self.thread_of(&parsed);
+        match parsed.kind.as_deref().unwrap_or("") {
+            "assistant" => self.assistant(parsed, thread, number, stats),
+            "user" => self.user(parsed, thread, number, stats),
+            "attachment" => {
+                let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+                let measured = ResultContent {
+                    bytes: parsed.attachment_bytes.unwrap_or(0),
+                    ..ResultContent::default()
+                };
+                self.push_context(&thread, ContextKind::Attachment, measured, at_ms);
+            }
+            "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
+                self.rec.compactions += 1;
+                self.compacted.insert(thread.clone());
+                // What was waiting is now inside the summary, not sent as it was.
+                self.pending.remove(&thread);
+            }
+            k if QUIET_TYPES.contains(&k) => stats.skipped.other_lines += 1,
+            other => stats.problem(
+                &self.rec.role.name,
+                number,
+                if other.is_empty() {
+                    "a line without a `type`".into()
+                } else {
+                    format!(
+                        "unknown line type `{}`",
+                        other.chars().take(40).collect::<String>()
+                    )
+                },
+            ),
+        }
+    }
+
+    /// The thread a line belongs to. Inline subagents (CLI 1.0.x): each
+    /// conversation starts with a root user message that hands over a task
+    /// (not a tool result) and is a thread of its own.
+    fn thread_of(&mut self, parsed: &LineRec) -> Option<String> {
+        if self.rec.role.agent.is_some() || !parsed.is_sidechain {
+            return None;
+        }
+        let hands_over = parsed
+            .message
+            .as_ref()
+            .is_some_and(|m| m.content.0.iter().all(|b| b.kind != "tool_result"));
+        if parsed.root && parsed.kind.as_deref() == Some("user") && hands_over {
+            self.sidechains += 1;
+        }
+        Some(match self.sidechains {
+            0 | 1 => "sidechain".to_string(),
+            n => format!("sidechain-{n}"),
+        })
+    }
+
+    /// An assistant line: a request, or another content block of one.
+    fn assistant(
+        &mut self,
+        parsed: LineRec,
+        thread: Option<String>,
+        number: u64,
+        stats: &mut Import,
+    ) {
+        let Some(msg) = parsed.message else {
+            stats.skipped.other_lines += 1;
+            return;
+        };
+        let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+        for b in &msg.content.0 {
+            if b.kind == "tool_use" || b.kind == "server_tool_use" {
+                if let (Some(id), Some(name)) = (&b.id, &b.name) {
+                    self.tool_uses.insert(id.clone(), (name.clone(), at_ms));
+                }
+            }
+        }
+        let (usage, over) = msg
+            .usage
+            .map(|u| u.total())
+            .unwrap_or_default()
+            .capped(crate::limits::MAX_TOKENS);
+        if over {
+            stats.problem(
+                &self.rec.role.name,
+                number,
+                format!(
+                    "a usage count above {} tokens; capped there for this line",
+                    crate::limits::MAX_TOKENS
+                ),
+            );
+        }
+        let output_bytes: u64 = msg.content.0.iter().map(Block::output_bytes).sum();
+        let model = msg.model.unwrap_or_default();
+        let Some(id) = msg.id else {
+            stats.skipped.other_lines += 1;
+            return;
+        };
+        if model == "<synthetic>" && usage.total() == 0 {
+            stats.skipped.synthetic += 1;
+            return;
+        }
+        if let Some(&i) = self.by_message.get(&id) {
+            // Another content block of the same response: keep the final output.
+            stats.skipped.repeated_lines += 1;
+            let r = &mut self.rec.requests[i].request;
+            r.output_bytes += output_bytes;
+            if usage.output > r.usage.output {
+                r.usage.output = usage.output;
+            }
+            if usage.prompt() > r.usage.prompt() {
+                let out = r.usage.output;
+                r.usage = Usage {
+                    output: out,
+                    ..usage
+                };
+            }
+            return;
+        }
+        self.by_message.insert(id.clone(), self.rec.requests.len());
+        if let Some(waiting) = self.pending.remove(&thread) {
+            for j in waiting {
+                self.rec.results[j].carried_by = Some(id.clone());
+            }
+        }
+        let compacted_before = self.compacted.remove(&thread);
+        self.rec.requests.push(FileRequest {
+            thread,
+            request: Request {
+                compacted_before,
+                hidden_output: 0,
+                output_bytes,
+                message_id: id,
+                timestamp: parsed.timestamp,
+                at_ms,
+                model,
+                usage,
+            },
+        });
+    }
+
+    /// A user line: what the user (or the client on the user's behalf)
+    /// sent, text and images, and the tool results.
+    fn user(&mut self, parsed: LineRec, thread: Option<String>, number: u64, stats: &mut Import) {
+        let Some(msg) = parsed.message else { return };
+        let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+        let mut typed = ResultContent {
+            bytes: msg.content.1,
+            ..ResultContent::default()
+        };
+        for b in &msg.content.0 {
+            match &*b.kind {
+                "text" => {
+                    typed.bytes += b
+                        .text
+                        .and_then(|t| ResultContent::measure(t).ok())
+                        .map_or(0, |c| c.bytes)
+                }
+                "image" => typed.images += 1,
+                "document" => typed.documents += 1,
+                _ => {}
+            }
+        }
+        if typed != ResultContent::default() {
+            self.push_context(&thread, ContextKind::User, typed, at_ms);
+        }
+        for b in msg.content.0 {
+            if b.kind != "tool_result" {
+                continue;
+            }
+            let c = match b.content.map(ResultContent::measure).transpose() {
+                Ok(c) => c.unwrap_or_default(),
+                Err(_) => {
+                    stats.problem(
+                        &self.rec.role.name,
+                        number,
+                        "a tool result whose content is not text blocks",
+                    );
+                    continue;
+                }
+            };
+            let use_id = b.tool_use_id.unwrap_or_default();
+            let (tool, asked_at) = self
+                .tool_uses
+                .get(&use_id)
+                .cloned()
+                .unwrap_or_else(|| ("unknown".to_string(), None));
+            let latency_ms = match (asked_at, at_ms) {
+                (Some(a), Some(b)) if b >= a => (b - a) as u64,
+                _ => 0,
+            };
+            self.pending
+                .entry(thread.clone())
+                .or_default()
+                .push(self.rec.results.len());
+            self.rec.results.push(FileResult {
+                thread: thread.clone(),
+                tool_use_id: use_id,
+                carried_by: None,
+                result: ToolResult {
+                    kind: super::ContextKind::Tool,
+                    tool,
+                    bytes: c.bytes,
+                    images: c.images,
+                    documents: c.documents,
+                    is_error: b.is_error.unwrap_or(false),
+                    latency_ms,
+                    carried_by: None,
+                    at_ms,
+                },
+            });
+        }
+    }
+
+    /// Adds context other than a tool result, carried by the thread's next request.
+    fn push_context(
+        &mut self,
+        thread: &Option<String>,
+        kind: ContextKind,
+        c: ResultContent,
+        at_ms: Option<i64>,
+    ) {
+        self.pending
+            .entry(thread.clone())
+            .or_default()
+            .push(self.rec.results.len());
+        self.rec.results.push(FileResult {
+            thread: thread.clone(),
+            tool_use_id: String::new(),
+            carried_by: None,
+            result: ToolResult::context(kind, c, at_ms),
+        });
+    }
+}
