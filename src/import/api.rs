@@ -283,26 +283,60 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
         .to_string_lossy()
         .into_owned();
     let mut stats = Import::default();
-    let stem = path
-        .file_stem()
-        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-    let project = path
-        .parent()
-        .and_then(Path::file_name)
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    let mut thread = Thread {
-        agent: None,
-        compaction: false,
-        requests: Vec::new(),
-        results: Vec::new(),
-    };
-    let mut names: HashMap<String, String> = HashMap::new();
-    let mut sent: HashSet<String> = HashSet::new();
+    let mut cassette = Cassette::new(&name, path);
     let opened = each_line(path, &name, &mut stats, |number, text, stats| {
+        cassette.line(number, text, stats)
+    });
+    stats.files = 1;
+    if !opened {
+        return (None, stats);
+    }
+    (cassette.finish(), stats)
+}
+
+/// What a file of recorded request and response pairs has said so far.
+struct Cassette<'n> {
+    /// The file, as problems name it.
+    name: &'n str,
+    /// Its stem: the session id, and the request ids where a response has none.
+    stem: String,
+    /// Its folder's name.
+    project: String,
+    thread: Thread,
+    /// Tool names by call id, from the requests' assistant turns.
+    names: HashMap<String, String>,
+    /// Tool results already counted: each request re-sends the earlier ones.
+    sent: HashSet<String>,
+}
+
+impl<'n> Cassette<'n> {
+    fn new(name: &'n str, path: &Path) -> Self {
+        Cassette {
+            name,
+            stem: path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+            project: path
+                .parent()
+                .and_then(Path::file_name)
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            thread: Thread {
+                agent: None,
+                compaction: false,
+                requests: Vec::new(),
+                results: Vec::new(),
+            },
+            names: HashMap::new(),
+            sent: HashSet::new(),
+        }
+    }
+
+    /// One pair: the request's new tool results, then the response's usage.
+    fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
         let pair: Pair = match serde_json::from_slice(text) {
             Ok(p) => p,
             Err(e) => {
-                stats.problem(&name, number, not_json(text, &e, "a JSON line"));
+                stats.problem(self.name, number, not_json(text, &e, "a JSON line"));
                 return;
             }
         };
@@ -314,7 +348,7 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
             Ok(r) => r,
             Err(e) => {
                 stats.problem(
-                    &name,
+                    self.name,
                     number,
                     format!("not a response body at column {}", e.column()),
                 );
@@ -322,49 +356,20 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
             }
         };
         let Some(usage_any) = &resp.usage else {
-            stats.problem(&name, number, "a response without `usage`");
+            stats.problem(self.name, number, "a response without `usage`");
             return;
         };
         let openai_response = resp.object.as_deref() == Some("response");
         let Some(usage) = usage_any.usage(openai_response) else {
-            stats.problem(&name, number, "more cached than input tokens");
+            stats.problem(self.name, number, "more cached than input tokens");
             return;
         };
-        let k = thread.requests.len();
+        let k = self.thread.requests.len();
         if let Some(req_raw) = pair.request {
-            let parsed: Result<RequestBody, _> = serde_json::from_str(req_raw.get());
-            match parsed.and_then(|req| {
-                let found = scan(&req, &mut names)?;
-                let mut out = Vec::new();
-                for f in found {
-                    if f.id.is_empty() || !sent.insert(f.id.clone()) {
-                        continue;
-                    }
-                    let c = f
-                        .content
-                        .map(ResultContent::measure)
-                        .transpose()?
-                        .unwrap_or_default();
-                    out.push(ToolResult {
-                        kind: super::ContextKind::Tool,
-                        tool: names
-                            .get(&f.id)
-                            .cloned()
-                            .unwrap_or_else(|| "unknown".into()),
-                        bytes: c.bytes,
-                        images: c.images,
-                        documents: c.documents,
-                        is_error: f.is_error,
-                        latency_ms: 0,
-                        carried_by: Some(k),
-                        at_ms: None,
-                    });
-                }
-                Ok(out)
-            }) {
-                Ok(results) => thread.results.extend(results),
+            match self.new_results(req_raw.get(), k) {
+                Ok(results) => self.thread.results.extend(results),
                 Err(e) => stats.problem(
-                    &name,
+                    self.name,
                     number,
                     format!(
                         "a request body of an unexpected shape at column {}",
@@ -381,29 +386,67 @@ fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
                 jiff::Timestamp::from_second(secs).ok()?,
             ))
         });
-        thread.requests.push(Request {
+        self.thread.requests.push(Request {
             hidden_output: 0,
             output_bytes: 0,
             compacted_before: false,
-            message_id: resp.id.clone().unwrap_or_else(|| format!("{stem}#{k}")),
+            message_id: resp
+                .id
+                .clone()
+                .unwrap_or_else(|| format!("{}#{k}", self.stem)),
             at_ms: timestamp.as_deref().and_then(epoch_ms),
             timestamp,
             model: resp.model.clone().unwrap_or_else(|| "unknown".into()),
             usage,
         });
-    });
-    stats.files = 1;
-    if !opened || thread.requests.is_empty() {
-        return (None, stats);
     }
-    let session = Session {
-        id: stem,
-        project,
-        files: vec![name],
-        threads: vec![thread],
-        compactions: 0,
-    };
-    (Some(session), stats)
+
+    /// The tool results request `k` sends that no earlier request sent.
+    fn new_results(&mut self, body: &str, k: usize) -> Result<Vec<ToolResult>, serde_json::Error> {
+        let req: RequestBody = serde_json::from_str(body)?;
+        let found = scan(&req, &mut self.names)?;
+        let mut out = Vec::new();
+        for f in found {
+            if f.id.is_empty() || !self.sent.insert(f.id.clone()) {
+                continue;
+            }
+            let c = f
+                .content
+                .map(ResultContent::measure)
+                .transpose()?
+                .unwrap_or_default();
+            out.push(ToolResult {
+                kind: super::ContextKind::Tool,
+                tool: self
+                    .names
+                    .get(&f.id)
+                    .cloned()
+                    .unwrap_or_else(|| "unknown".into()),
+                bytes: c.bytes,
+                images: c.images,
+                documents: c.documents,
+                is_error: f.is_error,
+                latency_ms: 0,
+                carried_by: Some(k),
+                at_ms: None,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The session, if the file recorded any response.
+    fn finish(self) -> Option<Session> {
+        if self.thread.requests.is_empty() {
+            return None;
+        }
+        Some(Session {
+            id: self.stem,
+            project: self.project,
+            files: vec![self.name.to_string()],
+            threads: vec![self.thread],
+            compactions: 0,
+        })
+    }
 }
 
 /// Reads every `.jsonl` file under `paths` (one session each) and hands the
