@@ -301,12 +301,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             spec.out.display()
         ));
     }
-    if done.stale_removed > 0 {
-        notes.push(format!(
-            "removed {} temporary file(s) left by an interrupted tokencast run",
-            done.stale_removed
-        ));
-    }
+    notes.extend(super::stale_note(&done));
     Ok(Outcome {
         stdout,
         notes,

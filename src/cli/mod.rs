@@ -198,12 +198,7 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
         .iter()
         .map(|f| format!("wrote {}", f.path.display()))
         .collect();
-    if done.stale_removed > 0 {
-        notes.push(format!(
-            "removed {} temporary file(s) left by an interrupted tokencast run",
-            done.stale_removed
-        ));
-    }
+    notes.extend(stale_note(&done));
     Ok(Outcome {
         stdout,
         notes,
@@ -429,4 +424,15 @@ fn today() -> jiff::civil::Date {
     jiff::Timestamp::now()
         .to_zoned(jiff::tz::TimeZone::UTC)
         .date()
+}
+
+/// What a write says about the temporary files an interrupted run left, if
+/// it removed any.
+fn stale_note(done: &output::Written) -> Option<String> {
+    (done.stale_removed > 0).then(|| {
+        format!(
+            "removed {} temporary file(s) left by an interrupted tokencast run",
+            done.stale_removed
+        )
+    })
 }

@@ -254,26 +254,18 @@ impl Transcript {
                 (Some(a), Some(b)) if b >= a => (b - a) as u64,
                 _ => 0,
             };
-            self.pending
-                .entry(thread.clone())
-                .or_default()
-                .push(self.rec.results.len());
-            self.rec.results.push(FileResult {
-                thread: thread.clone(),
-                tool_use_id: use_id,
+            let result = ToolResult {
+                kind: super::ContextKind::Tool,
+                tool,
+                bytes: c.bytes,
+                images: c.images,
+                documents: c.documents,
+                is_error: b.is_error.unwrap_or(false),
+                latency_ms,
                 carried_by: None,
-                result: ToolResult {
-                    kind: super::ContextKind::Tool,
-                    tool,
-                    bytes: c.bytes,
-                    images: c.images,
-                    documents: c.documents,
-                    is_error: b.is_error.unwrap_or(false),
-                    latency_ms,
-                    carried_by: None,
-                    at_ms,
-                },
-            });
+                at_ms,
+            };
+            self.push_waiting(&thread, use_id, result);
         }
     }
 
@@ -285,15 +277,20 @@ impl Transcript {
         c: ResultContent,
         at_ms: Option<i64>,
     ) {
+        self.push_waiting(thread, String::new(), ToolResult::context(kind, c, at_ms));
+    }
+
+    /// Adds what entered `thread`'s context, to be carried by its next request.
+    fn push_waiting(&mut self, thread: &Option<String>, tool_use_id: String, result: ToolResult) {
         self.pending
             .entry(thread.clone())
             .or_default()
             .push(self.rec.results.len());
         self.rec.results.push(FileResult {
             thread: thread.clone(),
-            tool_use_id: String::new(),
+            tool_use_id,
             carried_by: None,
-            result: ToolResult::context(kind, c, at_ms),
+            result,
         });
     }
 }
