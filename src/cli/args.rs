@@ -301,6 +301,8 @@ pub struct SimulateArgs {
 }
 
 /// Options shared by every command that writes an HTML page.
+// The `<scenario file stem>` in the help text is for people, not HTML.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct PageArgs {
     /// Write the HTML page here [default: reports/<scenario file stem>[-sweep|-forecast].html].

@@ -9,7 +9,7 @@
 //!
 //! - [`claude_code`]: Claude Code's `~/.claude/projects/**/*.jsonl`;
 //! - [`lines`]: reading JSONL without ever holding an over-long line;
-//! - [`write`]: a thread as a trace CSV and a scenario TOML;
+//! - [`write`](mod@write): a thread as a trace CSV and a scenario TOML;
 //! - [`summary`]: the import summary document, priced, with what-ifs.
 
 pub mod api;

@@ -148,15 +148,15 @@ pub struct Pause {
 /// What the run assumes beyond the trace (seed 003's symbols in brackets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Assumptions {
-    /// System prompt + tool definitions + user question, in tokens [P].
+    /// System prompt + tool definitions + user question, in tokens (P).
     pub prefix_tokens: u64,
-    /// Model output per step: tool_use block and thinking [o].
+    /// Model output per step: tool_use block and thinking (o).
     pub output_tokens_per_step: u64,
-    /// The final answer's output tokens [F].
+    /// The final answer's output tokens (F).
     pub final_output_tokens: u64,
-    /// Bytes per token for the lower bound [b].
+    /// Bytes per token for the lower bound (b).
     pub bytes_per_token: Decimal,
-    /// Tokenizer uplift for the upper bound [u]; applies to the prefix and tool results.
+    /// Tokenizer uplift for the upper bound (u); applies to the prefix and tool results.
     pub tokenizer_uplift: Decimal,
     /// Runs per day for the projection.
     pub runs_per_day: u64,
