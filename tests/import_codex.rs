@@ -88,10 +88,12 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
         "{}",
         rows[0]
     );
-    // Request 1 output 300, of which 128 reasoning: 172 sent back, 128 not;
-    // requests at 10:00:03 and 10:00:08: 5,000 ms apart.
+    // Request 1 output 300, of which 128 reasoning: within a turn (a tool
+    // result, no user message) the reasoning goes back too, so all 300 are
+    // sent back and none is hidden or dropped; requests at 10:00:03 and
+    // 10:00:08: 5,000 ms apart.
     assert!(
-        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,172,128,5000,,"),
+        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,300,0,,5000,,"),
         "{}",
         rows[0]
     );

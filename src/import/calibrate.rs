@@ -82,18 +82,21 @@ pub fn observations(t: &Thread) -> Vec<Observation> {
         }
     }
     let mut out = Vec::new();
-    for (pair, &(bytes, unmeasurable)) in t.requests.windows(2).zip(&added[1..]) {
+    let sent = write::sent_back(t);
+    for ((pair, &(bytes, unmeasurable)), s) in
+        t.requests.windows(2).zip(&added[1..]).zip(&sent[1..])
+    {
         let (prev, now) = (&pair[0], &pair[1]);
         if prev.model != now.model || unmeasurable || now.compacted_before {
             continue;
         }
-        let (resent, output_bytes) = write::sent_back(prev);
-        let bytes = bytes.saturating_add(output_bytes);
+        let bytes = bytes.saturating_add(s.bytes);
         let Some(tokens) = now
             .usage
             .prompt()
+            .saturating_add(s.dropped)
             .checked_sub(prev.usage.prompt())
-            .and_then(|d| d.checked_sub(resent))
+            .and_then(|d| d.checked_sub(s.tokens))
         else {
             continue;
         };
@@ -228,6 +231,63 @@ mod tests {
                 bytes: 3000,
                 tokens: 1000
             }]
+        );
+    }
+
+    #[test]
+    fn reasoning_is_sent_back_within_a_turn_and_dropped_after_it() {
+        // Request 0 (prompt 1,000) bills 100 output, 60 of it reasoning; a
+        // tool result of 400 bytes follows and request 1 is at 1,200: all
+        // 100 output went back, so 100 tokens for the 400 bytes. Request 1
+        // bills 50 (30 reasoning); a user message of 800 bytes follows and
+        // request 2 is at 1,220: 20 visible output came back, request 1's
+        // 30 of reasoning did not, and request 0's 60 that had gone back
+        // left the context: 1,220 + 60 − 1,200 − 20 = 60 tokens.
+        let with = |prompt: u64, output: u64, hidden: u64| Request {
+            hidden_output: hidden,
+            ..request("m", prompt, output)
+        };
+        let t = Thread {
+            agent: None,
+            compaction: false,
+            requests: vec![with(1000, 100, 60), with(1200, 50, 30), with(1220, 10, 0)],
+            results: vec![
+                result(400, 1),
+                ToolResult {
+                    kind: ContextKind::User,
+                    ..result(800, 2)
+                },
+            ],
+        };
+        let sent = write::sent_back(&t);
+        assert_eq!(
+            sent[1],
+            write::SentBack {
+                tokens: 100,
+                ..write::SentBack::default()
+            }
+        );
+        assert_eq!(
+            sent[2],
+            write::SentBack {
+                tokens: 20,
+                hidden: 30,
+                dropped: 60,
+                bytes: 0
+            }
+        );
+        assert_eq!(
+            observations(&t),
+            vec![
+                Observation {
+                    bytes: 400,
+                    tokens: 100
+                },
+                Observation {
+                    bytes: 800,
+                    tokens: 60
+                }
+            ]
         );
     }
 

@@ -78,17 +78,72 @@ pub const ASSISTANT_OUTPUT: &str = "(assistant output)";
 /// the usage of a message's first block), not the final count.
 pub const MAX_OUTPUT_BYTES_PER_TOKEN: u64 = 6;
 
-/// How request `prev`'s output enters the next prompt: as tokens (the
-/// logged count, less reasoning never sent back), or, when the logged count
-/// is a snapshot, as the bytes of its logged content (text, thinking, tool
-/// calls), measured like any other context. Returns (tokens, bytes).
-pub fn sent_back(prev: &super::Request) -> (u64, u64) {
-    let billed = prev.usage.output;
-    if prev.output_bytes > billed.saturating_mul(MAX_OUTPUT_BYTES_PER_TOKEN) {
-        (0, prev.output_bytes)
-    } else {
-        (billed.saturating_sub(prev.hidden_output), 0)
+/// How an earlier request's output enters a later prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SentBack {
+    /// The previous request's output sent back, in tokens as billed.
+    pub tokens: u64,
+    /// Of the previous request's output, tokens billed but not sent back
+    /// as tokens (its reasoning, or all of it when it goes back as bytes).
+    pub hidden: u64,
+    /// Or, when the logged count is a streaming snapshot, the bytes of its
+    /// logged content (text, thinking, tool calls), measured like any other
+    /// context.
+    pub bytes: u64,
+    /// Reasoning sent back earlier in the turn this request closes, taken
+    /// out of the context before it.
+    pub dropped: u64,
+}
+
+/// For each request of `t` (index 0: nothing before it), how the output
+/// of the requests before it is carried.
+///
+/// Output is sent back as billed, or, when the logged count is a snapshot
+/// (below its own content's bytes ÷ [`MAX_OUTPUT_BYTES_PER_TOKEN`]), as
+/// the bytes of its content. Reasoning that the log splits from the rest
+/// (OpenAI's reasoning tokens) follows the Responses API: the reasoning
+/// items of a turn are sent back with each tool result of that turn, and
+/// dropped from the context once a user message starts the next one.
+pub fn sent_back(t: &Thread) -> Vec<SentBack> {
+    let mut user = vec![false; t.requests.len()];
+    for r in sent_results(t) {
+        if r.kind == super::ContextKind::User {
+            if let Some(u) = r.carried_by.and_then(|k| user.get_mut(k)) {
+                *u = true;
+            }
+        }
     }
+    let mut out = vec![SentBack::default(); t.requests.len()];
+    let mut turn = 0u64;
+    for (k, pair) in t.requests.windows(2).enumerate().map(|(i, w)| (i + 1, w)) {
+        let (prev, now) = (&pair[0], &pair[1]);
+        let billed = prev.usage.output;
+        let hidden = prev.hidden_output.min(billed);
+        out[k] = if prev.output_bytes > billed.saturating_mul(MAX_OUTPUT_BYTES_PER_TOKEN) {
+            // Billed as logged, carried as the bytes of its content.
+            SentBack {
+                bytes: prev.output_bytes,
+                hidden: billed,
+                ..SentBack::default()
+            }
+        } else if user[k] || now.compacted_before {
+            // A compaction removes the whole turn anyway (see `Compactions`).
+            let dropped = std::mem::take(&mut turn);
+            SentBack {
+                tokens: billed - hidden,
+                hidden,
+                dropped: if now.compacted_before { 0 } else { dropped },
+                bytes: 0,
+            }
+        } else {
+            turn = turn.saturating_add(hidden);
+            SentBack {
+                tokens: billed,
+                ..SentBack::default()
+            }
+        };
+    }
+    out
 }
 
 /// The trace CSV of one thread: for every recorded request after the
@@ -106,6 +161,7 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
     }
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut call = 0u64;
+    let sent = sent_back(t);
     for (k, carried) in by_request.iter().enumerate().skip(1) {
         let (prev, q) = (&t.requests[k - 1], &t.requests[k]);
         let gap = match (prev.at_ms, q.at_ms) {
@@ -118,7 +174,12 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
             ),
             _ => None,
         };
-        let (resent, output_bytes) = sent_back(prev);
+        let SentBack {
+            tokens: resent,
+            hidden,
+            bytes: output_bytes,
+            dropped,
+        } = sent[k];
         let output_row = (output_bytes > 0).then(|| super::ToolResult {
             kind: super::ContextKind::User,
             tool: ASSISTANT_OUTPUT.into(),
@@ -164,7 +225,8 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
                 recorded_cache_read: on_first(q.usage.cache_read),
                 recorded_output: on_first(q.usage.output),
                 resent_output: on_first(resent),
-                hidden_output: on_first(prev.usage.output - resent),
+                hidden_output: on_first(hidden),
+                dropped_output: (first && dropped > 0).then_some(dropped),
                 gap_ms: gap.filter(|_| first),
                 // Only where the log marks one: a recorded prompt is what
                 // the replay is checked against, never what drives it.

@@ -247,6 +247,8 @@ struct Group<'a> {
     added: u64,
     /// Output of the previous request sent back with it, when the trace says.
     resent: Option<u64>,
+    /// Earlier output taken out of the context before it.
+    dropped: u64,
     /// The engine's request for it (0-based: steps before it).
     step: u64,
     /// What the provider reported.
@@ -275,6 +277,7 @@ fn groups<'a>(results: &[&'a crate::scenario::TraceCall], raw: bool) -> Vec<Grou
                     results: j as u64 + 1,
                     added: before + bytes,
                     resent: c.resent_output,
+                    dropped: c.dropped_output.unwrap_or(0),
                     step: steps,
                     recorded: r,
                 });
@@ -387,6 +390,7 @@ fn fit(groups: &[Group]) -> Option<Fit> {
         let resent = w[1].resent.unwrap_or(prev.usage.output);
         let grew = cur
             .prompt()
+            .saturating_add(w[1].dropped)
             .checked_sub(prev.prompt())
             .and_then(|g| g.checked_sub(resent));
         match grew {

@@ -76,6 +76,23 @@ fn a_request_follows_all_its_rows_and_pays_its_own_output() {
 }
 
 #[test]
+fn reasoning_a_finished_turn_drops_leaves_the_later_prompts() {
+    // Request 4 (1 s after request 3, 40 bytes: a user message) gets
+    // request 3's 20 visible output tokens back, and the 9 tokens of
+    // reasoning that went back earlier in the turn leave the context:
+    // 165 + 20 − 9 + 40/4 = 186. Requests 1–3 are as before (425), and
+    // request 3's 20 is billed before the final 20.
+    let mut s = recorded();
+    let mut r = row(4, 40, Some((20, 0, 1000)), "m");
+    r.dropped_output = Some(9);
+    s.trace_mut().push(r);
+    let sim = simulate(&s, SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.input_tokens.lower, d("611"));
+    assert_eq!(p.output_tokens, 82);
+}
+
+#[test]
 fn the_recorded_gap_expires_the_cache() {
     // 5-minute cache: request 1 writes 100; request 2 (1 s later) reads 100
     // and writes 60; request 3 comes 400 s later, after the lifetime, and

@@ -87,7 +87,9 @@ impl<'a> Sizes<'a> {
             let mut billed = Vec::with_capacity(firsts.len());
             for c in &firsts {
                 let r = c.resent_output.unwrap_or(0);
-                total += u128::from(r);
+                // What a finished turn drops was sent back before it.
+                total = (total + u128::from(r))
+                    .saturating_sub(u128::from(c.dropped_output.unwrap_or(0)));
                 resent.push(total);
                 billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
             }

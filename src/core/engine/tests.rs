@@ -45,6 +45,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         request: None,
         resent_output: None,
         hidden_output: None,
+        dropped_output: None,
         gap_ms: None,
         compacted: false,
     }

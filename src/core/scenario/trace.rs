@@ -59,6 +59,10 @@ pub struct TraceCall {
     /// (reasoning tokens), on a request's first row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_output: Option<u64>,
+    /// Earlier output taken out of the context before this row's request
+    /// (the reasoning of a finished turn), on a request's first row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_output: Option<u64>,
     /// Milliseconds from the previous request to this row's request, as
     /// recorded (on a request's first row): cache expiry follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,7 +110,7 @@ impl TraceCall {
 
 /// The header of the trace CSV tokencast writes (an import's): the columns
 /// of [`TraceRow`] in order, without the hand-written `round` and `params`.
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,gap_ms,compacted,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note";
 
 /// A row of a trace as written in the CSV file or inline TOML: the one row
 /// type the reader deserializes (`S = String`) and an import serializes
@@ -180,6 +184,10 @@ pub struct TraceRow<S> {
     /// The previous request's output billed but never sent back (reasoning).
     #[serde(default)]
     pub hidden_output: Option<u64>,
+    /// Earlier output taken out of the context before this request (the
+    /// reasoning of the turn a user message closes).
+    #[serde(default)]
+    pub dropped_output: Option<u64>,
     /// Milliseconds since the previous request.
     #[serde(default)]
     pub gap_ms: Option<u64>,
@@ -311,6 +319,7 @@ impl RawCall {
         for (field, v) in [
             ("resent_output", self.resent_output),
             ("hidden_output", self.hidden_output),
+            ("dropped_output", self.dropped_output),
         ] {
             if v.is_some_and(|t| t > crate::limits::MAX_TOKENS) {
                 return Err(site.error(
@@ -381,6 +390,7 @@ impl RawCall {
             request: self.request,
             resent_output: self.resent_output,
             hidden_output: self.hidden_output,
+            dropped_output: self.dropped_output,
             gap_ms: self.gap_ms,
             compacted: self.compacted.unwrap_or(false),
             images: self.images.unwrap_or(0),
