@@ -76,6 +76,11 @@ fn per_token_floats_become_prices_per_million_checked_by_hand() {
     assert_eq!(sonnet["input_includes_cache"].as_bool(), Some(false));
     let gpt = m("gpt-4o");
     assert_eq!(gpt["cache_write_5m"], gpt["input"]);
+    // OpenAI's automatic cache keeps a prefix 5 to 10 minutes (its prompt
+    // caching guide); LiteLLM has no field for it, the converter writes 10.
+    assert_eq!(gpt["cache_lifetime_minutes"].as_integer(), Some(10));
+    assert!(!gemini.contains_key("cache_lifetime_minutes"));
+    assert!(!sonnet.contains_key("cache_lifetime_minutes"));
     // fedramp_uplift_multiplier 1.1 is a region.
     assert_eq!(gpt["regions"]["fedramp"].as_str(), Some("1.1"));
     // Web search: 0.01 per query is $10 per 1,000; Gemini's 0.035 is $35.

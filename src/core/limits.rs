@@ -59,6 +59,10 @@ pub const MAX_FEE_USD: u64 = 1_000_000;
 /// The longest gap between two recorded requests, in milliseconds (a year).
 pub const MAX_GAP_MS: u64 = 366 * 24 * 3_600_000;
 
+/// Longest automatic-cache lifetime a price book may give a model, minutes
+/// (a day: the longest retention a provider offers).
+pub const MAX_CACHE_LIFETIME_MINUTES: u64 = 24 * 60;
+
 /// The most rows a trace may have.
 pub const MAX_TRACE_ROWS: usize = 10_000_000;
 

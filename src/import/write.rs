@@ -7,7 +7,7 @@
 
 use super::{Session, Thread};
 use crate::output::name::display;
-use crate::pricing::ModelPrices;
+use crate::pricing::{Cache, Mode, ModelPrices};
 use crate::scenario::trace::TraceRow;
 use rust_decimal::Decimal;
 use std::fmt::Write as _;
@@ -403,7 +403,18 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     );
     let p = spec.prices;
     let has = |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(get);
-    let lifetime = if f.one_hour { 3_600_000 } else { 300_000 };
+    let recorded_tier = if f.one_hour {
+        Cache::OneHour
+    } else {
+        Cache::FiveMinutes
+    };
+    // The model's own lifetime where its book gives one (OpenAI's 10 minutes).
+    let lifetime = p
+        .and_then(|m| m.rates(recorded_tier, Mode::Sync).ok())
+        .map_or(recorded_tier.lifetime_ms(), |r| {
+            r.lifetime_ms(recorded_tier)
+        })
+        .map_or(0, |ms| i64::try_from(ms).unwrap_or(i64::MAX));
     // Providers that cache every prefix on their own (OpenAI, Google: no
     // write premium) miss part of it; explicit caches (Anthropic) read the
     // whole prefix until it expires or changes, which the replay follows.

@@ -441,13 +441,22 @@ fn breaks(
             } else {
                 Cache::FiveMinutes
             };
-            let expired = gap_ms.is_some_and(|g| g > tier.lifetime_ms().unwrap_or(u64::MAX));
             let prices = cur
                 .model
                 .as_deref()
                 .map_or_else(|| Some(fallback.clone()), prices_of);
-            let extra_cost = prices.and_then(|m| {
-                let r = m.rates(tier, Mode::Sync).ok()?;
+            let rates = prices.as_ref().and_then(|m| m.rates(tier, Mode::Sync).ok());
+            // The model's own lifetime where its book gives one.
+            let lifetime = rates
+                .as_ref()
+                .map_or(tier.lifetime_ms(), |r| r.lifetime_ms(tier));
+            let expired = gap_ms.is_some_and(|g| g > lifetime.unwrap_or(u64::MAX));
+            let name = if lifetime == tier.lifetime_ms() {
+                tier.lifetime_name().to_string()
+            } else {
+                format!("{}-minute", lifetime.unwrap_or(0) / 60_000)
+            };
+            let extra_cost = rates.and_then(|r| {
                 let c = r.at(r.tier_of(Decimal::from(cur.prompt())));
                 Some(
                     (Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION)
@@ -458,7 +467,7 @@ fn breaks(
                 request: w[1].request,
                 gap_seconds: gap_ms.map(|g| g / 1000),
                 cause: if expired {
-                    format!("expiry (gap over the {} lifetime)", tier.lifetime_name())
+                    format!("expiry (gap over the {name} lifetime)")
                 } else if cur.prompt() * 2 < prev.prompt() {
                     "compaction (the prompt fell below half)".into()
                 } else {

@@ -105,6 +105,34 @@ fn the_recorded_gap_expires_the_cache() {
 }
 
 #[test]
+fn a_model_whose_cache_lives_longer_keeps_it_over_the_gap() {
+    // The same run on a model whose automatic cache lives 10 minutes: the
+    // 400 s gap before request 3 no longer expires it. Request 3 reads
+    // request 2's 160 and writes 5: writes 100 + 60 + 5 = 165 × $10, reads
+    // 100 + 160 = 260 × $0.2 per million. The 1-hour tier is unchanged.
+    let mut s = recorded();
+    s.prices_mut().cache_lifetime_minutes = Some(10);
+    for pv in s.variants_mut() {
+        pv.prices.cache_lifetime_minutes = Some(10);
+        pv.rates = pv
+            .prices
+            .rates_with(pv.variant.cache, pv.variant.mode, pv.variant.options())
+            .unwrap();
+        for by in &mut pv.by_model {
+            by.prices = pv.prices.clone();
+            by.rates = pv.rates.clone();
+        }
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.expiries, 0);
+    assert_eq!(v.cost.cache_write.lower, d("0.00165"));
+    assert_eq!(v.cost.cache_read.lower, d("0.000052"));
+    let one_hour = s.variants()[0].rates.lifetime_ms(Cache::OneHour);
+    assert_eq!(one_hour, Some(3_600_000));
+}
+
+#[test]
 fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
     // Request 4, 1 s after request 3, follows a compaction: its prompt is
     // P + its own 40 bytes = 110, none of the earlier output. The cache

@@ -570,7 +570,7 @@ impl Run<'_> {
         let n = self.bytes.len() as u64;
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
-        let lifetime = cache.lifetime_ms();
+        let lifetime = rates.lifetime_ms(cache);
         let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
         let thresholds: Vec<[i128; 2]> = rates
             .long_context
@@ -677,7 +677,7 @@ impl Run<'_> {
     ) -> (Sums, Counts) {
         let den = self.scale.denominators()[bound];
         let caches = cache != Cache::None && rates.cache_write.is_some();
-        let lifetime = cache.lifetime_ms();
+        let lifetime = rates.lifetime_ms(cache);
         let min = rates
             .min_cacheable_tokens
             .map(|t| self.scale.tokens(t)[bound]);

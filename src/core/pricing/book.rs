@@ -109,6 +109,8 @@ struct RawModelPrices {
     #[serde(default)]
     min_cacheable_tokens: Option<u64>,
     #[serde(default)]
+    cache_lifetime_minutes: Option<u64>,
+    #[serde(default)]
     long_context: Option<OneOrMany<RawLongContext>>,
     #[serde(default)]
     context_window_tokens: Option<u64>,
@@ -344,6 +346,14 @@ fn check_entry(id: &str, r: RawModelPrices) -> Result<ModelPrices, Problem> {
         })?),
     };
     let long_context = check_long_context(&r)?;
+    if let Some(m) = r.cache_lifetime_minutes {
+        if !(1..=crate::limits::MAX_CACHE_LIFETIME_MINUTES).contains(&m) {
+            return Err((
+                format!("cache_lifetime_minutes = {m} is outside 1 to {} (a day)", crate::limits::MAX_CACHE_LIFETIME_MINUTES),
+                "write how many minutes the provider keeps an unread prefix in its automatic cache, e.g. 10",
+            ));
+        }
+    }
     let mut services = BTreeMap::new();
     for (name, s) in r.services {
         let service = match (s.multiplier, s.input, s.output) {
@@ -392,6 +402,7 @@ fn check_entry(id: &str, r: RawModelPrices) -> Result<ModelPrices, Problem> {
         batch_cache_write_1h: r.batch_cache_write_1h,
         batch_cache_read: r.batch_cache_read,
         min_cacheable_tokens: r.min_cacheable_tokens,
+        cache_lifetime_minutes: r.cache_lifetime_minutes,
         long_context,
         context_window_tokens: r.context_window_tokens,
         input_includes_cache: r.input_includes_cache,

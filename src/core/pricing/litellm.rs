@@ -62,6 +62,10 @@ pub struct ModelOut {
     /// `prompt_cache_min_tokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_cacheable_tokens: Option<u64>,
+    /// OpenAI's automatic cache lifetime ([`OPENAI_CACHE_LIFETIME_MINUTES`]);
+    /// LiteLLM does not give one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_lifetime_minutes: Option<u64>,
     /// `max_input_tokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window_tokens: Option<u64>,
@@ -171,6 +175,20 @@ fn tiers(entry: &serde_json::Map<String, Value>) -> Vec<u64> {
 }
 
 /// Whether the provider's input count includes cached tokens, by provider.
+/// How long OpenAI's automatic prompt cache keeps a prefix nobody reads:
+/// "cached prefixes generally remain active for 5 to 10 minutes of
+/// inactivity, up to a maximum of one hour during off-peak periods"
+/// (platform.openai.com/docs/guides/prompt-caching). The upper end of the
+/// usual range is written into converted OpenAI books; the shared corpus's
+/// Codex rollouts read their cache after gaps of up to 13 minutes and
+/// missed it after 15 and more.
+pub const OPENAI_CACHE_LIFETIME_MINUTES: u64 = 10;
+
+/// Whether `provider`'s automatic cache lifetime is OpenAI's.
+fn openai_cache(provider: &str) -> bool {
+    provider == "openai" || provider.starts_with("azure")
+}
+
 fn includes_cache(provider: &str) -> Option<bool> {
     if provider == "anthropic" || provider.starts_with("bedrock") {
         Some(false)
@@ -370,6 +388,8 @@ fn convert_one(
             read_on: read_on.to_string(),
             prices: prices.iter().map(|(k, v)| (*k, v.to_string())).collect(),
             min_cacheable_tokens: entry.get("prompt_cache_min_tokens").and_then(Value::as_u64),
+            cache_lifetime_minutes: (openai_cache(provider) && prices.contains_key("cache_read"))
+                .then_some(OPENAI_CACHE_LIFETIME_MINUTES),
             context_window_tokens: entry.get("max_input_tokens").and_then(Value::as_u64),
             input_includes_cache: includes_cache(provider),
             long_context: model
@@ -478,7 +498,7 @@ impl Conversion {
             fees: BTreeMap<String, &'a FeeOut>,
         }
         let mut out = format!(
-            "# tokencast price book, converted from LiteLLM's {} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals. Where the provider charges no cache\n# write premium (OpenAI, Google: a cache read price and no creation cost), cache_write_5m\n# is the input price. Web search fees are LiteLLM's per-query cost (medium context) × 1,000.\n",
+            "# tokencast price book, converted from LiteLLM's {} by `tokencast prices import litellm`.\n# Prices are USD per million tokens, exact decimals. Where the provider charges no cache\n# write premium (OpenAI, Google: a cache read price and no creation cost), cache_write_5m\n# is the input price, and OpenAI's automatic cache keeps an unread prefix for\n# cache_lifetime_minutes (10: OpenAI documents 5 to 10 minutes).\n# Web search fees are LiteLLM's per-query cost (medium context) × 1,000.\n",
             display(file)
         );
         for m in &self.models {

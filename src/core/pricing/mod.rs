@@ -131,6 +131,11 @@ pub struct ModelPrices {
     pub batch_cache_read: Option<Decimal>,
     /// Prompts shorter than this are not cached at all.
     pub min_cacheable_tokens: Option<u64>,
+    /// How long the provider's automatic cache keeps a prefix nobody reads,
+    /// where that is not the 5-minute tier's five minutes (OpenAI documents
+    /// 5 to 10 minutes of inactivity); the 1-hour tier is never changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_lifetime_minutes: Option<u64>,
     /// Long-context tiers, by rising threshold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub long_context: Vec<LongContext>,
@@ -174,6 +179,11 @@ pub struct Rates {
     pub cache_read: Option<Decimal>,
     /// Prompts shorter than this are not cached.
     pub min_cacheable_tokens: Option<u64>,
+    /// How long a cache entry lives unread, in milliseconds, when the model's
+    /// provider keeps it longer than the tier says (see
+    /// [`ModelPrices::cache_lifetime_minutes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_lifetime_ms: Option<u64>,
     /// Rates above each long-context threshold, by rising threshold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub long_context: Vec<LongContextRates>,
@@ -212,6 +222,16 @@ pub struct ClassRates {
 }
 
 impl Rates {
+    /// How long a cache entry written at tier `cache` lives unread, in
+    /// milliseconds: the model's own lifetime where its book gives one,
+    /// otherwise the tier's.
+    pub fn lifetime_ms(&self, cache: Cache) -> Option<u64> {
+        match cache {
+            Cache::FiveMinutes => self.cache_lifetime_ms.or(cache.lifetime_ms()),
+            Cache::None | Cache::OneHour => cache.lifetime_ms(),
+        }
+    }
+
     /// The rates of tier `t`: 0 is the base, `t` the t-th long-context tier.
     pub fn at(&self, t: usize) -> ClassRates {
         match t.checked_sub(1).and_then(|i| self.long_context.get(i)) {
@@ -470,6 +490,10 @@ impl ModelPrices {
             cache_write: caches.then(|| chosen.write * region),
             cache_read: caches.then(|| chosen.read * region),
             min_cacheable_tokens: self.min_cacheable_tokens,
+            cache_lifetime_ms: self
+                .cache_lifetime_minutes
+                .filter(|_| caches && cache == Cache::FiveMinutes)
+                .map(|m| m * 60_000),
             long_context,
             cache_storage_per_hour: self
                 .cache_storage_per_hour

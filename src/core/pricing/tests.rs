@@ -283,3 +283,37 @@ fn conversion_is_exact() {
     assert_eq!(m.cache_read, Some(d("0.184")));
     assert_eq!(m.batch_output, Some(d("18.4")));
 }
+
+#[test]
+fn a_books_cache_lifetime_applies_to_the_5_minute_tier_only() {
+    let book = |minutes: &str| {
+        crate::pricing::PriceBook::parse(&crate::input::SourceText {
+            name: "book.toml".into(),
+            text: format!(
+                "[models.g]\nsource = \"t\"\nread_on = \"2026-11-30\"\ninput = \"1\"\noutput = \"2\"\ncache_write_5m = \"1\"\ncache_read = \"0.1\"\ncache_lifetime_minutes = {minutes}\n"
+            ),
+        })
+    };
+    let b = book("10").unwrap();
+    let on = jiff::civil::date(2026, 12, 1);
+    let m = b.get_on("g", on).unwrap();
+    let five = m.rates(Cache::FiveMinutes, Mode::Sync).unwrap();
+    assert_eq!(five.lifetime_ms(Cache::FiveMinutes), Some(600_000));
+    let none = m.rates(Cache::None, Mode::Sync).unwrap();
+    assert_eq!(none.lifetime_ms(Cache::None), None);
+    assert_eq!(
+        fable_5_2()
+            .rates(Cache::OneHour, Mode::Sync)
+            .unwrap()
+            .lifetime_ms(Cache::OneHour),
+        Some(3_600_000)
+    );
+    // Zero, or more than a day, is refused with the key and the range.
+    for bad in ["0", "1441"] {
+        let e = book(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("cache_lifetime_minutes") && e.contains("1 to 1440"),
+            "{e}"
+        );
+    }
+}
