@@ -456,12 +456,9 @@ fn breaks(
             } else {
                 format!("{}-minute", lifetime.unwrap_or(0) / 60_000)
             };
-            let extra_cost = rates.and_then(|r| {
+            let extra_cost = rates.map(|r| {
                 let c = r.at(r.tier_of(Decimal::from(cur.prompt())));
-                Some(
-                    (Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION)
-                        .normalize(),
-                )
+                (Decimal::from(tokens) * (c.cache_write - c.cache_read) / PER_MILLION).normalize()
             });
             Some(CacheBreak {
                 request: w[1].request,
