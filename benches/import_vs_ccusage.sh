@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Benchmark: `tokencast import claude-code` against `ccusage claude session
 # --json` (ccusage 20.0.24, its native binary) on the same generated corpus,
-# at 100 MB and 1 GB. Reports the median of 5 runs of each, peak RSS, the
-# time ratio, and whether every session's token totals agree.
+# at 100 MB and 1 GB of sessions of 20–300 requests (about 2 MB each) and
+# at 686 MB of small sessions (20–28 requests: about 2,100 sessions, the
+# shape where writing the files costs most). Reports the median of 5 runs
+# of each, run interleaved, peak RSS, the time ratio, a re-import into the
+# same folder, and whether every session's token totals agree.
 #
-#   bash benches/import_vs_ccusage.sh            # 100 MB and 1 GB
-#   SIZES="100000000" bash benches/import_vs_ccusage.sh
+#   bash benches/import_vs_ccusage.sh            # all three corpora
+#   SIZES="100000000:300" bash benches/import_vs_ccusage.sh   # BYTES:MAX_REQUESTS
 #
 # Needs cargo, npm (ccusage is installed under target/, never committed),
 # python3 and /usr/bin/time. Nothing outside target/ is written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SIZES=${SIZES:-"100000000 1000000000"}
+SIZES=${SIZES:-"100000000:300 1000000000:300 686000000:28"}
 RUNS=${RUNS:-5}
 T=target/bench-import
 mkdir -p "$T"
@@ -25,10 +28,12 @@ TOKENCAST=target/release/tokencast
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-for size in $SIZES; do
+for spec in $SIZES; do
+    size=${spec%%:*}; max_requests=${spec##*:}
     corpus="$T/corpus-$size"
+    [ "$max_requests" = 300 ] || corpus="$T/small-$size"
     if [ ! -d "$corpus/projects" ]; then
-        target/release/examples/gen_claude_corpus "$corpus/projects" "$size" 1
+        target/release/examples/gen_claude_corpus "$corpus/projects" "$size" 1 "$max_requests"
     fi
     : > "$T/tk-$size.times"; : > "$T/cc-$size.times"
     for _ in $(seq "$RUNS"); do
@@ -40,11 +45,20 @@ for size in $SIZES; do
             --json --offline > "$T/cc-$size.json" 2>/dev/null
         cat "$T/cc.one" >> "$T/cc-$size.times"
     done
+    # Re-import into the folder the last run wrote: every file is replaced.
+    : > "$T/re-$size.times"
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f "%e %M" -o "$T/tk.one" "$TOKENCAST" import claude-code "$corpus/projects" \
+            --format json --no-report --out "$T/out-$size" > /dev/null 2>&1
+        cat "$T/tk.one" >> "$T/re-$size.times"
+    done
+    re_s=$(cut -d' ' -f1 "$T/re-$size.times" | median)
     tk_s=$(cut -d' ' -f1 "$T/tk-$size.times" | median); tk_kb=$(cut -d' ' -f2 "$T/tk-$size.times" | sort -n | tail -1)
     cc_s=$(cut -d' ' -f1 "$T/cc-$size.times" | median); cc_kb=$(cut -d' ' -f2 "$T/cc-$size.times" | sort -n | tail -1)
     echo "== $(du -sb "$corpus" | cut -f1) bytes of logs ($size requested), median of $RUNS runs"
     echo "tokencast import claude-code : ${tk_s} s, peak RSS ${tk_kb} KB (also measures every tool result, writes traces and scenarios)"
     echo "ccusage claude session --json: ${cc_s} s, peak RSS ${cc_kb} KB"
+    echo "tokencast re-import, same --out: ${re_s} s ($(ls "$T/out-$size" | wc -l) entries in --out)"
     python3 - "$T/tk-$size.json" "$T/cc-$size.json" "$tk_s" "$cc_s" <<'PY'
 import json, sys
 tk = json.load(open(sys.argv[1])); cc = json.load(open(sys.argv[2]))

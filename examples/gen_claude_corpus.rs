@@ -24,6 +24,7 @@ const MODELS: [&str; 3] = ["claude-opus-4-6", "claude-sonnet-4-5", "claude-haiku
 const TOOLS: [&str; 6] = ["Read", "Bash", "Grep", "Edit", "Glob", "WebFetch"];
 
 struct Gen {
+    max_requests: u64,
     rng: Pcg64,
     written: u64,
     msg: u64,
@@ -69,7 +70,7 @@ impl Gen {
         let id = format!("{:08x}-0000-4000-8000-{:012x}", index, index * 7919);
         let ttl_1h = self.rng.random_bool(0.5);
         let model = MODELS[self.rng.random_range(0..MODELS.len())];
-        let requests = self.rng.random_range(20..300);
+        let requests = self.rng.random_range(20..self.max_requests.max(21));
         let mut prompt: u64 = self.rng.random_range(15_000..30_000);
         let day = 1 + index % 28;
         let mut t: u64 = self.rng.random_range(0..36_000);
@@ -189,7 +190,7 @@ impl Gen {
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 3 {
-        eprintln!("usage: gen_claude_corpus OUT_DIR BYTES [SEED]");
+        eprintln!("usage: gen_claude_corpus OUT_DIR BYTES [SEED [MAX_REQUESTS]]");
         std::process::exit(2);
     }
     let out = Path::new(&args[1]);
@@ -197,7 +198,13 @@ fn main() -> std::io::Result<()> {
     let seed: u64 = args
         .get(3)
         .map_or(1, |s| s.parse().expect("SEED is a number"));
+    // Requests per session are drawn from 20..MAX_REQUESTS (300: sessions of
+    // about 2 MB; 40 gives many small ones).
+    let max_requests: u64 = args
+        .get(4)
+        .map_or(300, |s| s.parse().expect("MAX_REQUESTS is a number"));
     let mut g = Gen {
+        max_requests,
         rng: Pcg64::seed_from_u64(seed),
         written: 0,
         msg: 0,

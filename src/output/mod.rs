@@ -377,12 +377,16 @@ impl Staging {
                 .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
                 .map(Path::to_path_buf)
                 .collect();
+            // A folder made now holds no stale temporary file.
+            let existed = missing.is_empty();
             self.created.extend(missing.into_iter().rev());
             std::fs::create_dir_all(&dir).map_err(|source| OutputError::Io {
                 path: dir.clone(),
                 source,
             })?;
-            self.written.stale_removed += remove_stale_temps(&dir);
+            if existed {
+                self.written.stale_removed += remove_stale_temps(&dir);
+            }
         }
         let tmp = stage(&target, &f.bytes)?;
         self.staged.push((tmp.into_temp_path(), target));
@@ -406,7 +410,20 @@ impl Staging {
             return Err(OutputError::Interrupted);
         }
         let staged = std::mem::take(&mut self.staged);
+        let io = |(path, source): (PathBuf, std::io::Error)| OutputError::Io { path, source };
+        // The new bytes reach the disk before any old file is replaced …
+        let temps: Vec<&Path> = staged.iter().map(|(t, _)| t.as_ref()).collect();
+        durable(&temps).map_err(io)?;
+        let folders: std::collections::BTreeSet<PathBuf> = staged
+            .iter()
+            .map(|(_, target)| folder_of(target).to_path_buf())
+            .collect();
         let result = Staging::rename_all(staged);
+        // … and the renames (and any new folders) once all are in.
+        if result.is_ok() {
+            let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+            durable(&dirs).map_err(io)?;
+        }
         if result.is_ok() {
             // Keep the folders: they now hold the files.
             self.created.clear();
@@ -477,8 +494,46 @@ fn undo(done: Vec<(PathBuf, Option<tempfile::TempPath>)>) {
     }
 }
 
+/// Makes what is at `paths` (files, or folders after renames into them)
+/// durable with as few syncs as the platform allows: on Linux one
+/// `syncfs` per file system they lie on (a set of files is one or two
+/// syncs, not one per file, which on slow disks was most of an import's
+/// time); elsewhere one fsync per path.
+fn durable(paths: &[&Path]) -> Result<(), (PathBuf, std::io::Error)> {
+    fn at(p: &Path) -> impl FnOnce(std::io::Error) -> (PathBuf, std::io::Error) + '_ {
+        move |e| (p.to_path_buf(), e)
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::BTreeSet::new();
+        for p in paths {
+            // A stat per path; a file is opened only for a new file system.
+            if seen.insert(std::fs::metadata(p).map_err(at(p))?.dev()) {
+                let f = std::fs::File::open(p).map_err(at(p))?;
+                rustix::fs::syncfs(&f).map_err(|e| at(p)(e.into()))?;
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for p in paths {
+            // Windows cannot open a folder to sync it; its renames are
+            // journaled by the file system.
+            if cfg!(windows) && p.is_dir() {
+                continue;
+            }
+            std::fs::File::open(p)
+                .and_then(|f| f.sync_all())
+                .map_err(at(p))?;
+        }
+        Ok(())
+    }
+}
+
 /// Writes `bytes` to a temporary file beside `target`, with the permissions
-/// of the file it will replace (or 0644), synced to disk.
+/// of the file it will replace (or 0644); [`durable`] syncs the set.
 fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputError> {
     use std::io::Write;
     let io = |source| OutputError::Io {
@@ -491,7 +546,6 @@ fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputE
         .tempfile_in(folder_of(target))
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
