@@ -41,26 +41,7 @@ for rpd in 1 100; do
         "$TOKENCAST" forecast "$T/imported" --runs-per-day "$rpd" --format json --no-report
 done
 
-python3 - "$T" <<'PY'
-import sys
-t = sys.argv[1]
-caps = ["reddit/search", "trustpilot/reviews", "youtube/search", "youtube/comments"]
-x, m = 0x2545F4914F6CDD1D, 2**64
-with open(f"{t}/trace.csv", "w") as w:
-    w.write("call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n")
-    for i in range(1, 1_000_001):
-        x = (x * 6364136223846793005 + 1442695040888963407) % m
-        raw = 500 + (x >> 33) % 100_000
-        w.write(f"{i},{caps[i % 4]},200,{1 + (x >> 20) % 30},{raw},{raw // 5},{1000 + (x >> 40) % 15_000},0.000792,false\n")
-import os
-root = os.path.abspath("scenarios")
-main = open("scenarios/research.toml").read().split("# ── What-if")[0]
-main = main.replace("traces/research-trace.csv", os.path.abspath(f"{t}/trace.csv"))
-main = main.replace("prices/anthropic.toml", f"{root}/prices/anthropic.toml")
-open(f"{t}/plain.toml", "w").write(main)
-open(f"{t}/context.toml", "w").write(
-    main + '\n[context_management]\nvariant = "raw, 5-min cache"\nsummary_tokens = 2000\n')
-PY
+python3 benches/gen_trace.py "$T"
 measure "simulate, 1,000,000 rows" \
     "$TOKENCAST" simulate "$T/plain.toml" --format json --no-report
 measure "simulate, 1,000,000 rows, with [context_management]" \

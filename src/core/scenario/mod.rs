@@ -9,6 +9,7 @@ mod check;
 mod check_what_if;
 mod raw;
 pub mod trace;
+mod trace_columns;
 pub mod variant;
 
 #[cfg(test)]

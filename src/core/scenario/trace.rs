@@ -3,6 +3,7 @@
 //! Rows keep everything the ledger needs (errors, replays, fees); only
 //! successful, non-replayed responses become tool results in the context.
 
+use super::trace_columns::Columns;
 use crate::error::InputError;
 use crate::input::SourceText;
 use rust_decimal::Decimal;
@@ -206,8 +207,8 @@ pub(crate) type RawCall = TraceRow<String>;
 pub(crate) enum RowSite<'a> {
     Csv {
         src: &'a SourceText,
-        line: u64,
-        span: std::ops::Range<usize>,
+        /// Where the row starts (its line and span are found on an error).
+        start: usize,
         headers: &'a csv::StringRecord,
     },
     Toml {
@@ -221,11 +222,11 @@ impl RowSite<'_> {
         match self {
             RowSite::Csv {
                 src,
-                line,
-                span,
+                start,
                 headers,
-            } => src
-                .error_at(
+            } => {
+                let (line, span) = line_and_span(&src.text, *start);
+                src.error_at(
                     format!(
                         "{}: row {row} (line {line}), column `{field}`: {message}",
                         src.name
@@ -233,7 +234,8 @@ impl RowSite<'_> {
                     field_span(&src.text, span.clone(), headers, field).unwrap_or(span.clone()),
                     format!("column `{field}`"),
                 )
-                .with_help(help),
+                .with_help(help)
+            }
             RowSite::Toml { src, span } => src
                 .error_at(
                     format!("trace call {row}, field `{field}`: {message}"),
@@ -413,13 +415,14 @@ impl RawCall {
 
 /// Reads and checks a trace CSV file.
 pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
-        .from_reader(src.text.as_bytes());
-    let headers = reader
+    // Fields are trimmed (as `csv::Trim::All` would): the fast path trims
+    // ASCII blanks itself, the serde path the whole record.
+    let mut reader = csv::ReaderBuilder::new().from_reader(src.text.as_bytes());
+    let mut headers = reader
         .headers()
         .map_err(|e| InputError::new(format!("{}: cannot read the header row: {e}", src.name)))?
         .clone();
+    headers.trim();
     const REQUIRED: [&str; 8] = [
         "capability",
         "status",
@@ -442,9 +445,11 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
                 .with_help(format!("a trace needs the columns {}", REQUIRED.join(", "))));
         }
     }
-    let mut calls = Vec::new();
+    let columns = Columns::of(&headers);
+    // One row a line, less the header: the vector is not copied as it grows.
+    let lines = src.text.as_bytes().iter().filter(|&&b| b == b'\n').count();
+    let mut calls = Vec::with_capacity(lines.min(crate::limits::MAX_TRACE_ROWS));
     let mut record = csv::StringRecord::new();
-    let mut lines = LineCounter::default();
     loop {
         let pos_before = reader.position().clone();
         match reader.read_record(&mut record) {
@@ -453,13 +458,9 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             Err(e) => {
                 let start = e.position().map_or(pos_before.byte(), |p| p.byte()) as usize;
                 let start = record_start(&src.text, start);
-                let line = lines.line_of(&src.text, start);
+                let (line, span) = line_and_span(&src.text, start);
                 return Err(src
-                    .error_at(
-                        format!("{}: line {line}: {e}", src.name),
-                        start..line_end(&src.text, start),
-                        "this row",
-                    )
+                    .error_at(format!("{}: line {line}: {e}", src.name), span, "this row")
                     .with_help("every row needs as many fields as the header row"));
             }
         }
@@ -476,34 +477,60 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         }
         let pos = record.position().cloned().unwrap_or(pos_before);
         let start = record_start(&src.text, pos.byte() as usize);
-        let line = lines.line_of(&src.text, start);
-        let span = start..line_end(&src.text, start);
         let site = RowSite::Csv {
             src,
-            line,
-            span: span.clone(),
+            start,
             headers: &headers,
         };
-        let raw: RawCall = record.deserialize(Some(&headers)).map_err(|e| {
-            let (field, message) = describe_csv_error(&e, &headers, &record);
-            let help = column_help(&field);
-            let field_span = record
-                .position()
-                .and_then(|_| field_span(&src.text, span.clone(), &headers, &field))
-                .unwrap_or(span.clone());
-            src.error_at(
-                format!(
-                    "{}: row {row} (line {}), column `{field}`: {message}",
-                    src.name, line
-                ),
-                field_span,
-                format!("column `{field}`"),
-            )
-            .with_help(help)
-        })?;
+        let raw = match columns.as_ref().and_then(|c| c.read(&record)) {
+            Some(raw) => raw,
+            None => by_name(src, &record, &headers, row, start)?,
+        };
         calls.push(raw.check(row, &site)?);
     }
     Ok(calls)
+}
+
+/// A row read through serde by header name: the rows the fast path leaves
+/// (see [`super::trace_columns`]), with every error located.
+fn by_name(
+    src: &SourceText,
+    record: &csv::StringRecord,
+    headers: &csv::StringRecord,
+    row: usize,
+    start: usize,
+) -> Result<RawCall, InputError> {
+    let mut record = record.clone();
+    record.trim();
+    record.deserialize(Some(headers)).map_err(|e| {
+        let (line, span) = line_and_span(&src.text, start);
+        let (field, message) = describe_csv_error(&e, headers, &record);
+        let help = column_help(&field);
+        let field_span = record
+            .position()
+            .and_then(|_| field_span(&src.text, span.clone(), headers, &field))
+            .unwrap_or(span.clone());
+        src.error_at(
+            format!(
+                "{}: row {row} (line {}), column `{field}`: {message}",
+                src.name, line
+            ),
+            field_span,
+            format!("column `{field}`"),
+        )
+        .with_help(help)
+    })
+}
+
+/// The 1-based line of the row starting at byte `start`, and its span.
+fn line_and_span(text: &str, start: usize) -> (u64, std::ops::Range<usize>) {
+    let start = start.min(text.len());
+    let line = text.as_bytes()[..start]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64
+        + 1;
+    (line, start..line_end(text, start))
 }
 
 fn line_end(text: &str, start: usize) -> usize {
@@ -524,30 +551,6 @@ fn record_start(text: &str, byte: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// 1-based line numbers of byte offsets that only move forward: each call
-/// counts the newlines since the previous one, so a whole file costs one
-/// pass (csv's own line count is off after the header).
-#[derive(Debug, Default)]
-struct LineCounter {
-    byte: usize,
-    newlines: u64,
-}
-
-impl LineCounter {
-    fn line_of(&mut self, text: &str, byte: usize) -> u64 {
-        let byte = byte.min(text.len());
-        if byte < self.byte {
-            *self = LineCounter::default();
-        }
-        self.newlines += text.as_bytes()[self.byte..byte]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count() as u64;
-        self.byte = byte;
-        self.newlines + 1
-    }
 }
 
 /// Byte span of one named field within a CSV line (best effort; quoted commas are handled).

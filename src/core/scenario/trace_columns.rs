@@ -1,0 +1,305 @@
+//! The trace CSV read by column position: the fast path of
+//! [`parse_csv`](super::trace::parse_csv).
+//!
+//! Deserializing every row through serde by header name costs a map lookup
+//! per field and a `String` per text field, and most of a large trace's
+//! loading time went there. The header is matched to [`TraceRow`]'s fields
+//! once; each row is then read from its `csv::StringRecord` by position,
+//! with integers, booleans and the fee parsed directly.
+//!
+//! The fast path accepts a subset of what the serde path accepts: a field
+//! it does not read with certainty (a sign, a character other than a
+//! printable ASCII one at either end once ASCII blanks are trimmed, anything
+//! that is not a plain number, `true` or `false`) makes it give up
+//! on that row, and the row is read by serde as before, with the same
+//! located errors. So a row reads the same either way; a test checks it.
+
+use super::trace::RawCall;
+use rust_decimal::Decimal;
+use std::str::FromStr;
+
+/// A column of the trace CSV.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Call,
+    Round,
+    Capability,
+    Params,
+    Status,
+    Items,
+    RawBytes,
+    TrimmedBytes,
+    LatencyMs,
+    ChargedUsd,
+    Replayed,
+    Images,
+    Documents,
+    Request,
+    Timestamp,
+    Model,
+    RecordedInput,
+    RecordedCacheWrite5m,
+    RecordedCacheWrite1h,
+    RecordedCacheRead,
+    RecordedOutput,
+    ResentOutput,
+    HiddenOutput,
+    DroppedOutput,
+    GapMs,
+    Compacted,
+    Note,
+}
+
+/// Every column by its header name: the fields of [`super::trace::TraceRow`].
+const NAMES: [(&str, Col); 27] = [
+    ("call", Col::Call),
+    ("round", Col::Round),
+    ("capability", Col::Capability),
+    ("params", Col::Params),
+    ("status", Col::Status),
+    ("items", Col::Items),
+    ("raw_bytes", Col::RawBytes),
+    ("trimmed_bytes", Col::TrimmedBytes),
+    ("latency_ms", Col::LatencyMs),
+    ("charged_usd", Col::ChargedUsd),
+    ("replayed", Col::Replayed),
+    ("images", Col::Images),
+    ("documents", Col::Documents),
+    ("request", Col::Request),
+    ("timestamp", Col::Timestamp),
+    ("model", Col::Model),
+    ("recorded_input", Col::RecordedInput),
+    ("recorded_cache_write_5m", Col::RecordedCacheWrite5m),
+    ("recorded_cache_write_1h", Col::RecordedCacheWrite1h),
+    ("recorded_cache_read", Col::RecordedCacheRead),
+    ("recorded_output", Col::RecordedOutput),
+    ("resent_output", Col::ResentOutput),
+    ("hidden_output", Col::HiddenOutput),
+    ("dropped_output", Col::DroppedOutput),
+    ("gap_ms", Col::GapMs),
+    ("compacted", Col::Compacted),
+    ("note", Col::Note),
+];
+
+/// The columns of a header row, in order, when every one is a known
+/// column named once (otherwise each row takes the serde path, which
+/// names the unknown or repeated column).
+#[derive(Debug)]
+pub(crate) struct Columns(Vec<Col>);
+
+impl Columns {
+    pub(crate) fn of(headers: &csv::StringRecord) -> Option<Columns> {
+        let mut cols = Vec::with_capacity(headers.len());
+        for h in headers {
+            let (_, col) = NAMES.iter().find(|(name, _)| *name == h)?;
+            if cols.contains(col) {
+                return None;
+            }
+            cols.push(*col);
+        }
+        Some(Columns(cols))
+    }
+
+    /// The row, when every field reads with certainty; `None` sends the row
+    /// to the serde path.
+    pub(crate) fn read(&self, rec: &csv::StringRecord) -> Option<RawCall> {
+        if rec.len() != self.0.len() {
+            return None;
+        }
+        let mut r = RawCall::default();
+        for (field, col) in rec.iter().zip(&self.0) {
+            let field = field
+                .trim_matches(|c: char| c.is_ascii_whitespace())
+                .as_bytes();
+            // Other blanks (Unicode's, a vertical tab) the serde path trims:
+            // leave such a field to it.
+            let plain = |b: Option<&u8>| b.is_none_or(u8::is_ascii_graphic);
+            if !plain(field.first()) || !plain(field.last()) {
+                return None;
+            }
+            match col {
+                Col::Call => r.call = optional(field)?,
+                Col::Round => r.round = optional(field)?,
+                Col::Capability => r.capability = text(field)?,
+                Col::Params => r.params = text(field)?,
+                Col::Status => r.status = number(field)?,
+                Col::Items => r.items = number(field)?,
+                Col::RawBytes => r.raw_bytes = optional(field)?,
+                Col::TrimmedBytes => r.trimmed_bytes = optional(field)?,
+                Col::LatencyMs => r.latency_ms = number(field)?,
+                Col::ChargedUsd => r.charged_usd = fee(field)?,
+                Col::Replayed => r.replayed = boolean(field)?,
+                Col::Images => r.images = optional(field)?,
+                Col::Documents => r.documents = optional(field)?,
+                Col::Request => r.request = optional(field)?,
+                Col::Timestamp => r.timestamp = optional_text(field)?,
+                Col::Model => r.model = optional_text(field)?,
+                Col::RecordedInput => r.recorded_input = optional(field)?,
+                Col::RecordedCacheWrite5m => r.recorded_cache_write_5m = optional(field)?,
+                Col::RecordedCacheWrite1h => r.recorded_cache_write_1h = optional(field)?,
+                Col::RecordedCacheRead => r.recorded_cache_read = optional(field)?,
+                Col::RecordedOutput => r.recorded_output = optional(field)?,
+                Col::ResentOutput => r.resent_output = optional(field)?,
+                Col::HiddenOutput => r.hidden_output = optional(field)?,
+                Col::DroppedOutput => r.dropped_output = optional(field)?,
+                Col::GapMs => r.gap_ms = optional(field)?,
+                Col::Compacted => {
+                    r.compacted = if field.is_empty() {
+                        Some(None)
+                    } else {
+                        boolean(field).map(Some)
+                    }?
+                }
+                Col::Note => r.note = text(field)?,
+            }
+        }
+        Some(r)
+    }
+}
+
+/// A plain unsigned number: ASCII digits only, within the type.
+fn number<T: FromStr>(field: &[u8]) -> Option<T> {
+    if field.is_empty() || !field.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(field).ok()?.parse().ok()
+}
+
+/// An optional number: empty is `None` (`Some(None)`), else [`number`].
+fn optional<T: FromStr>(field: &[u8]) -> Option<Option<T>> {
+    if field.is_empty() {
+        Some(None)
+    } else {
+        number(field).map(Some)
+    }
+}
+
+fn text(field: &[u8]) -> Option<String> {
+    std::str::from_utf8(field).ok().map(str::to_string)
+}
+
+fn optional_text(field: &[u8]) -> Option<Option<String>> {
+    if field.is_empty() {
+        Some(None)
+    } else {
+        text(field).map(Some)
+    }
+}
+
+fn boolean(field: &[u8]) -> Option<bool> {
+    match field {
+        b"true" => Some(true),
+        b"false" => Some(false),
+        _ => None,
+    }
+}
+
+/// The fee as [`crate::input::non_negative_decimal`] reads it: an exact
+/// decimal, zero or more, normalized.
+fn fee(field: &[u8]) -> Option<Decimal> {
+    if field == b"0" {
+        return Some(Decimal::ZERO);
+    }
+    if field.is_empty() || !field.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+        return None;
+    }
+    Decimal::from_str(std::str::from_utf8(field).ok()?)
+        .ok()
+        .map(|d| d.normalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::trace::TRACE_HEADER;
+
+    /// The serde path's reading of one row.
+    fn by_serde(headers: &csv::StringRecord, row: &csv::StringRecord) -> Option<RawCall> {
+        let mut row = row.clone();
+        row.trim();
+        row.deserialize(Some(headers)).ok()
+    }
+
+    fn record(fields: &[&str]) -> csv::StringRecord {
+        csv::StringRecord::from(fields.to_vec())
+    }
+
+    #[test]
+    fn every_row_the_fast_path_reads_reads_the_same_through_serde() {
+        let headers = record(&TRACE_HEADER.split(',').collect::<Vec<_>>());
+        let cols = Columns::of(&headers).expect("the written header is known");
+        let base: Vec<&str> = vec![
+            "7",
+            "reddit/search",
+            "200",
+            "3",
+            "4000",
+            "1000",
+            "12",
+            "0.000792",
+            "false",
+            "",
+            "",
+            "2",
+            "2026-03-01T10:00:08.000Z",
+            "m",
+            "10",
+            "0",
+            "0",
+            "900",
+            "50",
+            "40",
+            "",
+            "",
+            "5000",
+            "",
+            "",
+        ];
+        assert_eq!(base.len(), headers.len());
+        // Each variation of one field: the fast path reads it as serde does,
+        // or leaves the row to serde (never reads it differently).
+        let variations: &[(usize, &[&str])] = &[
+            (0, &["", " 7 ", "+7", "4294967296", "x"]),
+            (1, &[" a/b ", "a/b\u{a0}", "\u{2003}a", "a\u{b}", "é", ""]),
+            (2, &["200", " 200", "70000", "-1", "2e2"]),
+            (4, &["", "0", "18446744073709551616", "1_000", " 5\t"]),
+            (
+                7,
+                &[
+                    "0", "0.0", "1.50", "-0", "-1", "1e-3", ".5", "1.2.3", "", "00.10",
+                ],
+            ),
+            (8, &["true", "false", "TRUE", "1", ""]),
+            (12, &["", " 2026 ", "x\u{2028}"]),
+            (23, &["", "true", "false", "yes"]),
+        ];
+        let mut fast = 0;
+        for (i, values) in variations {
+            for v in *values {
+                let mut fields = base.clone();
+                fields[*i] = v;
+                let row = record(&fields);
+                let serde = by_serde(&headers, &row);
+                if let Some(read) = cols.read(&row) {
+                    fast += 1;
+                    // Debug, not ==: 1.50 and 1.5 are equal decimals that print apart.
+                    assert_eq!(
+                        format!("{:?}", Some(read)),
+                        format!("{serde:?}"),
+                        "column {} = {v:?}",
+                        &headers[*i]
+                    );
+                }
+            }
+        }
+        // The plain values took the fast path.
+        assert!(fast >= 20, "{fast}");
+    }
+
+    #[test]
+    fn an_unknown_or_repeated_column_leaves_every_row_to_serde() {
+        assert!(Columns::of(&record(&["capability", "colour"])).is_none());
+        assert!(Columns::of(&record(&["capability", "capability"])).is_none());
+        assert!(Columns::of(&record(&["capability", "status"])).is_some());
+    }
+}
