@@ -5,7 +5,9 @@
 //!   cargo run --release --example csv_floor -- TRACE.csv
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: csv_floor TRACE.csv")?;
+    let path = std::env::args()
+        .nth(1)
+        .ok_or("usage: csv_floor TRACE.csv")?;
     let mut reader = csv::Reader::from_path(&path)?;
     let col = reader
         .byte_headers()?

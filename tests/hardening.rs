@@ -575,3 +575,69 @@ fn a_forecast_run_beyond_exact_arithmetic_is_an_error_not_a_wrapped_figure() {
     );
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn names_and_free_text_past_their_limits_are_located_errors() {
+    // A variant named with 10,000 characters.
+    let d = sandbox("scenarios");
+    let long = "v".repeat(10_000);
+    edit(
+        d.path(),
+        "research.toml",
+        "[[variants]]\nresults = \"raw\"\ncache = \"none\"\n",
+        &format!("[[variants]]\nname = \"{long}\"\nresults = \"raw\"\ncache = \"none\"\n"),
+    );
+    fails_with(
+        d.path(),
+        &SIMULATE,
+        &["a variant's name is longer than 200 characters"],
+    );
+    // A capability of 201 characters (200 is the most), located at its row and column.
+    let d = sandbox("scenarios");
+    edit(
+        d.path(),
+        "traces/research-trace.csv",
+        "1,1,reddit/search,",
+        &format!("1,1,{},", "c".repeat(201)),
+    );
+    fails_with(
+        d.path(),
+        &SIMULATE,
+        &["row 1 (line 2), column `capability`: longer than 200 characters"],
+    );
+    // 65 effort presets (64 is the most).
+    let d = sandbox("scenarios");
+    let presets: Vec<String> = (0..65).map(|i| format!("p{i} = {}", 100 + i)).collect();
+    edit(
+        d.path(),
+        "research.toml",
+        "presets = { low = 200, medium = 500, high = 2000 }",
+        &format!("presets = {{ {} }}", presets.join(", ")),
+    );
+    fails_with(
+        d.path(),
+        &SIMULATE,
+        &["effort.presets lists 65 presets, more than 64"],
+    );
+}
+
+#[test]
+fn a_saved_result_with_a_huge_name_is_refused_before_it_is_compared() {
+    // Issue 25: a variant named with 100,000 characters took 11 s to diff
+    // and printed 62,164 lines.
+    let d = sandbox("scenarios");
+    let path = saved_with_total(d.path(), "a.json", "10");
+    let mut doc: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    doc["variants"][0]["variant"]["name"] = serde_json::json!("n".repeat(100_000));
+    fs::write(
+        d.path().join("huge.json"),
+        serde_json::to_vec(&doc).unwrap(),
+    )
+    .unwrap();
+    let err = fails_with(
+        d.path(),
+        &["diff", "a.json", "huge.json"],
+        &["huge.json: a string of 100002 bytes, more than a tokencast document holds"],
+    );
+    assert!(err.lines().count() < 40, "{err}");
+}

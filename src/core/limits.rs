@@ -88,6 +88,24 @@ pub const MAX_RESULT_BYTES: u64 = 10_000_000_000;
 /// Most thresholds or keep steps a scenario may list.
 pub const MAX_CONTEXT_POINTS: usize = 64;
 
+/// Most effort presets a scenario may list (each is a replay of its own).
+pub const MAX_EFFORT_PRESETS: usize = 64;
+
+/// Longest name read from a file the user wrote: a scenario, variant,
+/// preset, capability or model name, in characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Longest free text read from a file the user wrote (a question, a note,
+/// a call's parameters), and longest string a saved document may hold, in
+/// characters.
+pub const MAX_TEXT_CHARS: usize = 2_000;
+
+/// Whether `s` has at most `max` characters (counted only when its bytes
+/// could be more).
+pub fn text_fits(s: &str, max: usize) -> bool {
+    s.len() <= max || s.chars().count() <= max
+}
+
 /// Most points of the retry curve: every attempt count up to this many, else
 /// this many evenly spaced (the break-even point and the one after it, and
 /// the baseline's attempts, are always among them).

@@ -70,7 +70,7 @@ impl Scenario {
                 .cache_lifetime
                 .map(|l| check_lifetime(src, l))
                 .transpose()?,
-            effort: effort_presets(raw.effort),
+            effort: effort_presets(src, raw.effort)?,
             restart: raw.restart.map(|r| r.idempotency_keys),
             plan: raw
                 .plan
@@ -86,6 +86,14 @@ impl Scenario {
         if raw.name.trim().is_empty() {
             return Err(InputError::new(format!("{}: `name` is empty", src.name))
                 .with_help("give the scenario a short name, e.g. name = \"research\""));
+        }
+        for (key, text, max) in [
+            ("name", &raw.name, limits::MAX_NAME_CHARS),
+            ("question", &raw.question, limits::MAX_TEXT_CHARS),
+        ] {
+            if !limits::text_fits(text, max) {
+                return Err(too_long(src, key, max));
+            }
         }
         let price_date = match (date, book.used_default.get()) {
             (Some(d), _) => Some(PriceDate {
@@ -525,6 +533,18 @@ pub(super) fn check_variants(
             }
             n
         });
+        if !limits::text_fits(&name, limits::MAX_NAME_CHARS) {
+            return Err(src
+                .error_at(
+                    format!(
+                        "a variant's name is longer than {} characters",
+                        limits::MAX_NAME_CHARS
+                    ),
+                    span,
+                    "this variant",
+                )
+                .with_help("give the variant a short name, e.g. name = \"raw, 5-min cache\""));
+        }
         if variants.iter().any(|v| v.variant.name == name) {
             return Err(src
                 .error_at(
@@ -628,4 +648,14 @@ pub(super) fn recorded_model_rates(
         });
     }
     Ok(out)
+}
+
+/// The error for a top-level text value over its limit, at its key.
+pub(super) fn too_long(src: &SourceText, key: &str, max: usize) -> InputError {
+    let message = format!("{}: `{key}` is longer than {max} characters", src.name);
+    let help = format!("shorten `{key}` to at most {max} characters");
+    match src.key_span(key) {
+        Some(span) => src.error_at(message, span, "too long").with_help(help),
+        None => InputError::new(message).with_help(help),
+    }
 }

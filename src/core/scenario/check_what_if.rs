@@ -218,12 +218,46 @@ pub(super) fn check_lifetime(src: &SourceText, l: RawLifetime) -> Result<Lifetim
 }
 
 /// Effort presets sorted by tokens, then name.
-pub(super) fn effort_presets(raw: Option<RawEffort>) -> Vec<(String, u64)> {
+pub(super) fn effort_presets(
+    src: &SourceText,
+    raw: Option<RawEffort>,
+) -> Result<Vec<(String, u64)>, InputError> {
     let mut presets: Vec<(String, u64)> = raw
         .map(|e| e.presets.into_iter().collect())
         .unwrap_or_default();
+    let at = |message: String, help: &str| match src.key_span("presets") {
+        Some(span) => src
+            .error_at(message, span, "effort presets")
+            .with_help(help),
+        None => InputError::new(message).with_help(help),
+    };
+    if presets.len() > crate::limits::MAX_EFFORT_PRESETS {
+        return Err(at(
+            format!(
+                "{}: effort.presets lists {} presets, more than {}",
+                src.name,
+                presets.len(),
+                crate::limits::MAX_EFFORT_PRESETS
+            ),
+            "each preset is a replay of its own: keep the few a planner compares (low, medium, high)",
+        ));
+    }
+    if let Some((name, _)) = presets
+        .iter()
+        .find(|(n, _)| !crate::limits::text_fits(n, crate::limits::MAX_NAME_CHARS))
+    {
+        return Err(at(
+            format!(
+                "{}: an effort preset's name is longer than {} characters ({} bytes)",
+                src.name,
+                crate::limits::MAX_NAME_CHARS,
+                name.len()
+            ),
+            "name presets briefly, e.g. low, medium, high",
+        ));
+    }
     presets.sort_by_key(|(name, tokens)| (*tokens, name.clone()));
-    presets
+    Ok(presets)
 }
 
 /// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.

@@ -318,6 +318,23 @@ impl RawCall {
                 "name the tool capability, e.g. reddit/search",
             ));
         }
+        use crate::limits::{text_fits, MAX_NAME_CHARS, MAX_TEXT_CHARS};
+        for (field, text, max) in [
+            ("capability", Some(self.capability.as_str()), MAX_NAME_CHARS),
+            ("model", self.model.as_deref(), MAX_NAME_CHARS),
+            ("timestamp", self.timestamp.as_deref(), MAX_NAME_CHARS),
+            ("params", Some(self.params.as_str()), MAX_TEXT_CHARS),
+            ("note", Some(self.note.as_str()), MAX_TEXT_CHARS),
+        ] {
+            if text.is_some_and(|t| !text_fits(t, max)) {
+                return Err(site.error(
+                    row,
+                    field,
+                    &format!("longer than {max} characters"),
+                    &format!("shorten `{field}` to at most {max} characters"),
+                ));
+            }
+        }
         for (field, v) in [
             ("resent_output", self.resent_output),
             ("hidden_output", self.hidden_output),
@@ -448,6 +465,11 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
     let columns = Columns::of(&headers);
     // One row a line, less the header: the vector is not copied as it grows.
     let lines = src.text.as_bytes().iter().filter(|&&b| b == b'\n').count();
+    // More lines than rows allowed: count the records (quoted fields may
+    // span lines) before anything is parsed or kept.
+    if lines > crate::limits::MAX_TRACE_ROWS && records(src) > crate::limits::MAX_TRACE_ROWS {
+        return Err(too_many_rows(src));
+    }
     let mut calls = Vec::with_capacity(lines.min(crate::limits::MAX_TRACE_ROWS));
     let mut record = csv::StringRecord::new();
     loop {
@@ -466,14 +488,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         }
         let row = calls.len() + 1;
         if row > crate::limits::MAX_TRACE_ROWS {
-            return Err(InputError::new(format!(
-                "{}: more than {} rows",
-                src.name,
-                crate::limits::MAX_TRACE_ROWS
-            ))
-            .with_help(
-                "split the trace, or forecast long runs with `tokencast forecast --calls N`",
-            ));
+            return Err(too_many_rows(src));
         }
         let pos = record.position().cloned().unwrap_or(pos_before);
         let start = record_start(&src.text, pos.byte() as usize);
@@ -489,6 +504,28 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         calls.push(raw.check(row, &site)?);
     }
     Ok(calls)
+}
+
+fn too_many_rows(src: &SourceText) -> InputError {
+    InputError::new(format!(
+        "{}: more than {} rows",
+        src.name,
+        crate::limits::MAX_TRACE_ROWS
+    ))
+    .with_help("split the trace, or forecast long runs with `tokencast forecast --calls N`")
+}
+
+/// Records after the header, counted without keeping any.
+fn records(src: &SourceText) -> usize {
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(src.text.as_bytes());
+    let mut record = csv::ByteRecord::new();
+    let mut n = 0;
+    while let Ok(true) = reader.read_byte_record(&mut record) {
+        n += 1;
+    }
+    n
 }
 
 /// A row read through serde by header name: the rows the fast path leaves
