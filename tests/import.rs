@@ -611,3 +611,22 @@ fn a_new_import_into_the_same_folder_replaces_the_set_the_last_one_wrote() {
     assert!(manifest.contains(&format!("{S1}/main.csv")));
     assert!(!manifest.contains(S3));
 }
+
+#[test]
+fn another_providers_model_is_priced_from_the_shipped_books_on_its_own_cache() {
+    // The Claude Code sessions on gpt-5.4: no --prices needed (every
+    // shipped book is used), and the variant keeps a cache: OpenAI's
+    // automatic 5-minute tier (gpt-5.4 has no 1-hour tier).
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(dir.path(), &["--out", "out", "--compare-model", "gpt-5.4"]);
+    assert_eq!(doc["compare_model"], "gpt-5.4");
+    let scenario = fs::read_to_string(dir.path().join(format!("out/{S1}/main.toml"))).unwrap();
+    let variant = scenario
+        .split("[[variants]]")
+        .find(|v| v.contains("model = \"gpt-5.4\""))
+        .expect("a variant on gpt-5.4");
+    assert!(variant.contains("cache = \"5m\""), "{variant}");
+    let prices = fs::read_to_string(dir.path().join("out/prices.toml")).unwrap();
+    assert!(prices.contains("[models.\"gpt-5.4\"]") || prices.contains("[models.gpt-5.4]"));
+    assert!(prices.contains("cache_lifetime_minutes = 10"));
+}

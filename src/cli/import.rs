@@ -20,6 +20,7 @@ const ANTHROPIC_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.
 const ANTHROPIC_OLDER_BOOK: &str =
     include_str!("../../scenarios/prices/litellm-1.72.0/anthropic.toml");
 const OPENAI_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/openai.toml");
+const GOOGLE_BOOK: &str = include_str!("../../scenarios/prices/litellm-1.110.2/google.toml");
 
 /// `tokencast import` without a source: every source whose default
 /// location exists, one after the other, saying which it read.
@@ -141,7 +142,11 @@ impl ImportSpec {
                 follow_links: args.follow_links,
             },
             trim,
-            book: price_book(source, args.prices.as_deref())?,
+            book: price_book(
+                source,
+                args.prices.as_deref(),
+                args.compare_model.as_deref(),
+            )?,
             compare_model: args.compare_model.clone(),
             calibration,
             save_calibration: args.save_calibration.clone(),
@@ -185,8 +190,31 @@ fn log_paths(source: Source, given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError
     Ok(given.to_vec())
 }
 
-/// The price book given, or the shipped books of the source's providers.
-fn price_book(source: Source, given: Option<&Path>) -> Result<SourceText, AppError> {
+/// The price book given, or the shipped books of the source's providers;
+/// when `--compare-model` names a model of another provider, every shipped
+/// book (a Claude Code session on gpt-5.4, a Codex one on Claude).
+fn price_book(
+    source: Source,
+    given: Option<&Path>,
+    compare: Option<&str>,
+) -> Result<SourceText, AppError> {
+    let own = own_book(source, given)?;
+    let elsewhere = given.is_none()
+        && compare.is_some_and(|m| {
+            crate::pricing::PriceBook::parse(&own).is_ok_and(|b| !b.model_ids().any(|id| id == m))
+        });
+    Ok(if elsewhere {
+        SourceText {
+            name: "litellm-1.110.2/anthropic.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
+                .into(),
+            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+        }
+    } else {
+        own
+    })
+}
+
+fn own_book(source: Source, given: Option<&Path>) -> Result<SourceText, AppError> {
     Ok(match (given, source) {
         (Some(p), _) => crate::files::read(p, "price book")?,
         (None, Source::ClaudeCode) => SourceText {
