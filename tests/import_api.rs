@@ -111,3 +111,47 @@ fn bad_lines_are_listed_and_no_output_holds_log_text() {
     let out = import(dir.path(), &["--strict", "--out", "strict", "--no-report"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
+    // The first response of the Anthropic run with a prompt of 3 billion
+    // tokens: capped at 10^9 for that line, which is listed with its file
+    // and line, and the run's other requests are imported as before.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
+    let corrupt = text.replacen("\"input_tokens\": 12,", "\"input_tokens\": 3000000000,", 1);
+    assert_ne!(corrupt, text);
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join("logs/anthropic-run.jsonl"), corrupt).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "api", "logs", "--format", "json", "--no-report"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &doc["problems"][0];
+    assert_eq!(p["line"], 1, "{p}");
+    assert!(p["what"].as_str().unwrap().contains("capped"), "{p}");
+    // Against the same run as logged: the same requests, and 10^9 uncached
+    // input tokens where the first line said 12.
+    std::fs::copy(
+        fixtures().join("anthropic-run.jsonl"),
+        dir.path().join("logs/anthropic-run.jsonl"),
+    )
+    .unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "api", "logs", "--format", "json", "--no-report"])
+        .output()
+        .unwrap();
+    let clean: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (s, c) = (&doc["sessions"][0], &clean["sessions"][0]);
+    assert_eq!(s["requests"], c["requests"]);
+    assert_eq!(usage(s)[0], usage(c)[0] - 12 + 1_000_000_000);
+    assert_eq!(usage(s)[1..], usage(c)[1..]);
+}

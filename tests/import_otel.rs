@@ -91,3 +91,44 @@ fn no_output_holds_span_text() {
     }
     assert_nowhere("SECRET", &all, dir.path());
 }
+
+#[test]
+fn a_count_past_the_limit_is_capped_for_its_span_and_the_session_kept() {
+    // Session t2's request says 3 billion input tokens instead of 1,000:
+    // capped at 10^9 for that span, which is listed, and the session kept.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("spans.jsonl")).unwrap();
+    let corrupt = text.replacen(
+        r#""gen_ai.usage.input_tokens", "value": {"intValue": "1000"}"#,
+        r#""gen_ai.usage.input_tokens", "value": {"intValue": "3000000000"}"#,
+        1,
+    );
+    assert_ne!(corrupt, text);
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join("logs/spans.jsonl"), corrupt).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "otel", "logs", "--format", "json", "--no-report"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems = doc["problems"].as_array().unwrap();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p["what"].as_str().unwrap().contains("capped")),
+        "{problems:?}"
+    );
+    let t2 = doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session"] == "t2")
+        .expect("t2 kept");
+    assert_eq!(t2["usage"]["input"], 1_000_000_000u64);
+}

@@ -263,6 +263,18 @@ pub fn read<E>(
                             });
                             continue;
                         };
+                        let (u, over) = u.capped(crate::limits::MAX_TOKENS);
+                        if over {
+                            import.problems.push(Problem {
+                                file: name.clone(),
+                                line: 0,
+                                what: format!(
+                                    "span {}: a usage count above {} tokens; capped there for this span",
+                                    span.span_id,
+                                    crate::limits::MAX_TOKENS
+                                ),
+                            });
+                        }
                         let model = span
                             .text("gen_ai.response.model")
                             .or_else(|| span.text("gen_ai.request.model"))
