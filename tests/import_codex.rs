@@ -175,3 +175,18 @@ fn import_without_a_source_reads_the_default_locations_that_exist() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no agent logs found"));
 }
+
+#[test]
+fn the_answer_comes_first_in_the_terminal() {
+    // The fixture's one session, three requests, recorded $0.007 (see
+    // above; four decimals under a dollar), as the first line after the title.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["--no-report", "--out", "out"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let second = text.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with("In all: 1 session(s), 3 request(s), recorded $0.0070;"),
+        "{text}"
+    );
+}

@@ -293,6 +293,47 @@ fn confidence_note(fmt: &Fmt, doc: &ImportDoc) -> String {
     )
 }
 
+/// The answer first: what every session cost as recorded, and what the
+/// replay of their threads gives, summed (the "all" row of the days table).
+fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
+    let t = &doc.totals;
+    // Cents, or four decimals for runs that cost under a dollar in all.
+    let dp = if t.recorded_cost.abs() >= rust_decimal::Decimal::ONE {
+        2
+    } else {
+        4
+    };
+    let mut s = format!(
+        "In all: {} session(s), {} request(s), ",
+        format::int(t.sessions),
+        format::int(t.requests),
+    );
+    if t.requests > 0 && t.unpriced_requests == t.requests {
+        // Never a bare $0 for what could not be priced.
+        s.push_str("none priced (every request is on a model the price book does not price).");
+        return s;
+    }
+    s.push_str(&format!("recorded {}", fmt.money(t.recorded_cost, dp)));
+    if t.unpriced_requests > 0 {
+        s.push_str(&format!(
+            " ({} request(s) on unpriced models not in it)",
+            format::int(t.unpriced_requests)
+        ));
+    }
+    if let Some(w) = &t.what_if {
+        let a = &w.as_recorded;
+        s.push_str(&format!(
+            "; replayed as recorded, the threads billed {} come to {} – {}, estimate {}",
+            fmt.money(t.replayed_recorded_cost, dp),
+            fmt.money(a.lower, dp),
+            fmt.money(a.upper, dp),
+            fmt.money(a.estimate, dp)
+        ));
+    }
+    s.push('.');
+    s
+}
+
 fn what_if_note(doc: &ImportDoc) -> String {
     format!(
         "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth (or the seed's ÷4 … ×1.3 when too few steps were measured).",
@@ -311,6 +352,7 @@ impl Render for ImportDoc {
             self.source,
             self.price_book
         );
+        s.push_str(&wrap_prose(&headline(fmt, self), opts.width));
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
         s.push_str(&plain_table(fmt, &sessions(self), opts.width));
@@ -356,7 +398,7 @@ impl Render for ImportDoc {
 
     fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let mut blocks = vec![Block {
-            list: [counts_line(self), what_if_note(self)]
+            list: [headline(fmt, self), counts_line(self), what_if_note(self)]
                 .into_iter()
                 .chain((self.confidence.sessions > 0).then(|| confidence_note(fmt, self)))
                 .collect(),
