@@ -129,6 +129,21 @@ fn an_unknown_model_is_unpriced_with_its_tokens_never_zero_dollars() {
     assert!(text.contains("unpriced"), "{text}");
     assert!(text.contains("claude-unknown-9"), "{text}");
     assert!(!text.contains("$0.0000"), "{text}");
+    // In the CSV the numeric column stays numeric: empty, not a word and
+    // not 0; the count of unpriced requests says why.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--no-report", "--session", S2, "--format", "csv"])
+        .output()
+        .unwrap();
+    let mut rows = csv::Reader::from_reader(out.stdout.as_slice());
+    let header = rows.headers().unwrap().clone();
+    let at = |k: &str| header.iter().position(|h| h == k).unwrap();
+    let row = rows.records().next().unwrap().unwrap();
+    assert_eq!(&row[at("recorded_usd")], "");
+    assert_eq!(&row[at("unpriced_requests")], "2");
 }
 
 #[test]

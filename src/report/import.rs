@@ -67,7 +67,7 @@ fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Ce
 /// when none is priced (exported as empty), the priced part otherwise.
 fn recorded_cell(cost: rust_decimal::Decimal, unpriced: u64, requests: u64) -> Cell {
     if unpriced > 0 && unpriced == requests {
-        Cell::Text("unpriced".into())
+        Cell::Missing("unpriced")
     } else {
         Cell::Usd(cost, 4)
     }

@@ -28,6 +28,9 @@ pub enum Cell {
     Share(Decimal),
     /// Nothing to show.
     Empty,
+    /// A number that cannot be given (for example `unpriced`): this word
+    /// for people, an empty field in a numeric CSV column.
+    Missing(&'static str),
 }
 
 impl Cell {
@@ -41,6 +44,7 @@ impl Cell {
             Cell::Millis(ms) => format::seconds(*ms),
             Cell::Share(s) => format::percent(*s),
             Cell::Empty => String::new(),
+            Cell::Missing(word) => (*word).to_string(),
         }
     }
 
@@ -53,7 +57,7 @@ impl Cell {
                 d.normalize().to_string()
             }
             Cell::Millis(ms) => format!("{}", ms / 1000.0),
-            Cell::Empty => String::new(),
+            Cell::Empty | Cell::Missing(_) => String::new(),
         }
     }
 
