@@ -123,17 +123,17 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
     assert_ne!(corrupt, text);
     std::fs::create_dir_all(dir.path().join("logs")).unwrap();
     std::fs::write(dir.path().join("logs/anthropic-run.jsonl"), corrupt).unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["import", "api", "logs", "--format", "json", "--no-report"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let import_logs = || {
+        json_of(tokencast().current_dir(dir.path()).args([
+            "import",
+            "api",
+            "logs",
+            "--format",
+            "json",
+            "--no-report",
+        ]))
+    };
+    let doc = import_logs();
     let p = &doc["problems"][0];
     assert_eq!(p["line"], 1, "{p}");
     assert!(p["what"].as_str().unwrap().contains("capped"), "{p}");
@@ -144,12 +144,7 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
         dir.path().join("logs/anthropic-run.jsonl"),
     )
     .unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["import", "api", "logs", "--format", "json", "--no-report"])
-        .output()
-        .unwrap();
-    let clean: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clean = import_logs();
     let (s, c) = (&doc["sessions"][0], &clean["sessions"][0]);
     assert_eq!(s["requests"], c["requests"]);
     assert_eq!(usage(s)[0], usage(c)[0] - 12 + 1_000_000_000);

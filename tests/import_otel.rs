@@ -106,17 +106,14 @@ fn a_count_past_the_limit_is_capped_for_its_span_and_the_session_kept() {
     assert_ne!(corrupt, text);
     std::fs::create_dir_all(dir.path().join("logs")).unwrap();
     std::fs::write(dir.path().join("logs/spans.jsonl"), corrupt).unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["import", "otel", "logs", "--format", "json", "--no-report"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "import",
+        "otel",
+        "logs",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
     let problems = doc["problems"].as_array().unwrap();
     assert!(
         problems

@@ -364,17 +364,7 @@ impl<'n> Cassette<'n> {
             stats.problem(self.name, number, "more cached than input tokens");
             return;
         };
-        let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
-        if over {
-            stats.problem(
-                self.name,
-                number,
-                format!(
-                    "a usage count above {} tokens; capped there for this line",
-                    crate::limits::MAX_TOKENS
-                ),
-            );
-        }
+        let usage = stats.capped(self.name, number, usage);
         let k = self.thread.requests.len();
         if let Some(req_raw) = pair.request {
             match self.new_results(req_raw.get(), k) {

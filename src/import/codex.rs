@@ -352,17 +352,7 @@ impl<'n> Rollout<'n> {
             stats.problem(self.name, number, "cached_input_tokens above input_tokens");
             return;
         };
-        let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
-        if over {
-            stats.problem(
-                self.name,
-                number,
-                format!(
-                    "a usage count above {} tokens; capped there for this line",
-                    crate::limits::MAX_TOKENS
-                ),
-            );
-        }
+        let usage = stats.capped(self.name, number, usage);
         let k = self.thread.requests.len();
         for j in self.pending.drain(..) {
             self.thread.results[j].carried_by = Some(k);

@@ -92,6 +92,24 @@ impl Import {
             what: what.into(),
         });
     }
+
+    /// `usage` read at `file`'s line `line`, every count capped at
+    /// [`crate::limits::MAX_TOKENS`]; a cap is listed as a problem of that
+    /// line, and the rest of the thread is kept.
+    pub fn capped(&mut self, file: &str, line: u64, usage: super::Usage) -> super::Usage {
+        let (usage, over) = usage.capped(crate::limits::MAX_TOKENS);
+        if over {
+            self.problem(
+                file,
+                line,
+                format!(
+                    "a usage count above {} tokens; capped there for this line",
+                    crate::limits::MAX_TOKENS
+                ),
+            );
+        }
+        usage
+    }
 }
 
 /// Reads the JSONL file at `path` (called `name` in problems) and hands

@@ -140,21 +140,11 @@ impl Transcript {
                 }
             }
         }
-        let (usage, over) = msg
-            .usage
-            .map(|u| u.total())
-            .unwrap_or_default()
-            .capped(crate::limits::MAX_TOKENS);
-        if over {
-            stats.problem(
-                &self.rec.role.name,
-                number,
-                format!(
-                    "a usage count above {} tokens; capped there for this line",
-                    crate::limits::MAX_TOKENS
-                ),
-            );
-        }
+        let usage = stats.capped(
+            &self.rec.role.name,
+            number,
+            msg.usage.map(|u| u.total()).unwrap_or_default(),
+        );
         let output_bytes: u64 = msg.content.0.iter().map(Block::output_bytes).sum();
         let model = msg.model.unwrap_or_default();
         let Some(id) = msg.id else {
