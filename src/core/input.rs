@@ -49,6 +49,19 @@ impl SourceText {
         InputError::at(message, &self.name, &self.text, span, label)
     }
 
+    /// An error at `key`'s line (`key = …`), or unlocated when no line starts with it.
+    pub fn error_at_key(
+        &self,
+        key: &str,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> InputError {
+        match self.key_span(key) {
+            Some(span) => self.error_at(message, span, label),
+            None => InputError::new(message),
+        }
+    }
+
     /// Deserializes this file as TOML into `T`, with a located error on failure.
     pub fn parse_toml<T: DeserializeOwned>(&self, what: &str) -> Result<T, InputError> {
         toml::from_str(&self.text).map_err(|e| {

@@ -411,17 +411,24 @@ impl Staging {
         }
         let staged = std::mem::take(&mut self.staged);
         let io = |(path, source): (PathBuf, std::io::Error)| OutputError::Io { path, source };
-        // The new bytes reach the disk before any old file is replaced …
-        let temps: Vec<&Path> = staged.iter().map(|(t, _)| t.as_ref()).collect();
-        durable(&temps).map_err(io)?;
+        // The temporary files lie beside their targets: their folders name
+        // every file system the set is on.
         let folders: std::collections::BTreeSet<PathBuf> = staged
             .iter()
             .map(|(_, target)| folder_of(target).to_path_buf())
             .collect();
+        let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+        // The new bytes reach the disk before any old file is replaced …
+        #[cfg(not(target_os = "linux"))]
+        {
+            let temps: Vec<&Path> = staged.iter().map(|(t, _)| t.as_ref()).collect();
+            durable(&temps).map_err(io)?;
+        }
+        #[cfg(target_os = "linux")]
+        durable(&dirs).map_err(io)?;
         let result = Staging::rename_all(staged);
         // … and the renames (and any new folders) once all are in.
         if result.is_ok() {
-            let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
             durable(&dirs).map_err(io)?;
         }
         if result.is_ok() {

@@ -652,10 +652,10 @@ pub(super) fn recorded_model_rates(
 
 /// The error for a top-level text value over its limit, at its key.
 pub(super) fn too_long(src: &SourceText, key: &str, max: usize) -> InputError {
-    let message = format!("{}: `{key}` is longer than {max} characters", src.name);
-    let help = format!("shorten `{key}` to at most {max} characters");
-    match src.key_span(key) {
-        Some(span) => src.error_at(message, span, "too long").with_help(help),
-        None => InputError::new(message).with_help(help),
-    }
+    src.error_at_key(
+        key,
+        format!("{}: `{key}` is longer than {max} characters", src.name),
+        "too long",
+    )
+    .with_help(format!("shorten `{key}` to at most {max} characters"))
 }

@@ -225,11 +225,9 @@ pub(super) fn effort_presets(
     let mut presets: Vec<(String, u64)> = raw
         .map(|e| e.presets.into_iter().collect())
         .unwrap_or_default();
-    let at = |message: String, help: &str| match src.key_span("presets") {
-        Some(span) => src
-            .error_at(message, span, "effort presets")
-            .with_help(help),
-        None => InputError::new(message).with_help(help),
+    let at = |message: String, help: &str| {
+        src.error_at_key("presets", message, "effort presets")
+            .with_help(help)
     };
     if presets.len() > crate::limits::MAX_EFFORT_PRESETS {
         return Err(at(
@@ -267,17 +265,13 @@ pub(super) fn check_assumptions(
 ) -> Result<Assumptions, InputError> {
     // Located at the key's line when it can be found.
     let problem = |p: String, help: &str| {
-        let key = p.split([' ', '=']).next().unwrap_or("").to_string();
-        match src.key_span(&key) {
-            Some(span) => src
-                .error_at(
-                    format!("{}: assumptions.{p}", src.name),
-                    span,
-                    "out of range",
-                )
-                .with_help(help),
-            None => InputError::new(format!("{}: assumptions.{p}", src.name)).with_help(help),
-        }
+        let key = p.split([' ', '=']).next().unwrap_or("");
+        src.error_at_key(
+            key,
+            format!("{}: assumptions.{p}", src.name),
+            "out of range",
+        )
+        .with_help(help)
     };
     for (field, v) in [
         ("prefix_tokens", a.prefix_tokens),
