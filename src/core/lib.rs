@@ -30,3 +30,4 @@ pub mod par;
 pub mod pricing;
 pub mod scenario;
 pub mod text;
+pub mod view;

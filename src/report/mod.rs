@@ -14,14 +14,16 @@ pub mod corpus;
 pub mod csv;
 pub mod diff;
 pub mod forecast;
-pub mod format;
 pub mod html;
 pub mod import;
 pub mod json;
 pub mod simulation;
 pub mod sweep;
-pub mod table;
 pub mod terminal;
+
+// The formatting context and the table model live in the engine crate, so a
+// page's engine built for the web words figures with the same code.
+pub use tokencast_core::view::{format, table};
 
 use crate::document::Document;
 use crate::pricing::Currency;

@@ -1,14 +1,10 @@
 //! How a simulation is shown: the terminal report and the HTML page.
 
-pub mod backtest;
-pub mod tables;
-pub mod what_if;
+pub use tokencast_core::view::simulation::{backtest, tables, what_if};
 
-use super::html::{
-    chart_block, charts, input_facts, render_template, transposed, view, Block, Fact, Headline,
-    Page,
-};
+use super::html::{chart_block, charts, input_facts, render_template, Block, ChartSlot, Page};
 use super::table::DataTable;
+use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline};
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
@@ -149,33 +145,6 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
     wrap_prose(&s, opts.width)
 }
 
-/// Where each variant's cumulative spend crosses the plan's budget.
-fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
-    let Some(p) = &doc.periods else {
-        return Vec::new();
-    };
-    let Some(budget) = p.plan.budget_per_month else {
-        return Vec::new();
-    };
-    p.variants
-        .iter()
-        .map(|v| match v.over_budget_from_month {
-            Some(m) => format!(
-                "{}: over the budget of {} a month from month {m} (cumulative, upper bound).",
-                v.name,
-                fmt.money(budget, 2)
-            ),
-            None => format!(
-                "{}: within the budget of {} a month for the year (upper bound {} against {}).",
-                v.name,
-                fmt.money(budget, 2),
-                fmt.money(v.year.upper, 2),
-                fmt.money(p.budget_cumulative.last().copied().unwrap_or_default(), 2)
-            ),
-        })
-        .collect()
-}
-
 /// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
 fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
     let mut lines = String::new();
@@ -200,157 +169,6 @@ fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
     Some(lines)
 }
 
-fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
-    let c = doc.comparison.as_ref()?;
-    Some(Headline {
-        cheapest: c.cheapest.clone(),
-        cheapest_total: fmt.money(c.cheapest_total, 3),
-        dearest: c.dearest.clone(),
-        dearest_total: fmt.money(c.dearest_total, 3),
-        saving: fmt.money(c.saving, 3),
-        saving_percent: format::percent(c.saving_share),
-        runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
-        saving_per_day: fmt.money(c.saving_per_day, 2),
-    })
-}
-
-fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
-    let a = &sim.assumptions;
-    let fact = |label: &str, value: String| Fact {
-        label: label.into(),
-        value,
-    };
-    let raw = sim.profile(crate::scenario::Content::Raw);
-    let trimmed = sim.profile(crate::scenario::Content::Trimmed);
-    vec![
-        fact("model", sim.prices.model.clone()),
-        fact(
-            "tool results in the context",
-            format!(
-                "{} of {} recorded requests",
-                sim.tool_results, sim.ledger.requests
-            ),
-        ),
-        fact(
-            "tool results, raw → trimmed",
-            format!(
-                "{} → {} (−{})",
-                format::kb(raw.result_bytes),
-                format::kb(trimmed.result_bytes),
-                format::percent(sim.trim_saving_share)
-            ),
-        ),
-        fact(
-            "prefix (system prompt, tools, question)",
-            format!("{} tokens", format::int(a.prefix_tokens)),
-        ),
-        fact(
-            "output per step",
-            format!("{} tokens", format::int(a.output_tokens_per_step)),
-        ),
-        fact(
-            "final answer",
-            format!("{} tokens", format::int(a.final_output_tokens)),
-        ),
-        fact(
-            "token estimate",
-            format!(
-                "bytes ÷ {} (lower), × {} (upper)",
-                a.bytes_per_token, a.tokenizer_uplift
-            ),
-        ),
-        fact("runs per day", format::int(a.runs_per_day)),
-        fact(
-            "data fee per run (charged)",
-            fmt.money(sim.ledger.total_usd, 4),
-        ),
-    ]
-}
-
-fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
-    let sim = &doc.simulation;
-    let mut out = vec![Block::table(transposed(fmt,
-        &tables::variants(doc),
-        tables::variant_identity_columns(doc),
-    )).heading(
-        "Variants",
-        Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
-    )];
-    for (i, c) in charts::run::all(fmt, sim).into_iter().enumerate() {
-        let b = chart_block(c);
-        out.push(if i == 0 { b.heading("Charts", None) } else { b });
-    }
-    out.push(Block::table(transposed(fmt, &tables::per_day(doc), 2)).heading("Tables", None));
-    if let Some(t) = tables::periods(doc) {
-        out.push(Block {
-            list: budget_lines(fmt, doc),
-            ..Block::table(transposed(fmt, &t, 1))
-        });
-        out.push(chart_block(charts::run::cumulative(fmt, doc)));
-    }
-    out.push(Block::table(view(fmt, &tables::capabilities(doc))));
-    out.push(Block::table(view(fmt, &tables::attribution(doc))));
-    if !sim.tool_fees.is_empty() {
-        out.push(Block::table(view(fmt, &tables::tool_fees(doc))));
-    }
-    for t in [tables::requests(doc), tables::ledger(doc)] {
-        out.push(Block {
-            collapsible: true,
-            ..Block::table(view(fmt, &t))
-        });
-    }
-    let recorded = backtest::summary(fmt, doc);
-    if !recorded.is_empty() {
-        out.push(
-            Block {
-                list: recorded,
-                ..Block::default()
-            }
-            .heading("Backtest", None),
-        );
-        out.push(chart_block(charts::run::backtest(fmt, doc)));
-        for t in [
-            backtest::requests(doc),
-            backtest::compaction(doc),
-            backtest::breaks(doc),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            out.push(Block {
-                collapsible: t.rows.len() > 12,
-                ..Block::table(view(fmt, &t))
-            });
-        }
-    }
-    let summary = what_if::summary(fmt, doc);
-    if !summary.is_empty() {
-        out.push(
-            Block {
-                list: summary,
-                ..Block::default()
-            }
-            .heading("What if", None),
-        );
-        for c in charts::what_if::all(fmt, doc) {
-            out.push(chart_block(c));
-        }
-        for t in what_if::tables(fmt, doc) {
-            let long = t.rows.len() > 12;
-            out.push(Block {
-                collapsible: long,
-                ..Block::table(view(fmt, &t))
-            });
-        }
-    }
-    out.push(
-        Block::table(view(fmt, &tables::assumptions(doc)))
-            .heading("Assumptions and price book", None),
-    );
-    out.push(Block::table(view(fmt, &tables::prices(doc))));
-    out
-}
-
 fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let sim = &doc.simulation;
     let page = Page {
@@ -360,7 +178,7 @@ fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, t
         model: sim.prices.model.clone(),
         facts: facts(fmt, sim),
         headline: headline(fmt, doc),
-        blocks: blocks(fmt, doc),
+        blocks: with_charts(fmt, doc, blocks(fmt, doc)),
         price_source: sim.prices.source.clone(),
         price_read_on: sim.prices.read_on.clone(),
         version: sim.tokencast_version.clone(),
@@ -370,4 +188,30 @@ fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, t
         timestamp: opts.timestamp.clone(),
     };
     render_template("report.html", &page)
+}
+
+/// The page's blocks with each chart slot filled with its charts.
+fn with_charts(fmt: &Fmt, doc: &SimulationDoc, blocks: Vec<Block>) -> Vec<Block> {
+    let mut out = Vec::with_capacity(blocks.len() + 8);
+    for b in blocks {
+        let Some(slot) = b.slot else {
+            out.push(b);
+            continue;
+        };
+        let drawn = match slot {
+            ChartSlot::Run => charts::run::all(fmt, &doc.simulation),
+            ChartSlot::Cumulative => vec![charts::run::cumulative(fmt, doc)],
+            ChartSlot::Backtest => vec![charts::run::backtest(fmt, doc)],
+            ChartSlot::WhatIf => charts::what_if::all(fmt, doc),
+        };
+        for (i, c) in drawn.into_iter().enumerate() {
+            let mut chart = chart_block(c);
+            if i == 0 {
+                chart.heading = b.heading.clone();
+                chart.note = b.note.clone();
+            }
+            out.push(chart);
+        }
+    }
+    out
 }

@@ -6,7 +6,7 @@
 use crate::pricing::Currency;
 use crate::scenario::PriceDate;
 use rust_decimal::{Decimal, RoundingStrategy};
-use tokencast_core::text::group_thousands as group;
+use crate::text::group_thousands as group;
 
 /// The formatting context of one render: the currency amounts are drawn in
 /// and the date that chose the prices. Every renderer is given one (as

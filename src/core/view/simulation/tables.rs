@@ -2,9 +2,9 @@
 //! day, per request, ledger, assumptions and prices.
 
 use crate::document::SimulationDoc;
-use crate::report::format;
-use crate::report::table::{col, variant_key, Cell, DataTable};
-use crate::report::Fmt;
+use crate::view::format;
+use crate::view::table::{col, variant_key, Cell, DataTable};
+use crate::view::Fmt;
 use crate::scenario::Content;
 use rust_decimal::Decimal;
 
@@ -112,7 +112,7 @@ impl Tail {
         }
     }
 
-    fn columns(&self) -> Vec<super::super::table::Column> {
+    fn columns(&self) -> Vec<crate::view::table::Column> {
         let mut out = Vec::new();
         if self.storage {
             out.push(col("cache_storage_usd_lower", "cache storage, lower"));

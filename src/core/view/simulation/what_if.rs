@@ -3,9 +3,9 @@
 use crate::document::SimulationDoc;
 use crate::engine::context::StrategyRun;
 use crate::pricing::Cache;
-use crate::report::format;
-use crate::report::table::{col, variant_key, Cell, DataTable};
-use crate::report::Fmt;
+use crate::view::format;
+use crate::view::table::{col, variant_key, Cell, DataTable};
+use crate::view::Fmt;
 use crate::scenario::Content;
 use rust_decimal::Decimal;
 
@@ -40,7 +40,7 @@ fn strategy_row(plain: &StrategyRun, r: &StrategyRun) -> Vec<Cell> {
     ]
 }
 
-fn strategy_columns() -> Vec<crate::report::table::Column> {
+fn strategy_columns() -> Vec<crate::view::table::Column> {
     vec![
         col("strategy", "strategy"),
         col("requests", "requests"),

@@ -1,9 +1,9 @@
 //! The backtest section: what was recorded next to what the engine replays.
 
-use super::super::table::{col, Cell, DataTable};
-use super::format;
+use crate::view::table::{col, Cell, DataTable};
+use crate::view::format;
 use crate::document::SimulationDoc;
-use crate::report::Fmt;
+use crate::view::Fmt;
 
 /// Sentences for the terminal and the page.
 pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {

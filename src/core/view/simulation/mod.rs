@@ -1,0 +1,181 @@
+//! A simulation's page as plain data: its facts, its answer and its blocks
+//! (tables and lists in page order, with a [`ChartSlot`] where the charts go).
+
+pub mod backtest;
+pub mod tables;
+pub mod what_if;
+
+use super::format;
+use super::page::{transposed, view, Block, ChartSlot, Fact, Headline};
+use super::Fmt;
+use crate::document::SimulationDoc;
+use crate::engine::Simulation;
+
+/// Where each variant's cumulative spend crosses the plan's budget.
+pub fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
+    let Some(p) = &doc.periods else {
+        return Vec::new();
+    };
+    let Some(budget) = p.plan.budget_per_month else {
+        return Vec::new();
+    };
+    p.variants
+        .iter()
+        .map(|v| match v.over_budget_from_month {
+            Some(m) => format!(
+                "{}: over the budget of {} a month from month {m} (cumulative, upper bound).",
+                v.name,
+                fmt.money(budget, 2)
+            ),
+            None => format!(
+                "{}: within the budget of {} a month for the year (upper bound {} against {}).",
+                v.name,
+                fmt.money(budget, 2),
+                fmt.money(v.year.upper, 2),
+                fmt.money(p.budget_cumulative.last().copied().unwrap_or_default(), 2)
+            ),
+        })
+        .collect()
+}
+
+/// The Answer box: cheapest and dearest variant, and the saving.
+pub fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
+    let c = doc.comparison.as_ref()?;
+    Some(Headline {
+        cheapest: c.cheapest.clone(),
+        cheapest_total: fmt.money(c.cheapest_total, 3),
+        dearest: c.dearest.clone(),
+        dearest_total: fmt.money(c.dearest_total, 3),
+        saving: fmt.money(c.saving, 3),
+        saving_percent: format::percent(c.saving_share),
+        runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
+        saving_per_day: fmt.money(c.saving_per_day, 2),
+    })
+}
+
+/// The key assumptions beside the answer.
+pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
+    let a = &sim.assumptions;
+    let fact = |label: &str, value: String| Fact {
+        label: label.into(),
+        value,
+    };
+    let raw = sim.profile(crate::scenario::Content::Raw);
+    let trimmed = sim.profile(crate::scenario::Content::Trimmed);
+    vec![
+        fact("model", sim.prices.model.clone()),
+        fact(
+            "tool results in the context",
+            format!(
+                "{} of {} recorded requests",
+                sim.tool_results, sim.ledger.requests
+            ),
+        ),
+        fact(
+            "tool results, raw → trimmed",
+            format!(
+                "{} → {} (−{})",
+                format::kb(raw.result_bytes),
+                format::kb(trimmed.result_bytes),
+                format::percent(sim.trim_saving_share)
+            ),
+        ),
+        fact(
+            "prefix (system prompt, tools, question)",
+            format!("{} tokens", format::int(a.prefix_tokens)),
+        ),
+        fact(
+            "output per step",
+            format!("{} tokens", format::int(a.output_tokens_per_step)),
+        ),
+        fact(
+            "final answer",
+            format!("{} tokens", format::int(a.final_output_tokens)),
+        ),
+        fact(
+            "token estimate",
+            format!(
+                "bytes ÷ {} (lower), × {} (upper)",
+                a.bytes_per_token, a.tokenizer_uplift
+            ),
+        ),
+        fact("runs per day", format::int(a.runs_per_day)),
+        fact(
+            "data fee per run (charged)",
+            fmt.money(sim.ledger.total_usd, 4),
+        ),
+    ]
+}
+
+/// The page's blocks in order, with a [`ChartSlot`] where charts go.
+pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
+    let sim = &doc.simulation;
+    let mut out = vec![Block::table(transposed(fmt,
+        &tables::variants(doc),
+        tables::variant_identity_columns(doc),
+    )).heading(
+        "Variants",
+        Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
+    )];
+    out.push(Block::slot(ChartSlot::Run).heading("Charts", None));
+    out.push(Block::table(transposed(fmt, &tables::per_day(doc), 2)).heading("Tables", None));
+    if let Some(t) = tables::periods(doc) {
+        out.push(Block {
+            list: budget_lines(fmt, doc),
+            ..Block::table(transposed(fmt, &t, 1))
+        });
+        out.push(Block::slot(ChartSlot::Cumulative));
+    }
+    out.push(Block::table(view(fmt, &tables::capabilities(doc))));
+    out.push(Block::table(view(fmt, &tables::attribution(doc))));
+    if !sim.tool_fees.is_empty() {
+        out.push(Block::table(view(fmt, &tables::tool_fees(doc))));
+    }
+    for t in [tables::requests(doc), tables::ledger(doc)] {
+        out.push(Block {
+            collapsible: true,
+            ..Block::table(view(fmt, &t))
+        });
+    }
+    let recorded = backtest::summary(fmt, doc);
+    if !recorded.is_empty() {
+        out.push(
+            Block::list("backtest-summary", recorded).heading("Backtest", None),
+        );
+        out.push(Block::slot(ChartSlot::Backtest));
+        for t in [
+            backtest::requests(doc),
+            backtest::compaction(doc),
+            backtest::breaks(doc),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            out.push(Block {
+                collapsible: t.rows.len() > 12,
+                ..Block::table(view(fmt, &t))
+            });
+        }
+    }
+    let summary = what_if::summary(fmt, doc);
+    if !summary.is_empty() {
+        out.push(
+            Block::list("what-if-summary", summary).heading("What if", None),
+        );
+        out.push(Block::slot(ChartSlot::WhatIf));
+        for t in what_if::tables(fmt, doc) {
+            let long = t.rows.len() > 12;
+            out.push(Block {
+                collapsible: long,
+                ..Block::table(view(fmt, &t))
+            });
+        }
+    }
+    out.push(
+        Block::table(view(fmt, &tables::assumptions(doc)))
+            .heading("Assumptions and price book", None),
+    );
+    out.push(Block::table(view(fmt, &tables::prices(doc))));
+    out
+}
+
