@@ -1,7 +1,15 @@
-//! Tells the test suite whether Chromium is installed, so the browser test is
-//! reported as *ignored* (not as passed) on a machine without it.
+//! Two things the crate needs from outside its own source:
+//! - whether Chromium is installed, so the browser test is reported as
+//!   *ignored* (not as passed) on a machine without it;
+//! - the page's engine: `src/web` built for `wasm32-unknown-unknown` (the
+//!   target `rust-toolchain.toml` names), gzipped and base64-encoded into
+//!   `OUT_DIR/engine.wasm.gz.b64`. When it cannot be built (no wasm target),
+//!   the pages are made without it, as still pictures, and cargo says why.
 
-use std::path::Path;
+use base64::Engine as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 const CANDIDATES: [&str; 2] = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
@@ -16,4 +24,82 @@ fn main() {
     if found {
         println!("cargo::rustc-cfg=has_chromium");
     }
+    web_engine();
+}
+
+/// Builds the page's engine with the cargo that runs this script, into its
+/// own target folder (so it never waits on this build's lock), and writes it
+/// for `include_str!`; or writes nothing and sets `no_web_engine`.
+fn web_engine() {
+    println!("cargo::rustc-check-cfg=cfg(no_web_engine)");
+    for watched in ["src/core", "src/web", "Cargo.lock"] {
+        println!("cargo::rerun-if-changed={watched}");
+    }
+    println!("cargo::rerun-if-env-changed=TOKENCAST_NO_WEB_ENGINE");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let target = out.join("engine.wasm.gz.b64");
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| manifest.join("target"), PathBuf::from)
+        .join("web-engine");
+    let built = match std::env::var_os("TOKENCAST_NO_WEB_ENGINE") {
+        Some(_) => Err("TOKENCAST_NO_WEB_ENGINE is set".to_string()),
+        None => build_engine(&manifest, &dir),
+    };
+    match built.and_then(|wasm| encode(&wasm)) {
+        Ok(b64) => std::fs::write(&target, b64).expect("OUT_DIR is writable"),
+        Err(why) => {
+            println!("cargo::warning=pages are made without their engine (still pictures): {why}");
+            println!("cargo::rustc-cfg=no_web_engine");
+            std::fs::write(&target, "").expect("OUT_DIR is writable");
+        }
+    }
+}
+
+fn build_engine(manifest: &Path, dir: &Path) -> Result<Vec<u8>, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(manifest)
+        .args([
+            "build",
+            "--locked",
+            "-p",
+            "tokencast-web",
+            "--profile",
+            "web",
+        ])
+        .args(["--target", "wasm32-unknown-unknown", "--target-dir"])
+        .arg(dir);
+    // This build's flags and wrappers (clippy's driver, host-only flags) are
+    // not the engine's.
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+    ] {
+        cmd.env_remove(var);
+    }
+    let run = cmd
+        .output()
+        .map_err(|e| format!("cargo could not be started: {e}"))?;
+    if !run.status.success() {
+        let err = String::from_utf8_lossy(&run.stderr);
+        let last: Vec<&str> = err.lines().rev().take(6).collect();
+        return Err(format!(
+            "building src/web for wasm32-unknown-unknown failed (is the target installed? `rustup target add wasm32-unknown-unknown`): {}",
+            last.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    let wasm = dir.join("wasm32-unknown-unknown/web/tokencast_web.wasm");
+    std::fs::read(&wasm).map_err(|e| format!("{} could not be read: {e}", wasm.display()))
+}
+
+/// gzip (the browser's `DecompressionStream` opens it), then base64.
+fn encode(wasm: &[u8]) -> Result<String, String> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(wasm).map_err(|e| e.to_string())?;
+    let gz = gz.finish().map_err(|e| e.to_string())?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(gz))
 }

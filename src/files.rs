@@ -109,6 +109,47 @@ pub fn load(path: &Path, today: Option<jiff::civil::Date>) -> Result<Scenario, I
     Scenario::check(&src, &Folder::of(path), today)
 }
 
+/// A scenario with the text of every file it was read from.
+pub struct LoadedWithTexts {
+    /// The checked scenario.
+    pub scenario: Scenario,
+    /// The scenario file.
+    pub src: SourceText,
+    /// Each file it named, by the name it gave them.
+    pub files: std::collections::BTreeMap<String, String>,
+    /// The models of its price book.
+    pub models: Vec<String>,
+}
+
+/// [`load`], keeping the scenario's text and each file it named (what a
+/// page needs to carry its own engine's inputs).
+pub fn load_recorded(
+    path: &Path,
+    today: Option<jiff::civil::Date>,
+) -> Result<LoadedWithTexts, InputError> {
+    let src = read(path, "scenario file")?;
+    let folder = Folder::of(path);
+    let recorded = tokencast_core::scenario::Recorded::new(&folder);
+    let scenario = Scenario::check(&src, &recorded, today)?;
+    let models = recorded
+        .text_of("price book")
+        .and_then(|text| {
+            let book = SourceText {
+                name: String::new(),
+                text,
+            };
+            crate::pricing::PriceBook::parse(&book).ok()
+        })
+        .map(|b| b.model_ids().map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(LoadedWithTexts {
+        scenario,
+        src,
+        files: recorded.into_texts(),
+        models,
+    })
+}
+
 /// [`load`] of a scenario whose text is already read, with some files in
 /// memory: relative paths resolve from `base`.
 pub fn check(

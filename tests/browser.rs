@@ -23,43 +23,10 @@ fn chromium() -> Option<PathBuf> {
     candidates.into_iter().flatten().find(|p| p.exists())
 }
 
-#[test]
-fn browser_is_installed_in_ci() {
-    if std::env::var_os("CI").is_some() {
-        assert!(
-            chromium().is_some() && cfg!(has_chromium),
-            "Chromium is not installed; .ci/run installs Debian's `chromium` package"
-        );
-    }
-}
-
-#[test]
-#[cfg_attr(
-    not(has_chromium),
-    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
-)]
-fn report_renders_in_a_real_browser_without_errors_or_network() {
+/// Headless Chromium with a fresh profile and no background traffic (the
+/// profile folder lives as long as the second value).
+fn launch() -> (Browser, tempfile::TempDir) {
     let chrome = chromium().expect("build.rs found Chromium");
-
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().join("research.html");
-    let out = common::tokencast()
-        .args([
-            "simulate",
-            "scenarios/research.toml",
-            "--format",
-            "json",
-            "--report",
-        ])
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
     let profile = tempfile::tempdir().unwrap();
     let args: Vec<&OsStr> = [
         "--disable-background-networking",
@@ -81,9 +48,13 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
         .args(args)
         .build()
         .unwrap();
-    let browser = Browser::new(options).expect("launch chromium");
-    let tab = browser.new_tab().unwrap();
+    (Browser::new(options).expect("launch chromium"), profile)
+}
 
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// The tab's requests and its errors (console, log, uncaught exceptions).
+fn watch(tab: &headless_chrome::Tab) -> (Seen, Seen) {
     let requests = Arc::new(Mutex::new(Vec::<String>::new()));
     let errors = Arc::new(Mutex::new(Vec::<String>::new()));
     {
@@ -117,6 +88,47 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
     tab.enable_log().unwrap().enable_runtime().unwrap();
     let enable: Network::Enable = serde_json::from_value(serde_json::json!({})).unwrap();
     tab.call_method(enable).unwrap();
+    (requests, errors)
+}
+
+#[test]
+fn browser_is_installed_in_ci() {
+    if std::env::var_os("CI").is_some() {
+        assert!(
+            chromium().is_some() && cfg!(has_chromium),
+            "Chromium is not installed; .ci/run installs Debian's `chromium` package"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn report_renders_in_a_real_browser_without_errors_or_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("research.html");
+    let out = common::tokencast()
+        .args([
+            "simulate",
+            "scenarios/research.toml",
+            "--format",
+            "json",
+            "--report",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    let (requests, errors) = watch(&tab);
 
     let url = format!("file://{}", report.display());
     tab.navigate_to(&url)
@@ -305,4 +317,299 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
         .filter(|u| !u.starts_with("file://") && !u.starts_with("data:"))
         .collect();
     assert!(external.is_empty(), "network requests: {external:?}");
+}
+
+/// What a reader sees of a simulation page's figures, read the same way
+/// from the live page and from the command line's page.
+const PROBE: &str = r#"(async () => {
+  await window.tokencast.ready;
+  const text = e => e.textContent;
+  const rows = t => [...t.querySelectorAll('caption, tr')]
+    .map(r => r.children.length ? [...r.children].map(text).join('\t') : r.textContent);
+  return JSON.stringify({
+    headline: Object.fromEntries([...document.querySelectorAll('[data-headline]')]
+      .map(e => [e.dataset.headline, e.textContent])),
+    facts: [...document.querySelectorAll('#facts dt, #facts dd')].map(text),
+    tables: Object.fromEntries([...document.querySelectorAll('table[data-table]')]
+      .map(t => [t.dataset.table, rows(t)])),
+    lists: Object.fromEntries([...document.querySelectorAll('ul[data-block]')]
+      .map(u => [u.dataset.block, [...u.children].map(text)])),
+  });
+})()"#;
+
+fn eval_json(tab: &headless_chrome::Tab, js: &str) -> serde_json::Value {
+    let value = tab
+        .evaluate(js, true)
+        .unwrap_or_else(|e| panic!("{e}: {js}"))
+        .value
+        .unwrap_or_else(|| panic!("no value: {js}"));
+    serde_json::from_str(value.as_str().expect("a JSON string")).unwrap()
+}
+
+/// The research scenario's files, copied where a downloaded what-if can
+/// sit beside them, and its live page.
+fn research_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    for f in [
+        "research.toml",
+        "prices/anthropic.toml",
+        "traces/research-trace.csv",
+    ] {
+        let to = dir.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root.join(f), &to).unwrap();
+    }
+    let page = dir.path().join("research.html");
+    let out = common::tokencast()
+        .arg("simulate")
+        .arg(dir.path().join("research.toml"))
+        .arg("--no-report")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = common::tokencast()
+        .arg("simulate")
+        .arg(dir.path().join("research.toml"))
+        .arg("--report")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (dir, page)
+}
+
+/// A random value for a control: one of a select's options, or a number in
+/// the range a planner would try.
+fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::Value]) -> String {
+    use rand::RngExt;
+    if !options.is_empty() {
+        return options[rng.random_range(0..options.len())]
+            .as_str()
+            .unwrap()
+            .to_string();
+    }
+    let pick =
+        |rng: &mut rand_pcg::Pcg64, xs: &[&str]| xs[rng.random_range(0..xs.len())].to_string();
+    match param {
+        "assumptions.runs_per_day" => rng.random_range(1..5000u32).to_string(),
+        "assumptions.prefix_tokens" => rng.random_range(0..40_000u32).to_string(),
+        "assumptions.output_tokens_per_step" => rng.random_range(0..4000u32).to_string(),
+        "assumptions.final_output_tokens" => rng.random_range(0..8000u32).to_string(),
+        "assumptions.bytes_per_token" => pick(rng, &["2", "3", "3.5", "4", "4.25", "5"]),
+        "assumptions.tokenizer_uplift" => pick(rng, &["1", "1.1", "1.25", "1.3", "1.45", "2"]),
+        other => panic!("no range for {other}"),
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
+    use rand::{RngExt, SeedableRng};
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+    let (dir, page) = research_copy();
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    let (requests, errors) = watch(&tab);
+    let url = format!("file://{}", page.display());
+    let controls = |tab: &headless_chrome::Tab| {
+        tab.navigate_to(&url)
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+        eval_json(
+            tab,
+            r#"(async () => { await window.tokencast.ready; return JSON.stringify(
+                [...document.querySelectorAll('[data-param]')].map(c => ({
+                  param: c.dataset.param,
+                  options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : []
+                }))); })()"#,
+        )
+    };
+    let all = controls(&tab);
+    let all = all.as_array().unwrap().clone();
+    assert!(all.len() >= 7 + 3 * 6, "{all:?}");
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(20_261_201);
+    let (mut compared, mut refused) = (0, 0);
+    for attempt in 0..80 {
+        if compared >= 24 {
+            break;
+        }
+        if attempt > 0 {
+            controls(&tab);
+        }
+        // One to four controls changed at once.
+        let n = rng.random_range(1..5);
+        let mut settings = serde_json::Map::new();
+        for _ in 0..n {
+            let c = &all[rng.random_range(0..all.len())];
+            let param = c["param"].as_str().unwrap();
+            let value = random_value(&mut rng, param, c["options"].as_array().unwrap());
+            settings.insert(param.to_string(), value.into());
+        }
+        let set = serde_json::Value::Object(settings.clone()).to_string();
+        let answer = eval_json(
+            &tab,
+            &format!(
+                r#"(async () => {{
+                  await window.tokencast.ready;
+                  const want = {set};
+                  for (const [k, v] of Object.entries(want)) {{
+                    const c = document.querySelector(`[data-param="${{k}}"]`);
+                    c.value = v;
+                    c.dispatchEvent(new Event('change'));
+                  }}
+                  const a = window.tokencast.answer() || {{}};
+                  const figures = Object.fromEntries([...document.querySelectorAll('[data-figure]')]
+                    .map(e => [e.dataset.figure, e.dataset.value]));
+                  return JSON.stringify({{ status: a.status || 'none', scenario: a.scenario,
+                    changes: window.tokencast.changes(), figures,
+                    hash: location.hash, error: document.querySelector('#live-error').textContent }});
+                }})()"#
+            ),
+        );
+        let changed = answer["changes"].as_object().unwrap();
+        if changed.is_empty() {
+            continue; // every value drawn was the scenario's own
+        }
+        let scenario = answer["scenario"].as_str();
+        let what_if = dir.path().join(format!("what-if-{attempt}.toml"));
+        let cli_page = dir.path().join(format!("what-if-{attempt}.html"));
+        if answer["status"] != "ok" {
+            // The page refused the what-if; the command line refuses the
+            // same scenario, with exit code 2.
+            refused += 1;
+            let error = answer["error"].as_str().unwrap();
+            assert!(error.starts_with("Not recomputed: "), "{answer}");
+            if let Some(text) = scenario {
+                std::fs::write(&what_if, text).unwrap();
+                let out = common::tokencast()
+                    .arg("simulate")
+                    .arg(&what_if)
+                    .arg("--no-report")
+                    .output()
+                    .unwrap();
+                assert_eq!(out.status.code(), Some(2), "{set}: {error}");
+            }
+            continue;
+        }
+        let live = eval_json(&tab, PROBE);
+        std::fs::write(&what_if, scenario.unwrap()).unwrap();
+        let out = common::tokencast()
+            .arg("simulate")
+            .arg(&what_if)
+            .args(["--format", "json", "--report"])
+            .arg(&cli_page)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{set}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Every data-figure is the JSON document's value, character for character.
+        for (ptr, value) in answer["figures"].as_object().unwrap() {
+            let want = match json.pointer(ptr) {
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None => panic!("{ptr} is not in the document"),
+            };
+            assert_eq!(value.as_str(), Some(want.as_str()), "{set}: {ptr}");
+        }
+        tab.navigate_to(&format!("file://{}", cli_page.display()))
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+        let cli = eval_json(&tab, PROBE);
+        assert_eq!(
+            live, cli,
+            "{set}: the live page and the command line differ"
+        );
+        compared += 1;
+    }
+    eprintln!(
+        "live page: {compared} what-ifs equal to the command line's, {refused} refused by both"
+    );
+    assert!(compared >= 20, "only {compared} what-ifs were compared");
+    let errors = errors.lock().unwrap();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    let external: Vec<String> = requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| !u.starts_with("file://") && !u.starts_with("data:") && !u.starts_with("blob:"))
+        .cloned()
+        .collect();
+    assert!(external.is_empty(), "network requests: {external:?}");
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_pages_address_reopens_the_same_what_if() {
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+    let (_dir, page) = research_copy();
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    tab.navigate_to(&format!("file://{}", page.display()))
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    let before = eval_json(&tab, PROBE);
+    let changed = eval_json(
+        &tab,
+        r#"(async () => {
+          await window.tokencast.ready;
+          const c = document.querySelector('[data-param="assumptions.runs_per_day"]');
+          c.value = '250';
+          c.dispatchEvent(new Event('change'));
+          return JSON.stringify({ href: location.href, changes: window.tokencast.changes() });
+        })()"#,
+    );
+    let href = changed["href"].as_str().unwrap().to_string();
+    assert!(href.ends_with("#assumptions.runs_per_day=250"), "{href}");
+    let after = eval_json(&tab, PROBE);
+    assert_ne!(before, after, "the change moved no figure");
+    // $10.346 a run saved × 250 runs a day (hand-checked from the seed's
+    // $10.346315625 per run): $2,586.58 a day.
+    assert_eq!(after["headline"]["saving_per_day"], "$2,586.58");
+    assert_eq!(after["headline"]["runs_per_day"], "250");
+
+    // A fresh tab opened at the address shows the same what-if.
+    let other = browser.new_tab().unwrap();
+    other
+        .navigate_to(&href)
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    let reopened = eval_json(&other, PROBE);
+    assert_eq!(reopened, after);
+    let value = eval_json(
+        &other,
+        r#"JSON.stringify(document.querySelector('[data-param="assumptions.runs_per_day"]').value)"#,
+    );
+    assert_eq!(value, "250");
+
+    // Reset puts every figure back and clears the address.
+    let reset = eval_json(
+        &other,
+        r#"(async () => { document.querySelector('#live-reset').click();
+          return JSON.stringify(location.hash); })()"#,
+    );
+    assert_eq!(reset, "");
+    assert_eq!(eval_json(&other, PROBE), before);
 }

@@ -149,6 +149,21 @@ fn page_file(
     page: &PageArgs,
     suffix: &str,
 ) -> Result<Option<PlannedFile>, AppError> {
+    live_page_file(doc, scenario, page, suffix, Err(String::new()))
+}
+
+/// [`page_file`] of a page that carries its own engine and its inputs.
+fn live_page_file(
+    doc: &impl Render,
+    scenario: &Path,
+    page: &PageArgs,
+    suffix: &str,
+    live: Result<crate::report::Live, String>,
+) -> Result<Option<PlannedFile>, AppError> {
+    let (live, still) = match live {
+        Ok(l) => (Some(l), None),
+        Err(why) => (None, Some(why)),
+    };
     if page.no_report {
         return None.map(Ok).transpose();
     }
@@ -164,6 +179,8 @@ fn page_file(
                 .strftime("%Y-%m-%dT%H:%M:%SZ")
                 .to_string()
         }),
+        live,
+        still: still.filter(|s| !s.is_empty()),
     };
     let bytes = doc
         .html(&opts)
@@ -208,16 +225,19 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let gates = gate::periods(&args.fail_over)?;
-    let scenario = crate::files::load(&args.scenario, Some(today()))?;
-    let contents = Contents::simulate(&scenario, args.all_rows || args.csv.is_some());
-    let doc = SimulationDoc::build(&scenario, contents);
+    let today = today();
+    let loaded = crate::files::load_recorded(&args.scenario, Some(today))?;
+    let scenario = &loaded.scenario;
+    let all_rows = args.all_rows || args.csv.is_some();
+    let doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
+    let live = live_inputs(loaded, today, all_rows);
     let terminal = TerminalOptions {
         requests: args.requests,
         width: terminal_width(),
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
     let warnings = doc.context_warnings();
-    let mut files: Vec<PlannedFile> = page_file(&doc, &args.scenario, &args.page, "")?
+    let mut files: Vec<PlannedFile> = live_page_file(&doc, &args.scenario, &args.page, "", live)?
         .into_iter()
         .collect();
     files.extend(csv_files(&doc, args.csv.as_deref()));
@@ -225,6 +245,41 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     outcome.notes.extend(warnings);
     outcome.gates_crossed = gate::check_simulation(&doc, &gates);
     Ok(outcome)
+}
+
+/// What a simulation page needs to replay its scenario itself, or why it
+/// cannot carry it (inputs over [`crate::report::MAX_LIVE_INPUT_BYTES`]).
+fn live_inputs(
+    loaded: crate::files::LoadedWithTexts,
+    today: jiff::civil::Date,
+    all_rows: bool,
+) -> Result<crate::report::Live, String> {
+    let crate::files::LoadedWithTexts {
+        src, files, models, ..
+    } = loaded;
+    let size = src.text.len() + files.values().map(String::len).sum::<usize>();
+    if size > crate::report::MAX_LIVE_INPUT_BYTES {
+        return Err(format!(
+            "its scenario, price book and trace take {} MB, more than the {} MB a page carries",
+            size >> 20,
+            crate::report::MAX_LIVE_INPUT_BYTES >> 20
+        ));
+    }
+    let name = std::path::Path::new(&src.name)
+        .file_name()
+        .map_or_else(|| src.name.clone(), |n| n.to_string_lossy().into_owned());
+    Ok(crate::report::Live {
+        request: tokencast_web::Request {
+            name,
+            scenario: src.text,
+            files,
+            today: today.to_string(),
+            all_rows,
+            changes: Default::default(),
+            figures: Vec::new(),
+        },
+        models,
+    })
 }
 
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {

@@ -661,6 +661,7 @@ fn replay(
             trace: Some(&trace),
             book: Some((book_src, book)),
             book_file: Some(book_file),
+            checked_trace: None,
         },
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);

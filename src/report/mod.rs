@@ -54,6 +54,27 @@ impl Default for TerminalOptions {
 pub struct HtmlOptions {
     /// A generation time to print in the footer (the renderer never reads the clock).
     pub timestamp: Option<String>,
+    /// What a simulation page needs to carry its own engine, so its reader
+    /// can change the assumptions; without it the page is a still picture.
+    pub live: Option<Live>,
+    /// Why a simulation page has no engine, when its maker knows (its
+    /// inputs are too large to carry).
+    pub still: Option<String>,
+}
+
+/// A page carries its engine's inputs up to this size (scenario, price book
+/// and trace together); a larger run's page is a still picture.
+pub const MAX_LIVE_INPUT_BYTES: usize = 16 << 20;
+
+/// A page's own engine's inputs: the request it answers when nothing is
+/// changed (the scenario's text and every file it names), and the price
+/// book's models for the model control.
+#[derive(Debug, Clone)]
+pub struct Live {
+    /// The scenario, its files and its price date.
+    pub request: tokencast_web::Request,
+    /// Every model of the scenario's price book.
+    pub models: Vec<String>,
 }
 
 /// A renderer failed: a template or chart bug, never the user's input.

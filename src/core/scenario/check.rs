@@ -48,7 +48,14 @@ impl Scenario {
                 .unwrap_or_else(|| input_file(&book.src)),
         );
         let prices = book.model(src, &raw.model, "model")?;
-        let mut trace = load_trace(src, files, raw.trace, &mut inputs, trace_text)?;
+        let mut trace = load_trace(
+            src,
+            files,
+            raw.trace,
+            &mut inputs,
+            trace_text,
+            given.checked_trace,
+        )?;
         if !currency.is_usd() {
             for c in &mut trace {
                 c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
@@ -438,10 +445,16 @@ pub(super) fn load_trace(
     raw: Spanned<RawTrace>,
     inputs: &mut Vec<InputFile>,
     given: Option<&SourceText>,
+    checked: Option<&CheckedTrace>,
 ) -> Result<Vec<TraceCall>, InputError> {
     let span = raw.span();
     let raw = raw.into_inner();
     let trace = match (raw.file, raw.calls) {
+        (Some(file), None) if checked.is_some_and(|c| c.rel == *file.get_ref()) => {
+            let c = checked.expect("checked");
+            inputs.push(c.file.clone());
+            c.calls.clone()
+        }
         (Some(_), None) if given.is_some() => {
             let trace_src = given.expect("checked");
             inputs.push(input_file(trace_src));

@@ -430,6 +430,34 @@ pub struct Given<'a> {
     /// That book's name and digest, when the caller has it already (it is
     /// the same for every scenario of an import).
     pub book_file: Option<&'a InputFile>,
+    /// The trace, already read and checked: used when the scenario names
+    /// the same file (a live page replays one trace under many changes).
+    pub checked_trace: Option<&'a CheckedTrace>,
+}
+
+/// A trace CSV read and checked once, by the name a scenario gives it; made
+/// only by [`CheckedTrace::parse`].
+#[derive(Debug, Clone)]
+pub struct CheckedTrace {
+    rel: String,
+    file: InputFile,
+    calls: Vec<TraceCall>,
+}
+
+impl CheckedTrace {
+    /// Reads the trace CSV `src`, which scenarios name `rel`.
+    pub fn parse(rel: &str, src: &SourceText) -> Result<CheckedTrace, InputError> {
+        Ok(CheckedTrace {
+            rel: rel.to_string(),
+            file: input_file(src),
+            calls: trace::parse_csv(src)?,
+        })
+    }
+
+    /// The name scenarios give the file.
+    pub fn rel(&self) -> &str {
+        &self.rel
+    }
 }
 
 /// A tool fee and the capabilities it is charged for.
@@ -470,6 +498,61 @@ impl Files for InMemory {
                 "give the {what} the scenario names, or change its path"
             ))
         })
+    }
+}
+
+/// [`Files`] that keeps the text of each file it gives, by the name the
+/// scenario gave it: what a page needs to replay the scenario itself.
+pub struct Recorded<'a> {
+    inner: &'a dyn Files,
+    /// (name the scenario gave, what it is, text), in the order read.
+    seen: std::cell::RefCell<Vec<(String, String, String)>>,
+}
+
+impl<'a> Recorded<'a> {
+    /// Gives `inner`'s files and keeps their text.
+    pub fn new(inner: &'a dyn Files) -> Recorded<'a> {
+        Recorded {
+            inner,
+            seen: Default::default(),
+        }
+    }
+
+    /// The name the scenario gave the first file read as `what`.
+    pub fn name_of(&self, what: &str) -> Option<String> {
+        self.seen
+            .borrow()
+            .iter()
+            .find(|(_, w, _)| w == what)
+            .map(|(rel, _, _)| rel.clone())
+    }
+
+    /// The text of the first file read as `what` ("price book", "trace file").
+    pub fn text_of(&self, what: &str) -> Option<String> {
+        self.seen
+            .borrow()
+            .iter()
+            .find(|(_, w, _)| w == what)
+            .map(|(_, _, text)| text.clone())
+    }
+
+    /// Every file given, by the name the scenario gave it.
+    pub fn into_texts(self) -> std::collections::BTreeMap<String, String> {
+        self.seen
+            .into_inner()
+            .into_iter()
+            .map(|(rel, _, text)| (rel, text))
+            .collect()
+    }
+}
+
+impl Files for Recorded<'_> {
+    fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
+        let src = self.inner.read(rel, what)?;
+        self.seen
+            .borrow_mut()
+            .push((rel.to_string(), what.to_string(), src.text.clone()));
+        Ok(src)
     }
 }
 

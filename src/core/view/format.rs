@@ -5,8 +5,8 @@
 
 use crate::pricing::Currency;
 use crate::scenario::PriceDate;
-use rust_decimal::{Decimal, RoundingStrategy};
 use crate::text::group_thousands as group;
+use rust_decimal::{Decimal, RoundingStrategy};
 
 /// The formatting context of one render: the currency amounts are drawn in
 /// and the date that chose the prices. Every renderer is given one (as

@@ -218,4 +218,3 @@ pub fn transposed(fmt: &Fmt, t: &DataTable, skip: usize) -> TableView {
             .collect(),
     }
 }
-

@@ -16,9 +16,85 @@ pub(crate) use tokencast_core::view::page::{view, Block, ChartSlot, ChartView, F
 
 const BASE: &str = include_str!("../../../templates/base.html");
 const REPORT: &str = include_str!("../../../templates/report.html");
+/// The live page's script: runs the engine on the reader's changes.
+const LIVE_JS: &str = include_str!("../../../templates/live.js");
+
+/// The page's engine (`src/web` for wasm32, gzipped, base64), written by
+/// build.rs; empty when it could not be built.
+const ENGINE: &str = include_str!(concat!(env!("OUT_DIR"), "/engine.wasm.gz.b64"));
+
+/// Why pages have no engine, when they have none.
+pub(crate) const NO_ENGINE: Option<&str> = if cfg!(no_web_engine) {
+    Some("the tokencast that made it was built without the page's engine (the wasm32-unknown-unknown target was missing)")
+} else {
+    None
+};
+
+/// What a live page carries: its engine, the request the engine answers
+/// unchanged, and the controls.
+#[derive(Serialize)]
+pub(crate) struct LiveView {
+    pub(crate) engine: &'static str,
+    pub(crate) script: &'static str,
+    /// The request as JSON, safe inside a `<script>` element.
+    pub(crate) request: String,
+    pub(crate) version: &'static str,
+    pub(crate) groups: Vec<ControlGroup>,
+}
+
+/// Controls under one heading (the run's assumptions, one variant).
+#[derive(Serialize)]
+pub(crate) struct ControlGroup {
+    pub(crate) title: String,
+    pub(crate) controls: Vec<Control>,
+}
+
+/// One control: the scenario key it sets and its value in the scenario.
+#[derive(Serialize)]
+pub(crate) struct Control {
+    /// The dotted scenario key (`assumptions.runs_per_day`, `variants.2.cache`).
+    pub(crate) param: String,
+    pub(crate) label: String,
+    pub(crate) value: String,
+    /// The choices of a select; empty for a number.
+    pub(crate) options: Vec<String>,
+    /// A number's step (`1` for whole numbers, `any` for decimals).
+    pub(crate) step: &'static str,
+}
+
+impl LiveView {
+    /// The live parts of a page for `request`, or `None` when this build
+    /// has no engine.
+    pub(crate) fn of(
+        request: &tokencast_web::Request,
+        groups: Vec<ControlGroup>,
+    ) -> Option<LiveView> {
+        if ENGINE.is_empty() {
+            return None;
+        }
+        let json = serde_json::to_string(request).expect("a request always serializes");
+        Some(LiveView {
+            engine: ENGINE,
+            script: LIVE_JS,
+            request: script_safe(&json),
+            version: tokencast_web::VERSION,
+            groups,
+        })
+    }
+}
+
+/// JSON that cannot end or open anything inside a `<script>` element: `<`,
+/// `>` and `&` only occur in its strings, where `\u003c` means the same.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+}
 
 #[derive(Serialize)]
 pub(crate) struct Page {
+    pub(crate) live: Option<LiveView>,
+    pub(crate) live_missing: Option<String>,
     pub(crate) generator: &'static str,
     pub(crate) title: String,
     pub(crate) question: String,

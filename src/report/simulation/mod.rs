@@ -2,15 +2,18 @@
 
 pub use tokencast_core::view::simulation::{backtest, tables, what_if};
 
-use super::html::{chart_block, charts, input_facts, render_template, Block, ChartSlot, Page};
+use super::html::{
+    chart_block, charts, input_facts, render_template, Block, ChartSlot, Control, ControlGroup,
+    LiveView, Page, NO_ENGINE,
+};
 use super::table::DataTable;
-use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline};
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
+use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline};
 
 impl Render for SimulationDoc {
     fn currency(&self) -> crate::pricing::Currency {
@@ -171,7 +174,18 @@ fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
 
 fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let sim = &doc.simulation;
+    let live = opts
+        .live
+        .as_ref()
+        .and_then(|l| LiveView::of(&l.request, controls(doc, &l.models)));
+    let live_missing = match (&opts.live, &live) {
+        (_, Some(_)) => None,
+        (None, None) => opts.still.clone(),
+        (Some(_), None) => NO_ENGINE.map(str::to_string),
+    };
     let page = Page {
+        live,
+        live_missing,
         generator: HTML_GENERATOR,
         title: format!("tokencast report: {}", sim.scenario),
         question: super::html::with_basis(fmt, sim.question.clone()),
@@ -212,6 +226,107 @@ fn with_charts(fmt: &Fmt, doc: &SimulationDoc, blocks: Vec<Block>) -> Vec<Block>
             }
             out.push(chart);
         }
+    }
+    out
+}
+
+/// The controls of a live page: the model, the run's assumptions and each
+/// variant's results, cache tier and mode, at their values in the scenario.
+fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
+    let sim = &doc.simulation;
+    let a = &sim.assumptions;
+    let number = |param: &str, label: &str, value: String, step: &'static str| Control {
+        param: param.into(),
+        label: label.into(),
+        value,
+        options: Vec::new(),
+        step,
+    };
+    let choice = |param: String, label: &str, value: &str, options: &[&str]| Control {
+        param,
+        label: label.into(),
+        value: value.into(),
+        options: options.iter().map(|o| o.to_string()).collect(),
+        step: "",
+    };
+    let mut model_options: Vec<String> = models.to_vec();
+    if !model_options.contains(&sim.prices.model) {
+        model_options.insert(0, sim.prices.model.clone());
+    }
+    let run = ControlGroup {
+        title: "The run".into(),
+        controls: vec![
+            Control {
+                param: "model".into(),
+                label: "model".into(),
+                value: sim.prices.model.clone(),
+                options: model_options,
+                step: "",
+            },
+            number(
+                "assumptions.runs_per_day",
+                "runs per day",
+                a.runs_per_day.to_string(),
+                "1",
+            ),
+            number(
+                "assumptions.prefix_tokens",
+                "prefix (tokens)",
+                a.prefix_tokens.to_string(),
+                "1",
+            ),
+            number(
+                "assumptions.output_tokens_per_step",
+                "output per step (tokens)",
+                a.output_tokens_per_step.to_string(),
+                "1",
+            ),
+            number(
+                "assumptions.final_output_tokens",
+                "final answer (tokens)",
+                a.final_output_tokens.to_string(),
+                "1",
+            ),
+            number(
+                "assumptions.bytes_per_token",
+                "bytes per token",
+                a.bytes_per_token.to_string(),
+                "any",
+            ),
+            number(
+                "assumptions.tokenizer_uplift",
+                "tokenizer uplift",
+                a.tokenizer_uplift.to_string(),
+                "any",
+            ),
+        ],
+    };
+    let mut out = vec![run];
+    for (i, v) in sim.variants.iter().enumerate() {
+        let variant = &v.variant.variant;
+        out.push(ControlGroup {
+            title: format!("Variant {}: {}", i + 1, variant.name),
+            controls: vec![
+                choice(
+                    format!("variants.{i}.results"),
+                    "results",
+                    &variant.results.to_string(),
+                    &["raw", "trimmed"],
+                ),
+                choice(
+                    format!("variants.{i}.cache"),
+                    "cache",
+                    variant.cache.key(),
+                    &["none", "5m", "1h"],
+                ),
+                choice(
+                    format!("variants.{i}.mode"),
+                    "mode",
+                    variant.mode.key(),
+                    &["sync", "batch"],
+                ),
+            ],
+        });
     }
     out
 }

@@ -1,8 +1,8 @@
 //! The backtest section: what was recorded next to what the engine replays.
 
-use crate::view::table::{col, Cell, DataTable};
-use crate::view::format;
 use crate::document::SimulationDoc;
+use crate::view::format;
+use crate::view::table::{col, Cell, DataTable};
 use crate::view::Fmt;
 
 /// Sentences for the terminal and the page.

@@ -139,9 +139,7 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     }
     let recorded = backtest::summary(fmt, doc);
     if !recorded.is_empty() {
-        out.push(
-            Block::list("backtest-summary", recorded).heading("Backtest", None),
-        );
+        out.push(Block::list("backtest-summary", recorded).heading("Backtest", None));
         out.push(Block::slot(ChartSlot::Backtest));
         for t in [
             backtest::requests(doc),
@@ -159,9 +157,7 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     }
     let summary = what_if::summary(fmt, doc);
     if !summary.is_empty() {
-        out.push(
-            Block::list("what-if-summary", summary).heading("What if", None),
-        );
+        out.push(Block::list("what-if-summary", summary).heading("What if", None));
         out.push(Block::slot(ChartSlot::WhatIf));
         for t in what_if::tables(fmt, doc) {
             let long = t.rows.len() > 12;
@@ -178,4 +174,3 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     out.push(Block::table(view(fmt, &tables::prices(doc))));
     out
 }
-

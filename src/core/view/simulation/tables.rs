@@ -2,10 +2,10 @@
 //! day, per request, ledger, assumptions and prices.
 
 use crate::document::SimulationDoc;
+use crate::scenario::Content;
 use crate::view::format;
 use crate::view::table::{col, variant_key, Cell, DataTable};
 use crate::view::Fmt;
-use crate::scenario::Content;
 use rust_decimal::Decimal;
 
 /// " — an outline: 1,998 of 1,000,000 results; …" for a document that holds an outline.

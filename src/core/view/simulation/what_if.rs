@@ -3,10 +3,10 @@
 use crate::document::SimulationDoc;
 use crate::engine::context::StrategyRun;
 use crate::pricing::Cache;
+use crate::scenario::Content;
 use crate::view::format;
 use crate::view::table::{col, variant_key, Cell, DataTable};
 use crate::view::Fmt;
-use crate::scenario::Content;
 use rust_decimal::Decimal;
 
 /// The what-if tables the scenario asked for, in report order.

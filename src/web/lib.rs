@@ -1,0 +1,473 @@
+//! tokencast's engine for a report's page.
+//!
+//! A simulation page carries its scenario, price book and trace, and this
+//! crate built for `wasm32-unknown-unknown`. When the reader changes an
+//! assumption, the page sends a [`Request`]: the scenario's text and the
+//! changes, each a dotted scenario key (`assumptions.runs_per_day`,
+//! `variants.2.cache`) and its new value. [`run`] writes the changes into the
+//! scenario's own text (its comments kept), checks it exactly as
+//! `tokencast simulate` does, replays it with the same engine and returns
+//! the page's figures as display text, worded by the same code as the
+//! command line's page ([`tokencast_core::view`]). The changed text is in the
+//! answer too, so the scenario the reader downloads is the one computed.
+//!
+//! The module speaks JSON through four exported functions: a page's script
+//! copies a message into memory the module allocated ([`tc_alloc`]), loads
+//! its inputs once ([`tc_load`], a [`Request`]), then sends each change
+//! ([`tc_run`], a [`Change`]) and reads the answer ([`tc_output`]).
+
+// Errors carry their source text for located messages; they are the cold path.
+#![allow(clippy::result_large_err)]
+
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use tokencast_core::document::{Contents, Envelope, SimulationDoc};
+use tokencast_core::error::InputError;
+use tokencast_core::input::SourceText;
+use tokencast_core::scenario::{CheckedTrace, Files, Given, InMemory, Recorded, Scenario};
+use tokencast_core::view::page::{Block, Fact, Headline};
+use tokencast_core::view::simulation::{blocks, facts, headline};
+use tokencast_core::view::Fmt;
+
+/// What a page asks: its inputs as they were when it was made, and the
+/// reader's changes.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct Request {
+    /// The scenario file's name, as the page's footer gives it.
+    pub name: String,
+    /// The scenario's text.
+    pub scenario: String,
+    /// Every file the scenario names (price book, trace), by the path it
+    /// gives them.
+    pub files: BTreeMap<String, String>,
+    /// The price date the page was made with (`YYYY-MM-DD`).
+    pub today: String,
+    /// Whether the page showed every request (`simulate --all-rows`).
+    #[serde(default)]
+    pub all_rows: bool,
+    /// Dotted scenario key → new value, as the control gives it.
+    #[serde(default)]
+    pub changes: BTreeMap<String, String>,
+    /// JSON Pointers (RFC 6901) into the `simulate --format json` document
+    /// whose values the page shows (`/comparison/saving`); each is answered
+    /// in [`Answer::Ok`]'s `figures`.
+    #[serde(default)]
+    pub figures: Vec<String>,
+}
+
+/// A change the page asks about, once its [`Request`] is loaded: only the
+/// changes and the pointers travel, not the inputs.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+pub struct Change {
+    /// Dotted scenario key → new value.
+    #[serde(default)]
+    pub changes: BTreeMap<String, String>,
+    /// As [`Request::figures`].
+    #[serde(default)]
+    pub figures: Vec<String>,
+}
+
+/// What the engine answers: the page's figures, or what is wrong.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "status", rename_all = "snake_case")]
+// One answer is made per change and serialized at once: its size is moot.
+#[allow(clippy::large_enum_variant)]
+pub enum Answer {
+    /// The changed scenario's figures.
+    Ok {
+        /// The scenario's text with the changes written in.
+        scenario: String,
+        /// The Answer box.
+        headline: Option<Headline>,
+        /// The key assumptions.
+        facts: Vec<Fact>,
+        /// The tables and lists, in page order (chart places left out).
+        blocks: Vec<Block>,
+        /// The value at each pointer the request asked for, as the
+        /// `simulate --format json` document of the changed scenario has it
+        /// (`null` where it has none).
+        figures: BTreeMap<String, serde_json::Value>,
+    },
+    /// A change the scenario does not accept, with where and why.
+    Invalid {
+        /// The located message, as the command line would explain it.
+        message: String,
+        /// The scenario's text with the changes written in, when they could
+        /// be (the command line refuses it with the same message).
+        scenario: Option<String>,
+    },
+}
+
+/// Answers one request: writes the changes into the scenario, checks it,
+/// replays it and words its figures.
+pub fn run(req: &Request) -> Answer {
+    answer(req, None, None)
+}
+
+/// A page's loaded request, with its trace read and checked once.
+#[derive(Debug)]
+pub struct Session {
+    req: Request,
+    trace: Option<CheckedTrace>,
+}
+
+impl Session {
+    /// Loads the page's inputs, and answers them unchanged.
+    pub fn load(req: Request) -> (Session, Answer) {
+        let seen = std::cell::RefCell::new(None);
+        let answer = answer(&req, None, Some(&seen));
+        let trace = seen.into_inner().and_then(|(rel, text): (String, String)| {
+            let src = SourceText {
+                name: rel.clone(),
+                text,
+            };
+            CheckedTrace::parse(&rel, &src).ok()
+        });
+        (Session { req, trace }, answer)
+    }
+
+    /// Answers one change (it replaces the previous one).
+    pub fn answer(&mut self, change: Change) -> Answer {
+        self.req.changes = change.changes;
+        self.req.figures = change.figures;
+        answer(&self.req, self.trace.as_ref(), None)
+    }
+}
+
+/// The trace file a check read: its name and text.
+type SeenTrace = std::cell::RefCell<Option<(String, String)>>;
+
+fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>) -> Answer {
+    let text = match with_changes(&req.name, &req.scenario, &req.changes) {
+        Ok(text) => text,
+        Err(e) => {
+            return Answer::Invalid {
+                message: explain(&e),
+                scenario: None,
+            }
+        }
+    };
+    match compute(req, &text, trace, seen) {
+        Ok(answer) => answer,
+        Err(e) => Answer::Invalid {
+            message: explain(&e),
+            scenario: Some(text),
+        },
+    }
+}
+
+fn compute(
+    req: &Request,
+    text: &str,
+    trace: Option<&CheckedTrace>,
+    seen: Option<&SeenTrace>,
+) -> Result<Answer, InputError> {
+    let today: jiff::civil::Date = req.today.parse().map_err(|_| {
+        InputError::new(format!(
+            "the page's price date `{}` is not a date",
+            req.today
+        ))
+        .with_help("give it as YYYY-MM-DD")
+    })?;
+    let files = InMemory(
+        req.files
+            .iter()
+            .filter(|(rel, _)| trace.is_none_or(|t| t.rel() != rel.as_str()))
+            .map(|(rel, text)| {
+                (
+                    rel.clone(),
+                    SourceText {
+                        name: rel.clone(),
+                        text: text.clone(),
+                    },
+                )
+            })
+            .collect(),
+    );
+    let src = SourceText {
+        name: req.name.clone(),
+        text: text.to_string(),
+    };
+    let given = Given {
+        checked_trace: trace,
+        ..Given::default()
+    };
+    let scenario = match seen {
+        Some(seen) => {
+            let recorded = Recorded::new(&files);
+            let checked = Scenario::check_with(&src, &recorded, Some(today), given);
+            if let (Some(rel), Some(text)) = (
+                recorded.name_of("trace file"),
+                recorded.text_of("trace file"),
+            ) {
+                *seen.borrow_mut() = Some((rel, text));
+            }
+            checked?
+        }
+        None => Scenario::check_with(&src, &files as &dyn Files, Some(today), given)?,
+    };
+    let doc = SimulationDoc::build(&scenario, Contents::simulate(&scenario, req.all_rows));
+    let fmt = Fmt::new(
+        doc.simulation.currency.clone(),
+        doc.simulation.price_date.clone(),
+    );
+    let figures = if req.figures.is_empty() {
+        BTreeMap::new()
+    } else {
+        let document = serde_json::to_value(Envelope::of(&doc)).map_err(|e| {
+            InputError::new(format!("the document could not be written as JSON: {e}"))
+        })?;
+        req.figures
+            .iter()
+            .map(|p| {
+                let v = document
+                    .pointer(p)
+                    .cloned()
+                    .unwrap_or(serde_json::Value::Null);
+                (p.clone(), v)
+            })
+            .collect()
+    };
+    Ok(Answer::Ok {
+        scenario: text.to_string(),
+        headline: headline(&fmt, &doc),
+        facts: facts(&fmt, &doc.simulation),
+        blocks: blocks(&fmt, &doc)
+            .into_iter()
+            .filter(|b| b.slot.is_none())
+            .collect(),
+        figures,
+    })
+}
+
+/// The located message, in words (no colours, no box drawing).
+fn explain(e: &InputError) -> String {
+    let mut out = String::new();
+    match miette::NarratableReportHandler::new().render_report(&mut out, e) {
+        Ok(()) => out.trim_end().to_string(),
+        Err(_) => e.to_string(),
+    }
+}
+
+/// The scenario's text with each change written in at its dotted key: a
+/// number segment indexes an array (`variants.2.cache`, counted from 0). A
+/// value takes the type of the value it replaces; a new key is a boolean, an
+/// integer, a decimal or a string as its text reads.
+pub fn with_changes(
+    name: &str,
+    text: &str,
+    changes: &BTreeMap<String, String>,
+) -> Result<String, InputError> {
+    if changes.is_empty() {
+        return Ok(text.to_string());
+    }
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        InputError::new(format!("{name} is not valid TOML: {}", e.message()))
+    })?;
+    for (key, value) in changes {
+        set(doc.as_table_mut(), key, value).map_err(|why| {
+            InputError::new(format!(
+                "the change `{key} = {value}` cannot be made: {why}"
+            ))
+            .with_help("name a key of the scenario file, with variants counted from 0")
+        })?;
+    }
+    Ok(doc.to_string())
+}
+
+fn set(root: &mut toml_edit::Table, key: &str, value: &str) -> Result<(), String> {
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err("a key has no empty part".into());
+    }
+    let (last, path) = parts.split_last().ok_or("the key is empty")?;
+    if last.parse::<usize>().is_ok() {
+        return Err("a key ends with a name, not a number".into());
+    }
+    let mut table: &mut dyn toml_edit::TableLike = root;
+    let mut i = 0;
+    while i < path.len() {
+        let part = path[i];
+        if let Some(n) = path.get(i + 1).and_then(|p| p.parse::<usize>().ok()) {
+            let list = table
+                .get_mut(part)
+                .and_then(|item| item.as_array_of_tables_mut())
+                .ok_or_else(|| format!("`{part}` is not a list of tables in the scenario"))?;
+            let len = list.len();
+            table = list
+                .get_mut(n)
+                .ok_or_else(|| format!("`{part}` has {len} entries, counted from 0"))?;
+            i += 2;
+        } else {
+            if part.parse::<usize>().is_ok() {
+                return Err(format!("`{part}` follows something that is not a list"));
+            }
+            if table.get(part).is_none() {
+                table.insert(part, toml_edit::Item::Table(toml_edit::Table::new()));
+            }
+            table = table
+                .get_mut(part)
+                .and_then(|item| item.as_table_like_mut())
+                .ok_or_else(|| format!("`{part}` is a value, not a table"))?;
+            i += 1;
+        }
+    }
+    let new = match table.get(last) {
+        Some(old) => typed_like(old, value)?,
+        None => inferred(value),
+    };
+    match table.get_mut(last) {
+        Some(slot) => {
+            // Keep the comment after the value (`runs_per_day = 100  # …`).
+            let mut new = new;
+            if let Some(old) = slot.as_value() {
+                *new.decor_mut() = old.decor().clone();
+            }
+            *slot = toml_edit::Item::Value(new);
+        }
+        None => {
+            table.insert(last, toml_edit::Item::Value(new));
+        }
+    }
+    Ok(())
+}
+
+/// `value` with the type of `old`.
+fn typed_like(old: &toml_edit::Item, value: &str) -> Result<toml_edit::Value, String> {
+    let v = old
+        .as_value()
+        .ok_or("a table cannot be replaced by a value")?;
+    Ok(match v {
+        toml_edit::Value::Integer(_) => value
+            .parse::<i64>()
+            .map_err(|_| format!("`{value}` is not a whole number"))?
+            .into(),
+        toml_edit::Value::Float(_) => decimal(value)?,
+        toml_edit::Value::Boolean(_) => match value {
+            "true" => true.into(),
+            "false" => false.into(),
+            _ => return Err(format!("`{value}` is not true or false")),
+        },
+        _ => value.into(),
+    })
+}
+
+/// A decimal as TOML writes it: a whole number stays an integer.
+fn decimal(value: &str) -> Result<toml_edit::Value, String> {
+    if let Ok(i) = value.parse::<i64>() {
+        return Ok(i.into());
+    }
+    let f: f64 = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a number"))?;
+    if !f.is_finite() {
+        return Err(format!("`{value}` is not a finite number"));
+    }
+    Ok(f.into())
+}
+
+fn inferred(value: &str) -> toml_edit::Value {
+    match value {
+        "true" => true.into(),
+        "false" => false.into(),
+        _ => decimal(value).unwrap_or_else(|_| value.into()),
+    }
+}
+
+thread_local! {
+    static OUTPUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static LOADED: RefCell<Option<Session>> = const { RefCell::new(None) };
+}
+
+/// Memory for a message of `len` bytes; [`tc_load`] or [`tc_run`] takes it back.
+#[no_mangle]
+pub extern "C" fn tc_alloc(len: usize) -> *mut u8 {
+    Box::into_raw(vec![0u8; len].into_boxed_slice()).cast()
+}
+
+/// Takes back a message from [`tc_alloc`].
+///
+/// # Safety
+/// `ptr` and `len` are exactly what one call of [`tc_alloc`] returned and
+/// was given, not yet passed back.
+unsafe fn take(ptr: *mut u8, len: usize) -> Box<[u8]> {
+    // SAFETY: the caller passes back one allocation of `len` bytes made by
+    // `tc_alloc` as a boxed slice; it is owned and freed here, once.
+    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }
+}
+
+/// Keeps the JSON [`Request`] at `ptr` (the page's inputs) for the
+/// [`tc_run`]s that follow, and answers it as [`tc_run`] does.
+///
+/// # Safety
+/// As [`tc_run`].
+#[no_mangle]
+pub unsafe extern "C" fn tc_load(ptr: *mut u8, len: usize) -> usize {
+    // SAFETY: forwarded from this function's own contract.
+    let bytes = unsafe { take(ptr, len) };
+    let answer = match serde_json::from_slice::<Request>(&bytes) {
+        Ok(req) => {
+            let (session, answer) = Session::load(req);
+            LOADED.with(|l| *l.borrow_mut() = Some(session));
+            answer
+        }
+        Err(e) => not_valid(e),
+    };
+    respond(&answer)
+}
+
+/// Answers the JSON [`Change`] at `ptr` (`len` bytes, from [`tc_alloc`])
+/// against the loaded request, frees it, and returns the length of the JSON
+/// [`Answer`], read at [`tc_output`].
+///
+/// # Safety
+/// `ptr` and `len` must be exactly what one call of [`tc_alloc`] returned and
+/// was given, not yet passed back.
+#[no_mangle]
+pub unsafe extern "C" fn tc_run(ptr: *mut u8, len: usize) -> usize {
+    // SAFETY: forwarded from this function's own contract.
+    let bytes = unsafe { take(ptr, len) };
+    let answer = match serde_json::from_slice::<Change>(&bytes) {
+        Ok(change) => LOADED.with(|l| match l.borrow_mut().as_mut() {
+            Some(session) => session.answer(change),
+            None => Answer::Invalid {
+                message: "the page's inputs are not loaded (tc_load comes first)".into(),
+                scenario: None,
+            },
+        }),
+        Err(e) => not_valid(e),
+    };
+    respond(&answer)
+}
+
+fn not_valid(e: serde_json::Error) -> Answer {
+    Answer::Invalid {
+        message: format!("the page's request is not valid: {e}"),
+        scenario: None,
+    }
+}
+
+fn respond(answer: &Answer) -> usize {
+    let out = serde_json::to_vec(answer).unwrap_or_else(|e| {
+        format!(r#"{{"status":"invalid","message":"the answer could not be written: {e}"}}"#)
+            .into_bytes()
+    });
+    OUTPUT.with(|o| {
+        let n = out.len();
+        *o.borrow_mut() = out;
+        n
+    })
+}
+
+/// Where the last answer is (valid until the next [`tc_load`] or [`tc_run`]).
+#[no_mangle]
+pub extern "C" fn tc_output() -> *const u8 {
+    OUTPUT.with(|o| o.borrow().as_ptr())
+}
+
+/// The engine's version, as the page's footer shows it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod tests;

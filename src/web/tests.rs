@@ -1,0 +1,279 @@
+//! The page's engine, run natively: changes written into the scenario's
+//! text, figures checked by hand, and mistakes explained.
+
+use super::*;
+
+const BOOK: &str = r#"
+[models.m]
+source = "written for this test"
+read_on = "2026-11-30"
+input = "2"
+output = "10"
+cache_write_5m = "2.5"
+cache_read = "0.2"
+batch_input = "1"
+batch_output = "5"
+"#;
+
+/// One request before the tool result and one after it; a 4,000-byte result
+/// (2,000 bytes trimmed), two variants without a cache.
+const SCENARIO: &str = r#"# a hand-checked scenario
+name = "hand"
+question = "What does one result cost?"
+model = "m"
+prices = "book.toml"
+
+[trace]
+[[trace.calls]]
+call = 1
+capability = "docs/fetch"
+status = 200
+items = 1
+raw_bytes = 4000
+trimmed_bytes = 2000
+latency_ms = 1000
+charged_usd = "0"
+
+[assumptions]
+prefix_tokens = 1000
+output_tokens_per_step = 100   # o
+final_output_tokens = 400
+bytes_per_token = 4
+tokenizer_uplift = 1.25
+runs_per_day = 10
+
+[[variants]]
+results = "raw"
+cache = "none"
+
+[[variants]]
+results = "trimmed"
+cache = "none"
+"#;
+
+fn request(changes: &[(&str, &str)]) -> Request {
+    Request {
+        name: "hand.toml".into(),
+        scenario: SCENARIO.into(),
+        files: BTreeMap::from([("book.toml".to_string(), BOOK.to_string())]),
+        today: "2026-12-01".into(),
+        all_rows: false,
+        figures: vec![
+            "/variants/0/cost/total/lower".into(),
+            "/variants/1/cost/total/lower".into(),
+            "/no/such".into(),
+        ],
+        changes: changes
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// The answer's parts, with its figures as the document they point into.
+fn ok(a: Answer) -> (String, Option<Headline>, Vec<Block>, serde_json::Value) {
+    match a {
+        Answer::Ok {
+            scenario,
+            headline,
+            blocks,
+            figures,
+            ..
+        } => {
+            assert_eq!(figures["/no/such"], serde_json::Value::Null);
+            let mut doc = serde_json::json!({ "variants": [{ "cost": { "total": {} } }, { "cost": { "total": {} } }] });
+            for v in 0..2 {
+                doc["variants"][v]["cost"]["total"]["lower"] =
+                    figures[&format!("/variants/{v}/cost/total/lower")].clone();
+            }
+            (scenario, headline, blocks, doc)
+        }
+        Answer::Invalid { message, .. } => panic!("expected figures, got: {message}"),
+    }
+}
+
+fn invalid(a: Answer) -> String {
+    match a {
+        Answer::Invalid { message, .. } => message,
+        Answer::Ok { .. } => panic!("expected an error"),
+    }
+}
+
+fn total(doc: &serde_json::Value, variant: usize) -> rust_decimal::Decimal {
+    let text = doc
+        .pointer(&format!("/variants/{variant}/cost/total/lower"))
+        .and_then(|v| v.as_str())
+        .expect("a variant's total");
+    text.parse().expect("a decimal")
+}
+
+fn dec(s: &str) -> rust_decimal::Decimal {
+    s.parse().unwrap()
+}
+
+#[test]
+fn unchanged_figures_are_the_hand_computed_ones() {
+    let (text, headline, _, doc) = ok(run(&request(&[])));
+    assert_eq!(text, SCENARIO);
+    // Raw: input 1,000 + (1,000 + 100 + 4,000 ÷ 4) = 3,100 tokens × $2/M,
+    // output 100 + 400 = 500 tokens × $10/M: $0.0062 + $0.005.
+    assert_eq!(total(&doc, 0), dec("0.0112"));
+    // Trimmed: input 1,000 + (1,000 + 100 + 500) = 2,600 tokens × $2/M.
+    assert_eq!(total(&doc, 1), dec("0.0102"));
+    let h = headline.expect("two variants give an answer");
+    assert_eq!(h.saving, "$0.001");
+    assert_eq!(h.runs_per_day, "10");
+    assert_eq!(h.saving_per_day, "$0.01");
+}
+
+#[test]
+fn a_change_is_written_into_the_text_and_priced() {
+    let (text, headline, _, doc) = ok(run(&request(&[
+        ("assumptions.output_tokens_per_step", "200"),
+        ("assumptions.runs_per_day", "300"),
+    ])));
+    // The comment after the value stays.
+    assert!(
+        text.contains("output_tokens_per_step = 200   # o\n"),
+        "{text}"
+    );
+    assert!(text.contains("runs_per_day = 300\n"), "{text}");
+    assert!(text.starts_with("# a hand-checked scenario\n"));
+    // Raw: input 1,000 + 2,200 = 3,200 × $2/M = $0.0064; output 600 × $10/M.
+    assert_eq!(total(&doc, 0), dec("0.0124"));
+    // Trimmed: input 1,000 + 1,700 = 2,700 × $2/M = $0.0054, plus $0.006.
+    assert_eq!(total(&doc, 1), dec("0.0114"));
+    let h = headline.unwrap();
+    assert_eq!(h.runs_per_day, "300");
+    // $0.001 a run × 300.
+    assert_eq!(h.saving_per_day, "$0.30");
+}
+
+#[test]
+fn a_variants_key_is_counted_from_zero_and_takes_a_string() {
+    let mut req = request(&[("variants.1.cache", "5m")]);
+    req.figures = vec!["/variants/0/cache".into(), "/variants/1/cache".into()];
+    let Answer::Ok {
+        scenario: text,
+        blocks,
+        figures,
+        ..
+    } = run(&req)
+    else {
+        panic!("expected figures")
+    };
+    assert_eq!(text.matches("cache = \"5m\"").count(), 1, "{text}");
+    assert_eq!(figures["/variants/1/cache"], "5m");
+    assert_eq!(figures["/variants/0/cache"], "none");
+    let variants = blocks
+        .iter()
+        .find(|b| b.id.as_deref() == Some("variants"))
+        .and_then(|b| b.table.as_ref())
+        .expect("the variants table");
+    assert!(variants
+        .header
+        .iter()
+        .any(|c| c.text == "trimmed, 5-min cache"));
+}
+
+#[test]
+fn a_new_key_is_added_where_the_scenario_names_it() {
+    let mut req = request(&[("variants.0.mode", "batch")]);
+    req.figures = vec!["/variants/0/mode".into()];
+    let Answer::Ok {
+        scenario: text,
+        figures,
+        ..
+    } = run(&req)
+    else {
+        panic!("expected figures")
+    };
+    assert!(text.contains("mode = \"batch\""), "{text}");
+    assert_eq!(figures["/variants/0/mode"], "batch");
+}
+
+#[test]
+fn a_change_of_the_wrong_type_names_the_key() {
+    let m = invalid(run(&request(&[("assumptions.runs_per_day", "many")])));
+    assert!(m.contains("assumptions.runs_per_day = many"), "{m}");
+    assert!(m.contains("not a whole number"), "{m}");
+    let m = invalid(run(&request(&[("variants.5.cache", "1h")])));
+    assert!(m.contains("has 2 entries, counted from 0"), "{m}");
+}
+
+#[test]
+fn a_value_the_scenario_refuses_is_explained_where_it_is() {
+    let m = invalid(run(&request(&[("assumptions.bytes_per_token", "0")])));
+    assert!(m.contains("bytes_per_token"), "{m}");
+    assert!(m.contains("hand.toml"), "{m}");
+    let m = invalid(run(&request(&[("model", "no-such-model")])));
+    assert!(m.contains("no-such-model"), "{m}");
+}
+
+/// Sends `msg` through one exported function and parses its answer.
+fn through(f: unsafe extern "C" fn(*mut u8, usize) -> usize, msg: &[u8]) -> serde_json::Value {
+    let ptr = tc_alloc(msg.len());
+    // SAFETY: `ptr` is a fresh allocation of `msg.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(msg.as_ptr(), ptr, msg.len()) };
+    // SAFETY: the allocation is passed back once, with its length.
+    let n = unsafe { f(ptr, msg.len()) };
+    // SAFETY: the answer stays until the next call.
+    let out = unsafe { std::slice::from_raw_parts(tc_output(), n) };
+    serde_json::from_slice(out).unwrap()
+}
+
+#[test]
+fn the_exported_functions_load_once_and_answer_each_change() {
+    let change = serde_json::to_vec(&Change {
+        changes: BTreeMap::from([("assumptions.runs_per_day".into(), "20".into())]),
+        figures: vec!["/assumptions/runs_per_day".into()],
+    })
+    .unwrap();
+    let before = through(tc_run, &change);
+    assert_eq!(before["status"], "invalid");
+    assert!(before["message"]
+        .as_str()
+        .unwrap()
+        .contains("tc_load comes first"));
+
+    let loaded = through(tc_load, &serde_json::to_vec(&request(&[])).unwrap());
+    assert_eq!(loaded["status"], "ok");
+    assert_eq!(loaded["headline"]["runs_per_day"], "10");
+    let answer = through(tc_run, &change);
+    assert_eq!(answer["status"], "ok", "{answer}");
+    assert_eq!(answer["headline"]["runs_per_day"], "20");
+    assert_eq!(answer["figures"]["/assumptions/runs_per_day"], 20);
+    // A change replaces the previous one rather than adding to it.
+    let answer = through(tc_run, br#"{"changes": {}}"#);
+    assert_eq!(answer["headline"]["runs_per_day"], "10");
+
+    let answer = through(tc_run, b"{not json");
+    assert_eq!(answer["status"], "invalid");
+    assert!(answer["message"].as_str().unwrap().contains("not valid"));
+}
+
+#[test]
+fn a_session_reads_its_trace_once_and_answers_as_a_fresh_run() {
+    let csv =
+        "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n\
+               1,docs/fetch,200,1,4000,2000,1000,0,false\n";
+    let inline =
+        &SCENARIO[SCENARIO.find("[trace]").unwrap()..SCENARIO.find("[assumptions]").unwrap()];
+    let scenario = SCENARIO.replace(inline, "[trace]\nfile = \"t.csv\"\n\n");
+    let mut req = request(&[]);
+    req.scenario = scenario;
+    req.files.insert("t.csv".into(), csv.into());
+    let (mut session, first) = Session::load(req.clone());
+    assert_eq!(first, run(&req));
+    assert_eq!(session.trace.as_ref().map(|t| t.rel()), Some("t.csv"));
+    let change = Change {
+        changes: BTreeMap::from([("assumptions.output_tokens_per_step".into(), "200".into())]),
+        figures: req.figures.clone(),
+    };
+    let cached = session.answer(change.clone());
+    req.changes = change.changes;
+    assert_eq!(cached, run(&req));
+    // The hand-computed raw total of `a_change_is_written_into_the_text_and_priced`.
+    let (_, _, _, doc) = ok(cached);
+    assert_eq!(total(&doc, 0), dec("0.0124"));
+}
