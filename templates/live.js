@@ -58,6 +58,7 @@
     if (c.head) { el.setAttribute("scope", "row"); }
     if (tag === "th" && !c.head) { el.setAttribute("scope", "col"); }
     if (c.num && !c.head) { el.className = "num"; }
+    if (c.figure) { el.dataset.figure = c.figure; }
     el.textContent = c.text;
     return el;
   }
@@ -85,10 +86,6 @@
     every("[data-headline]").forEach(function (el) {
       el.textContent = h[el.dataset.headline] == null ? "" : h[el.dataset.headline];
     });
-    every("[data-figure]").forEach(function (el) {
-      var v = answer.figures[el.dataset.figure];
-      el.dataset.value = v == null ? "" : String(v);
-    });
     var facts = one("#facts");
     if (facts) {
       facts.replaceChildren.apply(facts, answer.facts.flatMap(function (f) {
@@ -114,6 +111,10 @@
       }
       var t = b.table && one('table[data-table="' + CSS.escape(b.table.id) + '"]');
       if (t) { table(t, b.table); }
+    });
+    every("[data-figure]").forEach(function (el) {
+      var v = answer.figures[el.dataset.figure];
+      el.dataset.value = v == null ? "" : String(v);
     });
     every("figure.chart").forEach(function (f) { f.classList.toggle("stale", changed); });
   }
@@ -189,8 +190,8 @@
         request.figures = figures();
         var first = send(engine.tc_load, request);
         if (first.status !== "ok") { throw new Error(first.message); }
-        last = first;
         first.blocks.forEach(function (b) { if (b.id) { drawn[b.id] = JSON.stringify(b); } });
+        show(first, false);
         one("#live").hidden = false;
         controls().forEach(function (c) { c.addEventListener("change", recompute); });
         one("#live-download").addEventListener("click", download);

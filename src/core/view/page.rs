@@ -118,6 +118,9 @@ pub struct CellView {
     pub num: bool,
     /// A row header (the label column of a transposed table).
     pub head: bool,
+    /// Where the value is in the command's JSON document (a JSON Pointer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub figure: Option<String>,
 }
 
 /// Tables longer than this show their first and last [`PAGE_EDGE_ROWS`] rows on a page.
@@ -126,41 +129,48 @@ pub const PAGE_MAX_ROWS: usize = 100;
 /// Rows shown at each end of a long table on a page.
 pub const PAGE_EDGE_ROWS: usize = 50;
 
+impl CellView {
+    fn plain(text: impl Into<String>, num: bool, head: bool) -> CellView {
+        CellView {
+            text: text.into(),
+            num,
+            head,
+            figure: None,
+        }
+    }
+
+    /// Row `row`'s cell of column `col`.
+    fn of(fmt: &Fmt, t: &DataTable, row: usize, col: usize) -> CellView {
+        let c = &t.rows[row][col];
+        CellView {
+            figure: t.columns[col].figure_of(row),
+            ..CellView::plain(c.display(fmt), c.is_numeric(), false)
+        }
+    }
+}
+
 /// A table as it is shown on a page (a long one by its two ends).
 pub fn view(fmt: &Fmt, t: &DataTable) -> TableView {
-    let cells = |r: &Vec<super::table::Cell>| -> Vec<CellView> {
-        r.iter()
-            .map(|c| CellView {
-                text: c.display(fmt),
-                num: c.is_numeric(),
-                head: false,
-            })
+    let cells = |row: usize| -> Vec<CellView> {
+        (0..t.columns.len())
+            .map(|col| CellView::of(fmt, t, row, col))
             .collect()
     };
-    let (rows, title) = if t.rows.len() <= PAGE_MAX_ROWS {
-        (t.rows.iter().map(cells).collect(), fmt.in_code(&t.title))
+    let n = t.rows.len();
+    let (rows, title) = if n <= PAGE_MAX_ROWS {
+        ((0..n).map(cells).collect(), fmt.in_code(&t.title))
     } else {
-        let hidden = t.rows.len() - 2 * PAGE_EDGE_ROWS;
-        let mut gap = vec![CellView {
-            text: "⋮".into(),
-            num: false,
-            head: false,
-        }];
-        gap[0].text = format!("⋮ {hidden} rows");
-        gap.extend((1..t.columns.len()).map(|_| CellView {
-            text: "⋮".into(),
-            num: false,
-            head: false,
-        }));
-        let mut rows: Vec<Vec<CellView>> = t.rows[..PAGE_EDGE_ROWS].iter().map(cells).collect();
+        let hidden = n - 2 * PAGE_EDGE_ROWS;
+        let mut gap = vec![CellView::plain(format!("⋮ {hidden} rows"), false, false)];
+        gap.extend((1..t.columns.len()).map(|_| CellView::plain("⋮", false, false)));
+        let mut rows: Vec<Vec<CellView>> = (0..PAGE_EDGE_ROWS).map(cells).collect();
         rows.push(gap);
-        rows.extend(t.rows[t.rows.len() - PAGE_EDGE_ROWS..].iter().map(cells));
+        rows.extend((n - PAGE_EDGE_ROWS..n).map(cells));
         (
             rows,
             format!(
-                "{} — first and last {PAGE_EDGE_ROWS} of {} rows; the CSV export (--csv DIR) has every row",
+                "{} — first and last {PAGE_EDGE_ROWS} of {n} rows; the CSV export (--csv DIR) has every row",
                 fmt.in_code(&t.title),
-                t.rows.len()
             ),
         )
     };
@@ -171,10 +181,9 @@ pub fn view(fmt: &Fmt, t: &DataTable) -> TableView {
             .columns
             .iter()
             .enumerate()
-            .map(|(i, c)| CellView {
-                text: c.label_in(fmt),
-                num: t.rows.first().is_some_and(|r| r[i].is_numeric()),
-                head: false,
+            .map(|(i, c)| {
+                let num = t.rows.first().is_some_and(|r| r[i].is_numeric());
+                CellView::plain(c.label_in(fmt), num, false)
             })
             .collect(),
         rows,
@@ -183,15 +192,10 @@ pub fn view(fmt: &Fmt, t: &DataTable) -> TableView {
 
 /// A one-row-per-variant table turned sideways, as the seed lays it out.
 pub fn transposed(fmt: &Fmt, t: &DataTable, skip: usize) -> TableView {
-    let mut header = vec![CellView {
-        text: String::new(),
-        num: false,
-        head: false,
-    }];
-    header.extend(t.rows.iter().map(|r| CellView {
-        text: r[0].display(fmt),
+    let mut header = vec![CellView::plain("", false, false)];
+    header.extend((0..t.rows.len()).map(|row| CellView {
         num: true,
-        head: false,
+        ..CellView::of(fmt, t, row, 0)
     }));
     TableView {
         id: t.id.to_string(),
@@ -202,18 +206,13 @@ pub fn transposed(fmt: &Fmt, t: &DataTable, skip: usize) -> TableView {
             .iter()
             .enumerate()
             .skip(skip)
-            .map(|(i, c)| {
-                let mut row = vec![CellView {
-                    text: c.label_in(fmt),
-                    num: false,
-                    head: true,
-                }];
-                row.extend(t.rows.iter().map(|r| CellView {
-                    text: r[i].display(fmt),
+            .map(|(col, c)| {
+                let mut cells = vec![CellView::plain(c.label_in(fmt), false, true)];
+                cells.extend((0..t.rows.len()).map(|row| CellView {
                     num: true,
-                    head: false,
+                    ..CellView::of(fmt, t, row, col)
                 }));
-                row
+                cells
             })
             .collect(),
     }

@@ -74,6 +74,10 @@ pub struct Column {
     pub key: String,
     /// Label for people.
     pub label: String,
+    /// Where each row's value is in the command's JSON document: a JSON
+    /// Pointer (RFC 6901) with `{row}` for the row's index. A page marks the
+    /// cell with it (`data-figure`).
+    pub figure: Option<&'static str>,
 }
 
 /// A column with its CSV key and its label, both worded in USD (see
@@ -82,10 +86,23 @@ pub fn col(key: impl Into<String>, label: impl Into<String>) -> Column {
     Column {
         key: key.into(),
         label: label.into(),
+        figure: None,
     }
 }
 
 impl Column {
+    /// The column with its values at `pointer` (`/variants/{row}/name`) in
+    /// the command's JSON document.
+    pub fn at(mut self, pointer: &'static str) -> Column {
+        self.figure = Some(pointer);
+        self
+    }
+
+    /// Where row `row`'s value is in the JSON document, if it is there.
+    pub fn figure_of(&self, row: usize) -> Option<String> {
+        self.figure.map(|p| p.replace("{row}", &row.to_string()))
+    }
+
     /// The CSV key in `fmt`'s currency: a `usd` word of the key becomes its
     /// code (`total_usd` → `total_eur`).
     pub fn key_in(&self, fmt: &Fmt) -> String {

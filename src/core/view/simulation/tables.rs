@@ -63,6 +63,9 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
     let tail = Tail::of(sim);
     let mut columns = columns;
     columns.extend(tail.columns());
+    for c in &mut columns {
+        c.figure = variant_figure(&c.key);
+    }
     let rows = sim
         .variants
         .iter()
@@ -95,6 +98,28 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
         columns,
         rows,
     }
+}
+
+/// Where a column of the variants table is in the JSON document.
+fn variant_figure(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "variant" => "/variants/{row}/name",
+        "results" => "/variants/{row}/results",
+        "cache" => "/variants/{row}/cache",
+        "mode" => "/variants/{row}/mode",
+        "model" => "/variants/{row}/model",
+        "uncached_input_usd_lower" => "/variants/{row}/cost/uncached_input/lower",
+        "cache_write_usd_lower" => "/variants/{row}/cost/cache_write/lower",
+        "cache_read_usd_lower" => "/variants/{row}/cost/cache_read/lower",
+        "model_input_usd_lower" => "/variants/{row}/cost/input/lower",
+        "model_input_usd_upper" => "/variants/{row}/cost/input/upper",
+        "model_output_usd" => "/variants/{row}/cost/output/lower",
+        "data_fee_usd" => "/variants/{row}/cost/data_fee/lower",
+        "total_usd_lower" => "/variants/{row}/cost/total/lower",
+        "total_usd_upper" => "/variants/{row}/cost/total/upper",
+        // Cache storage and tool fees are left out of the document when zero.
+        _ => return None,
+    })
 }
 
 /// The last columns of the cost tables: cache storage and the price book's
@@ -289,6 +314,9 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
     let tail = Tail::of(sim);
     let mut columns = columns;
     columns.extend(tail.columns());
+    for c in &mut columns {
+        c.figure = variant_figure(&c.key);
+    }
     let rows = sim
         .variants
         .iter()
