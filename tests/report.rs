@@ -221,11 +221,22 @@ cache = "5m"
     );
     let html = fs::read_to_string(&report).unwrap();
     assert!(!html.contains(evil), "raw script tag in the report");
+    // The report's own scripts only: its inputs (JSON), its engine
+    // (base64), the live page's script and the print script. The label is
+    // inside the inputs' JSON, escaped, so it cannot end the element.
     assert_eq!(
         html.matches("<script").count(),
-        1,
-        "only the report's own print script"
+        4,
+        "only the report's own scripts"
     );
+    assert_eq!(html.matches("</script>").count(), 4);
+    let inputs = html
+        .split(r#"<script type="application/json" id="tc-request">"#)
+        .nth(1)
+        .and_then(|rest| rest.split("</script>").next())
+        .expect("the page carries its inputs");
+    assert!(!inputs.contains('<') && !inputs.contains('>'), "{inputs}");
+    assert!(inputs.contains(r"\u003cscript\u003ealert(1)"), "{inputs}");
     assert!(
         html.contains("&lt;script&gt;alert(1)&lt;"),
         "label kept as text"

@@ -230,7 +230,10 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let scenario = &loaded.scenario;
     let all_rows = args.all_rows || args.csv.is_some();
     let doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
-    let live = live_inputs(loaded, today, all_rows);
+    // What the page holds, not how it was asked for: a short run holds
+    // every row either way, so `--csv` does not change its page.
+    let every_row = doc.simulation.rows != tokencast_core::engine::RowsKept::Outline;
+    let live = live_inputs(loaded, today, every_row);
     let terminal = TerminalOptions {
         requests: args.requests,
         width: terminal_width(),

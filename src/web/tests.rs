@@ -196,7 +196,13 @@ fn a_new_key_is_added_where_the_scenario_names_it() {
 fn a_change_of_the_wrong_type_names_the_key() {
     let m = invalid(run(&request(&[("assumptions.runs_per_day", "many")])));
     assert!(m.contains("assumptions.runs_per_day = many"), "{m}");
-    assert!(m.contains("not a whole number"), "{m}");
+    assert!(m.contains("is not a number"), "{m}");
+    // A decimal where the scenario wants a whole number: the check says so.
+    let m = invalid(run(&request(&[("assumptions.runs_per_day", "2.5")])));
+    assert!(m.contains("runs_per_day"), "{m}");
+    // A decimal where one is allowed is written as one.
+    let (text, _, _, _) = ok(run(&request(&[("assumptions.tokenizer_uplift", "1.5")])));
+    assert!(text.contains("tokenizer_uplift = 1.5\n"), "{text}");
     let m = invalid(run(&request(&[("variants.5.cache", "1h")])));
     assert!(m.contains("has 2 entries, counted from 0"), "{m}");
 }

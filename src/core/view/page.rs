@@ -50,6 +50,9 @@ pub struct Block {
     pub heading: Option<String>,
     pub note: Option<String>,
     pub list: Vec<String>,
+    /// The list has its place on the page even when it is empty, for a
+    /// live page to fill (the budget lines appear when a budget is set).
+    pub list_place: bool,
     pub chart: Option<ChartView>,
     pub table: Option<TableView>,
     pub collapsible: bool,

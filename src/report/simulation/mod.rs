@@ -302,6 +302,71 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
         ],
     };
     let mut out = vec![run];
+    let seconds = |ms: u64| {
+        (rust_decimal::Decimal::from(ms) / rust_decimal::Decimal::ONE_THOUSAND)
+            .normalize()
+            .to_string()
+    };
+    let mut plan = Vec::new();
+    if let Some(t) = &sim.timing {
+        plan.push(number(
+            "timing.model_seconds_per_step",
+            "model time per step (s)",
+            seconds(t.model_ms_per_step),
+            "any",
+        ));
+    } else if let Some(l) = doc.what_if.as_ref().and_then(|w| w.cache_lifetime.as_ref()) {
+        plan.push(number(
+            "cache_lifetime.model_seconds_per_step",
+            "model time per step (s)",
+            seconds(l.model_ms_per_step),
+            "any",
+        ));
+    }
+    if let Some(c) = doc.what_if.as_ref().and_then(|w| w.context.as_ref()) {
+        plan.push(number(
+            "context_management.summary_tokens",
+            "compaction summary (tokens)",
+            c.summary_tokens.to_string(),
+            "1",
+        ));
+    }
+    if let Some(p) = &doc.periods {
+        plan.push(number(
+            "plan.working_days_per_week",
+            "working days a week",
+            p.plan.working_days_per_week.to_string(),
+            "1",
+        ));
+        plan.push(number(
+            "plan.monthly_growth",
+            "monthly growth (share)",
+            p.plan.monthly_growth.normalize().to_string(),
+            "any",
+        ));
+        plan.push(number(
+            "plan.budget_per_month",
+            "budget a month",
+            p.plan
+                .budget_per_month
+                .map_or(String::new(), |b| b.normalize().to_string()),
+            "any",
+        ));
+    }
+    if !sim.currency.is_usd() {
+        plan.push(number(
+            "currency.per_usd",
+            &format!("{} per USD", sim.currency.code),
+            sim.currency.per_usd.normalize().to_string(),
+            "any",
+        ));
+    }
+    if !plan.is_empty() {
+        out.push(ControlGroup {
+            title: "Time, plan and currency".into(),
+            controls: plan,
+        });
+    }
     for (i, v) in sim.variants.iter().enumerate() {
         let variant = &v.variant.variant;
         out.push(ControlGroup {

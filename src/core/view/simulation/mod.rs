@@ -122,6 +122,7 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     if let Some(t) = tables::periods(doc) {
         out.push(Block {
             list: budget_lines(fmt, doc),
+            list_place: true,
             ..Block::table(transposed(fmt, &t, 1))
         });
         out.push(Block::slot(ChartSlot::Cumulative));
