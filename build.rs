@@ -1,10 +1,13 @@
 //! Two things the crate needs from outside its own source:
 //! - whether Chromium is installed, so the browser test is reported as
 //!   *ignored* (not as passed) on a machine without it;
-//! - the page's engine: `src/web` built for `wasm32-unknown-unknown` (the
-//!   target `rust-toolchain.toml` names), gzipped and base64-encoded into
+//! - the page's engine: `src/web` built for `wasm32-wasip1` (a target
+//!   `rust-toolchain.toml` names), gzipped and base64-encoded into
 //!   `OUT_DIR/engine.wasm.gz.b64`. When it cannot be built (no wasm target),
 //!   the pages are made without it, as still pictures, and cargo says why.
+//!   It is WASI, not `wasm32-unknown-unknown`, because plotters measures
+//!   text through the browser's DOM on the latter; on WASI it estimates
+//!   text as it does natively, so the page's charts are the command line's.
 
 use base64::Engine as _;
 use std::io::Write as _;
@@ -32,7 +35,7 @@ fn main() {
 /// for `include_str!`; or writes nothing and sets `no_web_engine`.
 fn web_engine() {
     println!("cargo::rustc-check-cfg=cfg(no_web_engine)");
-    for watched in ["src/core", "src/web", "Cargo.lock"] {
+    for watched in ["src/core", "src/charts", "src/web", "Cargo.lock"] {
         println!("cargo::rerun-if-changed={watched}");
     }
     println!("cargo::rerun-if-env-changed=TOKENCAST_NO_WEB_ENGINE");
@@ -56,6 +59,9 @@ fn web_engine() {
     }
 }
 
+/// The page engine's target (see the module's note).
+const WASM_TARGET: &str = "wasm32-wasip1";
+
 fn build_engine(manifest: &Path, dir: &Path) -> Result<Vec<u8>, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -68,7 +74,7 @@ fn build_engine(manifest: &Path, dir: &Path) -> Result<Vec<u8>, String> {
             "--profile",
             "web",
         ])
-        .args(["--target", "wasm32-unknown-unknown", "--target-dir"])
+        .args(["--target", WASM_TARGET, "--target-dir"])
         .arg(dir);
     // This build's flags and wrappers (clippy's driver, host-only flags) are
     // not the engine's.
@@ -88,11 +94,11 @@ fn build_engine(manifest: &Path, dir: &Path) -> Result<Vec<u8>, String> {
         let err = String::from_utf8_lossy(&run.stderr);
         let last: Vec<&str> = err.lines().rev().take(6).collect();
         return Err(format!(
-            "building src/web for wasm32-unknown-unknown failed (is the target installed? `rustup target add wasm32-unknown-unknown`): {}",
+            "building src/web for {WASM_TARGET} failed (is the target installed? `rustup target add {WASM_TARGET}`): {}",
             last.into_iter().rev().collect::<Vec<_>>().join(" | ")
         ));
     }
-    let wasm = dir.join("wasm32-unknown-unknown/web/tokencast_web.wasm");
+    let wasm = dir.join(WASM_TARGET).join("web/tokencast_web.wasm");
     std::fs::read(&wasm).map_err(|e| format!("{} could not be read: {e}", wasm.display()))
 }
 

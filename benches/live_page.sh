@@ -15,7 +15,7 @@ mkdir -p "$D/100k"
 [ -f "$D/100k/trace.csv" ] || python3 benches/gen_trace.py "$D/100k" 100000
 target/release/tokencast simulate scenarios/research.toml --report "$D/research.html" --force >/dev/null
 target/release/tokencast simulate "$D/100k/plain.toml" --report "$D/100k.html" --force >/dev/null
-wasm=target/web-engine/wasm32-unknown-unknown/web/tokencast_web.wasm
+wasm=target/web-engine/wasm32-wasip1/web/tokencast_web.wasm
 echo "engine: $(stat -c %s "$wasm") bytes of wasm, $(gzip -9c "$wasm" | wc -c) gzipped (base64 in the page: 4/3 of that)"
 target/release/examples/live_timing "$D/research.html" "$N"
 target/release/examples/live_timing "$D/100k.html" "$N"

@@ -13,6 +13,39 @@
   function one(sel) { return document.querySelector(sel); }
   function every(sel) { return Array.prototype.slice.call(document.querySelectorAll(sel)); }
 
+  // The few WASI calls the engine's standard library links: no files, no
+  // environment, output discarded, randomness from the browser.
+  function wasi() {
+    var EBADF = 8;
+    function view() { return new DataView(engine.memory.buffer); }
+    function none() { return EBADF; }
+    return {
+      random_get: function (ptr, len) {
+        crypto.getRandomValues(new Uint8Array(engine.memory.buffer, ptr >>> 0, len >>> 0));
+        return 0;
+      },
+      environ_sizes_get: function (count, size) {
+        view().setUint32(count, 0, true);
+        view().setUint32(size, 0, true);
+        return 0;
+      },
+      environ_get: function () { return 0; },
+      fd_write: function (fd, iovs, n, written) {
+        var v = view();
+        var total = 0;
+        for (var i = 0; i < n; i++) { total += v.getUint32(iovs + 8 * i + 4, true); }
+        v.setUint32(written, total, true);
+        return 0;
+      },
+      fd_close: none,
+      fd_fdstat_get: none,
+      fd_prestat_get: none,
+      fd_prestat_dir_name: none,
+      path_open: none,
+      proc_exit: function (code) { throw new Error("the engine stopped (exit " + code + ")"); }
+    };
+  }
+
   function load() {
     var b64 = one("#tc-engine").textContent.trim();
     var raw = atob(b64);
@@ -20,8 +53,31 @@
     for (var i = 0; i < raw.length; i++) { bytes[i] = raw.charCodeAt(i); }
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).arrayBuffer()
-      .then(function (wasm) { return WebAssembly.instantiate(wasm, {}); })
+      .then(function (wasm) {
+        return WebAssembly.instantiate(wasm, { wasi_snapshot_preview1: wasi() });
+      })
       .then(function (m) { engine = m.instance.exports; });
+  }
+
+  // Replaces a chart's drawing and caption with the engine's.
+  function chart(figure, c) {
+    var old = figure.querySelector("svg, .chart-error");
+    var holder = document.createElement("div");
+    if (c.svg) {
+      holder.innerHTML = c.svg;
+    } else {
+      var e = document.createElement("div");
+      e.className = "chart-error";
+      e.textContent = "Chart not drawn: " + c.error;
+      holder.appendChild(e);
+    }
+    var drawing = holder.firstElementChild;
+    if (old) { figure.replaceChild(drawing, old); } else { figure.insertBefore(drawing, figure.firstChild); }
+    var cap = figure.querySelector("figcaption");
+    var strong = document.createElement("strong");
+    strong.textContent = c.title + ".";
+    cap.replaceChildren(strong, document.createTextNode(" " + c.caption));
+    figure.setAttribute("aria-label", c.title);
   }
 
   // Sends one JSON message through an exported function; returns the answer.
@@ -80,7 +136,7 @@
     }
   }
 
-  function show(answer, changed) {
+  function show(answer) {
     last = answer;
     var h = answer.headline || {};
     every("[data-headline]").forEach(function (el) {
@@ -116,7 +172,13 @@
       var v = answer.figures[el.dataset.figure];
       el.dataset.value = v == null ? "" : String(v);
     });
-    every("figure.chart").forEach(function (f) { f.classList.toggle("stale", changed); });
+    (answer.charts || []).forEach(function (c) {
+      var figure = document.getElementById(c.id);
+      var now = JSON.stringify(c);
+      if (!figure || drawn["chart:" + c.id] === now) { return; }
+      drawn["chart:" + c.id] = now;
+      chart(figure, c);
+    });
   }
 
   function listChanges(ch) {
@@ -135,7 +197,12 @@
   function recompute() {
     var ch = changes();
     var started = performance.now();
-    var answer = ask(ch);
+    var answer;
+    try {
+      answer = ask(ch);
+    } catch (e) {
+      answer = { status: "invalid", message: "the engine failed (" + e + ")" };
+    }
     timing.engine = performance.now() - started;
     var error = one("#live-error");
     var keys = Object.keys(ch);
@@ -149,7 +216,7 @@
       return answer;
     }
     error.hidden = true;
-    show(answer, keys.length > 0);
+    show(answer);
     timing.total = performance.now() - started;
     one("#live-status").textContent = keys.length
       ? "Recomputed in " + Math.round(performance.now() - started) + " ms."
@@ -191,7 +258,8 @@
         var first = send(engine.tc_load, request);
         if (first.status !== "ok") { throw new Error(first.message); }
         first.blocks.forEach(function (b) { if (b.id) { drawn[b.id] = JSON.stringify(b); } });
-        show(first, false);
+        first.charts.forEach(function (c) { drawn["chart:" + c.id] = JSON.stringify(c); });
+        show(first);
         one("#live").hidden = false;
         controls().forEach(function (c) { c.addEventListener("change", recompute); });
         one("#live-download").addEventListener("click", download);

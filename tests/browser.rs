@@ -334,6 +334,8 @@ const PROBE: &str = r#"(async () => {
       .map(t => [t.dataset.table, rows(t)])),
     lists: Object.fromEntries([...document.querySelectorAll('ul[data-block]')]
       .map(u => [u.dataset.block, [...u.children].map(text)])),
+    charts: Object.fromEntries([...document.querySelectorAll('figure.chart')]
+      .map(f => [f.id, f.innerHTML])),
   });
 })()"#;
 
@@ -416,7 +418,7 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
 /// The live page's probe equals the command line's, or the first place they
 /// differ is named.
 fn assert_same(live: &serde_json::Value, cli: &serde_json::Value, set: &str) {
-    for part in ["headline", "facts", "tables", "lists"] {
+    for part in ["headline", "facts", "tables", "lists", "charts"] {
         let (a, b) = (&live[part], &cli[part]);
         if a == b {
             continue;
@@ -617,6 +619,17 @@ fn a_live_pages_address_reopens_the_same_what_if() {
     assert!(href.ends_with("#assumptions.runs_per_day=250"), "{href}");
     let after = eval_json(&tab, PROBE);
     assert_ne!(before, after, "the change moved no figure");
+    // The charts are drawn again: the twelve months' spend scales with the
+    // runs a day, the per-run charts do not move.
+    assert_eq!(after["charts"].as_object().unwrap().len(), 13);
+    assert_ne!(
+        after["charts"]["chart-cumulative"],
+        before["charts"]["chart-cumulative"]
+    );
+    assert_eq!(
+        after["charts"]["chart-variants"],
+        before["charts"]["chart-variants"]
+    );
     // $10.346 a run saved × 250 runs a day (hand-checked from the seed's
     // $10.346315625 per run): $2,586.58 a day.
     assert_eq!(after["headline"]["saving_per_day"], "$2,586.58");

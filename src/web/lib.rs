@@ -26,7 +26,7 @@ use tokencast_core::document::{Contents, Envelope, SimulationDoc};
 use tokencast_core::error::InputError;
 use tokencast_core::input::SourceText;
 use tokencast_core::scenario::{CheckedTrace, Files, Given, InMemory, Recorded, Scenario};
-use tokencast_core::view::page::{Block, Fact, Headline};
+use tokencast_core::view::page::{Block, ChartView, Fact, Headline};
 use tokencast_core::view::simulation::{blocks, facts, headline};
 use tokencast_core::view::Fmt;
 
@@ -84,6 +84,8 @@ pub enum Answer {
         facts: Vec<Fact>,
         /// The tables and lists, in page order (chart places left out).
         blocks: Vec<Block>,
+        /// Every chart, in page order, drawn as the command line draws it.
+        charts: Vec<ChartView>,
         /// The value at each pointer the request asked for, as the
         /// `simulate --format json` document of the changed scenario has it
         /// (`null` where it has none).
@@ -229,14 +231,21 @@ fn compute(
             })
             .collect()
     };
+    let (slots, blocks): (Vec<Block>, Vec<Block>) = blocks(&fmt, &doc)
+        .into_iter()
+        .partition(|b| b.slot.is_some());
+    let charts = slots
+        .iter()
+        .filter_map(|b| b.slot)
+        .flat_map(|slot| tokencast_charts::simulation_slot(&fmt, &doc, slot))
+        .map(tokencast_charts::Chart::view)
+        .collect();
     Ok(Answer::Ok {
         scenario: text.to_string(),
         headline: headline(&fmt, &doc),
         facts: facts(&fmt, &doc.simulation),
-        blocks: blocks(&fmt, &doc)
-            .into_iter()
-            .filter(|b| b.slot.is_none())
-            .collect(),
+        blocks,
+        charts,
         figures,
     })
 }

@@ -283,3 +283,27 @@ fn a_session_reads_its_trace_once_and_answers_as_a_fresh_run() {
     let (_, _, _, doc) = ok(cached);
     assert_eq!(total(&doc, 0), dec("0.0124"));
 }
+
+#[test]
+fn the_charts_are_drawn_again_for_the_change() {
+    let charts = |a: Answer| match a {
+        Answer::Ok { charts, .. } => charts,
+        Answer::Invalid { message, .. } => panic!("{message}"),
+    };
+    let before = charts(run(&request(&[])));
+    let after = charts(run(&request(&[(
+        "assumptions.output_tokens_per_step",
+        "200",
+    )])));
+    assert!(!before.is_empty());
+    assert_eq!(before.len(), after.len());
+    let variants = |cs: &[ChartView]| {
+        cs.iter()
+            .find(|c| c.id == "chart-variants")
+            .and_then(|c| c.svg.clone())
+            .expect("the cost-per-variant chart is drawn")
+    };
+    assert!(variants(&before).starts_with("<svg"));
+    // More output per step costs more: the bars are drawn again.
+    assert_ne!(variants(&before), variants(&after));
+}

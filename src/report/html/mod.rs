@@ -12,7 +12,7 @@ use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
 use crate::scenario::InputFile;
 use serde::Serialize;
-pub(crate) use tokencast_core::view::page::{view, Block, ChartSlot, ChartView, Fact, Headline};
+pub(crate) use tokencast_core::view::page::{view, Block, Fact, Headline};
 
 const BASE: &str = include_str!("../../../templates/base.html");
 const REPORT: &str = include_str!("../../../templates/report.html");
@@ -25,7 +25,7 @@ const ENGINE: &str = include_str!(concat!(env!("OUT_DIR"), "/engine.wasm.gz.b64"
 
 /// Why pages have no engine, when they have none.
 pub(crate) const NO_ENGINE: Option<&str> = if cfg!(no_web_engine) {
-    Some("the tokencast that made it was built without the page's engine (the wasm32-unknown-unknown target was missing)")
+    Some("the tokencast that made it was built without the page's engine (the wasm32-wasip1 target was missing)")
 } else {
     None
 };
@@ -112,18 +112,8 @@ pub(crate) struct Page {
 }
 
 pub(crate) fn chart_block(c: charts::Chart) -> Block {
-    let (svg, error) = match c.svg {
-        Ok(s) => (Some(s), None),
-        Err(e) => (None, Some(e)),
-    };
     Block {
-        chart: Some(ChartView {
-            id: c.id,
-            title: c.title,
-            caption: c.caption,
-            svg,
-            error,
-        }),
+        chart: Some(c.view()),
         ..Block::default()
     }
 }

@@ -3,8 +3,8 @@
 pub use tokencast_core::view::simulation::{backtest, tables, what_if};
 
 use super::html::{
-    chart_block, charts, input_facts, render_template, Block, ChartSlot, Control, ControlGroup,
-    LiveView, Page, NO_ENGINE,
+    chart_block, charts, input_facts, render_template, Block, Control, ControlGroup, LiveView,
+    Page, NO_ENGINE,
 };
 use super::table::DataTable;
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
@@ -212,13 +212,10 @@ fn with_charts(fmt: &Fmt, doc: &SimulationDoc, blocks: Vec<Block>) -> Vec<Block>
             out.push(b);
             continue;
         };
-        let drawn = match slot {
-            ChartSlot::Run => charts::run::all(fmt, &doc.simulation),
-            ChartSlot::Cumulative => vec![charts::run::cumulative(fmt, doc)],
-            ChartSlot::Backtest => vec![charts::run::backtest(fmt, doc)],
-            ChartSlot::WhatIf => charts::what_if::all(fmt, doc),
-        };
-        for (i, c) in drawn.into_iter().enumerate() {
+        for (i, c) in charts::simulation_slot(fmt, doc, slot)
+            .into_iter()
+            .enumerate()
+        {
             let mut chart = chart_block(c);
             if i == 0 {
                 chart.heading = b.heading.clone();

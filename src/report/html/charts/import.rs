@@ -1,9 +1,10 @@
 //! Import summary charts: recorded cost against the engine's replay and
 //! its what-ifs, per day; and the dearest sessions.
 
-use super::*;
 use crate::import::summary::ImportDoc;
 use crate::report::Fmt;
+use plotters::prelude::*;
+use tokencast_charts::*;
 
 /// Reads one what-if of a day.
 type WhatIfGet = fn(&crate::import::summary::WhatIfs) -> Option<crate::import::summary::Band>;

@@ -2,15 +2,15 @@
 //! and the cost of a restart by step.
 
 use super::*;
-use crate::document::SimulationDoc;
-use crate::report::Fmt;
-use crate::scenario::{Cache, Content};
+use tokencast_core::document::SimulationDoc;
+use tokencast_core::scenario::{Cache, Content};
+use tokencast_core::view::Fmt;
 
 /// (g) Retry break-even: cost per accepted answer as attempts grow.
 pub fn retry(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     let r = doc.what_if.as_ref()?.retry.as_ref()?;
     let title = "(g) Retry break-even: cost per accepted answer";
-    let pts = |get: fn(&crate::analysis::RetryPoint) -> Decimal| {
+    let pts = |get: fn(&tokencast_core::analysis::RetryPoint) -> Decimal| {
         r.curve
             .iter()
             .map(|p| (p.attempts as f64, f(get(p))))
@@ -195,7 +195,7 @@ pub fn context(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
         caption: format!(
             "Prompt tokens of each request (lower bound) on `{}`. Compaction drops the prompt to the prefix and a {}-token summary; clearing keeps only recent results. Summarisation requests are counted as requests.",
             c.variant,
-            crate::report::format::int(c.summary_tokens)
+            tokencast_core::view::format::int(c.summary_tokens)
         ),
         svg: lines(fmt, Lines {
             title,
@@ -210,11 +210,11 @@ pub fn context(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
 /// One strategy's cost against its setting, with the plain run.
 fn setting_chart(
     fmt: &Fmt,
-    c: &crate::analysis::context::ContextManagement,
-    runs: &[crate::engine::context::StrategyRun],
+    c: &tokencast_core::analysis::context::ContextManagement,
+    runs: &[tokencast_core::engine::context::StrategyRun],
     best: Option<usize>,
     which: (&str, &str, &str, usize),
-    setting: fn(&crate::engine::context::Strategy) -> f64,
+    setting: fn(&tokencast_core::engine::context::Strategy) -> f64,
 ) -> Option<Chart> {
     let (id, title, x_desc, color) = which;
     let pts: Vec<(f64, f64)> = runs
@@ -227,7 +227,10 @@ fn setting_chart(
         let x = setting(&runs[i].strategy);
         (
             (x, f(runs[i].cost.lower)),
-            format!("  cheapest: {}", crate::report::format::int(x as u64)),
+            format!(
+                "  cheapest: {}",
+                tokencast_core::view::format::int(x as u64)
+            ),
         )
     });
     Some(Chart {
@@ -259,7 +262,7 @@ fn setting_chart(
 
 /// (k) Compaction: model cost by threshold.
 pub fn context_compaction(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
-    use crate::engine::context::Strategy;
+    use tokencast_core::engine::context::Strategy;
     let c = doc.what_if.as_ref()?.context.as_ref()?;
     setting_chart(
         fmt,
@@ -283,7 +286,7 @@ pub fn context_compaction(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
 
 /// (l) Clearing: model cost by the requests a result stays.
 pub fn context_clearing(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
-    use crate::engine::context::Strategy;
+    use tokencast_core::engine::context::Strategy;
     let c = doc.what_if.as_ref()?.context.as_ref()?;
     setting_chart(
         fmt,

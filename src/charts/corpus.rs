@@ -2,8 +2,8 @@
 //! cumulative distribution per variant.
 
 use super::*;
-use crate::document::CorpusForecast;
-use crate::report::Fmt;
+use tokencast_core::document::CorpusForecast;
+use tokencast_core::view::Fmt;
 
 /// Share of recorded sessions at or below each cost (upper bound), per variant.
 pub fn distribution(fmt: &Fmt, f: &CorpusForecast) -> Chart {

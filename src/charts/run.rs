@@ -2,10 +2,10 @@
 //! variant, cost per result, composition per capability, latency.
 
 use super::*;
-use crate::engine::Simulation;
-use crate::report::format;
-use crate::report::Fmt;
-use crate::scenario::{Cache, Content};
+use tokencast_core::engine::Simulation;
+use tokencast_core::scenario::{Cache, Content};
+use tokencast_core::view::format;
+use tokencast_core::view::Fmt;
 
 /// The kinds of results the scenario's variants use, raw first.
 fn contents(sim: &Simulation) -> Vec<Content> {
@@ -119,7 +119,7 @@ pub fn context_growth(sim: &Simulation) -> Chart {
         Ok(())
     });
     let mut caption = "Every tool result stays in the conversation, so each request carries all earlier results. The shaded band runs from bytes ÷ b (lower) to the tokenizer uplift (upper).".to_string();
-    if sim.rows == crate::engine::RowsKept::Outline {
+    if sim.rows == tokencast_core::engine::RowsKept::Outline {
         caption.push_str(&format!(
             " Drawn from an outline of {} of {} requests (each stretch's first and last request and its largest results).",
             format::int(sim.context[0].per_request.len() as u64),
@@ -149,7 +149,7 @@ fn call_axis_note(sim: &Simulation) -> String {
             " Axis labels are call numbers; rN is trace row N, which has no call number.",
         );
     }
-    if sim.rows == crate::engine::RowsKept::Outline {
+    if sim.rows == tokencast_core::engine::RowsKept::Outline {
         note.push_str(&format!(
             " Showing {} of {} tool results: an outline keeping each stretch's largest results.",
             format::int(sim.attribution.len() as u64),
@@ -207,7 +207,7 @@ pub fn bytes_per_call(fmt: &Fmt, sim: &Simulation) -> Chart {
 /// (c) Cost of one run per variant, stacked by bill line.
 pub fn cost_per_variant(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = "(c) Cost of one run per variant, lower bound";
-    type Part = fn(&crate::engine::CostBreakdown) -> Decimal;
+    type Part = fn(&tokencast_core::engine::CostBreakdown) -> Decimal;
     let parts: [(&str, Part); 5] = [
         ("uncached input", |c| c.uncached_input.lower),
         ("cache writes", |c| c.cache_write.lower),
@@ -409,10 +409,10 @@ pub fn all(fmt: &Fmt, sim: &Simulation) -> Vec<Chart> {
 
 /// Backtest: the recorded prompt of each request that carried tool results
 /// against the engine's lower and upper bounds.
-pub fn backtest(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
+pub fn backtest(fmt: &Fmt, doc: &tokencast_core::document::SimulationDoc) -> Chart {
     let title = "Recorded prompt against the simulated band, per request";
     let rows = doc.backtest.as_ref().map_or(&[][..], |b| &b.requests[..]);
-    let pts = |get: &dyn Fn(&crate::analysis::backtest::BacktestRow) -> f64| {
+    let pts = |get: &dyn Fn(&tokencast_core::analysis::backtest::BacktestRow) -> f64| {
         rows.iter()
             .map(|r| (r.request as f64, get(r) / 1000.0))
             .collect::<Vec<_>>()
@@ -452,7 +452,7 @@ pub fn backtest(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
 
 /// Cumulative spend month by month per variant (upper bound), against the
 /// plan's cumulative budget when it has one.
-pub fn cumulative(fmt: &Fmt, doc: &crate::document::SimulationDoc) -> Chart {
+pub fn cumulative(fmt: &Fmt, doc: &tokencast_core::document::SimulationDoc) -> Chart {
     let title = "Cumulative spend over twelve months (upper bound)";
     let Some(p) = &doc.periods else {
         return Chart {

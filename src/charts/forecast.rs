@@ -1,9 +1,9 @@
 //! Forecast charts: the cost histogram per variant and the context fan.
 
 use super::*;
-use crate::analysis::forecast::VariantForecast;
-use crate::document::Forecast;
-use crate::report::Fmt;
+use tokencast_core::analysis::forecast::VariantForecast;
+use tokencast_core::document::Forecast;
+use tokencast_core::view::Fmt;
 
 /// Forecast: histogram of one variant's cost per run.
 pub fn forecast_histogram(fmt: &Fmt, v: &VariantForecast, runs: u64) -> Chart {

@@ -1,8 +1,8 @@
 //! The sweep chart: lines per variant for one axis, a heat map for two.
 
 use super::*;
-use crate::document::Sweep;
-use crate::report::Fmt;
+use tokencast_core::document::Sweep;
+use tokencast_core::view::Fmt;
 
 /// A sweep: lines per variant for one axis, a heat map of the cheapest variant for two.
 pub fn sweep(fmt: &Fmt, s: &Sweep) -> Chart {
@@ -117,7 +117,7 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
             (a.min(*v), b.max(*v))
         });
     let at = |t: f64| lo + (hi - lo) * t;
-    let unit = if s.figure == crate::analysis::sweep::Figure::PerDay {
+    let unit = if s.figure == tokencast_core::analysis::sweep::Figure::PerDay {
         "/day"
     } else {
         "/run"

@@ -1,0 +1,508 @@
+//! Charts as inline SVG, drawn with plotters: the shared drawing code.
+//!
+//! Size, font and palette are module constants so every chart looks the same.
+//! Series differ in lightness and in line dash or outline, not only in hue,
+//! so the charts stay readable in greyscale. Text labels are escaped by
+//! plotters' SVG backend. `f64` appears here only because charts need it.
+//! Each command's charts sit in their own file: [`run`] (a–f), [`what_if`]
+//! (g–i), [`sweep`], [`forecast`] and [`corpus`].
+
+pub mod corpus;
+pub mod forecast;
+pub mod run;
+pub mod sweep;
+pub mod what_if;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use tokencast_core::view::Fmt;
+
+/// Chart width in pixels (the SVG scales down on narrow screens and in print).
+pub const WIDTH: u32 = 880;
+
+/// Chart height in pixels.
+pub const HEIGHT: u32 = 380;
+
+/// Font family: a generic family, so no font file is referenced.
+pub const FONT: &str = "sans-serif";
+
+/// Title size.
+pub const TITLE_SIZE: u32 = 18;
+
+/// Axis label size.
+pub const LABEL_SIZE: u32 = 13;
+
+/// Text colour.
+pub const INK: RGBColor = RGBColor(33, 37, 41);
+
+/// Raw results: dark grey.
+pub const RAW: RGBColor = RGBColor(90, 90, 90);
+
+/// Trimmed results: teal, lighter than RAW in greyscale.
+pub const TRIMMED: RGBColor = RGBColor(0, 140, 140);
+
+/// Stack colours, dark to light: uncached input, cache writes, cache reads, output, data fee.
+pub const STACK: [RGBColor; 5] = [
+    RGBColor(55, 55, 55),
+    RGBColor(0, 110, 110),
+    RGBColor(110, 190, 190),
+    RGBColor(165, 165, 165),
+    RGBColor(230, 200, 120),
+];
+
+/// A drawn chart: its id, title, and SVG (or why it could not be drawn).
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// Stable id (the HTML anchor).
+    pub id: String,
+    /// Title, also drawn in the SVG.
+    pub title: String,
+    /// One sentence telling the reader what to look at.
+    pub caption: String,
+    /// The SVG, or the error that stopped it.
+    pub svg: Result<String, String>,
+}
+
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+pub fn f(d: Decimal) -> f64 {
+    d.to_f64().unwrap_or(0.0)
+}
+
+pub fn draw(render: impl FnOnce(&Area) -> DrawResult) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        render(&root).map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(svg)
+}
+
+pub fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 {
+        1.0
+    } else {
+        v * 1.08
+    }
+}
+
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max - 1).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// A category label for a numeric axis position (only at whole numbers).
+pub fn category(labels: &[String], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+        labels[i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// One bar series: legend label, fill colour, one value per category.
+pub struct Series {
+    pub label: String,
+    pub color: RGBColor,
+    pub values: Vec<f64>,
+}
+
+/// Bars per category: grouped side by side or stacked; vertical or horizontal.
+pub struct Bars<'a> {
+    pub title: &'a str,
+    pub value_desc: &'a str,
+    pub category_desc: &'a str,
+    pub categories: Vec<String>,
+    pub series: Vec<Series>,
+    pub stacked: bool,
+    pub horizontal: bool,
+}
+
+/// Above this many categories, vertical bars lose their outline and only
+/// some categories are labelled.
+pub const MANY_BARS: usize = 60;
+
+pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
+    draw(|root| {
+        let keys: Vec<Key> = spec
+            .series
+            .iter()
+            .map(|s| Key {
+                label: s.label.clone(),
+                swatch: Swatch::Fill(s.color),
+            })
+            .collect();
+        let root = &legend_below(root, &keys)?;
+        let n = spec.categories.len();
+        let totals: Vec<f64> = (0..n)
+            .map(|i| {
+                let vals = spec.series.iter().map(|s| s.values[i]);
+                if spec.stacked {
+                    vals.sum()
+                } else {
+                    vals.fold(0.0, f64::max)
+                }
+            })
+            .collect();
+        let vmax = nice_max(totals.iter().copied().fold(0.0, f64::max));
+        let cats = (-0.5)..(n as f64 - 0.5);
+        let label_len = spec
+            .categories
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(1);
+        let mut b = ChartBuilder::on(root);
+        b.caption(
+            fmt.in_code(spec.title),
+            (FONT, TITLE_SIZE).into_font().color(&INK),
+        )
+        .margin(12);
+        let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
+            let k = spec.series.len() as f64;
+            let (c0, c1) = if spec.stacked {
+                (i as f64 - 0.35, i as f64 + 0.35)
+            } else {
+                let w = 0.8 / k;
+                let c0 = i as f64 - 0.4 + s as f64 * w;
+                (c0, c0 + w * 0.92)
+            };
+            (c0, c1, v_lo, v_hi)
+        };
+        let mut shapes: Vec<(f64, f64, f64, f64, usize)> = Vec::new();
+        // Horizontal charts read top-down: the first category gets the top slot.
+        let slot = |i: usize| if spec.horizontal { n - 1 - i } else { i };
+        for i in 0..n {
+            let mut base = 0.0;
+            for (s, series) in spec.series.iter().enumerate() {
+                let v = series.values[i];
+                let (lo, hi) = if spec.stacked {
+                    (base, base + v)
+                } else {
+                    (0.0, v)
+                };
+                base += v;
+                let (c0, c1, v0, v1) = rects(slot(i), s, lo, hi);
+                shapes.push((c0, c1, v0, v1, s));
+            }
+        }
+        let cat_labels: Vec<String> = if spec.horizontal {
+            spec.categories.iter().rev().cloned().collect()
+        } else {
+            spec.categories.clone()
+        };
+        let cat_fmt = move |v: &f64| category(&cat_labels, *v);
+        let val_fmt = |v: &f64| format_axis(*v);
+        // One drawing for both orientations: `pt` puts (category, value) on the right axes.
+        let horizontal = spec.horizontal;
+        let pt = move |c: f64, v: f64| if horizontal { (v, c) } else { (c, v) };
+        let (x_range, y_range) = if horizontal {
+            b.x_label_area_size(44)
+                .y_label_area_size((label_len as u32 * 7 + 24).clamp(60, 260));
+            (0.0..vmax, cats)
+        } else {
+            b.x_label_area_size(52).y_label_area_size(64);
+            (cats, 0.0..vmax)
+        };
+        let mut chart = b.build_cartesian_2d(x_range, y_range)?;
+        let mut mesh = chart.configure_mesh();
+        if horizontal {
+            mesh.disable_y_mesh()
+                .y_labels(n.max(1))
+                .y_label_formatter(&cat_fmt)
+                .x_label_formatter(&val_fmt)
+                .x_desc(fmt.in_code(spec.value_desc))
+                .y_desc(spec.category_desc);
+        } else {
+            mesh.disable_x_mesh()
+                .x_labels(n.clamp(1, 25))
+                .x_label_formatter(&cat_fmt)
+                .y_label_formatter(&val_fmt)
+                .x_desc(spec.category_desc)
+                .y_desc(fmt.in_code(spec.value_desc));
+        }
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        let outlined = horizontal || n <= MANY_BARS;
+        for (s, series) in spec.series.iter().enumerate() {
+            let color = series.color;
+            let rect = |r: &(f64, f64, f64, f64, usize)| [pt(r.0, r.2), pt(r.1, r.3)];
+            chart.draw_series(
+                shapes
+                    .iter()
+                    .filter(|r| r.4 == s)
+                    .map(|r| Rectangle::new(rect(r), color.filled())),
+            )?;
+            if outlined {
+                chart.draw_series(
+                    shapes
+                        .iter()
+                        .filter(|r| r.4 == s && r.3 > r.2)
+                        .map(|r| Rectangle::new(rect(r), INK.stroke_width(1))),
+                )?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// How a legend entry draws its series: as the series is drawn.
+#[derive(Debug, Clone, Copy)]
+pub enum Swatch {
+    /// A filled box (bars, bands, heat-map cells).
+    Fill(RGBColor),
+    /// A line, solid or dashed.
+    Line(RGBColor, bool),
+}
+
+/// One legend entry.
+#[derive(Debug, Clone)]
+pub struct Key {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+/// `c` at opacity `a` over white, as one solid colour (a legend swatch for a band).
+pub fn tint(c: RGBColor, a: f64) -> RGBColor {
+    let mix = |v: u8| (255.0 - a * (255.0 - f64::from(v))).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// Height of one legend row, pixels.
+const LEGEND_ROW: u32 = 20;
+
+/// Draws the legend as a strip under the plot, outside the data, and
+/// returns the area left for the plot.
+pub fn legend_below<'a>(
+    root: &Area<'a>,
+    keys: &[Key],
+) -> Result<Area<'a>, Box<dyn std::error::Error>> {
+    if keys.is_empty() {
+        return Ok(root.clone());
+    }
+    let width = |k: &Key| 48 + k.label.chars().count() as i32 * 7;
+    let mut rows: Vec<Vec<&Key>> = vec![Vec::new()];
+    let mut used = 0;
+    for k in keys {
+        let w = width(k);
+        if used + w > WIDTH as i32 - 60 && rows.last().is_some_and(|r| !r.is_empty()) {
+            rows.push(Vec::new());
+            used = 0;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push(k);
+        }
+        used += w;
+    }
+    let height = rows.len() as u32 * LEGEND_ROW + 10;
+    let (_, total) = root.dim_in_pixel();
+    let (plot, strip) = root.split_vertically(total.saturating_sub(height));
+    for (r, row) in rows.iter().enumerate() {
+        let y = 4 + r as i32 * LEGEND_ROW as i32 + LEGEND_ROW as i32 / 2;
+        let mut x = 60;
+        for k in row {
+            match k.swatch {
+                Swatch::Fill(c) => {
+                    strip.draw(&Rectangle::new([(x, y - 6), (x + 24, y + 6)], c.filled()))?;
+                    strip.draw(&Rectangle::new(
+                        [(x, y - 6), (x + 24, y + 6)],
+                        INK.stroke_width(1),
+                    ))?;
+                }
+                Swatch::Line(c, false) => {
+                    strip.draw(&PathElement::new([(x, y), (x + 26, y)], c.stroke_width(2)))?;
+                }
+                Swatch::Line(c, true) => {
+                    for d in [0, 10, 20] {
+                        strip.draw(&PathElement::new(
+                            [(x + d, y), (x + d + 6, y)],
+                            c.stroke_width(2),
+                        ))?;
+                    }
+                }
+            }
+            strip.draw(&Text::new(
+                k.label.clone(),
+                (x + 32, y - 7),
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            ))?;
+            x += width(k);
+        }
+    }
+    Ok(plot)
+}
+
+/// Grid lines: major lines only, light, so they do not crowd the data.
+pub fn quiet_mesh<X, Y>(mesh: &mut plotters::chart::MeshStyle<'_, '_, X, Y, SVGBackend<'_>>)
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+{
+    mesh.light_line_style(WHITE.mix(0.0))
+        .bold_line_style(INK.mix(0.12))
+        .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+        .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK));
+}
+
+/// Axis numbers: no trailing zeros, thousands grouped.
+pub fn format_axis(v: f64) -> String {
+    let d = Decimal::from_f64_retain(v)
+        .unwrap_or_default()
+        .round_dp(3)
+        .normalize();
+    if d.abs() >= Decimal::from(1000) {
+        tokencast_core::view::format::count(d)
+    } else {
+        d.to_string()
+    }
+}
+
+/// Line colours for many series, dark to light (dash patterns alternate too).
+pub const LINES: [RGBColor; 6] = [
+    RGBColor(40, 40, 40),
+    RGBColor(0, 120, 120),
+    RGBColor(120, 120, 120),
+    RGBColor(0, 170, 170),
+    RGBColor(170, 120, 40),
+    RGBColor(90, 60, 140),
+];
+
+/// One line of a line chart.
+pub struct Line {
+    pub label: String,
+    pub color: RGBColor,
+    pub dashed: bool,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart with an optional marked point.
+pub struct Lines<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub lines: Vec<Line>,
+    pub mark: Option<((f64, f64), String)>,
+}
+
+/// Lines with the same points drawn once, their labels joined: series
+/// that would look identical are not listed separately.
+fn merged(lines: Vec<Line>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for l in lines {
+        match out.iter_mut().find(|o| o.points == l.points) {
+            Some(o) => o.label = format!("{} = {}", o.label, l.label),
+            None => out.push(l),
+        }
+    }
+    out
+}
+
+pub fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
+    draw(|root| {
+        let all = merged(spec.lines);
+        let keys: Vec<Key> = all
+            .iter()
+            .map(|l| Key {
+                label: l.label.clone(),
+                swatch: Swatch::Line(l.color, l.dashed),
+            })
+            .collect();
+        let root = &legend_below(root, &keys)?;
+        let xs = all.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+        let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+        let ymax = nice_max(
+            all.iter()
+                .flat_map(|l| l.points.iter().map(|p| p.1))
+                .fold(0.0, f64::max),
+        );
+        let mut chart = ChartBuilder::on(root)
+            .caption(
+                fmt.in_code(spec.title),
+                (FONT, TITLE_SIZE).into_font().color(&INK),
+            )
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+        let mut mesh = chart.configure_mesh();
+        mesh.x_label_formatter(&|v| format_axis(*v))
+            .y_label_formatter(&|v| format_axis(*v))
+            .x_desc(spec.x_desc)
+            .y_desc(fmt.in_code(spec.y_desc));
+        quiet_mesh(&mut mesh);
+        mesh.draw()?;
+        for l in &all {
+            let style = l.color.stroke_width(2);
+            if l.dashed {
+                chart.draw_series(DashedLineSeries::new(l.points.clone(), 7, 5, style))?;
+            } else {
+                chart.draw_series(LineSeries::new(l.points.clone(), style))?;
+            }
+        }
+        if let Some((p, label)) = &spec.mark {
+            // The label sits above and to the side of its marker, never on it;
+            // to the left when the marker is in the right half.
+            let right_half = p.0 > (x0 + x1) / 2.0;
+            let dx = if right_half {
+                -(label.chars().count() as i32 * 7) - 12
+            } else {
+                12
+            };
+            chart.draw_series(std::iter::once(
+                EmptyElement::at(*p)
+                    + Circle::new((0, 0), 6, INK.stroke_width(2))
+                    + Text::new(
+                        label.trim().to_string(),
+                        (dx, -24),
+                        (FONT, LABEL_SIZE).into_font().color(&INK),
+                    ),
+            ))?;
+        }
+        Ok(())
+    })
+}
+
+/// The charts a simulation page draws at `slot`, in order.
+pub fn simulation_slot(
+    fmt: &Fmt,
+    doc: &tokencast_core::document::SimulationDoc,
+    slot: tokencast_core::view::page::ChartSlot,
+) -> Vec<Chart> {
+    use tokencast_core::view::page::ChartSlot;
+    match slot {
+        ChartSlot::Run => run::all(fmt, &doc.simulation),
+        ChartSlot::Cumulative => vec![run::cumulative(fmt, doc)],
+        ChartSlot::Backtest => vec![run::backtest(fmt, doc)],
+        ChartSlot::WhatIf => what_if::all(fmt, doc),
+    }
+}
+
+impl Chart {
+    /// The chart as a page shows it: its SVG, or why it was not drawn.
+    pub fn view(self) -> tokencast_core::view::page::ChartView {
+        let (svg, error) = match self.svg {
+            Ok(svg) => (Some(svg), None),
+            Err(e) => (None, Some(e)),
+        };
+        tokencast_core::view::page::ChartView {
+            id: self.id,
+            title: self.title,
+            caption: self.caption,
+            svg,
+            error,
+        }
+    }
+}
