@@ -187,7 +187,7 @@
     ul.replaceChildren.apply(ul, keys.map(function (k) {
       var c = one('[data-param="' + CSS.escape(k) + '"]');
       var li = document.createElement("li");
-      li.textContent = k + ": " + c.dataset.original + " → " + ch[k];
+      li.textContent = k + ": " + (c.dataset.original || "(none)") + " → " + (ch[k] || "(none)");
       return li;
     }));
     one("#live-reset").disabled = keys.length === 0;

@@ -44,6 +44,7 @@ fn snapshot_all<T: Render + std::fmt::Debug>(name: &str, doc: &T) {
     let terminal = doc.terminal(&TerminalOptions {
         requests: true,
         width: 100,
+        brief: false,
     });
     insta::assert_snapshot!(format!("{name}_terminal"), terminal);
     insta::assert_snapshot!(format!("{name}_csv"), String::from_utf8(doc.csv()).unwrap());

@@ -367,3 +367,37 @@ fn a_long_run_keeps_an_outline_with_its_spikes_and_a_small_page() {
     assert_eq!(doc["rows"], "all");
     assert_eq!(doc["attribution"].as_array().unwrap().len(), 20_000);
 }
+
+#[test]
+fn brief_prints_only_the_answer() {
+    let out = tokencast()
+        .args([
+            "simulate",
+            "scenarios/research.toml",
+            "--brief",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Seed 003's totals: $10.83940823 raw uncached against $0.493092605
+    // trimmed, cached and batched: $10.346315625 saved a run, × 100 runs a day.
+    for part in [
+        "cheapest trimmed, 5-min cache, batch at $0.493 a run",
+        "dearest raw, no cache at $10.839",
+        "Saving $10.346 a run (95%), $1,034.63 a day at 100 runs a day",
+    ] {
+        assert!(flat.contains(part), "{part:?} not in {text}");
+    }
+    assert!(!text.contains("Cost of one run, per variant"), "{text}");
+    assert!(text.lines().count() < 10, "{text}");
+    // The full report opens with the same answer.
+    let full = tokencast()
+        .args(["simulate", "scenarios/research.toml", "--no-report"])
+        .output()
+        .unwrap();
+    let full = String::from_utf8(full.stdout).unwrap();
+    assert!(full.starts_with(text.trim_end()), "{full}");
+}

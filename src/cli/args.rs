@@ -284,6 +284,9 @@ pub struct SimulateArgs {
     /// Also print the per-request table (terminal format).
     #[arg(long)]
     pub requests: bool,
+    /// Print only the answer: the cheapest and dearest variant and the saving (terminal format).
+    #[arg(long, conflicts_with = "requests")]
+    pub brief: bool,
     /// Write every table as a CSV file into this folder (every row, however long the run).
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,

@@ -128,6 +128,7 @@ fn plain_stdout(doc: &impl Render, format: Format) -> Vec<u8> {
         &TerminalOptions {
             requests: false,
             width: terminal_width(),
+            brief: false,
         },
     )
 }
@@ -237,6 +238,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let terminal = TerminalOptions {
         requests: args.requests,
         width: terminal_width(),
+        brief: args.brief,
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
     let warnings = doc.context_warnings();
@@ -449,6 +451,7 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
             doc.terminal(&TerminalOptions {
                 requests: false,
                 width: terminal_width(),
+                brief: false,
             })
             .into_bytes(),
             Marker::Text,

@@ -38,6 +38,8 @@ pub struct TerminalOptions {
     pub requests: bool,
     /// Columns available (tables wider than this are split into parts).
     pub width: usize,
+    /// Print only the answer (`simulate --brief`).
+    pub brief: bool,
 }
 
 impl Default for TerminalOptions {
@@ -45,6 +47,7 @@ impl Default for TerminalOptions {
         TerminalOptions {
             requests: false,
             width: terminal::DEFAULT_WIDTH,
+            brief: false,
         }
     }
 }

@@ -53,6 +53,13 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push_str(&wrap_prose(&note, opts.width));
         s.push_str("\n\n");
     }
+    if let Some(answer) = answer(fmt, doc) {
+        s.push_str(&answer);
+        s.push_str("\n\n");
+    }
+    if opts.brief {
+        return wrap_prose(&s, opts.width);
+    }
     let a = &sim.assumptions;
     s.push_str(&format!(
         "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = bytes ÷ {} (lower), × {} (upper).\n\n",
@@ -69,17 +76,6 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         tables::variant_identity_columns(doc),
         opts.width,
     ));
-    if let Some(c) = &doc.comparison {
-        s.push_str(&format!(
-            "Cheapest: {} at {} a run; dearest: {} at {}; saving {} ({}) a run, lower bound.\n",
-            c.cheapest,
-            fmt.money(c.cheapest_total, 3),
-            c.dearest,
-            fmt.money(c.dearest_total, 3),
-            fmt.money(c.saving, 3),
-            format::percent(c.saving_share)
-        ));
-    }
     s.push('\n');
     s.push_str(&plain_table(fmt, &tables::attribution(doc), opts.width));
     if let Some(top) = most_expensive_result(fmt, sim) {
@@ -146,6 +142,23 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push_str(&plain_table(fmt, &tables::requests(doc), opts.width));
     }
     wrap_prose(&s, opts.width)
+}
+
+/// The answer, first: the cheapest and dearest variant and the saving a run
+/// and a day (lower bounds), the same figures as the page's Answer box.
+fn answer(fmt: &Fmt, doc: &SimulationDoc) -> Option<String> {
+    let h = headline(fmt, doc)?;
+    Some(format!(
+        "Answer: cheapest {} at {} a run; dearest {} at {}. Saving {} a run ({}), {} a day at {} runs a day. Lower bounds; upper bounds are in the tables.",
+        h.cheapest,
+        h.cheapest_total,
+        h.dearest,
+        h.dearest_total,
+        h.saving,
+        h.saving_percent,
+        h.saving_per_day,
+        h.runs_per_day
+    ))
 }
 
 /// "Call 9 (reddit/search) costs most under raw, no cache: 18,175 tokens × 10 resends."
