@@ -348,6 +348,29 @@ fn eval_json(tab: &headless_chrome::Tab, js: &str) -> serde_json::Value {
     serde_json::from_str(value.as_str().expect("a JSON string")).unwrap()
 }
 
+/// The research scenario's live page in a folder of its own, and a browser.
+struct LivePage {
+    dir: tempfile::TempDir,
+    page: PathBuf,
+    browser: Browser,
+    _profile: tempfile::TempDir,
+}
+
+fn live_page() -> LivePage {
+    assert!(
+        !cfg!(no_web_engine),
+        "this build has no page engine (see build.rs's warning)"
+    );
+    let (dir, page) = research_copy();
+    let (browser, _profile) = launch();
+    LivePage {
+        dir,
+        page,
+        browser,
+        _profile,
+    }
+}
+
 /// The research scenario's files, copied where a downloaded what-if can
 /// sit beside them, and its live page.
 fn research_copy() -> (tempfile::TempDir, PathBuf) {
@@ -363,13 +386,6 @@ fn research_copy() -> (tempfile::TempDir, PathBuf) {
         std::fs::copy(root.join(f), &to).unwrap();
     }
     let page = dir.path().join("research.html");
-    let out = common::tokencast()
-        .arg("simulate")
-        .arg(dir.path().join("research.toml"))
-        .arg("--no-report")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
     let out = common::tokencast()
         .arg("simulate")
         .arg(dir.path().join("research.toml"))
@@ -444,11 +460,13 @@ fn assert_same(live: &serde_json::Value, cli: &serde_json::Value, set: &str) {
 )]
 fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
     use rand::{RngExt, SeedableRng};
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
-    let (dir, page) = research_copy();
-    let (browser, _profile) = launch();
+    // Every part is bound, so the folders live as long as the test.
+    let LivePage {
+        dir,
+        page,
+        browser,
+        _profile,
+    } = live_page();
     let tab = browser.new_tab().unwrap();
     let (requests, errors) = watch(&tab);
     let url = format!("file://{}", page.display());
@@ -594,11 +612,12 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
     ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
 )]
 fn a_live_pages_address_reopens_the_same_what_if() {
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
-    let (_dir, page) = research_copy();
-    let (browser, _profile) = launch();
+    let LivePage {
+        dir: _dir,
+        page,
+        browser,
+        _profile,
+    } = live_page();
     let tab = browser.new_tab().unwrap();
     tab.navigate_to(&format!("file://{}", page.display()))
         .unwrap()
