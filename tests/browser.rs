@@ -357,10 +357,9 @@ struct LivePage {
 }
 
 fn live_page() -> LivePage {
-    assert!(
-        !cfg!(no_web_engine),
-        "this build has no page engine (see build.rs's warning)"
-    );
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
     let (dir, page) = research_copy();
     let (browser, _profile) = launch();
     LivePage {
