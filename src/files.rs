@@ -115,21 +115,26 @@ pub struct LoadedWithTexts {
     pub scenario: Scenario,
     /// The scenario file.
     pub src: SourceText,
-    /// Each file it named, by the name it gave them.
-    pub files: std::collections::BTreeMap<String, String>,
+    /// Each file it named, by the name it gave them; or, when they take
+    /// more than the limit asked for, their bytes together (scenario
+    /// included).
+    pub files: Result<std::collections::BTreeMap<String, String>, usize>,
     /// The models of its price book.
     pub models: Vec<String>,
 }
 
-/// [`load`], keeping the scenario's text and each file it named (what a
-/// page needs to carry its own engine's inputs).
+/// [`load`], keeping the scenario's text and each file it named while all
+/// of them take at most `limit` bytes (what a page needs to carry its own
+/// engine's inputs).
 pub fn load_recorded(
     path: &Path,
     today: Option<jiff::civil::Date>,
+    limit: usize,
 ) -> Result<LoadedWithTexts, InputError> {
     let src = read(path, "scenario file")?;
     let folder = Folder::of(path);
-    let recorded = tokencast_core::scenario::Recorded::new(&folder);
+    let recorded =
+        tokencast_core::scenario::Recorded::new(&folder, limit.saturating_sub(src.text.len()));
     let scenario = Scenario::check(&src, &recorded, today)?;
     let models = recorded
         .text_of("price book")
@@ -142,10 +147,13 @@ pub fn load_recorded(
         })
         .map(|b| b.model_ids().map(str::to_string).collect())
         .unwrap_or_default();
+    let scenario_bytes = src.text.len();
     Ok(LoadedWithTexts {
         scenario,
         src,
-        files: recorded.into_texts(),
+        files: recorded
+            .into_texts()
+            .map_err(|files| files.saturating_add(scenario_bytes)),
         models,
     })
 }

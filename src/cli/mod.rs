@@ -227,7 +227,11 @@ fn write(stdout: Vec<u8>, files: Vec<PlannedFile>, force: bool) -> Result<Outcom
 fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let gates = gate::periods(&args.fail_over)?;
     let today = today();
-    let loaded = crate::files::load_recorded(&args.scenario, Some(today))?;
+    let loaded = crate::files::load_recorded(
+        &args.scenario,
+        Some(today),
+        crate::report::MAX_LIVE_INPUT_BYTES,
+    )?;
     let scenario = &loaded.scenario;
     let all_rows = args.all_rows || args.csv.is_some();
     let doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
@@ -262,14 +266,13 @@ fn live_inputs(
     let crate::files::LoadedWithTexts {
         src, files, models, ..
     } = loaded;
-    let size = src.text.len() + files.values().map(String::len).sum::<usize>();
-    if size > crate::report::MAX_LIVE_INPUT_BYTES {
-        return Err(format!(
+    let files = files.map_err(|size| {
+        format!(
             "its scenario, price book and trace take {} MB, more than the {} MB a page carries",
             size >> 20,
             crate::report::MAX_LIVE_INPUT_BYTES >> 20
-        ));
-    }
+        )
+    })?;
     let name = std::path::Path::new(&src.name)
         .file_name()
         .map_or_else(|| src.name.clone(), |n| n.to_string_lossy().into_owned());

@@ -197,7 +197,7 @@ fn compute(
     };
     let scenario = match seen {
         Some(seen) => {
-            let recorded = Recorded::new(&files);
+            let recorded = Recorded::new(&files, usize::MAX);
             let checked = Scenario::check_with(&src, &recorded, Some(today), given);
             if let (Some(rel), Some(text)) = (
                 recorded.name_of("trace file"),

@@ -502,18 +502,26 @@ impl Files for InMemory {
 }
 
 /// [`Files`] that keeps the text of each file it gives, by the name the
-/// scenario gave it: what a page needs to replay the scenario itself.
+/// scenario gave it: what a page needs to replay the scenario itself. Past
+/// its byte limit it keeps no more text (a long trace is not copied for a
+/// page that cannot carry it), only the sizes.
 pub struct Recorded<'a> {
     inner: &'a dyn Files,
-    /// (name the scenario gave, what it is, text), in the order read.
-    seen: std::cell::RefCell<Vec<(String, String, String)>>,
+    limit: usize,
+    /// Bytes of every file given, kept or not.
+    total: std::cell::Cell<usize>,
+    /// (name the scenario gave, what it is, text if kept), in the order read.
+    seen: std::cell::RefCell<Vec<(String, String, Option<String>)>>,
 }
 
 impl<'a> Recorded<'a> {
-    /// Gives `inner`'s files and keeps their text.
-    pub fn new(inner: &'a dyn Files) -> Recorded<'a> {
+    /// Gives `inner`'s files and keeps their text while the texts kept
+    /// stay within `limit` bytes.
+    pub fn new(inner: &'a dyn Files, limit: usize) -> Recorded<'a> {
         Recorded {
             inner,
+            limit,
+            total: std::cell::Cell::new(0),
             seen: Default::default(),
         }
     }
@@ -527,21 +535,24 @@ impl<'a> Recorded<'a> {
             .map(|(rel, _, _)| rel.clone())
     }
 
-    /// The text of the first file read as `what` ("price book", "trace file").
+    /// The text of the first file read as `what` ("price book", "trace
+    /// file"), if it was kept.
     pub fn text_of(&self, what: &str) -> Option<String> {
         self.seen
             .borrow()
             .iter()
             .find(|(_, w, _)| w == what)
-            .map(|(_, _, text)| text.clone())
+            .and_then(|(_, _, text)| text.clone())
     }
 
-    /// Every file given, by the name the scenario gave it.
-    pub fn into_texts(self) -> std::collections::BTreeMap<String, String> {
+    /// Every file given, by the name the scenario gave it; or, when some
+    /// text was past the limit, the bytes of all of them.
+    pub fn into_texts(self) -> Result<std::collections::BTreeMap<String, String>, usize> {
+        let total = self.total.get();
         self.seen
             .into_inner()
             .into_iter()
-            .map(|(rel, _, text)| (rel, text))
+            .map(|(rel, _, text)| text.map(|t| (rel, t)).ok_or(total))
             .collect()
     }
 }
@@ -549,9 +560,12 @@ impl<'a> Recorded<'a> {
 impl Files for Recorded<'_> {
     fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
         let src = self.inner.read(rel, what)?;
+        let total = self.total.get().saturating_add(src.text.len());
+        self.total.set(total);
+        let kept = (total <= self.limit).then(|| src.text.clone());
         self.seen
             .borrow_mut()
-            .push((rel.to_string(), what.to_string(), src.text.clone()));
+            .push((rel.to_string(), what.to_string(), kept));
         Ok(src)
     }
 }
