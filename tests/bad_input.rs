@@ -346,3 +346,22 @@ fn rejects_assumptions_beyond_exact_arithmetic() {
     );
     assert_has(&s.fails(), &["bytes_per_token", "at most six decimals"]);
 }
+
+#[test]
+fn rejects_a_turn_break_share_above_one_where_it_is_written() {
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "results = \"raw\"\ncache = \"5m\"",
+        "results = \"raw\"\ncache = \"5m\"\nturn_break_share = 1.5",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "turn_break_share = 1.5 is not a share of at most 1",
+            "research.toml:",
+            "write a share between 0 and 1",
+        ],
+    );
+}

@@ -390,6 +390,7 @@ impl<'n> Cassette<'n> {
         self.thread.requests.push(Request {
             hidden_output: 0,
             output_bytes: 0,
+            thinking_bytes: 0,
             compacted_before: false,
             message_id: resp
                 .id

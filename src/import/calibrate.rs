@@ -196,6 +196,7 @@ mod tests {
             },
             hidden_output: 0,
             output_bytes: 0,
+            thinking_bytes: 0,
             compacted_before: false,
         }
     }
@@ -289,6 +290,108 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn claudes_earlier_thinking_leaves_at_a_new_turn_and_often_breaks_the_cache() {
+        // Sonnet 4.5, every request a second apart. Request 0 (prompt
+        // 20,000) bills 300 output over 1,200 bytes of content, 400 of them
+        // thinking: 300 × 400 ÷ 1,200 = 100 tokens of thinking. Request 1
+        // (after a tool result) bills 90 over 450 bytes, 150 thinking: 30.
+        // A user message then starts a new turn: request 2's prompt carries
+        // request 1's 60 visible tokens, not its 30 of thinking, and drops
+        // request 0's 100 that had gone back.
+        let thinking =
+            |ms: i64, prompt: u64, read: u64, output: u64, bytes: u64, thought: u64| Request {
+                at_ms: Some(ms),
+                output_bytes: bytes,
+                thinking_bytes: thought,
+                usage: Usage {
+                    cache_read: read,
+                    cache_write_5m: prompt - read,
+                    output,
+                    ..Usage::default()
+                },
+                ..request("claude-sonnet-4-5-20250929", prompt, output)
+            };
+        let t = Thread {
+            agent: None,
+            compaction: false,
+            requests: vec![
+                thinking(0, 20_000, 0, 300, 1200, 400),
+                thinking(1000, 30_000, 20_000, 90, 450, 150),
+                // Read back to 20,600, less than halfway to 30,000 from 20,000:
+                // the cache broke.
+                thinking(2000, 30_500, 20_600, 10, 50, 0),
+                thinking(3000, 31_000, 30_500, 10, 50, 0),
+            ],
+            results: vec![
+                result(30_000, 1),
+                ToolResult {
+                    kind: ContextKind::User,
+                    ..result(800, 2)
+                },
+                result(1_000, 3),
+            ],
+        };
+        assert_eq!(t.requests[0].reasoning_tokens(), 100);
+        assert_eq!(t.requests[1].reasoning_tokens(), 30);
+        let sent = write::sent_back(&t);
+        assert_eq!(
+            sent[2],
+            write::SentBack {
+                tokens: 60,
+                hidden: 30,
+                dropped: 100,
+                bytes: 0
+            }
+        );
+        // One new turn dropped thinking, and it broke the cache.
+        let b = TurnBreaks::of(&t, 300_000);
+        assert_eq!(
+            b,
+            TurnBreaks {
+                turns: 1,
+                breaks: 1
+            }
+        );
+        assert_eq!(b.share(), Some(Decimal::ONE));
+        // Past the cache lifetime the turn is an expiry, not a break.
+        assert_eq!(TurnBreaks::of(&t, 500), TurnBreaks::default());
+        // Opus 4.6 keeps earlier thinking: nothing is dropped, no turn counts.
+        let mut kept = t.clone();
+        for r in &mut kept.requests {
+            r.model = "claude-opus-4-6".into();
+        }
+        assert_eq!(kept.requests[0].reasoning_tokens(), 0);
+        assert_eq!(write::sent_back(&kept)[2].dropped, 0);
+        assert_eq!(TurnBreaks::of(&kept, 300_000), TurnBreaks::default());
+    }
+
+    #[test]
+    fn which_claude_models_strip_earlier_thinking() {
+        use crate::import::strips_earlier_thinking as strips;
+        for m in [
+            "claude-sonnet-4-5-20250929",
+            "claude-haiku-4-5-20251001",
+            "claude-opus-4-1-20250805",
+            "claude-opus-4-20250514",
+            "claude-sonnet-4-20250514",
+            "claude-3-7-sonnet-20250219",
+            "claude-3-opus-20240229",
+        ] {
+            assert!(strips(m), "{m}");
+        }
+        for m in [
+            "claude-opus-4-5-20251101",
+            "claude-opus-4-6",
+            "claude-sonnet-4-6",
+            "claude-opus-5",
+            "gpt-5-codex",
+            "claude",
+        ] {
+            assert!(!strips(m), "{m}");
+        }
     }
 
     #[test]
@@ -494,6 +597,68 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
     )
 }
 
+/// New turns that drop reasoning sent back earlier (Claude's thinking
+/// before Opus 4.5, OpenAI's reasoning: see [`write::sent_back`]), and of
+/// them the ones after which the recorded cache read fell back to about
+/// the first prompt. Dropping content far back in the prompt changes it
+/// there; an explicit cache often finds no entry after that point and
+/// writes the whole turn again, while a request of the client's own that
+/// the log does not keep sometimes warms the changed prefix first. Which
+/// of the two happens cannot be told from the log, so the share is fitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TurnBreaks {
+    /// New turns that dropped earlier reasoning, on the previous request's
+    /// model, within the cache lifetime, not after a compaction, after a
+    /// prompt longer than the first.
+    pub turns: u64,
+    /// Of them, those that read less than halfway from the first prompt to
+    /// the previous one.
+    pub breaks: u64,
+}
+
+impl TurnBreaks {
+    /// Counted over `t`, with the cache lifetime `lifetime_ms`.
+    pub fn of(t: &Thread, lifetime_ms: i64) -> TurnBreaks {
+        let sent = write::sent_back(t);
+        let first = t.requests.first().map_or(0, |r| r.usage.prompt());
+        let mut out = TurnBreaks::default();
+        for (k, w) in t.requests.windows(2).enumerate().map(|(i, w)| (i + 1, w)) {
+            let (prev, now) = (&w[0], &w[1]);
+            let within =
+                matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
+            let p = prev.usage.prompt();
+            if sent[k].dropped == 0
+                || prev.model != now.model
+                || now.compacted_before
+                || !within
+                || p <= first
+            {
+                continue;
+            }
+            out.turns += 1;
+            if now.usage.cache_read < first + (p - first) / 2 {
+                out.breaks += 1;
+            }
+        }
+        out
+    }
+
+    /// Both summed.
+    pub fn plus(self, o: TurnBreaks) -> TurnBreaks {
+        TurnBreaks {
+            turns: self.turns.saturating_add(o.turns),
+            breaks: self.breaks.saturating_add(o.breaks),
+        }
+    }
+
+    /// `breaks ÷ turns`, rounded to 4 decimals; `None` without a turn.
+    pub fn share(self) -> Option<Decimal> {
+        let share =
+            Decimal::from(self.breaks.min(self.turns)).checked_div(Decimal::from(self.turns))?;
+        Some(share.round_dp(4).normalize())
+    }
+}
+
 // ── A calibration saved from one set of sessions, applied to another ──────
 
 /// The first line of a saved calibration (its marker).
@@ -529,6 +694,23 @@ pub struct FamilyFit {
     pub p50: Decimal,
     /// 90th percentile.
     pub p90: Decimal,
+    /// New turns that dropped earlier reasoning, and how many of them broke
+    /// the cache ([`TurnBreaks`]); absent in files written before.
+    #[serde(default)]
+    pub turns: u64,
+    /// Of them, those after which the cache held only about the first prompt.
+    #[serde(default)]
+    pub turn_breaks: u64,
+}
+
+impl FamilyFit {
+    /// Its new turns and breaks.
+    pub fn breaks(&self) -> TurnBreaks {
+        TurnBreaks {
+            turns: self.turns,
+            breaks: self.turn_breaks,
+        }
+    }
 }
 
 /// Fits per model family, as saved by `import --save-calibration`.
@@ -541,12 +723,17 @@ pub struct Calibration {
 
 impl Calibration {
     /// Fits every family of `obs` that has enough measured steps.
-    pub fn of(obs: &std::collections::BTreeMap<String, Vec<Observation>>) -> Calibration {
+    /// `breaks` gives each family's new turns ([`TurnBreaks`]).
+    pub fn of(
+        obs: &std::collections::BTreeMap<String, Vec<Observation>>,
+        breaks: &std::collections::BTreeMap<String, TurnBreaks>,
+    ) -> Calibration {
         let families = obs
             .iter()
             .filter_map(|(f, o)| {
                 let fit = fit(o)?;
                 let (bytes, tokens) = measured_sums(o, fit.overhead);
+                let b = breaks.get(f).copied().unwrap_or_default();
                 Some((
                     f.clone(),
                     FamilyFit {
@@ -557,6 +744,8 @@ impl Calibration {
                         p10: fit.p10,
                         p50: fit.p50,
                         p90: fit.p90,
+                        turns: b.turns,
+                        turn_breaks: b.breaks,
                     },
                 ))
             })
@@ -599,6 +788,8 @@ impl Calibration {
                         p10: w(|x| x.p10),
                         p50: w(|x| x.p50),
                         p90: w(|x| x.p90),
+                        turns: fits.iter().map(|x| x.turns).sum(),
+                        turn_breaks: fits.iter().map(|x| x.turn_breaks).sum(),
                     },
                 )
             })
@@ -643,9 +834,14 @@ impl Calibration {
             .with_help("write one with `tokencast import … --save-calibration FILE`")
         })?;
         for (f, fit) in &c.families {
-            if fit.tokens == 0 || fit.steps == 0 || fit.p10 <= Decimal::ZERO || fit.p10 > fit.p90 {
+            if fit.tokens == 0
+                || fit.steps == 0
+                || fit.p10 <= Decimal::ZERO
+                || fit.p10 > fit.p90
+                || fit.turn_breaks > fit.turns
+            {
                 return Err(crate::error::InputError::new(format!(
-                    "{}: family `{}`: needs steps and tokens above 0 and 0 < p10 ≤ p90",
+                    "{}: family `{}`: needs steps and tokens above 0, 0 < p10 ≤ p90 and turn_breaks ≤ turns",
                     src.name,
                     crate::output::name::display(f)
                 ))
@@ -694,6 +890,8 @@ mod saved_tests {
             p10: Decimal::from(p10),
             p50: Decimal::from(p10),
             p90: Decimal::from(p90),
+            turns: 4,
+            turn_breaks: 1,
         };
         let a = Calibration {
             families: [("m".to_string(), one(3000, 1000, 10, 2, 4))].into(),

@@ -360,6 +360,7 @@ impl<'n> Rollout<'n> {
         self.thread.requests.push(Request {
             hidden_output,
             output_bytes: 0,
+            thinking_bytes: 0,
             compacted_before: std::mem::take(&mut self.compacted),
             message_id: format!("{}#{k}", self.stem),
             timestamp: rec.timestamp.clone(),

@@ -53,6 +53,69 @@ pub struct Request {
     /// the log has it: what the next prompts carry of it.
     #[serde(default)]
     pub output_bytes: u64,
+    /// Of [`Request::output_bytes`], the bytes of its thinking blocks
+    /// (Claude), where the log keeps them.
+    #[serde(default)]
+    pub thinking_bytes: u64,
+}
+
+impl Request {
+    /// Of its output, the tokens sent back within its turn but taken out of
+    /// the context once a user message starts the next one: OpenAI's
+    /// reasoning tokens where the log splits them, or, for a Claude model
+    /// whose API strips earlier turns' thinking
+    /// ([`strips_earlier_thinking`]), the thinking blocks' share of its
+    /// output, by their bytes among the bytes of all its content.
+    pub fn reasoning_tokens(&self) -> u64 {
+        let billed = self.usage.output;
+        if self.hidden_output > 0 {
+            return self.hidden_output.min(billed);
+        }
+        if self.thinking_bytes == 0
+            || self.output_bytes == 0
+            || !strips_earlier_thinking(&self.model)
+        {
+            return 0;
+        }
+        let share = u128::from(billed) * u128::from(self.thinking_bytes.min(self.output_bytes))
+            / u128::from(self.output_bytes);
+        u64::try_from(share).unwrap_or(billed)
+    }
+}
+
+/// Whether the model's API takes the thinking blocks of earlier assistant
+/// turns out of the context once a user message (not a tool result) starts
+/// a new turn. Claude models before Opus 4.5 do (Sonnet 4.5, Haiku 4.5,
+/// Opus 4.1 and earlier, the 3.x family); Opus 4.5 and later, Sonnet 4.6
+/// and later and every 5.x model keep them. Measured on real Claude Code
+/// sessions: after a turn that thought, Sonnet 4.5's next prompt is smaller
+/// than the last one by about the turn's thinking, while Opus 4.5's and
+/// 4.6's grow by what was added. Models of other providers: `false` (their
+/// reasoning, where the log gives it, is [`Request::hidden_output`]).
+pub fn strips_earlier_thinking(model: &str) -> bool {
+    let Some(rest) = model.strip_prefix("claude-") else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('-').collect();
+    let number = |s: &str| (s.len() <= 2).then(|| s.parse::<u32>().ok()).flatten();
+    // `claude-opus-4-5-…`, `claude-opus-4-20250514`, or `claude-3-7-sonnet-…`.
+    let (tier, major, minor) = match parts.as_slice() {
+        [major, minor, tier, ..] if number(major).is_some() && number(minor).is_some() => {
+            (*tier, number(major), number(minor))
+        }
+        [tier, major, rest @ ..] if number(major).is_some() => {
+            (*tier, number(major), rest.first().and_then(|m| number(m)))
+        }
+        [major, tier, ..] if number(major).is_some() => (*tier, number(major), None),
+        _ => return false,
+    };
+    let version = (major.unwrap_or(0), minor.unwrap_or(0));
+    match tier {
+        "opus" => version < (4, 5),
+        "sonnet" => version < (4, 6),
+        "haiku" => version < (4, 6),
+        _ => false,
+    }
 }
 
 /// What kind of context entered the conversation before a request.

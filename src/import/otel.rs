@@ -283,6 +283,7 @@ pub fn read<E>(
                         Event::Request(Request {
                             hidden_output: 0,
                             output_bytes: 0,
+                            thinking_bytes: 0,
                             compacted_before: false,
                             message_id: format!("{}/{}", span.trace_id, span.span_id),
                             timestamp: Some(rfc3339(start)),

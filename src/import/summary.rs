@@ -250,6 +250,8 @@ pub struct Prepared {
     threads: Vec<(FileName, Vec<u8>, String)>,
     /// Measured steps per model family, for a saved calibration.
     observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
+    /// New turns per model family, for a saved calibration.
+    breaks: Vec<(String, crate::import::calibrate::TurnBreaks)>,
 }
 
 /// The price book the import uses, as written next to the scenarios.
@@ -270,6 +272,7 @@ pub struct Summary<'a> {
     emitted: std::collections::HashSet<String>,
     problems: Vec<Problem>,
     observations: BTreeMap<String, Vec<crate::import::calibrate::Observation>>,
+    breaks: BTreeMap<String, crate::import::calibrate::TurnBreaks>,
 }
 
 impl<'a> Summary<'a> {
@@ -301,6 +304,7 @@ impl<'a> Summary<'a> {
             scenarios: Vec::new(),
             emitted: std::collections::HashSet::new(),
             observations: BTreeMap::new(),
+            breaks: BTreeMap::new(),
             problems: Vec::new(),
         })
     }
@@ -341,6 +345,7 @@ impl<'a> Summary<'a> {
         let mut threads = Vec::new();
         let mut problems = Vec::new();
         let mut observations = Vec::new();
+        let mut breaks = Vec::new();
         for t in &s.threads {
             // A thread of one request (a compaction call) has nothing to replay.
             if t.requests.len() < 2 {
@@ -365,6 +370,15 @@ impl<'a> Summary<'a> {
             let name = t.file_name();
             let trace_name = format!("{name}.csv");
             let own = crate::import::calibrate::observations(t);
+            let family = crate::import::calibrate::family(&model);
+            let lifetime = write::cache_lifetime_ms(write::fitted(t).one_hour, prices.as_ref());
+            let own_breaks = crate::import::calibrate::TurnBreaks::of(t, lifetime);
+            let saved_breaks = self
+                .opts
+                .calibration
+                .and_then(|c| c.families.get(&family))
+                .map(|f| f.breaks())
+                .filter(|b| b.turns > 0);
             let spec = ScenarioSpec {
                 source: self.opts.source,
                 session: s,
@@ -386,6 +400,17 @@ impl<'a> Summary<'a> {
                         .map(|f| (f, "this thread's recorded prompt growth".to_string())),
                 },
                 others,
+                turn_breaks: match saved_breaks {
+                    Some(b) => Some((
+                        b,
+                        format!(
+                            "the calibration {} (family {family})",
+                            self.opts.calibration_name
+                        ),
+                    )),
+                    None => (own_breaks.turns > 0)
+                        .then(|| (own_breaks, "this thread's recorded cache reads".to_string())),
+                },
             };
             let csv = write::trace_csv(t, self.opts.trim);
             if let Some((fit, _)) = &spec.calibration {
@@ -393,7 +418,8 @@ impl<'a> Summary<'a> {
                     .unmeasured
                     .plus(crate::import::calibrate::Unmeasured::of(&own, fit));
             }
-            observations.push((crate::import::calibrate::family(&model), own));
+            observations.push((family.clone(), own));
+            breaks.push((family, own_breaks));
             let toml = write::scenario_toml(t, &spec);
             if prices.is_some() {
                 // A thread whose recorded numbers no scenario can hold (a
@@ -435,6 +461,7 @@ impl<'a> Summary<'a> {
             unpriced,
             threads,
             observations,
+            breaks,
         })
     }
 
@@ -445,6 +472,10 @@ impl<'a> Summary<'a> {
         self.problems.extend(p.problems);
         for (family, obs) in p.observations {
             self.observations.entry(family).or_default().extend(obs);
+        }
+        for (family, b) in p.breaks {
+            let e = self.breaks.entry(family).or_default();
+            *e = e.plus(b);
         }
         for (model, reason, usage) in p.unpriced {
             let e = self
@@ -508,7 +539,7 @@ impl<'a> Summary<'a> {
 
     /// Bytes per token per model family over every thread read so far.
     pub fn calibration(&self) -> crate::import::calibrate::Calibration {
-        crate::import::calibrate::Calibration::of(&self.observations)
+        crate::import::calibrate::Calibration::of(&self.observations, &self.breaks)
     }
 
     /// The document, with the import's counts and problems.

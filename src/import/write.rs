@@ -118,7 +118,7 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
     for (k, pair) in t.requests.windows(2).enumerate().map(|(i, w)| (i + 1, w)) {
         let (prev, now) = (&pair[0], &pair[1]);
         let billed = prev.usage.output;
-        let hidden = prev.hidden_output.min(billed);
+        let hidden = prev.reasoning_tokens();
         out[k] = if prev.output_bytes > billed.saturating_mul(MAX_OUTPUT_BYTES_PER_TOKEN) {
             // Billed as logged, carried as the bytes of its content.
             SentBack {
@@ -269,6 +269,24 @@ pub struct ScenarioSpec<'a> {
     /// The other models the thread's requests ran on, when every one is
     /// priced (the variants then price each request on its own model).
     pub others: Vec<ModelPrices>,
+    /// New turns that dropped earlier reasoning and how many broke the
+    /// cache, from the thread or a saved calibration; and where from.
+    pub turn_breaks: Option<(super::calibrate::TurnBreaks, String)>,
+}
+
+/// The lifetime of the cache tier a thread wrote to (`one_hour`), in
+/// milliseconds: the model's own where its book gives one (OpenAI's 10
+/// minutes), else the tier's.
+pub fn cache_lifetime_ms(one_hour: bool, prices: Option<&ModelPrices>) -> i64 {
+    let tier = if one_hour {
+        Cache::OneHour
+    } else {
+        Cache::FiveMinutes
+    };
+    prices
+        .and_then(|m| m.rates(tier, Mode::Sync).ok())
+        .map_or(tier.lifetime_ms(), |r| r.lifetime_ms(tier))
+        .map_or(0, |ms| i64::try_from(ms).unwrap_or(i64::MAX))
 }
 
 /// The numbers the scenario's assumptions are read from.
@@ -403,18 +421,7 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     );
     let p = spec.prices;
     let has = |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(get);
-    let recorded_tier = if f.one_hour {
-        Cache::OneHour
-    } else {
-        Cache::FiveMinutes
-    };
-    // The model's own lifetime where its book gives one (OpenAI's 10 minutes).
-    let lifetime = p
-        .and_then(|m| m.rates(recorded_tier, Mode::Sync).ok())
-        .map_or(recorded_tier.lifetime_ms(), |r| {
-            r.lifetime_ms(recorded_tier)
-        })
-        .map_or(0, |ms| i64::try_from(ms).unwrap_or(i64::MAX));
+    let lifetime = cache_lifetime_ms(f.one_hour, p);
     // Providers that cache every prefix on their own (OpenAI, Google: no
     // write premium) miss part of it; explicit caches (Anthropic) read the
     // whole prefix until it expires or changes, which the replay follows.
@@ -424,8 +431,21 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         .map_or(String::new(), |h| {
         format!("\ncache_hit_share = {h}   # of the previous prompt, read from the cache as recorded")
     });
+    // Explicit caches lose the prefix past reasoning that a new turn drops
+    // as often as the log shows; automatic ones keep every prefix.
+    let breaks = spec
+        .turn_breaks
+        .as_ref()
+        .filter(|_| !automatic)
+        .and_then(|(b, from)| Some((b.share()?, b, from)))
+        .map_or(String::new(), |(share, b, from)| {
+            format!(
+                "\nturn_break_share = {share}   # of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
+                b.turns, b.breaks
+            )
+        });
     let own = format!(
-        "{}{hit}",
+        "{}{hit}{breaks}",
         if spec.others.is_empty() {
             ""
         } else {

@@ -492,6 +492,7 @@ impl Plan<'_> {
                 outputs: None,
                 compactions: None,
                 hit_share: None,
+                turn_break: None,
             });
             let totals = [runs[0].totals(), runs[1].totals()];
             for (v, pv) in variants.iter().enumerate() {

@@ -102,6 +102,7 @@ pub fn replay(
         // Strategies replay the run as if nothing had been compacted.
         compactions: None,
         hit_share: None,
+        turn_break: None,
     };
     crate::par::map(strategies, |(s, keep)| one(&run, pv, s, *keep))
 }
@@ -120,6 +121,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         // Strategies replay the run as if nothing had been compacted.
         compactions: None,
         hit_share: None,
+        turn_break: None,
     };
     let [lower, upper] = [0, 1].map(|bound| {
         Requests::new(&run, bound, strategy)

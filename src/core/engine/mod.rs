@@ -141,6 +141,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         outputs: sizes.outputs.as_ref(),
         compactions: sizes.compactions_of(results),
         hit_share: None,
+        turn_break: None,
     };
     let context = vec![
         profile(
@@ -172,6 +173,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .map(|pv| {
             let run = Run {
                 hit_share: Run::share(pv.cache_hit_share),
+                turn_break: Run::share(pv.turn_break_share),
                 ..run_of(pv.variant.results)
             };
             let mut request_costs = Vec::new();

@@ -225,3 +225,48 @@ fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     assert_eq!(v.cost.cache_write.lower, d("0.00375"));
     assert_eq!(v.cost.cache_read.lower, d("0.00001"));
 }
+
+#[test]
+fn a_new_turn_that_drops_reasoning_breaks_the_cache_by_its_share() {
+    // Request 4 as in `reasoning_a_finished_turn_drops_leaves_the_later_prompts`
+    // (186 tokens, 1 s after request 3's 165), which drops 9 tokens of
+    // reasoning far back in the prompt. 5-minute cache; request 3 expired
+    // (400 s) and wrote all 165.
+    let with = |share: Option<&str>| {
+        let mut s = recorded();
+        let mut r = row(4, 40, Some((20, 0, 1000)), "m");
+        r.dropped_output = Some(9);
+        s.trace_mut().push(r);
+        for pv in s.variants_mut() {
+            pv.turn_break_share = share.map(d);
+        }
+        let sim = simulate(&s, SimulateOptions::default());
+        let v = variant(&sim, Cache::FiveMinutes);
+        (v.cost.cache_write.lower, v.cost.cache_read.lower)
+    };
+    // No share: request 4 reads request 3's 165 and writes 21. Writes
+    // 100 + 60 + 165 + 21 = 346 × $10, reads 100 + 165 = 265 × $0.2 per million.
+    assert_eq!(with(None), (d("0.00346"), d("0.000053")));
+    // A fifth of such turns break: request 4 keeps the prefix (100) and
+    // 4/5 of the rest, 100 + 65 × 0.8 = 152, and writes 34. Writes 359,
+    // reads 252.
+    assert_eq!(with(Some("0.2")), (d("0.00359"), d("0.0000504")));
+    // Every one breaks: it reads the prefix, 100, and writes 86.
+    assert_eq!(with(Some("1")), (d("0.00411"), d("0.00004")));
+}
+
+#[test]
+fn a_prompt_smaller_than_the_last_reads_no_more_than_itself() {
+    // Request 4 (1 s after request 3) drops 30 of the 35 output tokens sent
+    // back and adds nothing: 100 + 5 + 120/4 = 135, below request 3's 165.
+    // It reads 135 of the cache, never 165, and writes nothing: writes
+    // 100 + 60 + 165 = 325, reads 100 + 135 = 235.
+    let mut s = recorded();
+    let mut r = row(4, 0, Some((0, 0, 1000)), "m");
+    r.dropped_output = Some(30);
+    s.trace_mut().push(r);
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.cost.cache_write.lower, d("0.00325"));
+    assert_eq!(v.cost.cache_read.lower, d("0.000047"));
+}

@@ -269,6 +269,11 @@ pub(crate) struct Run<'a> {
     /// Share of the previous prompt a request reads from the cache (all of
     /// it when `None`), as mantissa and power of ten.
     pub hit_share: Option<(i128, i128)>,
+    /// Share of the requests that drop earlier reasoning (a new turn, see
+    /// [`StepOutputs::drops`]) after which the cache holds only the prefix,
+    /// as mantissa and power of ten; the others read what is left of the
+    /// previous prompt. `None`: none break.
+    pub turn_break: Option<(i128, i128)>,
 }
 
 /// What each request of a recorded run emitted (imported traces): request
@@ -281,6 +286,10 @@ pub(crate) struct StepOutputs {
     pub billed: Vec<u64>,
     /// Per request 0..=N: earlier output in its prompt (`resent[0]` = 0).
     pub resent: Vec<u128>,
+    /// Per request 0..=N: its prompt drops reasoning sent back earlier in
+    /// the turn before it (a user message started a new turn), so it is no
+    /// longer the previous prompt plus what entered.
+    pub drops: Vec<bool>,
 }
 
 /// Where a recorded run's context was compacted (imported traces): request
@@ -349,6 +358,22 @@ impl Run<'_> {
             let h = h.normalize();
             (h.mantissa(), 10i128.pow(h.scale()))
         })
+    }
+
+    /// Whether request k's prompt drops earlier reasoning.
+    fn drops(&self, k: u64) -> bool {
+        self.outputs
+            .is_some_and(|o| o.drops.get(ix(k)).copied().unwrap_or(false))
+    }
+
+    /// What is left cached for a request that drops earlier reasoning, of a
+    /// shared prefix `p` (numerator units): the prefix, and of the rest the
+    /// share that does not break.
+    fn after_drop(&self, p: i128, prefix: i128) -> i128 {
+        match self.turn_break {
+            Some((m, d)) if p > prefix => prefix + (p - prefix) * (d - m) / d,
+            _ => p,
+        }
     }
 
     /// Whether request k follows a recorded compaction.
@@ -428,6 +453,7 @@ impl Run<'_> {
                     || self.gaps_ms.is_some()
                     || self.compactions.is_some()
                     || self.hit_share.is_some()
+                    || self.outputs.is_some_and(|o| o.drops.contains(&true))
                     || self.scale.cached > 0
                     || rates.cache_storage_per_hour.is_some()));
         if !rules && per_request.is_none() {
@@ -602,6 +628,7 @@ impl Run<'_> {
             let expired =
                 matches!((k, lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life);
             let compacted = self.compacted(k);
+            let drops = self.drops(k);
             let kept = wants(ix(k));
             let before = if kept { sums } else { [Sums::default(); 2] };
 
@@ -623,10 +650,20 @@ impl Run<'_> {
                         counts.uncacheable += 1;
                     }
                 } else {
-                    // After a compaction only the prefix is still cached.
+                    // After a compaction only the prefix is still cached;
+                    // after a new turn that drops earlier reasoning, the
+                    // prefix and what did not break; never more than the
+                    // prompt itself.
                     let shared = prev[i]
                         .map(|p| if compacted { p.min(prefix[i]) } else { p })
-                        .map(|p| self.hit(p));
+                        .map(|p| {
+                            if drops {
+                                self.after_drop(p, prefix[i])
+                            } else {
+                                p
+                            }
+                        })
+                        .map(|p| self.hit(p).min(num[i]));
                     match shared {
                         Some(p) if !expired => {
                             s.write[tier] += num[i] - p;

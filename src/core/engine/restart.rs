@@ -66,6 +66,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 outputs: sizes.outputs.as_ref(),
                 compactions: sizes.compactions_of(pv.variant.results),
                 hit_share: Run::share(pv.cache_hit_share),
+                turn_break: Run::share(pv.turn_break_share),
             };
             let resumed = Run {
                 gaps_ms: Some(&resume_gaps),

@@ -85,7 +85,10 @@ impl<'a> Sizes<'a> {
             resent.push(0u128);
             let mut total = 0u128;
             let mut billed = Vec::with_capacity(firsts.len());
+            let mut drops = Vec::with_capacity(firsts.len() + 1);
+            drops.push(false);
             for c in &firsts {
+                drops.push(c.dropped_output.is_some_and(|d| d > 0));
                 let r = c.resent_output.unwrap_or(0);
                 // What a finished turn drops was sent back before it.
                 total = (total + u128::from(r))
@@ -93,7 +96,11 @@ impl<'a> Sizes<'a> {
                 resent.push(total);
                 billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
             }
-            sizes.outputs = Some(StepOutputs { billed, resent });
+            sizes.outputs = Some(StepOutputs {
+                billed,
+                resent,
+                drops,
+            });
         }
         if grouped && firsts.iter().all(|c| c.gap_ms.is_some()) {
             let mut gaps = Vec::with_capacity(firsts.len() + 1);

@@ -576,15 +576,18 @@ pub(super) fn check_variants(
             region,
         };
         let recorded_models = rv.recorded_models;
-        if let Some(h) = rv.cache_hit_share {
-            if h > Decimal::ONE || h.normalize().scale() > 4 {
+        for (key, share) in [
+            ("cache_hit_share", rv.cache_hit_share),
+            ("turn_break_share", rv.turn_break_share),
+        ] {
+            if let Some(h) = share.filter(|h| *h > Decimal::ONE || h.normalize().scale() > 4) {
                 return Err(src
                     .error_at(
-                        format!("variant `{name}`: cache_hit_share = {h} is not a share of at most 1 with at most 4 decimals"),
+                        format!("variant `{name}`: {key} = {h} is not a share of at most 1 with at most 4 decimals"),
                         span,
-                        "cache_hit_share",
+                        key,
                     )
-                    .with_help("write the share of the previous prompt read from the cache, e.g. 0.9"));
+                    .with_help("write a share between 0 and 1, e.g. 0.9"));
             }
         }
         let hit_share = rv.cache_hit_share;
@@ -607,6 +610,7 @@ pub(super) fn check_variants(
             priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
         }
         priced.cache_hit_share = hit_share.map(|h| h.normalize());
+        priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
         variants.push(priced);
     }
     Ok(variants)

@@ -207,6 +207,12 @@ pub struct PricedVariant {
     /// prefix); all of it when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_hit_share: Option<Decimal>,
+    /// Share (0–1) of the new turns that drop earlier reasoning after which
+    /// the cache holds only the prefix (fitted from a recorded session: an
+    /// explicit cache does not find a prefix that changed far back); none
+    /// when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_break_share: Option<Decimal>,
 }
 
 /// Another model's rates for a variant that prices each request on its own model.
@@ -231,6 +237,7 @@ impl PricedVariant {
             prices: prices.clone(),
             by_model: Vec::new(),
             cache_hit_share: None,
+            turn_break_share: None,
         })
     }
 

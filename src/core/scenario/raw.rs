@@ -190,6 +190,10 @@ pub(super) struct RawVariant {
     /// Share of the previous prompt a request reads from the cache.
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     pub(super) cache_hit_share: Option<Decimal>,
+    /// Share of new turns after dropped reasoning that rewrite the cache
+    /// from the prefix.
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    pub(super) turn_break_share: Option<Decimal>,
 }
 
 pub(super) fn optional_positive_decimal<'de, D: serde::Deserializer<'de>>(

@@ -146,6 +146,13 @@ impl Transcript {
             msg.usage.map(|u| u.total()).unwrap_or_default(),
         );
         let output_bytes: u64 = msg.content.0.iter().map(Block::output_bytes).sum();
+        let thinking_bytes: u64 = msg
+            .content
+            .0
+            .iter()
+            .filter(|b| b.kind == "thinking")
+            .map(Block::output_bytes)
+            .sum();
         let model = msg.model.unwrap_or_default();
         let Some(id) = msg.id else {
             stats.skipped.other_lines += 1;
@@ -160,6 +167,7 @@ impl Transcript {
             stats.skipped.repeated_lines += 1;
             let r = &mut self.rec.requests[i].request;
             r.output_bytes += output_bytes;
+            r.thinking_bytes += thinking_bytes;
             if usage.output > r.usage.output {
                 r.usage.output = usage.output;
             }
@@ -185,6 +193,7 @@ impl Transcript {
                 compacted_before,
                 hidden_output: 0,
                 output_bytes,
+                thinking_bytes,
                 message_id: id,
                 timestamp: parsed.timestamp,
                 at_ms,
