@@ -376,11 +376,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
                     written.push(f.path.clone());
                     let planned = PlannedFile {
                         path,
-                        marker: if f.csv {
-                            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
-                        } else {
-                            Marker::Toml
-                        },
+                        marker: if f.csv { Marker::Trace } else { Marker::Toml },
                         bytes: f.bytes,
                     };
                     // A closed channel means the writer stopped on an error, reported below.
@@ -431,7 +427,7 @@ fn remove_left_behind(out: &Path, previous: &Manifest, now: &Manifest) -> usize 
             continue;
         };
         let marker = if rel.ends_with(".csv") {
-            Marker::Csv(crate::import::write::TRACE_HEADER.to_string())
+            Marker::Trace
         } else {
             Marker::Toml
         };

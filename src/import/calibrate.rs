@@ -73,6 +73,29 @@ pub struct Observation {
 /// The steps of `t` that can be measured: bytes that entered and the
 /// prompt's growth less the output sent back (before the overhead is taken off).
 pub fn observations(t: &Thread) -> Vec<Observation> {
+    steps(t)
+        .into_iter()
+        .filter(|s| !s.compacted)
+        .map(|s| s.observation)
+        .collect()
+}
+
+/// A step of [`steps`]: the request it precedes and what was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    /// The request it precedes.
+    k: usize,
+    /// A recorded compaction came before the request: `observation.tokens`
+    /// is then the request's whole prompt.
+    compacted: bool,
+    observation: Observation,
+}
+
+/// Every step of `t` whose additions were all measured (one model, no
+/// image or document), with the prompt's growth less the output sent back,
+/// or, after a recorded compaction on the first request's model, the whole
+/// prompt.
+fn steps(t: &Thread) -> Vec<Step> {
     let mut added = vec![(0u64, false); t.requests.len()];
     for r in write::sent_results(t) {
         let k = r.carried_by.unwrap_or(0);
@@ -83,14 +106,37 @@ pub fn observations(t: &Thread) -> Vec<Observation> {
     }
     let mut out = Vec::new();
     let sent = write::sent_back(t);
-    for ((pair, &(bytes, unmeasurable)), s) in
-        t.requests.windows(2).zip(&added[1..]).zip(&sent[1..])
+    for (k, ((pair, &(bytes, unmeasurable)), s)) in t
+        .requests
+        .windows(2)
+        .zip(&added[1..])
+        .zip(&sent[1..])
+        .enumerate()
+        .map(|(i, x)| (i + 1, x))
     {
         let (prev, now) = (&pair[0], &pair[1]);
-        if prev.model != now.model || unmeasurable || now.compacted_before {
+        // A compaction's prompt is compared with the first prompt, whose
+        // model it must share; any other step with the previous prompt.
+        let model = if now.compacted_before {
+            &t.requests[0].model
+        } else {
+            &prev.model
+        };
+        if *model != now.model || unmeasurable {
             continue;
         }
         let bytes = bytes.saturating_add(s.bytes);
+        if now.compacted_before {
+            out.push(Step {
+                k,
+                compacted: true,
+                observation: Observation {
+                    bytes,
+                    tokens: now.usage.prompt(),
+                },
+            });
+            continue;
+        }
         let Some(tokens) = now
             .usage
             .prompt()
@@ -100,7 +146,61 @@ pub fn observations(t: &Thread) -> Vec<Observation> {
         else {
             continue;
         };
-        out.push(Observation { bytes, tokens });
+        out.push(Step {
+            k,
+            compacted: false,
+            observation: Observation { bytes, tokens },
+        });
+    }
+    out
+}
+
+/// Per request of `t` (index 0: none), the tokens that entered before it
+/// which the log does not let anyone measure, taken from the recorded
+/// prompt: where the prompt grew by more than [`UNMEASURED_MIN_TOKENS`]
+/// beyond what `fit` expects of what entered, and by more than that again
+/// (an output whose logged count is a streaming snapshot under a long
+/// thinking block, whose logged text is a summary; tool results on lines
+/// the log lost), or, after a recorded compaction, the part of the prompt
+/// that neither the first prompt nor what entered explains (context the
+/// client restored: recently read files, the plan). Steps after a change
+/// of model, or that carry an image or a document, keep none; nor does a
+/// step whose previous prompt lies more than a tenth below the largest
+/// since the last compaction: a thread that interleaves a second, smaller
+/// context (Codex side tasks) climbs back to the first one there, which is
+/// no new content.
+pub fn unmeasured_tokens(t: &Thread, fit: &Fit) -> Vec<u64> {
+    let mut out = vec![0u64; t.requests.len()];
+    let first = t.requests.first().map_or(0, |r| r.usage.prompt());
+    // Per request, whether its prompt lies a tenth below the largest before.
+    let mut below = vec![false; t.requests.len()];
+    let mut top = 0u64;
+    for (k, r) in t.requests.iter().enumerate() {
+        if r.compacted_before {
+            top = 0;
+        }
+        let p = r.usage.prompt();
+        below[k] = u128::from(p) * 10 < u128::from(top) * 9;
+        top = top.max(p);
+    }
+    for s in steps(t).into_iter().filter(|s| !below[s.k - 1]) {
+        let o = s.observation;
+        let of_bytes = Decimal::from(o.bytes)
+            .checked_div(fit.pooled)
+            .unwrap_or_default()
+            .round()
+            .try_into()
+            .unwrap_or(u64::MAX);
+        // A compaction's prompt is the prefix and what entered (no framing).
+        let (expected, base) = if s.compacted {
+            (of_bytes, first)
+        } else {
+            (of_bytes.saturating_add(fit.overhead), 0)
+        };
+        let extra = o.tokens.saturating_sub(base.saturating_add(expected));
+        if extra > UNMEASURED_MIN_TOKENS && extra > expected {
+            out[s.k] = extra;
+        }
     }
     out
 }
@@ -422,8 +522,11 @@ mod tests {
     #[test]
     fn growth_the_log_does_not_show_is_counted_with_its_size() {
         // At 4 bytes a token and 10 of framing, 4,000 bytes should take
-        // 1,010 tokens. A step that grew 4,010 has 3,000 it does not explain;
-        // one that grew 1,500 is within what entered.
+        // 1,010 tokens. Request 1 grew 4,010 from 10,000: 3,000 it does not
+        // explain. Request 2 grew 1,500: within what entered. Request 3
+        // follows a compaction whose summary is 2,000 bytes: the first
+        // prompt and 500 tokens make 10,500 of its 14,500, and 4,000 are
+        // what the client restored.
         let fit = Fit {
             steps: 5,
             overhead: 10,
@@ -432,23 +535,37 @@ mod tests {
             p50: Decimal::from(4),
             p90: Decimal::from(5),
         };
-        let obs = [
-            Observation {
-                bytes: 4000,
-                tokens: 4010,
-            },
-            Observation {
-                bytes: 4000,
-                tokens: 1500,
-            },
-        ];
+        let mut compacted = request("m", 14_500, 0);
+        compacted.compacted_before = true;
+        let t = Thread {
+            agent: None,
+            compaction: false,
+            requests: vec![
+                request("m", 10_000, 0),
+                request("m", 14_010, 0),
+                request("m", 15_510, 0),
+                compacted,
+            ],
+            results: vec![
+                result(4000, 1),
+                result(4000, 2),
+                ToolResult {
+                    kind: ContextKind::User,
+                    ..result(2000, 3)
+                },
+            ],
+        };
+        let per_request = unmeasured_tokens(&t, &fit);
+        assert_eq!(per_request, vec![0, 3000, 0, 4000]);
         assert_eq!(
-            Unmeasured::of(&obs, &fit),
+            Unmeasured::of(&per_request),
             Unmeasured {
-                steps: 1,
-                tokens: 3000
+                steps: 2,
+                tokens: 7000
             }
         );
+        // The compacted step is no observation of bytes per token.
+        assert_eq!(observations(&t).len(), 2);
     }
 
     #[test]
@@ -537,24 +654,15 @@ pub struct Unmeasured {
 pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 
 impl Unmeasured {
-    /// The steps of `obs` whose growth the fit does not explain.
-    pub fn of(obs: &[Observation], fit: &Fit) -> Unmeasured {
-        let mut u = Unmeasured::default();
-        for o in obs {
-            let expected = Decimal::from(o.bytes)
-                .checked_div(fit.pooled)
-                .unwrap_or_default()
-                .round()
-                .try_into()
-                .unwrap_or(u64::MAX)
-                .saturating_add(fit.overhead);
-            let extra = o.tokens.saturating_sub(expected);
-            if extra > UNMEASURED_MIN_TOKENS && extra > expected {
-                u.steps += 1;
-                u.tokens = u.tokens.saturating_add(extra);
-            }
-        }
-        u
+    /// The steps [`unmeasured_tokens`] found, and their tokens summed.
+    pub fn of(per_request: &[u64]) -> Unmeasured {
+        per_request
+            .iter()
+            .filter(|t| **t > 0)
+            .fold(Unmeasured::default(), |u, t| Unmeasured {
+                steps: u.steps + 1,
+                tokens: u.tokens.saturating_add(*t),
+            })
     }
 
     /// Both summed.

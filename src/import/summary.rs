@@ -412,12 +412,16 @@ impl<'a> Summary<'a> {
                         .then(|| (own_breaks, "this thread's recorded cache reads".to_string())),
                 },
             };
-            let csv = write::trace_csv(t, self.opts.trim);
-            if let Some((fit, _)) = &spec.calibration {
-                row.unmeasured = row
-                    .unmeasured
-                    .plus(crate::import::calibrate::Unmeasured::of(&own, fit));
-            }
+            // What the log cannot measure is taken from the recorded prompt,
+            // where the fit shows it (the replay of every what-if carries it).
+            let unmeasured = spec.calibration.as_ref().map_or_else(
+                || vec![0; t.requests.len()],
+                |(fit, _)| crate::import::calibrate::unmeasured_tokens(t, fit),
+            );
+            let csv = write::trace_csv(t, self.opts.trim, &unmeasured);
+            row.unmeasured = row
+                .unmeasured
+                .plus(crate::import::calibrate::Unmeasured::of(&unmeasured));
             observations.push((family.clone(), own));
             breaks.push((family, own_breaks));
             let toml = write::scenario_toml(t, &spec);

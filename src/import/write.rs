@@ -152,7 +152,12 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
 /// measurable did. A request's first row carries its recorded usage, the
 /// previous request's output sent back with it and the gap since that
 /// request; further rows of the same request leave them empty.
-pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
+///
+/// `unmeasured` gives, per request, the tokens that entered before it that
+/// the log does not let anyone measure
+/// ([`unmeasured_tokens`](super::calibrate::unmeasured_tokens)); missing
+/// entries count as none.
+pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
     let mut by_request: Vec<Vec<&super::ToolResult>> = vec![Vec::new(); t.requests.len()];
     for r in sent_results(t) {
         if let Some(list) = r.carried_by.and_then(|k| by_request.get_mut(k)) {
@@ -227,6 +232,7 @@ pub fn trace_csv(t: &Thread, trim: Trim) -> Vec<u8> {
                 resent_output: on_first(resent),
                 hidden_output: on_first(hidden),
                 dropped_output: (first && dropped > 0).then_some(dropped),
+                unmeasured_tokens: unmeasured.get(k).copied().filter(|u| first && *u > 0),
                 gap_ms: gap.filter(|_| first),
                 // Only where the log marks one: a recorded prompt is what
                 // the replay is checked against, never what drives it.

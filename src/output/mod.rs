@@ -33,6 +33,10 @@ pub enum Marker {
     /// A CSV export whose header row is exactly this one (CSV has no place
     /// for anything else: the header of each table is its marker).
     Csv(String),
+    /// An imported trace whose header row is one tokencast writes or wrote
+    /// ([`TRACE_HEADER`](crate::scenario::trace::TRACE_HEADER), or one of
+    /// the [`EARLIER_TRACE_HEADERS`](crate::scenario::trace::EARLIER_TRACE_HEADERS)).
+    Trace,
     /// Terminal text whose first line starts with `tokencast `.
     Text,
     /// A TOML price book whose first line starts with `# tokencast `.
@@ -53,6 +57,11 @@ impl Marker {
                 .split('\n')
                 .next()
                 .is_some_and(|l| l.trim_end_matches('\r') == header),
+            Marker::Trace => text.split('\n').next().is_some_and(|l| {
+                let l = l.trim_end_matches('\r');
+                l == crate::scenario::trace::TRACE_HEADER
+                    || crate::scenario::trace::EARLIER_TRACE_HEADERS.contains(&l)
+            }),
             Marker::Text => text.starts_with(TEXT_GENERATOR),
             Marker::Toml => text.starts_with("# tokencast "),
         }
@@ -652,5 +661,11 @@ mod tests {
         assert!(!Marker::Text.found_in(b"my notes about tokencast\n"));
         assert!(Marker::Csv("a,b".into()).found_in(b"a,b\r\n1,2\r\n"));
         assert!(!Marker::Csv("a,b".into()).found_in(b"a,b,c\n"));
+        // A trace an earlier version imported is still the import's own.
+        let earlier = format!("{}\n", crate::scenario::trace::EARLIER_TRACE_HEADERS[0]);
+        assert!(Marker::Trace.found_in(earlier.as_bytes()));
+        let now = format!("{}\r\n1,", crate::scenario::trace::TRACE_HEADER);
+        assert!(Marker::Trace.found_in(now.as_bytes()));
+        assert!(!Marker::Trace.found_in(b"call,capability\n"));
     }
 }

@@ -214,9 +214,11 @@ impl<'a> Requests<'a> {
     }
 
     /// Request k's prompt numerator with `cum` bytes of context, and the
-    /// output of requests `from..k` sent back (`from` = 0: all of it).
+    /// output of requests `from..k` sent back and the unmeasured tokens
+    /// that entered with them (`from` = 0: all of it).
     fn num(&self, from: u64, k: u64, cum: u128) -> i128 {
-        let out = self.run.resent(k) - self.run.resent(from);
+        let out = self.run.resent(k) - self.run.resent(from) + self.run.unmeasured(k)
+            - self.run.unmeasured(from);
         self.run.scale.numerators_out(out, cum)[self.bound]
     }
 

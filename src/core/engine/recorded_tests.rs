@@ -270,3 +270,25 @@ fn a_prompt_smaller_than_the_last_reads_no_more_than_itself() {
     assert_eq!(v.cost.cache_write.lower, d("0.00325"));
     assert_eq!(v.cost.cache_read.lower, d("0.000047"));
 }
+
+#[test]
+fn tokens_the_log_cannot_measure_enter_as_tokens_and_stay() {
+    // 50 unmeasured tokens before request 3: 165 + 50 = 215, in the model's
+    // own tokens, so neither divided by b nor uplifted. Lower 100 + 160 +
+    // 215 = 475; upper 100 + 175 + 230 = 505.
+    let mut s = recorded();
+    s.trace_mut()[2].unmeasured_tokens = Some(50);
+    let sim = simulate(&s, SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.input_tokens.lower, d("475"));
+    assert_eq!(p.input_tokens.upper, d("505"));
+    // Request 4 follows a compaction that restored 30 tokens the log does
+    // not show, with a 40-byte summary: the prefix, the summary and what
+    // was restored, 100 + 10 + 30 = 140; the 50 before it are gone.
+    let mut r = row(4, 40, Some((20, 0, 1000)), "m");
+    r.compacted = true;
+    r.unmeasured_tokens = Some(30);
+    s.trace_mut().push(r);
+    let sim = simulate(&s, SimulateOptions::default());
+    assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("615"));
+}

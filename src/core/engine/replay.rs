@@ -290,6 +290,9 @@ pub(crate) struct StepOutputs {
     /// the turn before it (a user message started a new turn), so it is no
     /// longer the previous prompt plus what entered.
     pub drops: Vec<bool>,
+    /// Per request 0..=N: tokens that entered up to and including it which
+    /// the log does not let anyone measure (`unmeasured[0]` = 0).
+    pub unmeasured: Vec<u128>,
 }
 
 /// Where a recorded run's context was compacted (imported traces): request
@@ -329,18 +332,32 @@ impl Run<'_> {
         }
     }
 
+    /// Unmeasured tokens that entered up to and including request k.
+    pub(crate) fn unmeasured(&self, k: u64) -> u128 {
+        self.outputs
+            .and_then(|o| o.unmeasured.get(ix(k)).copied())
+            .unwrap_or(0)
+    }
+
     /// Numerators of request k's input, `cum` bytes of context before it
-    /// (less what a recorded compaction removed).
+    /// (less what a recorded compaction removed). Unmeasured tokens count
+    /// as tokens, like the output sent back; a compaction keeps those that
+    /// entered with it (what it restored) and after.
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
         match self.compactions {
             Some(c) => {
                 let k = ix(k);
+                let since = c.since[k];
+                let kept = self.unmeasured(k as u64)
+                    - since.checked_sub(1).map_or(0, |s| self.unmeasured(s));
                 self.scale.numerators_out(
-                    self.resent(k as u64) - self.resent(c.since[k]),
+                    self.resent(k as u64) - self.resent(since) + kept,
                     cum - c.bytes[k],
                 )
             }
-            None => self.scale.numerators_out(self.resent(k), cum),
+            None => self
+                .scale
+                .numerators_out(self.resent(k) + self.unmeasured(k), cum),
         }
     }
 

@@ -87,7 +87,11 @@ impl<'a> Sizes<'a> {
             let mut billed = Vec::with_capacity(firsts.len());
             let mut drops = Vec::with_capacity(firsts.len() + 1);
             drops.push(false);
+            let mut unmeasured = Vec::with_capacity(firsts.len() + 1);
+            unmeasured.push(0u128);
             for c in &firsts {
+                let u = unmeasured.last().copied().unwrap_or(0);
+                unmeasured.push(u + u128::from(c.unmeasured_tokens.unwrap_or(0)));
                 drops.push(c.dropped_output.is_some_and(|d| d > 0));
                 let r = c.resent_output.unwrap_or(0);
                 // What a finished turn drops was sent back before it.
@@ -100,6 +104,7 @@ impl<'a> Sizes<'a> {
                 billed,
                 resent,
                 drops,
+                unmeasured,
             });
         }
         if grouped && firsts.iter().all(|c| c.gap_ms.is_some()) {

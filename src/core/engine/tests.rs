@@ -46,6 +46,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         resent_output: None,
         hidden_output: None,
         dropped_output: None,
+        unmeasured_tokens: None,
         gap_ms: None,
         compacted: false,
     }

@@ -64,6 +64,12 @@ pub struct TraceCall {
     /// (the reasoning of a finished turn), on a request's first row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_output: Option<u64>,
+    /// Tokens that entered before this row's request that the log does not
+    /// let anyone measure (an output logged as a streaming snapshot, context
+    /// a compaction restored, lines the log lost), taken from the recorded
+    /// growth of the prompt, on a request's first row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured_tokens: Option<u64>,
     /// Milliseconds from the previous request to this row's request, as
     /// recorded (on a request's first row): cache expiry follows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,7 +117,11 @@ impl TraceCall {
 
 /// The header of the trace CSV tokencast writes (an import's): the columns
 /// of [`TraceRow`] in order, without the hand-written `round` and `params`.
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
+
+/// Headers earlier versions of tokencast wrote: an import still owns (and
+/// may replace) the traces they mark.
+pub const EARLIER_TRACE_HEADERS: [&str; 1] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
 
 /// A row of a trace as written in the CSV file or inline TOML: the one row
 /// type the reader deserializes (`S = String`) and an import serializes
@@ -189,6 +199,10 @@ pub struct TraceRow<S> {
     /// reasoning of the turn a user message closes).
     #[serde(default)]
     pub dropped_output: Option<u64>,
+    /// Tokens that entered before this request that the log does not let
+    /// anyone measure, from the recorded prompt growth.
+    #[serde(default)]
+    pub unmeasured_tokens: Option<u64>,
     /// Milliseconds since the previous request.
     #[serde(default)]
     pub gap_ms: Option<u64>,
@@ -339,6 +353,7 @@ impl RawCall {
             ("resent_output", self.resent_output),
             ("hidden_output", self.hidden_output),
             ("dropped_output", self.dropped_output),
+            ("unmeasured_tokens", self.unmeasured_tokens),
         ] {
             if v.is_some_and(|t| t > crate::limits::MAX_TOKENS) {
                 return Err(site.error(
@@ -410,6 +425,7 @@ impl RawCall {
             resent_output: self.resent_output,
             hidden_output: self.hidden_output,
             dropped_output: self.dropped_output,
+            unmeasured_tokens: self.unmeasured_tokens,
             gap_ms: self.gap_ms,
             compacted: self.compacted.unwrap_or(false),
             images: self.images.unwrap_or(0),

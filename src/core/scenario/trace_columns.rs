@@ -45,13 +45,14 @@ enum Col {
     ResentOutput,
     HiddenOutput,
     DroppedOutput,
+    UnmeasuredTokens,
     GapMs,
     Compacted,
     Note,
 }
 
 /// Every column by its header name: the fields of [`super::trace::TraceRow`].
-const NAMES: [(&str, Col); 27] = [
+const NAMES: [(&str, Col); 28] = [
     ("call", Col::Call),
     ("round", Col::Round),
     ("capability", Col::Capability),
@@ -76,6 +77,7 @@ const NAMES: [(&str, Col); 27] = [
     ("resent_output", Col::ResentOutput),
     ("hidden_output", Col::HiddenOutput),
     ("dropped_output", Col::DroppedOutput),
+    ("unmeasured_tokens", Col::UnmeasuredTokens),
     ("gap_ms", Col::GapMs),
     ("compacted", Col::Compacted),
     ("note", Col::Note),
@@ -142,6 +144,7 @@ impl Columns {
                 Col::ResentOutput => r.resent_output = optional(field)?,
                 Col::HiddenOutput => r.hidden_output = optional(field)?,
                 Col::DroppedOutput => r.dropped_output = optional(field)?,
+                Col::UnmeasuredTokens => r.unmeasured_tokens = optional(field)?,
                 Col::GapMs => r.gap_ms = optional(field)?,
                 Col::Compacted => {
                     r.compacted = if field.is_empty() {
@@ -251,6 +254,7 @@ mod tests {
             "40",
             "",
             "",
+            "",
             "5000",
             "",
             "",
@@ -271,7 +275,8 @@ mod tests {
             ),
             (8, &["true", "false", "TRUE", "1", ""]),
             (12, &["", " 2026 ", "x\u{2028}"]),
-            (23, &["", "true", "false", "yes"]),
+            (22, &["", "0", "1200", "-5", "1.5"]),
+            (24, &["", "true", "false", "yes"]),
         ];
         let mut fast = 0;
         for (i, values) in variations {
