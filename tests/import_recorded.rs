@@ -309,3 +309,118 @@ fn simulate_shows_the_central_estimate_beside_the_band() {
         expected.normalize()
     );
 }
+
+/// Sonnet 4.5: six steps of a 4,000-byte result each grow the prompt by
+/// 1,010 (10 of output sent back and 1,000 for the bytes: 4 bytes a token),
+/// then request 7 logs a 20,000-byte thinking block under a snapshot count
+/// of 8 output tokens, and request 8, after a 400-byte result, is 17,102
+/// tokens larger: 20,006 bytes of content (the thinking, `Read` and `{}`)
+/// and 400 make 20,406 bytes, 5,102 tokens at 4 bytes a token, and 12,000
+/// the log cannot account for (the thinking it logged is a summary).
+fn snapshot_log() -> String {
+    let ts = |s: u32| format!("2026-11-21T10:00:{s:02}.000Z");
+    let usage = |read: u64, write: u64, out: u64| {
+        json!({"input_tokens": 0, "cache_creation_input_tokens": write,
+               "cache_read_input_tokens": read, "output_tokens": out})
+    };
+    let call =
+        |i: u32| json!({"type": "tool_use", "id": format!("t{i}"), "name": "Read", "input": {}});
+    let result = |i: u32, bytes: usize| json!([{"type": "tool_result", "tool_use_id": format!("t{i}"), "content": "x".repeat(bytes)}]);
+    let mut out = vec![
+        user(&ts(0), json!("go")),
+        assistant(
+            "s0",
+            "claude-sonnet-4-5",
+            &ts(1),
+            json!([call(0)]),
+            usage(0, 10_000, 10),
+        ),
+    ];
+    let mut prompt = 10_000u64;
+    for i in 1..=6u32 {
+        out.push(user(&ts(2 * i), result(i - 1, 4000)));
+        let content = if i == 6 {
+            json!([{"type": "thinking", "thinking": "t".repeat(20_000)}, call(i)])
+        } else {
+            json!([call(i)])
+        };
+        let output = if i == 6 { 8 } else { 10 };
+        out.push(assistant(
+            &format!("s{i}"),
+            "claude-sonnet-4-5",
+            &ts(2 * i + 1),
+            content,
+            usage(prompt, 1010, output),
+        ));
+        prompt += 1010;
+    }
+    out.push(user(&ts(20), result(6, 400)));
+    out.push(assistant(
+        "s7",
+        "claude-sonnet-4-5",
+        &ts(21),
+        json!([{"type": "text", "text": "done"}]),
+        usage(prompt, 17_102, 5),
+    ));
+    out.concat()
+}
+
+#[test]
+fn growth_the_log_cannot_measure_is_taken_from_the_recorded_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(&logs).unwrap();
+    fs::write(logs.join(format!("{SID}.jsonl")), snapshot_log()).unwrap();
+    let doc = import_logs(dir.path(), &["--strict"]);
+    let session = &doc["sessions"][0];
+    assert_eq!(session["unmeasured"], json!({"steps": 1, "tokens": 12_000}));
+    let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let h = reader.headers().unwrap().clone();
+    let col = h.iter().position(|c| c == "unmeasured_tokens").unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let filled: Vec<&str> = rows
+        .iter()
+        .map(|r| &r[col])
+        .filter(|v| !v.is_empty())
+        .collect();
+    assert_eq!(filled, vec!["12000"]);
+    // The summarized step is no observation: the fit is the six 4-byte
+    // steps, so the band has no width, and the replay meets request 8's
+    // prompt: 10,000 + 6 × 10 sent back + (6 × 4,000 + 20,406) ÷ 4 +
+    // 12,000 = 33,161.5, against 33,162 recorded.
+    let sim = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
+    let last = sim["backtest"]["requests"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["recorded_prompt"], 33_162);
+    assert_eq!(
+        common::dec(&last["simulated_prompt"]["lower"]),
+        "33161.5".parse().unwrap()
+    );
+    assert_eq!(
+        common::dec(&last["simulated_prompt"]["upper"]),
+        "33161.5".parse().unwrap()
+    );
+    // And the terminal says so.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "again",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap().replace('\n', " ");
+    assert!(
+        text.contains("In 1 session(s), 1 step(s) grew by 12,000 tokens more than the log lets anyone measure"),
+        "{text}"
+    );
+}

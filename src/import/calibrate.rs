@@ -75,7 +75,7 @@ pub struct Observation {
 pub fn observations(t: &Thread) -> Vec<Observation> {
     steps(t)
         .into_iter()
-        .filter(|s| !s.compacted)
+        .filter(|s| !s.compacted && !s.summarized)
         .map(|s| s.observation)
         .collect()
 }
@@ -88,6 +88,10 @@ struct Step {
     /// A recorded compaction came before the request: `observation.tokens`
     /// is then the request's whole prompt.
     compacted: bool,
+    /// The previous output went back as the bytes of its logged content,
+    /// thinking among them: Claude logs a summary of long thinking, so its
+    /// bytes do not measure its tokens (no observation of bytes per token).
+    summarized: bool,
     observation: Observation,
 }
 
@@ -130,6 +134,7 @@ fn steps(t: &Thread) -> Vec<Step> {
             out.push(Step {
                 k,
                 compacted: true,
+                summarized: false,
                 observation: Observation {
                     bytes,
                     tokens: now.usage.prompt(),
@@ -149,6 +154,7 @@ fn steps(t: &Thread) -> Vec<Step> {
         out.push(Step {
             k,
             compacted: false,
+            summarized: s.bytes > 0 && prev.thinking_bytes > 0,
             observation: Observation { bytes, tokens },
         });
     }

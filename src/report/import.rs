@@ -335,13 +335,31 @@ fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
 }
 
 fn what_if_note(doc: &ImportDoc) -> String {
-    format!(
+    let mut s = format!(
         "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth (or the seed's ÷4 … ×1.3 when too few steps were measured).",
         doc.trim,
         doc.compare_model
             .as_ref()
             .map_or(String::new(), |m| format!(" and on {m}"))
-    )
+    );
+    let with: Vec<_> = doc
+        .sessions
+        .iter()
+        .filter(|r| r.unmeasured.steps > 0)
+        .collect();
+    if !with.is_empty() {
+        let steps: u64 = with.iter().map(|r| r.unmeasured.steps).sum();
+        let tokens = with
+            .iter()
+            .fold(0u64, |t, r| t.saturating_add(r.unmeasured.tokens));
+        s.push_str(&format!(
+            " In {} session(s), {} step(s) grew by {} tokens more than the log lets anyone measure (an output logged as a streaming snapshot, context a compaction restored, lines the log lost): the replay takes those tokens from the recorded prompt (`unmeasured` per session in --format json).",
+            format::int(with.len() as u64),
+            format::int(steps),
+            format::int(tokens)
+        ));
+    }
+    s
 }
 
 impl Render for ImportDoc {
