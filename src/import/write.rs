@@ -100,10 +100,14 @@ pub struct SentBack {
 ///
 /// Output is sent back as billed, or, when the logged count is a snapshot
 /// (below its own content's bytes ÷ [`MAX_OUTPUT_BYTES_PER_TOKEN`]), as
-/// the bytes of its content. Reasoning that the log splits from the rest
-/// (OpenAI's reasoning tokens) follows the Responses API: the reasoning
-/// items of a turn are sent back with each tool result of that turn, and
-/// dropped from the context once a user message starts the next one.
+/// the bytes of its content. Reasoning ([`Request::reasoning_tokens`]:
+/// OpenAI's reasoning tokens where the log splits them, the thinking of a
+/// Claude model that strips earlier turns' thinking) follows the Responses
+/// API and the Messages API alike: the reasoning of a turn is sent back
+/// with each tool result of that turn, and dropped from the context once a
+/// user message starts the next one.
+///
+/// [`Request::reasoning_tokens`]: super::Request::reasoning_tokens
 pub fn sent_back(t: &Thread) -> Vec<SentBack> {
     let mut user = vec![false; t.requests.len()];
     for r in sent_results(t) {
