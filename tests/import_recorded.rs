@@ -86,11 +86,17 @@ fn log() -> String {
     .concat()
 }
 
-fn imported() -> tempfile::TempDir {
+/// A temporary folder holding `log` as the session's file under `logs/proj`.
+fn with_log(log: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs/proj");
     fs::create_dir_all(&logs).unwrap();
-    fs::write(logs.join(format!("{SID}.jsonl")), log()).unwrap();
+    fs::write(logs.join(format!("{SID}.jsonl")), log).unwrap();
+    dir
+}
+
+fn imported() -> tempfile::TempDir {
+    let dir = with_log(&log());
     // --strict: every line of a current log is read.
     tokencast()
         .current_dir(dir.path())
@@ -367,10 +373,7 @@ fn snapshot_log() -> String {
 
 #[test]
 fn growth_the_log_cannot_measure_is_taken_from_the_recorded_prompt() {
-    let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join("logs/proj");
-    fs::create_dir_all(&logs).unwrap();
-    fs::write(logs.join(format!("{SID}.jsonl")), snapshot_log()).unwrap();
+    let dir = with_log(&snapshot_log());
     let doc = import_logs(dir.path(), &["--strict"]);
     let session = &doc["sessions"][0];
     assert_eq!(session["unmeasured"], json!({"steps": 1, "tokens": 12_000}));
