@@ -353,7 +353,7 @@ fn what_if_note(doc: &ImportDoc) -> String {
             .iter()
             .fold(0u64, |t, r| t.saturating_add(r.unmeasured.tokens));
         s.push_str(&format!(
-            " In {} session(s), {} step(s) grew by {} tokens more than the log lets anyone measure (an output logged as a streaming snapshot, context a compaction restored, lines the log lost): the replay takes those tokens from the recorded prompt (`unmeasured` per session in --format json).",
+            " In {} session(s), {} step(s) grew by {} tokens more than the log lets anyone measure (an output logged as a streaming snapshot, context a compaction restored, lines the log lost): the replay takes those tokens from the recorded prompt (field unmeasured of each session in --format json).",
             format::int(with.len() as u64),
             format::int(steps),
             format::int(tokens)
