@@ -46,6 +46,9 @@ pub enum LogSource {
     /// OpenTelemetry span exports (OTLP/JSON) following the GenAI semantic conventions;
     /// sessions by gen_ai.conversation.id, else trace id.
     Otel(ImportArgs),
+    /// A tokencast dataset (written by import --dataset): folders, .parquet files or
+    /// quoted globs; each session's newest import once, whatever dataset holds it.
+    Dataset(ImportArgs),
 }
 
 /// `tokencast import [SOURCE]`.
@@ -105,6 +108,21 @@ pub struct ImportArgs {
     /// thread's own fit; families it lacks fall back to the thread's fit.
     #[arg(long, value_name = "FILE")]
     pub calibration: Vec<PathBuf>,
+    /// Also add every session to the team dataset in DIR: Parquet tables of
+    /// sessions, requests and tool results, by day, one file per machine
+    /// (a session imported again replaces its rows).
+    #[arg(long, value_name = "DIR")]
+    pub dataset: Option<PathBuf>,
+    /// The machine id the dataset's rows carry [default: the host name].
+    #[arg(long, value_name = "ID")]
+    pub machine: Option<String>,
+    /// The user id the dataset's rows carry [default: $USER, else $USERNAME].
+    #[arg(long, value_name = "ID")]
+    pub user: Option<String>,
+    /// Replace machine, user and project names in the dataset with a hash
+    /// salted with $TOKENCAST_SALT (the team's shared secret, 16 characters or more).
+    #[arg(long, requires = "dataset")]
+    pub anonymise: bool,
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,

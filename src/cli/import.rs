@@ -97,6 +97,65 @@ pub(super) struct ImportSpec {
     strict: bool,
     format: Format,
     page: PageArgs,
+    /// The team dataset to add the sessions to, and as whom.
+    dataset: Option<DatasetSpec>,
+}
+
+/// `--dataset DIR`, checked.
+struct DatasetSpec {
+    dir: PathBuf,
+    origin: crate::import::Origin,
+    anonymiser: Option<crate::import::dataset::Anonymiser>,
+}
+
+impl DatasetSpec {
+    fn check(args: &ImportArgs) -> Result<Option<DatasetSpec>, AppError> {
+        use crate::import::dataset::Anonymiser;
+        let Some(dir) = &args.dataset else {
+            return Ok(None);
+        };
+        let machine = match &args.machine {
+            Some(m) if !m.trim().is_empty() => m.clone(),
+            Some(_) => {
+                return Err(InputError::new("--machine: an empty machine id")
+                    .with_help("give the id the dataset's rows carry, e.g. --machine laptop-7")
+                    .into())
+            }
+            None => gethostname::gethostname().to_string_lossy().into_owned(),
+        };
+        let user = args.user.clone().or_else(|| {
+            ["USER", "USERNAME"]
+                .iter()
+                .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+        });
+        let anonymiser = if args.anonymise {
+            let salt = std::env::var(Anonymiser::SALT_VAR).unwrap_or_default();
+            Some(Anonymiser::new(salt).ok_or_else(|| {
+                InputError::new(format!(
+                    "--anonymise: ${} is unset or shorter than 16 characters",
+                    Anonymiser::SALT_VAR
+                ))
+                .with_help(format!(
+                    "set {} to the team's shared secret (16 characters or more), the same on every machine, so the hashes of one name match",
+                    Anonymiser::SALT_VAR
+                ))
+            })?)
+        } else {
+            None
+        };
+        if dir.exists() && !dir.is_dir() {
+            return Err(
+                InputError::new(format!("--dataset {}: not a folder", dir.display()))
+                    .with_help("give the dataset's folder (made if missing)")
+                    .into(),
+            );
+        }
+        Ok(Some(DatasetSpec {
+            dir: dir.clone(),
+            origin: crate::import::Origin { machine, user },
+            anonymiser,
+        }))
+    }
 }
 
 impl ImportSpec {
@@ -154,6 +213,7 @@ impl ImportSpec {
             strict: args.strict,
             format: args.format,
             page: args.page.clone(),
+            dataset: DatasetSpec::check(args)?,
         })
     }
 }
@@ -227,6 +287,12 @@ fn own_book(source: Source, given: Option<&Path>) -> Result<SourceText, AppError
                 .into(),
             text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
+        // A dataset holds sessions of any provider.
+        (None, Source::Dataset) => SourceText {
+            name: "litellm-1.110.2/anthropic.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
+                .into(),
+            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+        },
         (None, Source::Codex) => SourceText {
             name: "litellm-1.110.2/openai.toml".into(),
             text: OPENAI_BOOK.to_string(),
@@ -242,6 +308,8 @@ struct Read {
     scenarios: usize,
     /// Every file staged, relative to `--out` (for the manifest).
     written: Vec<PathBuf>,
+    /// The sessions for the dataset, when one is written.
+    dataset: Option<crate::import::dataset::store::Writer>,
 }
 
 /// Runs a checked import.
@@ -314,6 +382,20 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         read.staging.stage(p)?;
         notes.push(format!("wrote {}", p.path.display()));
     }
+    // One tokencast at a time writes a machine's files of a dataset.
+    let mut _dataset_lock = None;
+    if let (Some(writer), Some(d)) = (read.dataset.take(), &spec.dataset) {
+        _dataset_lock = Some(output::FolderLock::take(&d.dir)?);
+        let (files, merged) = writer.files()?;
+        for (path, bytes) in files {
+            read.staging.stage(&PlannedFile {
+                path,
+                bytes,
+                marker: Marker::Parquet,
+            })?;
+        }
+        notes.push(dataset_note(&d.dir, &merged));
+    }
     let done = read.staging.commit()?;
     let removed = previous.map_or(0, |p| remove_left_behind(&spec.out, &p, &manifest));
     if removed > 0 {
@@ -353,6 +435,27 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     });
     let mut scenarios = 0usize;
     let mut written: Vec<PathBuf> = Vec::new();
+    let mut dataset = spec.dataset.as_ref().map(|d| {
+        let book = crate::scenario::input_file(&spec.book);
+        crate::import::dataset::store::Writer::new(
+            d.dir.clone(),
+            crate::import::dataset::Provenance {
+                price_book: book.name,
+                price_book_sha256: book.sha256,
+                assumptions: serde_json::json!({
+                    "trim": spec.trim.describe(),
+                    "compare_model": spec.compare_model,
+                    "calibration": spec.calibration.as_ref().map(|(_, n)| n),
+                    "price_date": today().to_string(),
+                    "price_book": spec.book.name,
+                })
+                .to_string(),
+            },
+            d.origin.clone(),
+            d.anonymiser.clone(),
+            spec.source.key(),
+        )
+    });
     let read = crate::import::read(
         spec.source,
         &spec.paths,
@@ -361,8 +464,13 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
             use rayon::prelude::*;
             let prepared: Vec<Result<summary::Prepared, InputError>> =
                 sessions.par_iter().map(|s| sum.prepare(s)).collect();
-            for p in prepared {
-                for f in sum.accept(p?) {
+            for (s, p) in sessions.iter().zip(prepared) {
+                let p = p?;
+                if let Some(d) = dataset.as_mut() {
+                    let (row, replayed) = p.dataset_parts();
+                    d.add(s, row, replayed);
+                }
+                for f in sum.accept(p) {
                     scenarios += usize::from(!f.csv);
                     let path = output::name::confined(&spec.out, &f.path).map_err(|e| {
                         InputError::new(format!(
@@ -396,7 +504,31 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         staging: staged?,
         scenarios,
         written,
+        dataset,
     })
+}
+
+/// What an import added to the dataset, in one line.
+fn dataset_note(dir: &Path, m: &crate::import::dataset::store::Merged) -> String {
+    let mut note = format!(
+        "added {} session(s) to the dataset {} ({} file(s))",
+        m.sessions,
+        dir.display(),
+        m.files
+    );
+    if m.replaced > 0 {
+        note.push_str(&format!(
+            "; {} of them replaced an earlier import of the same session",
+            m.replaced
+        ));
+    }
+    if m.kept_newer > 0 {
+        note.push_str(&format!(
+            "; {} session(s) were left as they were: the dataset holds a newer import of each",
+            m.kept_newer
+        ));
+    }
+    note
 }
 
 /// The price book the scenarios name, copied beside them.

@@ -52,6 +52,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
                 Some(LogSource::Codex(args)) => (Source::Codex, args),
                 Some(LogSource::Api(args)) => (Source::Api, args),
                 Some(LogSource::Otel(args)) => (Source::Otel, args),
+                Some(LogSource::Dataset(args)) => (Source::Dataset, args),
                 None => return import::run_detected(cmd.args),
             };
             import::run(import::ImportSpec::check(source, &args)?)

@@ -447,6 +447,7 @@ impl<'n> Cassette<'n> {
             files: vec![self.name.to_string()],
             threads: vec![self.thread],
             compactions: 0,
+            origin: None,
         })
     }
 }

@@ -437,6 +437,7 @@ impl<'n> Rollout<'n> {
             files: vec![self.name.to_string()],
             threads: vec![self.thread],
             compactions: self.compactions,
+            origin: None,
         })
     }
 }

@@ -17,6 +17,7 @@ pub mod calibrate;
 pub mod claude_code;
 pub mod codex;
 pub mod content;
+pub mod dataset;
 pub mod lines;
 pub mod manifest;
 pub mod otel;
@@ -244,6 +245,19 @@ pub struct Session {
     pub threads: Vec<Thread>,
     /// Automatic compactions seen in the main thread (boundary markers).
     pub compactions: u64,
+    /// Who recorded it on which machine, when it was read from a dataset
+    /// (sessions read from logs are the importing machine's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// The machine a session was recorded on, and by whom: the dataset's keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origin {
+    /// The machine's id (its host name unless `--machine` says otherwise).
+    pub machine: String,
+    /// The user's id, when known.
+    pub user: Option<String>,
 }
 
 impl Session {
@@ -355,6 +369,8 @@ pub enum Source {
     Api,
     /// OpenTelemetry GenAI spans (OTLP/JSON).
     Otel,
+    /// A tokencast dataset (`import … --dataset`): folders, files, globs.
+    Dataset,
 }
 
 impl Source {
@@ -365,6 +381,7 @@ impl Source {
             Source::Codex => "codex",
             Source::Api => "api",
             Source::Otel => "otel",
+            Source::Dataset => "dataset",
         }
     }
 
@@ -375,6 +392,7 @@ impl Source {
             Source::Codex => "Codex",
             Source::Api => "API",
             Source::Otel => "OpenTelemetry",
+            Source::Dataset => "tokencast dataset",
         }
     }
 
@@ -385,7 +403,7 @@ impl Source {
                 "$CLAUDE_CONFIG_DIR/projects, ~/.config/claude/projects or ~/.claude/projects"
             }
             Source::Codex => "${CODEX_HOME:-~/.codex}/sessions or archived_sessions",
-            Source::Api | Source::Otel => "no default location (give the files)",
+            Source::Api | Source::Otel | Source::Dataset => "no default location (give the files)",
         }
     }
 
@@ -394,7 +412,7 @@ impl Source {
         match self {
             Source::ClaudeCode => claude_code::default_paths(),
             Source::Codex => codex::default_paths(),
-            Source::Api | Source::Otel => Vec::new(),
+            Source::Api | Source::Otel | Source::Dataset => Vec::new(),
         }
     }
 }
@@ -406,12 +424,16 @@ pub fn read<E>(
     paths: &[std::path::PathBuf],
     filter: &Filter,
     each: impl FnMut(Vec<Session>) -> Result<(), E>,
-) -> Result<Import, E> {
+) -> Result<Import, E>
+where
+    E: From<crate::error::InputError>,
+{
     match source {
         Source::ClaudeCode => claude_code::read(paths, filter, each),
         Source::Codex => codex::read(paths, filter, each),
         Source::Api => api::read(paths, filter, each),
         Source::Otel => otel::read(paths, filter, each),
+        Source::Dataset => dataset::store::read(paths, filter, each),
     }
 }
 

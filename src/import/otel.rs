@@ -342,6 +342,7 @@ pub fn read<E>(
             files: Vec::new(),
             threads: vec![thread],
             compactions: 0,
+            origin: None,
         };
         if filter.keeps(&s) {
             ready.push(s);

@@ -252,6 +252,38 @@ pub struct Prepared {
     observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
     /// New turns per model family, for a saved calibration.
     breaks: Vec<(String, crate::import::calibrate::TurnBreaks)>,
+    /// Each request's cost and the threads written, for a dataset.
+    replayed: super::dataset::tables::Replayed,
+}
+
+impl Prepared {
+    /// The session's row, and what a dataset records of its replay.
+    pub fn dataset_parts(&self) -> (&SessionRow, &super::dataset::tables::Replayed) {
+        (&self.row, &self.replayed)
+    }
+}
+
+/// A session row with nothing in it (a table's columns are named by one).
+pub fn empty_row() -> SessionRow {
+    SessionRow {
+        session: String::new(),
+        project: String::new(),
+        started: None,
+        threads: 0,
+        requests: 0,
+        tool_results: 0,
+        result_bytes: 0,
+        other_context_bytes: 0,
+        unmeasured: Default::default(),
+        images: 0,
+        documents: 0,
+        compactions: 0,
+        usage: Usage::default(),
+        recorded_cost: Decimal::ZERO,
+        unpriced_requests: 0,
+        replayed_recorded_cost: Decimal::ZERO,
+        what_if: None,
+    }
 }
 
 /// The price book the import uses, as written next to the scenarios.
@@ -331,16 +363,23 @@ impl<'a> Summary<'a> {
         };
         let mut row = session_row(s);
         let mut unpriced: Vec<(String, String, Usage)> = Vec::new();
+        let mut replayed = super::dataset::tables::Replayed::default();
         for t in &s.threads {
+            let mut costs = Vec::with_capacity(t.requests.len());
             for r in &t.requests {
                 match price(&r.model).and_then(|p| p.cost_of(&r.usage)) {
-                    Ok(c) => row.recorded_cost += c,
+                    Ok(c) => {
+                        row.recorded_cost += c;
+                        costs.push(Some(c));
+                    }
                     Err(reason) => {
                         row.unpriced_requests += 1;
                         unpriced.push((r.model.clone(), reason, r.usage));
+                        costs.push(None);
                     }
                 }
             }
+            replayed.costs.push(costs);
         }
         let mut threads = Vec::new();
         let mut problems = Vec::new();
@@ -456,9 +495,14 @@ impl<'a> Summary<'a> {
                     None => ifs,
                 });
             }
+            if prices.is_none() && replayed.unpriced_model.is_none() {
+                replayed.unpriced_model = Some(model.clone());
+            }
             threads.push((name, csv, toml));
         }
+        replayed.threads = threads.len() as u64;
         Ok(Prepared {
+            replayed,
             problems,
             first_file: s.files.first().cloned(),
             row,

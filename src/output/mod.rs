@@ -41,6 +41,9 @@ pub enum Marker {
     Text,
     /// A TOML price book whose first line starts with `# tokencast `.
     Toml,
+    /// A Parquet file whose footer's metadata has the key
+    /// `tokencast.dataset` (a dataset file; see [`crate::import::dataset`]).
+    Parquet,
 }
 
 /// Bytes read from an existing file to look for a marker.
@@ -64,6 +67,8 @@ impl Marker {
             }),
             Marker::Text => text.starts_with(TEXT_GENERATOR),
             Marker::Toml => text.starts_with("# tokencast "),
+            // Parquet's metadata is at the end: see `is_ours`.
+            Marker::Parquet => false,
         }
     }
 }
@@ -215,6 +220,9 @@ pub fn remove_owned(path: &Path, marker: &Marker) -> bool {
 
 fn is_ours(path: &Path, marker: &Marker) -> bool {
     use std::io::Read;
+    if *marker == Marker::Parquet {
+        return parquet_is_ours(path);
+    }
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
@@ -223,6 +231,31 @@ fn is_ours(path: &Path, marker: &Marker) -> bool {
         return false;
     }
     marker.found_in(&head)
+}
+
+/// True when `path` ends as a Parquet file does (footer length, `PAR1`)
+/// and its footer names the key `tokencast.dataset`.
+fn parquet_is_ours(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut tail = [0u8; 8];
+    if f.seek(SeekFrom::End(-8)).is_err()
+        || f.read_exact(&mut tail).is_err()
+        || &tail[4..] != b"PAR1"
+    {
+        return false;
+    }
+    let len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    if len > 64 * 1024 * 1024 || f.seek(SeekFrom::End(-8 - len as i64)).is_err() {
+        return false;
+    }
+    let mut footer = Vec::new();
+    if f.take(len).read_to_end(&mut footer).is_err() {
+        return false;
+    }
+    memchr::memmem::find(&footer, crate::import::dataset::MARK.as_bytes()).is_some()
 }
 
 /// Where writing `path` lands: through a symbolic link to the file it names

@@ -464,6 +464,7 @@ impl SessionBuild {
             files: self.files,
             threads: self.threads,
             compactions: self.compactions,
+            origin: None,
         }
     }
 }

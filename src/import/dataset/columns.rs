@@ -1,0 +1,466 @@
+//! A table as named columns, and its Parquet file: written with the
+//! `parquet` crate's column writers (no Arrow: the build stays small) and
+//! read back column by column, by name.
+//!
+//! Every column is `OPTIONAL` (a null is a value the log did not have), one
+//! of five kinds: 64-bit integers, booleans, UTF-8 strings, timestamps (UTC,
+//! milliseconds) and exact decimals (`DECIMAL(38, 18)`, a 16-byte
+//! two's-complement integer of attodollars: money is never a float).
+
+use bytes::Bytes;
+use parquet::basic::{
+    Compression, DecimalType, LogicalType, Repetition, TimeUnit, TimestampType, Type as Physical,
+};
+use parquet::column::reader::ColumnReader;
+use parquet::column::writer::ColumnWriter;
+use parquet::data_type::{ByteArray, FixedLenByteArray};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+use rust_decimal::Decimal;
+use std::sync::Arc;
+
+/// Decimal places of every money column.
+pub const SCALE: u32 = 18;
+/// Digits of every money column.
+pub const PRECISION: i32 = 38;
+
+/// One column's values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// `INT64`.
+    Int(Vec<Option<i64>>),
+    /// `BOOLEAN`.
+    Bool(Vec<Option<bool>>),
+    /// `BYTE_ARRAY (STRING)`.
+    Str(Vec<Option<String>>),
+    /// `INT64 (TIMESTAMP(MILLIS, true))`.
+    Time(Vec<Option<i64>>),
+    /// `FIXED_LEN_BYTE_ARRAY(16) (DECIMAL(38, 18))`.
+    Money(Vec<Option<Decimal>>),
+}
+
+impl Data {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        match self {
+            Data::Int(v) | Data::Time(v) => v.len(),
+            Data::Bool(v) => v.len(),
+            Data::Str(v) => v.len(),
+            Data::Money(v) => v.len(),
+        }
+    }
+
+    /// True without rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same kind, empty.
+    pub fn empty_like(&self) -> Data {
+        match self {
+            Data::Int(_) => Data::Int(Vec::new()),
+            Data::Time(_) => Data::Time(Vec::new()),
+            Data::Bool(_) => Data::Bool(Vec::new()),
+            Data::Str(_) => Data::Str(Vec::new()),
+            Data::Money(_) => Data::Money(Vec::new()),
+        }
+    }
+
+    /// Appends row `i` of `other` (of the same kind).
+    pub fn push_from(&mut self, other: &Data, i: usize) {
+        match (self, other) {
+            (Data::Int(a), Data::Int(b)) | (Data::Time(a), Data::Time(b)) => a.push(b[i]),
+            (Data::Bool(a), Data::Bool(b)) => a.push(b[i]),
+            (Data::Str(a), Data::Str(b)) => a.push(b[i].clone()),
+            (Data::Money(a), Data::Money(b)) => a.push(b[i]),
+            _ => unreachable!("columns of one table have one kind each"),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Data::Int(_) => "INT64",
+            Data::Time(_) => "TIMESTAMP",
+            Data::Bool(_) => "BOOLEAN",
+            Data::Str(_) => "STRING",
+            Data::Money(_) => "DECIMAL(38,18)",
+        }
+    }
+}
+
+/// A table: named columns of equal length.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    /// In schema order.
+    pub columns: Vec<(&'static str, Data)>,
+}
+
+/// Why a Parquet file could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ColumnsError {
+    /// The `parquet` crate's error.
+    #[error("{0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// A column this table needs is missing or of another kind.
+    #[error("column `{name}`: {why}")]
+    Column {
+        /// The column.
+        name: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+impl Table {
+    /// Rows (of the first column).
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, d)| d.len())
+    }
+
+    /// The column named `name`.
+    pub fn get(&self, name: &str) -> Option<&Data> {
+        self.columns
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, d)| d)
+    }
+
+    /// The same columns, without rows.
+    pub fn empty_like(&self) -> Table {
+        Table {
+            columns: self
+                .columns
+                .iter()
+                .map(|(n, d)| (*n, d.empty_like()))
+                .collect(),
+        }
+    }
+
+    /// Appends row `i` of `other`, which has the same columns.
+    pub fn push_row(&mut self, other: &Table, i: usize) {
+        for ((_, a), (_, b)) in self.columns.iter_mut().zip(&other.columns) {
+            a.push_from(b, i);
+        }
+    }
+
+    /// The Parquet file: one row group, Snappy pages, `metadata` as the
+    /// footer's key-value pairs. The same table gives the same bytes.
+    pub fn to_parquet(&self, metadata: &[(String, String)]) -> Result<Vec<u8>, ColumnsError> {
+        let fields = self
+            .columns
+            .iter()
+            .map(|(name, data)| field(name, data).map(Arc::new))
+            .collect::<Result<Vec<_>, _>>()?;
+        let schema = Arc::new(
+            Type::group_type_builder("tokencast")
+                .with_fields(fields)
+                .build()?,
+        );
+        let props = WriterProperties::builder()
+            .set_created_by(format!("tokencast {}", env!("CARGO_PKG_VERSION")))
+            .set_compression(Compression::SNAPPY)
+            .set_key_value_metadata(Some(
+                metadata
+                    .iter()
+                    .map(|(k, v)| KeyValue::new(k.clone(), v.clone()))
+                    .collect(),
+            ))
+            .build();
+        let mut out = Vec::new();
+        let mut writer = SerializedFileWriter::new(&mut out, schema, Arc::new(props))?;
+        let mut group = writer.next_row_group()?;
+        let mut columns = self.columns.iter();
+        while let Some(mut col) = group.next_column()? {
+            let (_, data) = columns.next().expect("one writer per column of the schema");
+            write_column(col.untyped(), data)?;
+            col.close()?;
+        }
+        group.close()?;
+        writer.close()?;
+        Ok(out)
+    }
+
+    /// Reads the columns `want` names (each with its kind, from an empty
+    /// [`Data`]) from a Parquet file, with its key-value metadata.
+    pub fn from_parquet(
+        bytes: Bytes,
+        want: &[(&'static str, Data)],
+    ) -> Result<(Table, Vec<(String, String)>), ColumnsError> {
+        let reader = SerializedFileReader::new(bytes)?;
+        let meta = reader.metadata();
+        let kv = meta
+            .file_metadata()
+            .key_value_metadata()
+            .map(|kv| {
+                kv.iter()
+                    .map(|k| (k.key.clone(), k.value.clone().unwrap_or_default()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let schema = meta.file_metadata().schema_descr();
+        let mut table = Table {
+            columns: want.iter().map(|(n, d)| (*n, d.empty_like())).collect(),
+        };
+        let at: Vec<Option<usize>> = want
+            .iter()
+            .map(|(n, _)| (0..schema.num_columns()).find(|&i| schema.column(i).name() == *n))
+            .collect();
+        for g in 0..meta.num_row_groups() {
+            let group = reader.get_row_group(g)?;
+            let group_rows = usize::try_from(meta.row_group(g).num_rows()).unwrap_or(0);
+            for ((name, data), i) in table.columns.iter_mut().zip(&at) {
+                let before = data.len();
+                match i {
+                    Some(i) => read_column(name, group.get_column_reader(*i)?, group_rows, data)?,
+                    // A column an older file lacks is null throughout.
+                    None => pad_nulls(data, group_rows),
+                }
+                if data.len() != before + group_rows {
+                    return Err(ColumnsError::Column {
+                        name,
+                        why: format!(
+                            "has {} values in a row group of {group_rows} rows",
+                            data.len() - before
+                        ),
+                    });
+                }
+            }
+        }
+        Ok((table, kv))
+    }
+}
+
+fn field(name: &str, data: &Data) -> Result<Type, ColumnsError> {
+    let b = |p| Type::primitive_type_builder(name, p).with_repetition(Repetition::OPTIONAL);
+    Ok(match data {
+        Data::Int(_) => b(Physical::INT64).build()?,
+        Data::Bool(_) => b(Physical::BOOLEAN).build()?,
+        Data::Str(_) => b(Physical::BYTE_ARRAY)
+            .with_logical_type(Some(LogicalType::String))
+            .build()?,
+        Data::Time(_) => b(Physical::INT64)
+            .with_logical_type(Some(LogicalType::Timestamp(TimestampType {
+                is_adjusted_to_u_t_c: true,
+                unit: TimeUnit::MILLIS,
+            })))
+            .build()?,
+        Data::Money(_) => b(Physical::FIXED_LEN_BYTE_ARRAY)
+            .with_length(16)
+            .with_logical_type(Some(LogicalType::Decimal(DecimalType {
+                scale: SCALE as i32,
+                precision: PRECISION,
+            })))
+            .with_precision(PRECISION)
+            .with_scale(SCALE as i32)
+            .build()?,
+    })
+}
+
+/// Definition levels and the non-null values.
+fn split<T: Clone>(v: &[Option<T>]) -> (Vec<i16>, Vec<T>) {
+    let defs = v.iter().map(|x| i16::from(x.is_some())).collect();
+    (defs, v.iter().flatten().cloned().collect())
+}
+
+/// A money value as `DECIMAL(38, 18)`'s 16 big-endian bytes. A value with
+/// more than 18 decimal places (none a price book makes) is rounded to 18.
+pub fn money_bytes(d: Decimal) -> [u8; 16] {
+    let mut d = d.round_dp(SCALE);
+    d.rescale(SCALE);
+    d.mantissa().to_be_bytes()
+}
+
+/// The inverse of [`money_bytes`].
+pub fn money_of(b: &[u8]) -> Option<Decimal> {
+    let raw: [u8; 16] = b.try_into().ok()?;
+    Decimal::try_from_i128_with_scale(i128::from_be_bytes(raw), SCALE)
+        .ok()
+        .map(|d| d.normalize())
+}
+
+fn write_column(w: &mut ColumnWriter<'_>, data: &Data) -> Result<(), ColumnsError> {
+    match (w, data) {
+        (ColumnWriter::Int64ColumnWriter(w), Data::Int(v) | Data::Time(v)) => {
+            let (defs, vals) = split(v);
+            w.write_batch(&vals, Some(&defs), None)?;
+        }
+        (ColumnWriter::BoolColumnWriter(w), Data::Bool(v)) => {
+            let (defs, vals) = split(v);
+            w.write_batch(&vals, Some(&defs), None)?;
+        }
+        (ColumnWriter::ByteArrayColumnWriter(w), Data::Str(v)) => {
+            let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+            let vals: Vec<ByteArray> = v
+                .iter()
+                .flatten()
+                .map(|s| ByteArray::from(s.as_bytes().to_vec()))
+                .collect();
+            w.write_batch(&vals, Some(&defs), None)?;
+        }
+        (ColumnWriter::FixedLenByteArrayColumnWriter(w), Data::Money(v)) => {
+            let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
+            let vals: Vec<FixedLenByteArray> = v
+                .iter()
+                .flatten()
+                .map(|d| FixedLenByteArray::from(money_bytes(*d).to_vec()))
+                .collect();
+            w.write_batch(&vals, Some(&defs), None)?;
+        }
+        _ => unreachable!("the schema is made from the data"),
+    }
+    Ok(())
+}
+
+fn pad_nulls(data: &mut Data, n: usize) {
+    match data {
+        Data::Int(v) | Data::Time(v) => v.extend(std::iter::repeat_n(None, n)),
+        Data::Bool(v) => v.extend(std::iter::repeat_n(None, n)),
+        Data::Str(v) => v.extend(std::iter::repeat_n(None, n)),
+        Data::Money(v) => v.extend(std::iter::repeat_n(None, n)),
+    }
+}
+
+/// Values and definition levels back into one `Option` per row.
+fn zip_defs<T, U>(defs: &[i16], vals: Vec<T>, f: impl Fn(T) -> Option<U>) -> Vec<Option<U>> {
+    let mut vals = vals.into_iter();
+    defs.iter()
+        .map(|d| {
+            if *d > 0 {
+                vals.next().and_then(&f)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn read_column(
+    name: &'static str,
+    reader: ColumnReader,
+    rows: usize,
+    data: &mut Data,
+) -> Result<(), ColumnsError> {
+    let expected = data.kind();
+    let wrong = |found: &str| ColumnsError::Column {
+        name,
+        why: format!("holds {found}, where {expected} was expected"),
+    };
+    let mut defs = Vec::with_capacity(rows);
+    match (reader, &mut *data) {
+        (ColumnReader::Int64ColumnReader(mut r), Data::Int(out) | Data::Time(out)) => {
+            let mut vals = Vec::with_capacity(rows);
+            r.read_records(rows, Some(&mut defs), None, &mut vals)?;
+            out.extend(zip_defs(&defs, vals, Some));
+        }
+        (ColumnReader::BoolColumnReader(mut r), Data::Bool(out)) => {
+            let mut vals = Vec::with_capacity(rows);
+            r.read_records(rows, Some(&mut defs), None, &mut vals)?;
+            out.extend(zip_defs(&defs, vals, Some));
+        }
+        (ColumnReader::ByteArrayColumnReader(mut r), Data::Str(out)) => {
+            let mut vals = Vec::with_capacity(rows);
+            r.read_records(rows, Some(&mut defs), None, &mut vals)?;
+            out.extend(zip_defs(&defs, vals, |b: ByteArray| {
+                String::from_utf8(b.data().to_vec()).ok()
+            }));
+        }
+        (ColumnReader::FixedLenByteArrayColumnReader(mut r), Data::Money(out)) => {
+            let mut vals = Vec::with_capacity(rows);
+            r.read_records(rows, Some(&mut defs), None, &mut vals)?;
+            out.extend(zip_defs(&defs, vals, |b: FixedLenByteArray| {
+                money_of(b.data())
+            }));
+        }
+        (ColumnReader::Int64ColumnReader(_), _) => return Err(wrong("64-bit integers")),
+        (ColumnReader::BoolColumnReader(_), _) => return Err(wrong("booleans")),
+        (ColumnReader::ByteArrayColumnReader(_), _) => return Err(wrong("strings")),
+        (ColumnReader::FixedLenByteArrayColumnReader(_), _) => {
+            return Err(wrong("fixed-length bytes"))
+        }
+        _ => return Err(wrong("another physical type")),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn sample() -> Table {
+        Table {
+            columns: vec![
+                ("n", Data::Int(vec![Some(1), None, Some(-7)])),
+                ("b", Data::Bool(vec![None, Some(true), Some(false)])),
+                (
+                    "s",
+                    Data::Str(vec![Some("a.b".into()), Some(String::new()), None]),
+                ),
+                (
+                    "t",
+                    Data::Time(vec![Some(1_764_633_600_000), None, Some(0)]),
+                ),
+                (
+                    "usd",
+                    Data::Money(vec![Some(d("0.000000375")), Some(d("-12.5")), None]),
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_table_reads_back_as_written_with_its_metadata() {
+        let t = sample();
+        let meta = vec![("tokencast.table".to_string(), "x".to_string())];
+        let bytes = t.to_parquet(&meta).unwrap();
+        assert_eq!(&bytes[..4], b"PAR1");
+        assert_eq!(&bytes[bytes.len() - 4..], b"PAR1");
+        let want: Vec<(&'static str, Data)> = t
+            .columns
+            .iter()
+            .map(|(n, d)| (*n, d.empty_like()))
+            .collect();
+        let (back, kv) = Table::from_parquet(Bytes::from(bytes.clone()), &want).unwrap();
+        assert_eq!(back, t);
+        assert!(kv.contains(&meta[0]));
+        // The same table gives the same bytes.
+        assert_eq!(t.to_parquet(&meta).unwrap(), bytes);
+    }
+
+    #[test]
+    fn money_is_an_exact_decimal_of_eighteen_places() {
+        // 0.000000375 at scale 18 is the integer 375,000,000,000.
+        assert_eq!(
+            i128::from_be_bytes(money_bytes(d("0.000000375"))),
+            375_000_000_000
+        );
+        assert_eq!(
+            i128::from_be_bytes(money_bytes(d("-1"))),
+            -1_000_000_000_000_000_000
+        );
+        assert_eq!(money_of(&money_bytes(d("41819.75"))), Some(d("41819.75")));
+    }
+
+    #[test]
+    fn a_missing_column_reads_as_nulls_and_a_wrong_kind_is_an_error() {
+        let bytes = sample().to_parquet(&[]).unwrap();
+        let (t, _) = Table::from_parquet(
+            Bytes::from(bytes.clone()),
+            &[("absent", Data::Int(Vec::new()))],
+        )
+        .unwrap();
+        assert_eq!(t.get("absent"), Some(&Data::Int(vec![None, None, None])));
+        let e =
+            Table::from_parquet(Bytes::from(bytes), &[("s", Data::Int(Vec::new()))]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "column `s`: holds strings, where INT64 was expected"
+        );
+    }
+}

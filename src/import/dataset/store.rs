@@ -1,0 +1,564 @@
+//! A dataset folder: the files an import adds to it (each machine's own
+//! file of a day, merged with what that file held), and the sessions and
+//! session costs read back from folders, files and globs of them.
+
+use super::columns::{ColumnsError, Data, Table};
+use super::tables::{self, Cols, Key, Replayed, Rows, SessionInfo, Threads};
+use super::{host_file, Anonymiser, Provenance, MARK};
+use crate::error::InputError;
+use crate::import::summary::SessionRow;
+use crate::import::{Filter, Import, Origin, Session};
+use bytes::Bytes;
+use rust_decimal::Decimal;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The partition folder of a session: `day=YYYY-MM-DD` of its start (UTC).
+pub fn day_of(started: Option<&str>) -> String {
+    match started {
+        Some(t)
+            if t.len() >= 10
+                && t.is_char_boundary(10)
+                && crate::input::date(&t[..10]).is_some() =>
+        {
+            format!("day={}", &t[..10])
+        }
+        _ => "day=unknown".into(),
+    }
+}
+
+/// Sessions added by one import, grouped by day and machine, to be merged
+/// into the dataset's files at the end.
+pub struct Writer {
+    root: PathBuf,
+    provenance: Provenance,
+    origin: Origin,
+    anonymiser: Option<Anonymiser>,
+    source: String,
+    groups: BTreeMap<(String, String), Group>,
+}
+
+#[derive(Default)]
+struct Group {
+    rows: Rows,
+    /// Each session's key and last request.
+    keys: Vec<(Key, Option<i64>)>,
+}
+
+/// What [`Writer::files`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Merged {
+    /// Sessions written.
+    pub sessions: u64,
+    /// Sessions the dataset held and this import replaced.
+    pub replaced: u64,
+    /// Sessions whose newer import the dataset already held (kept).
+    pub kept_newer: u64,
+    /// Files written.
+    pub files: u64,
+}
+
+impl Writer {
+    /// A writer into `root`; sessions without an origin of their own (read
+    /// from logs, not from a dataset) are `origin`'s.
+    pub fn new(
+        root: PathBuf,
+        provenance: Provenance,
+        origin: Origin,
+        anonymiser: Option<Anonymiser>,
+        source: &str,
+    ) -> Writer {
+        Writer {
+            root,
+            provenance,
+            origin,
+            anonymiser,
+            source: source.to_string(),
+            groups: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a session with its summary row and what the import replayed.
+    pub fn add(&mut self, s: &Session, row: &SessionRow, rep: &Replayed) {
+        let mut o = s.origin.clone().unwrap_or_else(|| self.origin.clone());
+        let mut shown = std::borrow::Cow::Borrowed(s);
+        if let Some(a) = &self.anonymiser {
+            o = Origin {
+                machine: a.hide(&o.machine),
+                user: o.user.as_deref().map(|u| a.hide(u)),
+            };
+            let mut hidden = s.clone();
+            hidden.project = a.hide(&s.project);
+            hidden.origin = None;
+            shown = std::borrow::Cow::Owned(hidden);
+        }
+        let day = day_of(row.started.as_deref());
+        let g = self.groups.entry((day, o.machine.clone())).or_default();
+        let key = (
+            o.machine.clone(),
+            s.id.clone(),
+            s.files.first().cloned().unwrap_or_default(),
+        );
+        g.keys
+            .push((key, s.requests().filter_map(|r| r.at_ms).max()));
+        let mut row = row.clone();
+        row.project = shown.project.clone();
+        g.rows.add(&o, &shown, &row, rep, &self.source);
+    }
+
+    /// Every file to write (path, bytes): each day's file of each machine,
+    /// holding what it held except the sessions this import replaces.
+    pub fn files(self) -> Result<(Vec<(PathBuf, Vec<u8>)>, Merged), InputError> {
+        let mut out = Vec::new();
+        let mut merged = Merged::default();
+        for ((day, machine), g) in self.groups {
+            let file = host_file(&machine);
+            let path = |table: &str| self.root.join(table).join(&day).join(&file);
+            // What the machine's file of the day holds: each session's last request.
+            let existing = read_if_exists(&path(tables::SESSIONS), tables::SESSIONS)?;
+            let mut held: HashMap<Key, Option<i64>> = HashMap::new();
+            if let Some((t, p)) = &existing {
+                let c = Cols(t);
+                for i in 0..t.rows() {
+                    let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
+                    held.insert(k, c.int(tables::LAST)[i]);
+                }
+            }
+            // A newer import already there is kept; this one's rows are dropped.
+            let mut keep_old: BTreeSet<Key> = BTreeSet::new();
+            let mut new_keys: BTreeSet<Key> = BTreeSet::new();
+            for (k, last) in &g.keys {
+                match held.get(k) {
+                    Some(old) if *old > *last => {
+                        merged.kept_newer += 1;
+                        keep_old.insert(k.clone());
+                    }
+                    Some(_) => {
+                        merged.replaced += 1;
+                        new_keys.insert(k.clone());
+                    }
+                    None => {
+                        new_keys.insert(k.clone());
+                    }
+                }
+            }
+            merged.sessions += new_keys.len() as u64;
+            let Rows {
+                sessions,
+                requests,
+                results,
+            } = g.rows;
+            for (table, fresh) in [
+                (tables::SESSIONS, sessions.finish()),
+                (tables::REQUESTS, requests.finish()),
+                (tables::RESULTS, results.finish()),
+            ] {
+                let target = path(table);
+                let old = match table {
+                    tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
+                    _ => read_if_exists(&target, table)?.map(|(t, _)| t),
+                };
+                let schema = tables::schema(table);
+                let mut t = schema.empty_like();
+                if let Some(old) = &old {
+                    let c = Cols(old);
+                    for i in 0..old.rows() {
+                        let k = tables::key_of(&c, i).map_err(|e| bad(&target, e))?;
+                        if !new_keys.contains(&k) {
+                            t.push_row(old, i);
+                        }
+                    }
+                }
+                if fresh.rows() > 0 {
+                    let c = Cols(&fresh);
+                    for i in 0..fresh.rows() {
+                        let k = tables::key_of(&c, i).map_err(|e| bad(&target, e))?;
+                        if !keep_old.contains(&k) {
+                            t.push_row(&fresh, i);
+                        }
+                    }
+                }
+                let bytes = t
+                    .to_parquet(&self.provenance.metadata(table))
+                    .map_err(|e| unreadable(&target, &e))?;
+                out.push((target, bytes));
+                merged.files += 1;
+            }
+        }
+        Ok((out, merged))
+    }
+}
+
+fn bad(path: &Path, e: tables::BadValue) -> InputError {
+    InputError::new(format!("{}: {e}", path.display()))
+        .with_help("a dataset file holds the rows tokencast wrote; write it again with `tokencast import … --dataset`")
+}
+
+fn unreadable(path: &Path, e: &ColumnsError) -> InputError {
+    InputError::new(format!(
+        "{}: not a readable tokencast dataset file: {e}",
+        path.display()
+    ))
+    .with_help(
+        "point at a folder `tokencast import … --dataset DIR` wrote, or at its .parquet files",
+    )
+}
+
+/// A table file read with the table's whole schema, when it exists.
+fn read_if_exists(path: &Path, table: &str) -> Result<Option<(Table, PathBuf)>, InputError> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let (t, _) = read_file(path, &tables::schema(table).columns, Some(table))?;
+    Ok(Some((t, path.to_path_buf())))
+}
+
+/// Reads the columns `want` of one file, checking that it is a dataset
+/// file (of `table`, when given).
+fn read_file(
+    path: &Path,
+    want: &[(&'static str, Data)],
+    table: Option<&str>,
+) -> Result<(Table, Vec<(String, String)>), InputError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        InputError::new(format!("{}: {e}", path.display()))
+            .with_help("check that the dataset file exists and can be read")
+    })?;
+    let (t, meta) =
+        Table::from_parquet(Bytes::from(bytes), want).map_err(|e| unreadable(path, &e))?;
+    let get = |k: &str| meta.iter().find(|(m, _)| m == k).map(|(_, v)| v.as_str());
+    if get(MARK).is_none() {
+        return Err(InputError::new(format!(
+            "{}: a Parquet file, but not one tokencast wrote (its metadata has no `{MARK}`)",
+            path.display()
+        ))
+        .with_help("point at a folder `tokencast import … --dataset DIR` wrote"));
+    }
+    if let (Some(want), Some(found)) = (table, get("tokencast.table")) {
+        if want != found {
+            return Err(InputError::new(format!(
+                "{}: holds the table `{found}` where `{want}` was expected",
+                path.display()
+            ))
+            .with_help("keep each table's files in its own folder, as tokencast wrote them"));
+        }
+    }
+    Ok((t, meta))
+}
+
+/// The dataset files under the paths given: folders (walked for
+/// `.parquet` files), files, and glob patterns of either; by table.
+#[derive(Debug, Default, Clone)]
+pub struct Found {
+    /// Per table (index in [`tables::TABLES`]), the files in path order.
+    pub files: [Vec<PathBuf>; 3],
+}
+
+impl Found {
+    /// Lists the files, each table by its folder (`sessions/`, `requests/`,
+    /// `tool_results/`).
+    pub fn of(paths: &[PathBuf]) -> Result<Found, InputError> {
+        let mut out = Found::default();
+        let mut seen = BTreeSet::new();
+        for p in paths {
+            let expanded: Vec<PathBuf> = if p.exists() {
+                vec![p.clone()]
+            } else {
+                let pattern = p.to_string_lossy();
+                let matched: Vec<PathBuf> = glob::glob(&pattern)
+                    .map_err(|e| {
+                        InputError::new(format!("{pattern}: not a glob pattern: {e}"))
+                            .with_help("give dataset folders, .parquet files, or a pattern such as 'team/*/dataset'")
+                    })?
+                    .flatten()
+                    .collect();
+                if matched.is_empty() {
+                    return Err(InputError::new(format!(
+                        "{}: no such file or directory, and no path matches it",
+                        p.display()
+                    ))
+                    .with_help("give dataset folders, .parquet files, or a glob of them"));
+                }
+                matched
+            };
+            for e in expanded {
+                let files: Vec<PathBuf> = if e.is_dir() {
+                    walkdir::WalkDir::new(&e)
+                        .sort_by_file_name()
+                        .into_iter()
+                        .flatten()
+                        .filter(|f| f.file_type().is_file())
+                        .map(|f| f.into_path())
+                        .filter(|f| f.extension().is_some_and(|x| x == "parquet"))
+                        .collect()
+                } else {
+                    vec![e.clone()]
+                };
+                for f in files {
+                    let table = f
+                        .ancestors()
+                        .skip(1)
+                        .take(2)
+                        .filter_map(|a| a.file_name())
+                        .find_map(|n| tables::TABLES.iter().position(|t| n == *t));
+                    if let Some(i) = table {
+                        if seen.insert(f.clone()) {
+                            out.files[i].push(f);
+                        }
+                    }
+                }
+            }
+        }
+        if out.files[0].is_empty() {
+            return Err(InputError::new(format!(
+                "{}: no dataset files (sessions/day=…/*.parquet)",
+                paths
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .with_help("point at a folder `tokencast import … --dataset DIR` wrote"));
+        }
+        Ok(out)
+    }
+
+    /// Whether `path` looks like a dataset folder (it has `sessions/`).
+    pub fn is_dataset(path: &Path) -> bool {
+        path.join(tables::SESSIONS).is_dir()
+    }
+}
+
+/// The files of one machine's day: the same relative name under each table.
+fn group_of(path: &Path) -> (PathBuf, String) {
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let day = path.parent();
+    let day_name = day
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let root = day
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    (root, format!("{day_name}/{file}"))
+}
+
+/// For each session key, the file group holding its newest import.
+fn choose(
+    rows: Vec<(Key, Option<i64>, (PathBuf, String), usize, usize)>,
+) -> HashMap<Key, ((PathBuf, String), usize, usize)> {
+    let mut best: HashMap<Key, (Option<i64>, (PathBuf, String), usize, usize)> = HashMap::new();
+    for (k, last, group, file, row) in rows {
+        match best.get(&k) {
+            Some((l, ..)) if *l >= last => {}
+            _ => {
+                best.insert(k, (last, group, file, row));
+            }
+        }
+    }
+    best.into_iter()
+        .map(|(k, (_, g, f, r))| (k, (g, f, r)))
+        .collect()
+}
+
+/// Reads the sessions of the datasets under `paths` (each session's newest
+/// import once, whatever number of datasets hold it), handing those that
+/// pass `filter` to `each`, in order of start, machine and id.
+pub fn read<E>(
+    paths: &[PathBuf],
+    filter: &Filter,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+) -> Result<Import, E>
+where
+    E: From<InputError>,
+{
+    let found = Found::of(paths)?;
+    let mut import = Import {
+        source: "dataset".into(),
+        ..Import::default()
+    };
+    let count = |p: &Path, rows: usize, import: &mut Import| {
+        import.files += 1;
+        import.lines += rows as u64;
+        import.bytes += std::fs::metadata(p).map_or(0, |m| m.len());
+    };
+    let schema = tables::schema(tables::SESSIONS);
+    let mut session_tables = Vec::new();
+    let mut candidates = Vec::new();
+    for (fi, p) in found.files[0].iter().enumerate() {
+        let (t, _) = read_file(p, &schema.columns, Some(tables::SESSIONS))?;
+        count(p, t.rows(), &mut import);
+        let c = Cols(&t);
+        for i in 0..t.rows() {
+            let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
+            candidates.push((k, c.int(tables::LAST)[i], group_of(p), fi, i));
+        }
+        session_tables.push(t);
+    }
+    let chosen = choose(candidates);
+    let mut threads: HashMap<Key, Threads> = HashMap::new();
+    for (ti, table) in [tables::REQUESTS, tables::RESULTS].into_iter().enumerate() {
+        let schema = tables::schema(table);
+        for p in &found.files[ti + 1] {
+            let (t, _) = read_file(p, &schema.columns, Some(table))?;
+            count(p, t.rows(), &mut import);
+            let group = group_of(p);
+            let c = Cols(&t);
+            for i in 0..t.rows() {
+                let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
+                if chosen.get(&k).is_none_or(|(g, ..)| *g != group) {
+                    continue;
+                }
+                let th = threads.entry(k).or_default();
+                match table {
+                    tables::REQUESTS => th.add_request(&c, i),
+                    _ => th.add_result(&c, i),
+                }
+                .map_err(|e| bad(p, e))?;
+            }
+        }
+    }
+    let mut sessions: Vec<(Option<String>, Key, Session)> = Vec::with_capacity(chosen.len());
+    for (k, (_, fi, row)) in chosen {
+        let c = Cols(&session_tables[fi]);
+        let info: SessionInfo =
+            tables::session_info(&c, row).map_err(|e| bad(&found.files[0][fi], e))?;
+        let started = c.str("tokencast.started_text")[row].clone();
+        let th = threads.remove(&k).unwrap_or_default();
+        let s = tables::session_of(&k.1, info, th);
+        if filter.keeps(&s) {
+            sessions.push((started, k, s));
+        }
+    }
+    sessions.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let mut batch = Vec::new();
+    for (_, _, s) in sessions {
+        batch.push(s);
+        if batch.len() == 32 {
+            each(std::mem::take(&mut batch))?;
+        }
+    }
+    if !batch.is_empty() {
+        each(batch)?;
+    }
+    Ok(import)
+}
+
+/// One session's replayed costs, read from a sessions table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionCosts {
+    /// `machine/session` (and `#log file` for a session's second file).
+    pub name: String,
+    /// Per variant (see [`tables::band_names`]): lower and upper bound.
+    pub bands: [Option<(Decimal, Decimal)>; 5],
+}
+
+/// What a forecast reads from datasets: sessions' costs, and those left out.
+#[derive(Debug, Clone, Default)]
+pub struct Costs {
+    /// Sessions with replayed threads, all priced.
+    pub sessions: Vec<SessionCosts>,
+    /// Sessions left out for an unpriced thread: (name, model).
+    pub unpriced: Vec<(String, String)>,
+    /// The other model of the imports (variant `on <model>`).
+    pub compare_model: Option<String>,
+    /// Price books the files name: (name, SHA-256).
+    pub books: BTreeSet<(String, String)>,
+    /// Files read.
+    pub files: usize,
+}
+
+/// The columns a forecast reads: keys, the last request, the replay.
+fn cost_columns() -> Vec<(&'static str, Data)> {
+    let all = tables::schema(tables::SESSIONS);
+    all.columns
+        .into_iter()
+        .filter(|(n, _)| {
+            [
+                tables::HOST,
+                tables::SESSION,
+                tables::LOG_FILE,
+                tables::LAST,
+                "tokencast.replayed_threads",
+                "tokencast.unpriced_thread_model",
+            ]
+            .contains(n)
+                || (n.ends_with("_usd") && (n.contains(".lower") || n.contains(".upper")))
+        })
+        .collect()
+}
+
+/// Reads the sessions tables under `paths` for a forecast: each session's
+/// newest import once; memory grows with sessions, never with requests
+/// (the request and result tables are not read).
+pub fn costs(paths: &[PathBuf]) -> Result<Costs, InputError> {
+    let found = Found::of(paths)?;
+    let want = cost_columns();
+    let mut out = Costs::default();
+    let mut best: HashMap<Key, (Option<i64>, Option<SessionCosts>, Option<String>)> =
+        HashMap::new();
+    let mut models = BTreeSet::new();
+    for p in &found.files[0] {
+        let (t, meta) = read_file(p, &want, Some(tables::SESSIONS))?;
+        out.files += 1;
+        let get = |k: &str| meta.iter().find(|(m, _)| m == k).map(|(_, v)| v.clone());
+        if let (Some(n), Some(d)) = (
+            get("tokencast.price_book"),
+            get("tokencast.price_book.sha256"),
+        ) {
+            out.books.insert((n, d));
+        }
+        if let Some(m) = get("tokencast.assumptions")
+            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok())
+            .and_then(|v| {
+                v.get("compare_model")
+                    .and_then(|m| m.as_str().map(str::to_string))
+            })
+        {
+            models.insert(m);
+        }
+        let c = Cols(&t);
+        for i in 0..t.rows() {
+            let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
+            let last = c.int(tables::LAST)[i];
+            if best.get(&k).is_some_and(|(l, ..)| *l >= last) {
+                continue;
+            }
+            let threads = c
+                .count("tokencast.replayed_threads", i)
+                .map_err(|e| bad(p, e))?;
+            let name = k.1.clone();
+            let unpriced = c.str("tokencast.unpriced_thread_model")[i].clone();
+            let cost = (threads > 0 && unpriced.is_none()).then(|| SessionCosts {
+                name: name.clone(),
+                bands: tables::bands_of(&c, i),
+            });
+            best.insert(k, (last, cost, unpriced.filter(|_| threads > 0)));
+        }
+    }
+    if models.len() > 1 {
+        return Err(InputError::new(format!(
+            "the datasets were imported with different other models ({}), so their `on …` variants differ",
+            models.into_iter().collect::<Vec<_>>().join(", ")
+        ))
+        .with_help("forecast datasets imported with the same --compare-model"));
+    }
+    out.compare_model = models.into_iter().next();
+    let mut rows: Vec<(Key, Option<SessionCosts>, Option<String>)> =
+        best.into_iter().map(|(k, (_, c, u))| (k, c, u)).collect();
+    // By session id, as a folder of imported sessions is read.
+    rows.sort_by(|a, b| (&a.0 .1, &a.0 .0, &a.0 .2).cmp(&(&b.0 .1, &b.0 .0, &b.0 .2)));
+    for (k, cost, unpriced) in rows {
+        match (cost, unpriced) {
+            (Some(c), _) => out.sessions.push(c),
+            (None, Some(m)) => out.unpriced.push((k.1, m)),
+            (None, None) => {}
+        }
+    }
+    Ok(out)
+}
