@@ -27,7 +27,23 @@ fn main() {
     if found {
         println!("cargo::rustc-cfg=has_chromium");
     }
+    duckdb();
     web_engine();
+}
+
+/// Sets `has_duckdb` when `python3` can import DuckDB's Python package
+/// (installed by `.ci/run`): the dataset test reads the dataset with it.
+fn duckdb() {
+    println!("cargo::rustc-check-cfg=cfg(has_duckdb)");
+    println!("cargo::rerun-if-env-changed=TOKENCAST_PYTHON");
+    let python = std::env::var("TOKENCAST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let found = Command::new(&python)
+        .args(["-c", "import duckdb"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        println!("cargo::rustc-cfg=has_duckdb");
+    }
 }
 
 /// Builds the page's engine with the cargo that runs this script, into its

@@ -45,8 +45,11 @@ fn unpriced_model(text: &str) -> Option<String> {
 /// leaves it unpriced, if any.
 type SessionFiles = (String, Vec<PathBuf>, Option<String>);
 
+/// Cost per variant name.
+type Costs = Vec<(String, Bounds)>;
+
 /// A scenario and its cost per variant name.
-type Replayed = (Scenario, Vec<(String, Bounds)>);
+type Replayed = (Scenario, Costs);
 
 /// Whether `text` is a scenario (it has a trace and variants), not a price book.
 fn is_scenario(text: &str) -> bool {
@@ -116,6 +119,15 @@ fn sessions_of(path: &Path) -> Result<Vec<SessionFiles>, AppError> {
         .collect())
 }
 
+/// Whether `path` is a dataset (a folder with `sessions/`, or a glob of them).
+pub fn is_dataset(path: &Path) -> bool {
+    use crate::import::dataset::store::Found;
+    Found::is_dataset(path)
+        || (!path.exists()
+            && glob::glob(&path.to_string_lossy())
+                .is_ok_and(|mut g| g.any(|p| p.is_ok_and(|p| Found::is_dataset(&p)))))
+}
+
 /// The kind's name: the file stem or the directory's name.
 fn kind_name(path: &Path) -> String {
     let name = if path.is_dir() {
@@ -134,6 +146,10 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
     let mut kinds: Vec<String> = Vec::new();
     let mut sessions: Vec<(usize, String, Vec<PathBuf>)> = Vec::new();
     let mut unpriced = Vec::new();
+    // Sessions read from datasets: (kind, name, cost per variant).
+    let mut from_datasets: Vec<(usize, String, Costs)> = Vec::new();
+    let mut dataset_inputs: Vec<InputFile> = Vec::new();
+    let mut dataset_date: Option<PriceDate> = None;
     for p in paths {
         let kind = kind_name(p);
         if let Some(i) = kinds.iter().position(|k| *k == kind) {
@@ -146,6 +162,42 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             .into());
         }
         kinds.push(kind);
+        if is_dataset(p) {
+            let costs = crate::import::dataset::store::costs(std::slice::from_ref(p))?;
+            let names = crate::import::dataset::tables::band_names(costs.compare_model.as_deref());
+            if costs.sessions.is_empty() {
+                return Err(InputError::new(format!(
+                    "{}: no session of the dataset has a replayed thread on a priced model",
+                    p.display()
+                ))
+                .with_help("import sessions with tool results into it, with a price book that prices their models")
+                .into());
+            }
+            for c in costs.sessions {
+                let list = names
+                    .iter()
+                    .zip(c.bands)
+                    .filter_map(|(n, b)| {
+                        b.map(|(lower, upper)| (n.clone(), Bounds { lower, upper }))
+                    })
+                    .collect();
+                from_datasets.push((kinds.len() - 1, c.name, list));
+            }
+            unpriced.extend(costs.unpriced);
+            dataset_inputs.extend(
+                costs
+                    .books
+                    .into_iter()
+                    .map(|(name, sha256)| InputFile { name, sha256 }),
+            );
+            if dataset_date.is_none() {
+                dataset_date = costs.price_date.map(|date| PriceDate {
+                    date,
+                    from: "the dataset's import".into(),
+                });
+            }
+            continue;
+        }
         let before = sessions.len();
         for (name, files, model) in sessions_of(p)? {
             match model {
@@ -180,30 +232,46 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
     for r in replayed {
         by_file.push(r?);
     }
-    let first = &by_file[0].0;
+    let first = by_file.first().map(|(s, _)| s);
+    // Datasets hold US dollars.
+    let currency = first.map_or_else(Currency::usd, |f| f.currency().clone());
     if let Some((s, _)) = by_file
         .iter()
-        .find(|(s, _)| s.currency().code != first.currency().code)
+        .find(|(s, _)| s.currency().code != currency.code)
     {
         return Err(InputError::new(format!(
             "scenario `{}` reports in {} and scenario `{}` in {}",
-            first.name(),
-            first.currency().code,
+            first.map_or("", |f| f.name()),
+            currency.code,
             s.name(),
             s.currency().code
         ))
         .with_help("forecast sessions priced in one currency")
         .into());
     }
-    // Variants every scenario has, in the first one's order.
-    let names: Vec<String> = by_file[0].1.iter().map(|(n, _)| n.clone()).collect();
-    let all_names: std::collections::BTreeSet<String> = by_file
+    if !from_datasets.is_empty() && currency.code != "USD" {
+        return Err(InputError::new(format!(
+            "the scenarios report in {} and a dataset's costs are in USD",
+            currency.code
+        ))
+        .with_help("forecast sessions priced in one currency")
+        .into());
+    }
+    // Every cost list: each scenario file's, then each dataset session's.
+    let lists: Vec<&Costs> = by_file
         .iter()
-        .flat_map(|(_, c)| c.iter().map(|(n, _)| n.clone()))
+        .map(|(_, c)| c)
+        .chain(from_datasets.iter().map(|(_, _, c)| c))
+        .collect();
+    // Variants every scenario has, in the first one's order.
+    let names: Vec<String> = lists[0].iter().map(|(n, _)| n.clone()).collect();
+    let all_names: std::collections::BTreeSet<String> = lists
+        .iter()
+        .flat_map(|c| c.iter().map(|(n, _)| n.clone()))
         .collect();
     let variants: Vec<String> = names
         .into_iter()
-        .filter(|n| by_file.iter().all(|(_, c)| c.iter().any(|(m, _)| m == n)))
+        .filter(|n| lists.iter().all(|c| c.iter().any(|(m, _)| m == n)))
         .collect();
     if variants.is_empty() {
         return Err(InputError::new(
@@ -233,15 +301,32 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             cost,
         });
     }
+    for (kind, name, costs) in &from_datasets {
+        let cost = variants
+            .iter()
+            .map(|v| {
+                costs
+                    .iter()
+                    .find(|(n, _)| n == v)
+                    .map_or(Bounds::exact(Decimal::ZERO), |(_, c)| *c)
+            })
+            .collect();
+        recorded.push(SessionCost {
+            name: name.clone(),
+            kind: *kind,
+            cost,
+        });
+    }
     let mut inputs: Vec<InputFile> = by_file
         .iter()
         .flat_map(|(s, _)| s.inputs().iter().cloned())
+        .chain(dataset_inputs)
         .collect();
     inputs.sort_by(|a, b| (&a.name, &a.sha256).cmp(&(&b.name, &b.sha256)));
     inputs.dedup();
     Ok(Loaded {
-        currency: first.currency().clone(),
-        price_date: first.price_date().clone(),
+        currency,
+        price_date: first.map_or(dataset_date, |f| f.price_date().clone()),
         scenarios: by_file.len(),
         recorded: Recorded {
             kinds,

@@ -221,6 +221,15 @@ impl ImportSpec {
 /// The logs to read: those given (each must exist), or the source's
 /// default places.
 fn log_paths(source: Source, given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError> {
+    if source == Source::Dataset {
+        if given.is_empty() {
+            return Err(InputError::new("import dataset: no dataset given")
+                .with_help("give dataset folders, .parquet files or a quoted glob: tokencast import dataset team/ 'machines/*'")
+                .into());
+        }
+        // Globs are expanded, and every path checked, as the dataset is read.
+        return Ok(given.to_vec());
+    }
     if given.is_empty() {
         let found = source.default_paths();
         if found.is_empty() {
@@ -382,10 +391,13 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         read.staging.stage(p)?;
         notes.push(format!("wrote {}", p.path.display()));
     }
-    // One tokencast at a time writes a machine's files of a dataset.
-    let mut _dataset_lock = None;
+    // One tokencast at a time writes a machine's files of a dataset; other
+    // machines' imports go on beside it.
+    let mut _dataset_locks = Vec::new();
     if let (Some(writer), Some(d)) = (read.dataset.take(), &spec.dataset) {
-        _dataset_lock = Some(output::FolderLock::take(&d.dir)?);
+        for m in writer.machines() {
+            _dataset_locks.push(output::FolderLock::take(&writer.lock_dir(m))?);
+        }
         let (files, merged) = writer.files()?;
         for (path, bytes) in files {
             read.staging.stage(&PlannedFile {
@@ -440,7 +452,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         crate::import::dataset::store::Writer::new(
             d.dir.clone(),
             crate::import::dataset::Provenance {
-                price_book: book.name,
+                price_book: spec.book.name.clone(),
                 price_book_sha256: book.sha256,
                 assumptions: serde_json::json!({
                     "trim": spec.trim.describe(),

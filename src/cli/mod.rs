@@ -308,7 +308,7 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
 
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let gates = gate::stats(&args.fail_over)?;
-    if args.paths.len() > 1 || args.paths[0].is_dir() {
+    if args.paths.len() > 1 || args.paths[0].is_dir() || corpus::is_dataset(&args.paths[0]) {
         return run_corpus_forecast(args, &gates);
     }
     if args.weights.is_some() {

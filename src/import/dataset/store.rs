@@ -27,6 +27,16 @@ pub fn day_of(started: Option<&str>) -> String {
     }
 }
 
+/// A file to write: its path and bytes.
+pub type FileBytes = (PathBuf, Vec<u8>);
+
+/// The files of one machine's day under each table's folder: the dataset
+/// root and `day=…/host-….parquet`.
+type GroupId = (PathBuf, String);
+
+/// A session row's candidate: key, newness, file group, file index, row.
+type Candidate = (Key, Newness, GroupId, usize, usize);
+
 /// Sessions added by one import, grouped by day and machine, to be merged
 /// into the dataset's files at the end.
 pub struct Writer {
@@ -41,8 +51,8 @@ pub struct Writer {
 #[derive(Default)]
 struct Group {
     rows: Rows,
-    /// Each session's key and last request.
-    keys: Vec<(Key, Option<i64>)>,
+    /// Each session's key and how new it is.
+    keys: Vec<(Key, Newness)>,
 }
 
 /// What [`Writer::files`] did.
@@ -89,6 +99,8 @@ impl Writer {
             };
             let mut hidden = s.clone();
             hidden.project = a.hide(&s.project);
+            // Log file names hold the project's folder name.
+            hidden.files = s.files.iter().map(|f| a.hide(f)).collect();
             hidden.origin = None;
             shown = std::borrow::Cow::Owned(hidden);
         }
@@ -97,18 +109,35 @@ impl Writer {
         let key = (
             o.machine.clone(),
             s.id.clone(),
-            s.files.first().cloned().unwrap_or_default(),
+            shown.files.first().cloned().unwrap_or_default(),
         );
-        g.keys
-            .push((key, s.requests().filter_map(|r| r.at_ms).max()));
+        g.keys.push((
+            key,
+            (
+                s.requests().filter_map(|r| r.at_ms).max(),
+                s.requests().count() as u64,
+            ),
+        ));
         let mut row = row.clone();
         row.project = shown.project.clone();
         g.rows.add(&o, &shown, &row, rep, &self.source);
     }
 
+    /// The machines whose files this import writes.
+    pub fn machines(&self) -> BTreeSet<&str> {
+        self.groups.keys().map(|(_, m)| m.as_str()).collect()
+    }
+
+    /// The folder whose lock a writer of `machine`'s files holds.
+    pub fn lock_dir(&self, machine: &str) -> PathBuf {
+        self.root
+            .join(".tokencast-locks")
+            .join(host_file(machine).trim_end_matches(".parquet"))
+    }
+
     /// Every file to write (path, bytes): each day's file of each machine,
     /// holding what it held except the sessions this import replaces.
-    pub fn files(self) -> Result<(Vec<(PathBuf, Vec<u8>)>, Merged), InputError> {
+    pub fn files(self) -> Result<(Vec<FileBytes>, Merged), InputError> {
         let mut out = Vec::new();
         let mut merged = Merged::default();
         for ((day, machine), g) in self.groups {
@@ -116,12 +145,12 @@ impl Writer {
             let path = |table: &str| self.root.join(table).join(&day).join(&file);
             // What the machine's file of the day holds: each session's last request.
             let existing = read_if_exists(&path(tables::SESSIONS), tables::SESSIONS)?;
-            let mut held: HashMap<Key, Option<i64>> = HashMap::new();
+            let mut held: HashMap<Key, Newness> = HashMap::new();
             if let Some((t, p)) = &existing {
                 let c = Cols(t);
                 for i in 0..t.rows() {
                     let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
-                    held.insert(k, c.int(tables::LAST)[i]);
+                    held.insert(k, newness(&c, i).map_err(|e| bad(p, e))?);
                 }
             }
             // A newer import already there is kept; this one's rows are dropped.
@@ -187,6 +216,14 @@ impl Writer {
         }
         Ok((out, merged))
     }
+}
+
+/// How new an import of a session is: its last request, then its number
+/// of requests (a log only grows).
+type Newness = (Option<i64>, u64);
+
+fn newness(c: &Cols, i: usize) -> Result<Newness, tables::BadValue> {
+    Ok((c.int(tables::LAST)[i], c.count("tokencast.requests", i)?))
 }
 
 fn bad(path: &Path, e: tables::BadValue) -> InputError {
@@ -330,7 +367,7 @@ impl Found {
 }
 
 /// The files of one machine's day: the same relative name under each table.
-fn group_of(path: &Path) -> (PathBuf, String) {
+fn group_of(path: &Path) -> GroupId {
     let file = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -349,10 +386,8 @@ fn group_of(path: &Path) -> (PathBuf, String) {
 }
 
 /// For each session key, the file group holding its newest import.
-fn choose(
-    rows: Vec<(Key, Option<i64>, (PathBuf, String), usize, usize)>,
-) -> HashMap<Key, ((PathBuf, String), usize, usize)> {
-    let mut best: HashMap<Key, (Option<i64>, (PathBuf, String), usize, usize)> = HashMap::new();
+fn choose(rows: Vec<Candidate>) -> HashMap<Key, (GroupId, usize, usize)> {
+    let mut best: HashMap<Key, (Newness, GroupId, usize, usize)> = HashMap::new();
     for (k, last, group, file, row) in rows {
         match best.get(&k) {
             Some((l, ..)) if *l >= last => {}
@@ -396,7 +431,8 @@ where
         let c = Cols(&t);
         for i in 0..t.rows() {
             let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
-            candidates.push((k, c.int(tables::LAST)[i], group_of(p), fi, i));
+            let new = newness(&c, i).map_err(|e| bad(p, e))?;
+            candidates.push((k, new, group_of(p), fi, i));
         }
         session_tables.push(t);
     }
@@ -471,6 +507,8 @@ pub struct Costs {
     pub books: BTreeSet<(String, String)>,
     /// Files read.
     pub files: usize,
+    /// The day the imports priced at (the first file's).
+    pub price_date: Option<jiff::civil::Date>,
 }
 
 /// The columns a forecast reads: keys, the last request, the replay.
@@ -484,6 +522,7 @@ fn cost_columns() -> Vec<(&'static str, Data)> {
                 tables::SESSION,
                 tables::LOG_FILE,
                 tables::LAST,
+                "tokencast.requests",
                 "tokencast.replayed_threads",
                 "tokencast.unpriced_thread_model",
             ]
@@ -500,8 +539,7 @@ pub fn costs(paths: &[PathBuf]) -> Result<Costs, InputError> {
     let found = Found::of(paths)?;
     let want = cost_columns();
     let mut out = Costs::default();
-    let mut best: HashMap<Key, (Option<i64>, Option<SessionCosts>, Option<String>)> =
-        HashMap::new();
+    let mut best: HashMap<Key, (Newness, Option<SessionCosts>, Option<String>)> = HashMap::new();
     let mut models = BTreeSet::new();
     for p in &found.files[0] {
         let (t, meta) = read_file(p, &want, Some(tables::SESSIONS))?;
@@ -513,19 +551,23 @@ pub fn costs(paths: &[PathBuf]) -> Result<Costs, InputError> {
         ) {
             out.books.insert((n, d));
         }
-        if let Some(m) = get("tokencast.assumptions")
-            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok())
-            .and_then(|v| {
-                v.get("compare_model")
-                    .and_then(|m| m.as_str().map(str::to_string))
-            })
-        {
+        let assumptions = get("tokencast.assumptions")
+            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok());
+        let field = |k: &str| {
+            assumptions
+                .as_ref()
+                .and_then(|v| v.get(k).and_then(|m| m.as_str().map(str::to_string)))
+        };
+        if let Some(m) = field("compare_model") {
             models.insert(m);
+        }
+        if out.price_date.is_none() {
+            out.price_date = field("price_date").and_then(|d| d.parse().ok());
         }
         let c = Cols(&t);
         for i in 0..t.rows() {
             let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
-            let last = c.int(tables::LAST)[i];
+            let last = newness(&c, i).map_err(|e| bad(p, e))?;
             if best.get(&k).is_some_and(|(l, ..)| *l >= last) {
                 continue;
             }
