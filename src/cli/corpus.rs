@@ -147,7 +147,8 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
     let mut sessions: Vec<(usize, String, Vec<PathBuf>)> = Vec::new();
     let mut unpriced = Vec::new();
     // Sessions read from datasets: (kind, name, cost per variant).
-    let mut from_datasets: Vec<(usize, String, Costs)> = Vec::new();
+    let mut from_datasets: Vec<(usize, crate::import::dataset::store::SessionCosts)> = Vec::new();
+    let mut band_names: Option<[String; 5]> = None;
     let mut dataset_inputs: Vec<InputFile> = Vec::new();
     let mut dataset_date: Option<PriceDate> = None;
     for p in paths {
@@ -164,7 +165,6 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         kinds.push(kind);
         if is_dataset(p) {
             let costs = crate::import::dataset::store::costs(std::slice::from_ref(p))?;
-            let names = crate::import::dataset::tables::band_names(costs.compare_model.as_deref());
             if costs.sessions.is_empty() {
                 return Err(InputError::new(format!(
                     "{}: no session of the dataset has a replayed thread on a priced model",
@@ -173,16 +173,10 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
                 .with_help("import sessions with tool results into it, with a price book that prices their models")
                 .into());
             }
-            for c in costs.sessions {
-                let list = names
-                    .iter()
-                    .zip(c.bands)
-                    .filter_map(|(n, b)| {
-                        b.map(|(lower, upper)| (n.clone(), Bounds { lower, upper }))
-                    })
-                    .collect();
-                from_datasets.push((kinds.len() - 1, c.name, list));
-            }
+            band_names = Some(crate::import::dataset::tables::band_names(
+                costs.compare_model.as_deref(),
+            ));
+            from_datasets.extend(costs.sessions.into_iter().map(|c| (kinds.len() - 1, c)));
             unpriced.extend(costs.unpriced);
             dataset_inputs.extend(
                 costs
@@ -257,21 +251,43 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         .with_help("forecast sessions priced in one currency")
         .into());
     }
-    // Every cost list: each scenario file's, then each dataset session's.
-    let lists: Vec<&Costs> = by_file
+    // The variants every scenario file and every dataset session has, in
+    // the first one's order (a dataset's in its column order).
+    let names: Vec<String> = match (by_file.first(), &band_names) {
+        (Some((_, c)), _) => c.iter().map(|(n, _)| n.clone()).collect(),
+        (None, Some(b)) => b.to_vec(),
+        (None, None) => Vec::new(),
+    };
+    let mut all_names: std::collections::BTreeSet<String> = by_file
         .iter()
-        .map(|(_, c)| c)
-        .chain(from_datasets.iter().map(|(_, _, c)| c))
+        .flat_map(|(_, c)| c.iter().map(|(n, _)| n.clone()))
         .collect();
-    // Variants every scenario has, in the first one's order.
-    let names: Vec<String> = lists[0].iter().map(|(n, _)| n.clone()).collect();
-    let all_names: std::collections::BTreeSet<String> = lists
-        .iter()
-        .flat_map(|c| c.iter().map(|(n, _)| n.clone()))
-        .collect();
+    // Which of the five a dataset's every session has.
+    let mut in_all = [true; 5];
+    if let Some(b) = &band_names {
+        let mut in_any = [false; 5];
+        for (_, c) in &from_datasets {
+            for (k, band) in c.bands.iter().enumerate() {
+                in_all[k] &= band.is_some();
+                in_any[k] |= band.is_some();
+            }
+        }
+        all_names.extend(
+            b.iter()
+                .zip(in_any)
+                .filter(|(_, x)| *x)
+                .map(|(n, _)| n.clone()),
+        );
+    }
+    let band_of = |n: &str| {
+        band_names
+            .as_ref()
+            .and_then(|b| b.iter().position(|x| x == n))
+    };
     let variants: Vec<String> = names
         .into_iter()
-        .filter(|n| lists.iter().all(|c| c.iter().any(|(m, _)| m == n)))
+        .filter(|n| by_file.iter().all(|(_, c)| c.iter().any(|(m, _)| m == n)))
+        .filter(|n| from_datasets.is_empty() || band_of(n).is_some_and(|k| in_all[k]))
         .collect();
     if variants.is_empty() {
         return Err(InputError::new(
@@ -301,19 +317,20 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             cost,
         });
     }
-    for (kind, name, costs) in &from_datasets {
-        let cost = variants
-            .iter()
-            .map(|v| {
-                costs
-                    .iter()
-                    .find(|(n, _)| n == v)
-                    .map_or(Bounds::exact(Decimal::ZERO), |(_, c)| *c)
-            })
-            .collect();
+    let at: Vec<Option<usize>> = variants.iter().map(|v| band_of(v)).collect();
+    for (kind, c) in from_datasets {
+        let cost =
+            at.iter()
+                .map(|k| {
+                    k.and_then(|k| c.bands[k]).map_or(
+                        Bounds::exact(Decimal::ZERO),
+                        |(lower, upper)| Bounds { lower, upper },
+                    )
+                })
+                .collect();
         recorded.push(SessionCost {
-            name: name.clone(),
-            kind: *kind,
+            name: c.name,
+            kind,
             cost,
         });
     }

@@ -36,7 +36,23 @@ pub fn upper_rank(n: u64, p: f64, level: f64) -> Option<u64> {
         return None;
     }
     let b = Binomial::new(p, n).expect("0 < p < 1");
-    (1..=n).find(|r| b.cdf(r - 1) >= level)
+    first(n, |r| b.cdf(r - 1) >= level)
+}
+
+/// The smallest r in 1..=n for which `holds(r)`, where `holds` is false
+/// and then true (a CDF crossing a level): a binary search, so a
+/// million sessions cost twenty CDFs, not a million.
+fn first(n: u64, holds: impl Fn(u64) -> bool) -> Option<u64> {
+    let (mut lo, mut hi) = (1u64, n + 1);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    (lo <= n).then_some(lo)
 }
 
 /// The ranks (1-based) of a two-sided `level` interval for the `p` quantile
@@ -50,8 +66,12 @@ pub fn ranks(n: u64, p: f64, level: f64) -> (Option<u64>, Option<u64>) {
     let tail = (1.0 - level) / 2.0;
     // Equal tails first: the largest l with P(B ≤ l − 1) ≤ tail, the
     // smallest u with P(B ≤ u − 1) ≥ 1 − tail.
-    let lower = (1..=n).take_while(|l| b.cdf(l - 1) <= tail).last();
-    let upper = (1..=n).find(|u| b.cdf(u - 1) >= 1.0 - tail);
+    let lower = match first(n, |l| b.cdf(l - 1) > tail) {
+        Some(1) => None,
+        Some(l) => Some(l - 1),
+        None => Some(n),
+    };
+    let upper = first(n, |u| b.cdf(u - 1) >= 1.0 - tail);
     let (Some(l0), Some(u0)) = (lower, upper) else {
         return (lower, upper);
     };
@@ -96,6 +116,27 @@ pub fn state(values: &[Decimal], level: f64) -> Vec<Stated> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_binary_search_finds_the_ranks_a_scan_finds() {
+        for n in [1u64, 2, 5, 30, 59, 100, 299, 300, 1000, 4321] {
+            for p in [0.5, 0.9, 0.99] {
+                let b = Binomial::new(p, n).unwrap();
+                let tail = 0.025;
+                let scan_lower = (1..=n).take_while(|l| b.cdf(l - 1) <= tail).last();
+                let scan_upper = (1..=n).find(|u| b.cdf(u - 1) >= 1.0 - tail);
+                let scan_one = (1..=n).find(|r| b.cdf(r - 1) >= 0.95);
+                assert_eq!(upper_rank(n, p, 0.95), scan_one, "n {n} p {p}");
+                assert_eq!(
+                    first(n, |l| b.cdf(l - 1) > tail)
+                        .map_or(Some(n), |f| f.checked_sub(1).filter(|x| *x > 0)),
+                    scan_lower,
+                    "n {n} p {p}"
+                );
+                assert_eq!(first(n, |u| b.cdf(u - 1) >= 1.0 - tail), scan_upper);
+            }
+        }
+    }
     use rand::{RngExt, SeedableRng};
 
     #[test]

@@ -145,8 +145,10 @@ pub fn forecast(
         })
         .collect();
     let draw = Drawer::new(&weight);
-    let runs: Vec<(PeriodCost, Bounds, Option<Decimal>)> = (0..rec.variants.len())
-        .map(|v| {
+    // Each variant's per-run figures on their own (sorting a million
+    // sessions' costs twice each), in parallel.
+    let runs: Vec<(PeriodCost, Bounds, Option<Decimal>)> =
+        crate::par::map(0..rec.variants.len(), |v| {
             let costs: [Vec<Decimal>; 2] = [0, 1].map(|b| {
                 rec.sessions
                     .iter()
@@ -182,8 +184,7 @@ pub fn forecast(
                 max,
                 budget,
             )
-        })
-        .collect();
+        });
     let means: Vec<Bounds> = runs.iter().map(|r| r.0.mean).collect();
     let periods = Periods::new(rec, &weight, &draw, spec.seed);
     let days = periods.period(spec.runs_per_day, spec.days, BOOT_DAYS, &means, 1);
@@ -278,20 +279,62 @@ fn mix_mean(costs: &[Decimal], rec: &Recorded, per_kind: &[u64], shares: &[Decim
 /// The nearest-rank `p` quantile of `values` under `weight`: the smallest
 /// value whose cumulative weight reaches p × the total.
 pub fn quantile(values: &[Decimal], weight: &[Decimal], p: u8) -> Decimal {
-    let mut order: Vec<usize> = (0..values.len())
-        .filter(|i| weight[*i] > Decimal::ZERO)
+    quantiles(values, &ascending(values), weight, [p])[0]
+}
+
+/// The indices of `values`, smallest value first (ties: by index). Values
+/// are compared as integers at their largest scale where every value
+/// holds it exactly (a million sessions sort in milliseconds), else as
+/// decimals.
+pub fn ascending(values: &[Decimal]) -> Vec<usize> {
+    let scale = values.iter().map(|d| d.scale()).max().unwrap_or(0);
+    // m × 10^(scale − its scale): exact, or None where i128 cannot hold it.
+    let keys: Option<Vec<i128>> = values
+        .iter()
+        .map(|d| {
+            10i128
+                .checked_pow(scale - d.scale())
+                .and_then(|f| d.mantissa().checked_mul(f))
+        })
         .collect();
-    order.sort_by(|a, b| values[*a].cmp(&values[*b]).then(a.cmp(b)));
-    let total: Decimal = order.iter().map(|i| weight[*i]).sum();
-    let target = total * Decimal::from(p) / Decimal::ONE_HUNDRED;
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    match keys {
+        Some(k) => order.sort_unstable_by_key(|i| (k[*i], *i)),
+        None => order.sort_by(|a, b| values[*a].cmp(&values[*b]).then(a.cmp(b))),
+    }
+    order
+}
+
+/// [`quantile`] at each of `ps`, from the order [`ascending`] gave.
+fn quantiles<const N: usize>(
+    values: &[Decimal],
+    order: &[usize],
+    weight: &[Decimal],
+    ps: [u8; N],
+) -> [Decimal; N] {
+    let positive = || order.iter().copied().filter(|i| weight[*i] > Decimal::ZERO);
+    let total: Decimal = positive().map(|i| weight[i]).sum();
+    let targets = ps.map(|p| total * Decimal::from(p) / Decimal::ONE_HUNDRED);
+    let last = positive().next_back().map_or(Decimal::ZERO, |i| values[i]);
+    let mut out = [last; N];
+    let mut found = [false; N];
+    // One walk for every p: the first value whose cumulative weight reaches each target.
     let mut cum = Decimal::ZERO;
-    for i in &order {
-        cum += weight[*i];
-        if cum >= target {
-            return values[*i];
+    let mut left = N;
+    for i in positive() {
+        if left == 0 {
+            break;
+        }
+        cum += weight[i];
+        for (k, t) in targets.iter().enumerate() {
+            if !found[k] && cum >= *t {
+                found[k] = true;
+                out[k] = values[i];
+                left -= 1;
+            }
         }
     }
-    order.last().map_or(Decimal::ZERO, |i| values[*i])
+    out
 }
 
 /// Per-run percentiles of one bound, with their intervals, and the
@@ -302,17 +345,17 @@ fn per_run(
     rec: &Recorded,
     spec: &CorpusSpec,
 ) -> (Vec<Estimate>, Option<Decimal>) {
-    let values: Vec<Estimate> = PERCENTILES
-        .iter()
-        .map(|p| Estimate {
-            value: quantile(costs, weight, *p),
+    let order = ascending(costs);
+    let values: Vec<Estimate> = quantiles(costs, &order, weight, PERCENTILES)
+        .into_iter()
+        .map(|value| Estimate {
+            value,
             low: None,
             high: None,
         })
         .collect();
     if spec.weights.is_none() {
-        let mut sorted = costs.to_vec();
-        sorted.sort();
+        let sorted: Vec<Decimal> = order.iter().map(|i| costs[*i]).collect();
         let n = sorted.len() as u64;
         let budget = confidence::upper_rank(n, 0.99, LEVEL).map(|r| sorted[r as usize - 1]);
         let stated = values
@@ -340,7 +383,7 @@ fn per_run(
         let idx = resample(&by_kind, &mut rng);
         let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
         let w: Vec<Decimal> = idx.iter().map(|i| weight[*i]).collect();
-        PERCENTILES.map(|p| quantile(&c, &w, p))
+        quantiles(&c, &ascending(&c), &w, PERCENTILES)
     });
     let budget = mixture_p99_bound(costs, rec, spec);
     let stated = values
@@ -407,14 +450,27 @@ fn interval_of<T: Copy>(sorted: &[T]) -> (T, T) {
 
 /// Session indices of one stratified resample (each kind keeps its count).
 fn resample(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg) -> Vec<usize> {
-    by_kind
-        .iter()
-        .flat_map(|ids| {
-            (0..ids.len())
-                .map(|_| ids[rng.random_range(0..ids.len())])
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    let mut out = Vec::new();
+    resample_into(by_kind, rng, &mut out);
+    out
+}
+
+/// [`resample`] into `out` (emptied first): a million sessions resampled a
+/// hundred times reuse one buffer.
+fn resample_into(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg, out: &mut Vec<usize>) {
+    out.clear();
+    out.reserve(by_kind.iter().map(Vec::len).sum());
+    for ids in by_kind {
+        let n = ids.len();
+        match (ids.first(), ids.last()) {
+            // A kind's sessions are usually one run of indices: the draw is
+            // the index, without a random read of the list.
+            (Some(&first), Some(&last)) if last - first + 1 == n => {
+                out.extend((0..n).map(|_| first + rng.random_range(0..n)));
+            }
+            _ => out.extend((0..n).map(|_| ids[rng.random_range(0..n)])),
+        }
+    }
 }
 
 fn seed_of(seed: u64, stream: u64, index: u64) -> u64 {
@@ -559,13 +615,25 @@ impl<'a> Periods<'a> {
         stream: u64,
     ) -> Vec<PeriodCost> {
         let main = self.simulate(runs, count, stream * 1000, self.draw, None);
+        let mut ids = Vec::new();
         let boots: Vec<Vec<[i128; 3]>> = (0..PERIOD_BOOTSTRAP)
             .map(|b| {
                 let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
-                let ids = resample(&self.by_kind, &mut rng);
-                let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
-                let drawer = Drawer::new(&w);
-                let sim = self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(&ids));
+                resample_into(&self.by_kind, &mut rng, &mut ids);
+                let ids = &ids;
+                // A stratified resample keeps every kind, so its weights are
+                // all equal exactly when the sessions' are.
+                let drawer = match self.draw.index {
+                    None => Drawer {
+                        index: None,
+                        n: ids.len(),
+                    },
+                    Some(_) => {
+                        let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
+                        Drawer::new(&w)
+                    }
+                };
+                let sim = self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(ids));
                 sim.iter()
                     .map(|col| PERCENTILES.map(|p| nearest(col, p)))
                     .collect()
@@ -603,5 +671,41 @@ impl<'a> Periods<'a> {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn the_order_is_the_decimal_order_at_any_mix_of_scales() {
+        let values = [
+            d("0.5"),
+            d("0.50"),
+            d("0.4999999999"),
+            d("12"),
+            d("-1.25"),
+            d("0"),
+        ];
+        // Ties (0.5 and 0.50) keep their index order.
+        assert_eq!(ascending(&values), vec![4, 5, 2, 0, 1, 3]);
+        // A value no common scale holds: compared as decimals.
+        let wide = [Decimal::MAX, d("0.0000000000000000000000000001"), d("1")];
+        assert_eq!(ascending(&wide), vec![1, 2, 0]);
+    }
+
+    #[test]
+    fn a_weighted_quantile_is_the_first_value_whose_weight_reaches_p() {
+        let values = [d("3"), d("1"), d("2"), d("10")];
+        let weight = [d("1"), d("1"), d("1"), d("0")];
+        // Weight 3 in all (the 10 has none): p50 reaches 1.5 at the second value, 2.
+        assert_eq!(quantile(&values, &weight, 50), d("2"));
+        assert_eq!(quantile(&values, &weight, 99), d("3"));
+        assert_eq!(quantile(&values, &weight, 1), d("1"));
     }
 }

@@ -15,7 +15,7 @@ use parquet::column::reader::ColumnReader;
 use parquet::column::writer::ColumnWriter;
 use parquet::data_type::{ByteArray, FixedLenByteArray};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
@@ -162,6 +162,9 @@ impl Table {
         let props = WriterProperties::builder()
             .set_created_by(format!("tokencast {}", env!("CARGO_PKG_VERSION")))
             .set_compression(Compression::SNAPPY)
+            // Column-chunk statistics only: each file is one small row group,
+            // and page statistics double a footer every reader decodes.
+            .set_statistics_enabled(EnabledStatistics::Chunk)
             .set_key_value_metadata(Some(
                 metadata
                     .iter()

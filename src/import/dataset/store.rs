@@ -532,56 +532,107 @@ fn cost_columns() -> Vec<(&'static str, Data)> {
         .collect()
 }
 
+/// One session row of a sessions file, as a forecast needs it.
+struct CostRow {
+    /// Session id, NUL, machine, NUL, first log file: sorts as a folder of
+    /// imported sessions is read (by session id).
+    key: String,
+    newness: Newness,
+    /// Its replay's bounds, when it has replayed threads, all priced.
+    bands: Option<[Option<(Decimal, Decimal)>; 5]>,
+    /// The unpriced model that leaves it out.
+    unpriced: Option<String>,
+}
+
+/// What one sessions file says about how its figures were made.
+struct FileFacts {
+    book: Option<(String, String)>,
+    compare_model: Option<String>,
+    price_date: Option<jiff::civil::Date>,
+}
+
+fn cost_rows(
+    p: &Path,
+    want: &[(&'static str, Data)],
+) -> Result<(Vec<CostRow>, FileFacts), InputError> {
+    let (t, meta) = read_file(p, want, Some(tables::SESSIONS))?;
+    let get = |k: &str| meta.iter().find(|(m, _)| m == k).map(|(_, v)| v.clone());
+    let assumptions = get("tokencast.assumptions")
+        .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok());
+    let field = |k: &str| {
+        assumptions
+            .as_ref()
+            .and_then(|v| v.get(k).and_then(|m| m.as_str().map(str::to_string)))
+    };
+    let facts = FileFacts {
+        book: get("tokencast.price_book").zip(get("tokencast.price_book.sha256")),
+        compare_model: field("compare_model"),
+        price_date: field("price_date").and_then(|d| d.parse().ok()),
+    };
+    let c = Cols(&t);
+    // Each column found once (a million rows, seventeen columns).
+    let (session, host, log) = (
+        c.str(tables::SESSION),
+        c.str(tables::HOST),
+        c.str(tables::LOG_FILE),
+    );
+    let (threads, unpriced, last, requests) = (
+        c.int("tokencast.replayed_threads"),
+        c.str("tokencast.unpriced_thread_model"),
+        c.int(tables::LAST),
+        c.int("tokencast.requests"),
+    );
+    let bands = tables::band_columns(&c);
+    let mut rows = Vec::with_capacity(t.rows());
+    for i in 0..t.rows() {
+        let at = |e| bad(p, e);
+        let (Some(s), Some(h), Some(l)) = (&session[i], &host[i], &log[i]) else {
+            tables::key_of(&c, i).map_err(at)?;
+            unreachable!("key_of fails on a null key column");
+        };
+        let (Some(n), Some(r)) = (
+            threads[i].filter(|v| *v >= 0),
+            requests[i].filter(|v| *v >= 0),
+        ) else {
+            c.count("tokencast.replayed_threads", i).map_err(at)?;
+            c.count("tokencast.requests", i).map_err(at)?;
+            unreachable!("count fails on a null or negative count");
+        };
+        let unpriced = unpriced[i].clone();
+        rows.push(CostRow {
+            key: format!("{s}\0{h}\0{l}"),
+            newness: (last[i], r as u64),
+            bands: (n > 0 && unpriced.is_none()).then(|| bands.map(|(lo, up)| lo[i].zip(up[i]))),
+            unpriced: unpriced.filter(|_| n > 0),
+        });
+    }
+    Ok((rows, facts))
+}
+
 /// Reads the sessions tables under `paths` for a forecast: each session's
 /// newest import once; memory grows with sessions, never with requests
-/// (the request and result tables are not read).
+/// (the request and result tables are not read). Files are read in
+/// parallel and merged in path order.
 pub fn costs(paths: &[PathBuf]) -> Result<Costs, InputError> {
+    use rayon::prelude::*;
     let found = Found::of(paths)?;
     let want = cost_columns();
+    let read: Vec<Result<(Vec<CostRow>, FileFacts), InputError>> = found.files[0]
+        .par_iter()
+        .map(|p| cost_rows(p, &want))
+        .collect();
     let mut out = Costs::default();
-    let mut best: HashMap<Key, (Newness, Option<SessionCosts>, Option<String>)> = HashMap::new();
     let mut models = BTreeSet::new();
-    for p in &found.files[0] {
-        let (t, meta) = read_file(p, &want, Some(tables::SESSIONS))?;
+    let mut all: Vec<(usize, CostRow)> = Vec::new();
+    for (file, r) in read.into_iter().enumerate() {
+        let (rows, facts) = r?;
         out.files += 1;
-        let get = |k: &str| meta.iter().find(|(m, _)| m == k).map(|(_, v)| v.clone());
-        if let (Some(n), Some(d)) = (
-            get("tokencast.price_book"),
-            get("tokencast.price_book.sha256"),
-        ) {
-            out.books.insert((n, d));
-        }
-        let assumptions = get("tokencast.assumptions")
-            .and_then(|a| serde_json::from_str::<serde_json::Value>(&a).ok());
-        let field = |k: &str| {
-            assumptions
-                .as_ref()
-                .and_then(|v| v.get(k).and_then(|m| m.as_str().map(str::to_string)))
-        };
-        if let Some(m) = field("compare_model") {
-            models.insert(m);
-        }
+        out.books.extend(facts.book);
+        models.extend(facts.compare_model);
         if out.price_date.is_none() {
-            out.price_date = field("price_date").and_then(|d| d.parse().ok());
+            out.price_date = facts.price_date;
         }
-        let c = Cols(&t);
-        for i in 0..t.rows() {
-            let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
-            let last = newness(&c, i).map_err(|e| bad(p, e))?;
-            if best.get(&k).is_some_and(|(l, ..)| *l >= last) {
-                continue;
-            }
-            let threads = c
-                .count("tokencast.replayed_threads", i)
-                .map_err(|e| bad(p, e))?;
-            let name = k.1.clone();
-            let unpriced = c.str("tokencast.unpriced_thread_model")[i].clone();
-            let cost = (threads > 0 && unpriced.is_none()).then(|| SessionCosts {
-                name: name.clone(),
-                bands: tables::bands_of(&c, i),
-            });
-            best.insert(k, (last, cost, unpriced.filter(|_| threads > 0)));
-        }
+        all.extend(rows.into_iter().map(|row| (file, row)));
     }
     if models.len() > 1 {
         return Err(InputError::new(format!(
@@ -591,14 +642,22 @@ pub fn costs(paths: &[PathBuf]) -> Result<Costs, InputError> {
         .with_help("forecast datasets imported with the same --compare-model"));
     }
     out.compare_model = models.into_iter().next();
-    let mut rows: Vec<(Key, Option<SessionCosts>, Option<String>)> =
-        best.into_iter().map(|(k, (_, c, u))| (k, c, u)).collect();
-    // By session id, as a folder of imported sessions is read.
-    rows.sort_by(|a, b| (&a.0 .1, &a.0 .0, &a.0 .2).cmp(&(&b.0 .1, &b.0 .0, &b.0 .2)));
-    for (k, cost, unpriced) in rows {
-        match (cost, unpriced) {
-            (Some(c), _) => out.sessions.push(c),
-            (None, Some(m)) => out.unpriced.push((k.1, m)),
+    // By key (session id first, as a folder of imported sessions is read);
+    // of one key, the newest import first, then the first file given.
+    all.par_sort_unstable_by(|(fa, a), (fb, b)| {
+        a.key
+            .cmp(&b.key)
+            .then(b.newness.cmp(&a.newness))
+            .then(fa.cmp(fb))
+    });
+    all.dedup_by(|(_, later), (_, kept)| later.key == kept.key);
+    for (_, mut row) in all {
+        let id = row.key.find('\0').unwrap_or(row.key.len());
+        row.key.truncate(id);
+        let name = row.key;
+        match (row.bands, row.unpriced) {
+            (Some(bands), _) => out.sessions.push(SessionCosts { name, bands }),
+            (None, Some(m)) => out.unpriced.push((name, m)),
             (None, None) => {}
         }
     }

@@ -667,6 +667,14 @@ pub fn bands_of(c: &Cols, i: usize) -> [Option<(Decimal, Decimal)>; 5] {
     out
 }
 
+/// Each variant's lower and upper bound columns, found once.
+pub type BandColumns<'a> = [(&'a [Option<Decimal>], &'a [Option<Decimal>]); 5];
+
+/// The columns [`bands_of`] reads, found once for every row.
+pub fn band_columns<'a>(c: &Cols<'a>) -> BandColumns<'a> {
+    BAND_COLUMNS.map(|[lo, _, up]| (c.money(lo), c.money(up)))
+}
+
 /// The variants' names as imported scenarios name them (the other model's
 /// is `on <model>`).
 pub fn band_names(compare_model: Option<&str>) -> [String; 5] {
