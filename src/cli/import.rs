@@ -474,13 +474,26 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         &spec.filter,
         |sessions| -> Result<(), AppError> {
             use rayon::prelude::*;
-            let prepared: Vec<Result<summary::Prepared, InputError>> =
-                sessions.par_iter().map(|s| sum.prepare(s)).collect();
-            for (s, p) in sessions.iter().zip(prepared) {
+            // Each session worked out, and its dataset rows built, in parallel.
+            let writer = dataset.as_ref();
+            let prepared: Vec<(Result<summary::Prepared, InputError>, Option<_>)> = sessions
+                .par_iter()
+                .map(|s| {
+                    let p = sum.prepare(s);
+                    let rows = match (&p, writer) {
+                        (Ok(p), Some(w)) => {
+                            let (row, replayed) = p.dataset_parts();
+                            Some(w.rows_of(s, row, replayed))
+                        }
+                        _ => None,
+                    };
+                    (p, rows)
+                })
+                .collect();
+            for (p, rows) in prepared {
                 let p = p?;
-                if let Some(d) = dataset.as_mut() {
-                    let (row, replayed) = p.dataset_parts();
-                    d.add(s, row, replayed);
+                if let (Some(d), Some(rows)) = (dataset.as_mut(), rows) {
+                    d.push(rows);
                 }
                 for f in sum.accept(p) {
                     scenarios += usize::from(!f.csv);

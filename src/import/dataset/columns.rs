@@ -139,6 +139,27 @@ impl Table {
         }
     }
 
+    /// Appends every row of `other`, which has the same columns (or none:
+    /// an empty table takes `other`'s).
+    pub fn append(&mut self, other: Table) {
+        if self.columns.is_empty() {
+            *self = other;
+            return;
+        }
+        if other.columns.is_empty() {
+            return;
+        }
+        for ((_, a), (_, b)) in self.columns.iter_mut().zip(other.columns) {
+            match (a, b) {
+                (Data::Int(a), Data::Int(b)) | (Data::Time(a), Data::Time(b)) => a.extend(b),
+                (Data::Bool(a), Data::Bool(b)) => a.extend(b),
+                (Data::Str(a), Data::Str(b)) => a.extend(b),
+                (Data::Money(a), Data::Money(b)) => a.extend(b),
+                _ => unreachable!("columns of one table have one kind each"),
+            }
+        }
+    }
+
     /// Appends row `i` of `other`, which has the same columns.
     pub fn push_row(&mut self, other: &Table, i: usize) {
         for ((_, a), (_, b)) in self.columns.iter_mut().zip(&other.columns) {

@@ -50,9 +50,18 @@ pub struct Writer {
 
 #[derive(Default)]
 struct Group {
-    rows: Rows,
+    /// Sessions, requests, results.
+    tables: [Table; 3],
     /// Each session's key and how new it is.
     keys: Vec<(Key, Newness)>,
+}
+
+/// One session's rows in the three tables, with where they go.
+pub struct SessionRows {
+    day: String,
+    key: Key,
+    newness: Newness,
+    tables: [Table; 3],
 }
 
 /// What [`Writer::files`] did.
@@ -90,6 +99,13 @@ impl Writer {
 
     /// Adds a session with its summary row and what the import replayed.
     pub fn add(&mut self, s: &Session, row: &SessionRow, rep: &Replayed) {
+        let rows = self.rows_of(s, row, rep);
+        self.push(rows);
+    }
+
+    /// A session's rows, built apart (sessions are built in parallel and
+    /// [`Writer::push`]ed in order).
+    pub fn rows_of(&self, s: &Session, row: &SessionRow, rep: &Replayed) -> SessionRows {
         let mut o = s.origin.clone().unwrap_or_else(|| self.origin.clone());
         let mut shown = std::borrow::Cow::Borrowed(s);
         if let Some(a) = &self.anonymiser {
@@ -104,23 +120,38 @@ impl Writer {
             hidden.origin = None;
             shown = std::borrow::Cow::Owned(hidden);
         }
-        let day = day_of(row.started.as_deref());
-        let g = self.groups.entry((day, o.machine.clone())).or_default();
         let key = (
             o.machine.clone(),
             s.id.clone(),
             shown.files.first().cloned().unwrap_or_default(),
         );
-        g.keys.push((
-            key,
-            (
-                s.requests().filter_map(|r| r.at_ms).max(),
-                s.requests().count() as u64,
-            ),
-        ));
+        let newness = (
+            s.requests().filter_map(|r| r.at_ms).max(),
+            s.requests().count() as u64,
+        );
         let mut row = row.clone();
         row.project = shown.project.clone();
-        g.rows.add(&o, &shown, &row, rep, &self.source);
+        let mut rows = Rows::default();
+        rows.add(&o, &shown, &row, rep, &self.source);
+        SessionRows {
+            day: day_of(row.started.as_deref()),
+            key,
+            newness,
+            tables: [
+                rows.sessions.finish(),
+                rows.requests.finish(),
+                rows.results.finish(),
+            ],
+        }
+    }
+
+    /// Adds a session's rows to its machine's day.
+    pub fn push(&mut self, r: SessionRows) {
+        let g = self.groups.entry((r.day, r.key.0.clone())).or_default();
+        g.keys.push((r.key, r.newness));
+        for (t, new) in g.tables.iter_mut().zip(r.tables) {
+            t.append(new);
+        }
     }
 
     /// The machines whose files this import writes.
@@ -138,84 +169,130 @@ impl Writer {
     /// Every file to write (path, bytes): each day's file of each machine,
     /// holding what it held except the sessions this import replaces.
     pub fn files(self) -> Result<(Vec<FileBytes>, Merged), InputError> {
+        use rayon::prelude::*;
+        let groups: Vec<((String, String), Group)> = self.groups.into_iter().collect();
+        let (root, provenance) = (&self.root, &self.provenance);
+        // Each machine's day on its own, in parallel; results in order.
+        let done: Vec<Result<(Vec<FileBytes>, Merged), InputError>> = groups
+            .into_par_iter()
+            .map(|((day, machine), g)| group_files(root, provenance, &day, &machine, g))
+            .collect();
         let mut out = Vec::new();
         let mut merged = Merged::default();
-        for ((day, machine), g) in self.groups {
-            let file = host_file(&machine);
-            let path = |table: &str| self.root.join(table).join(&day).join(&file);
-            // What the machine's file of the day holds: each session's last request.
-            let existing = read_if_exists(&path(tables::SESSIONS), tables::SESSIONS)?;
-            let mut held: HashMap<Key, Newness> = HashMap::new();
-            if let Some((t, p)) = &existing {
-                let c = Cols(t);
-                for i in 0..t.rows() {
-                    let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
-                    held.insert(k, newness(&c, i).map_err(|e| bad(p, e))?);
-                }
-            }
-            // A newer import already there is kept; this one's rows are dropped.
-            let mut keep_old: BTreeSet<Key> = BTreeSet::new();
-            let mut new_keys: BTreeSet<Key> = BTreeSet::new();
-            for (k, last) in &g.keys {
-                match held.get(k) {
-                    Some(old) if *old > *last => {
-                        merged.kept_newer += 1;
-                        keep_old.insert(k.clone());
-                    }
-                    Some(_) => {
-                        merged.replaced += 1;
-                        new_keys.insert(k.clone());
-                    }
-                    None => {
-                        new_keys.insert(k.clone());
-                    }
-                }
-            }
-            merged.sessions += new_keys.len() as u64;
-            let Rows {
-                sessions,
-                requests,
-                results,
-            } = g.rows;
-            for (table, fresh) in [
-                (tables::SESSIONS, sessions.finish()),
-                (tables::REQUESTS, requests.finish()),
-                (tables::RESULTS, results.finish()),
-            ] {
-                let target = path(table);
-                let old = match table {
-                    tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
-                    _ => read_if_exists(&target, table)?.map(|(t, _)| t),
-                };
-                let schema = tables::schema(table);
-                let mut t = schema.empty_like();
-                if let Some(old) = &old {
-                    let c = Cols(old);
-                    for i in 0..old.rows() {
-                        let k = tables::key_of(&c, i).map_err(|e| bad(&target, e))?;
-                        if !new_keys.contains(&k) {
-                            t.push_row(old, i);
-                        }
-                    }
-                }
-                if fresh.rows() > 0 {
-                    let c = Cols(&fresh);
-                    for i in 0..fresh.rows() {
-                        let k = tables::key_of(&c, i).map_err(|e| bad(&target, e))?;
-                        if !keep_old.contains(&k) {
-                            t.push_row(&fresh, i);
-                        }
-                    }
-                }
-                let bytes = t
-                    .to_parquet(&self.provenance.metadata(table))
-                    .map_err(|e| unreadable(&target, &e))?;
-                out.push((target, bytes));
-                merged.files += 1;
-            }
+        for d in done {
+            let (files, m) = d?;
+            out.extend(files);
+            merged.sessions += m.sessions;
+            merged.replaced += m.replaced;
+            merged.kept_newer += m.kept_newer;
+            merged.files += m.files;
         }
         Ok((out, merged))
     }
+}
+
+/// One machine's files of one day: what they held, without the sessions
+/// this import replaces, and this import's rows, without the sessions the
+/// files hold a newer import of.
+fn group_files(
+    root: &Path,
+    provenance: &Provenance,
+    day: &str,
+    machine: &str,
+    g: Group,
+) -> Result<(Vec<FileBytes>, Merged), InputError> {
+    let mut merged = Merged::default();
+    let file = host_file(machine);
+    let path = |table: &str| root.join(table).join(day).join(&file);
+    // What the machine's file of the day holds: each session's newness.
+    let existing = read_if_exists(&path(tables::SESSIONS), tables::SESSIONS)?;
+    let mut held: HashMap<Key, Newness> = HashMap::new();
+    if let Some((t, p)) = &existing {
+        let c = Cols(t);
+        for i in 0..t.rows() {
+            let k = tables::key_of(&c, i).map_err(|e| bad(p, e))?;
+            held.insert(k, newness(&c, i).map_err(|e| bad(p, e))?);
+        }
+    }
+    // A newer import already there is kept; this one's rows are dropped.
+    let mut keep_old: BTreeSet<Key> = BTreeSet::new();
+    let mut new_keys: BTreeSet<Key> = BTreeSet::new();
+    for (k, last) in &g.keys {
+        match held.get(k) {
+            Some(old) if *old > *last => {
+                merged.kept_newer += 1;
+                keep_old.insert(k.clone());
+            }
+            Some(_) => {
+                merged.replaced += 1;
+                new_keys.insert(k.clone());
+            }
+            None => {
+                new_keys.insert(k.clone());
+            }
+        }
+    }
+    merged.sessions += new_keys.len() as u64;
+    let mut out = Vec::new();
+    for (table, fresh) in tables::TABLES.into_iter().zip(g.tables) {
+        let target = path(table);
+        let old = match table {
+            tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
+            _ => read_if_exists(&target, table)?.map(|(t, _)| t),
+        };
+        let t = match (&old, keep_old.is_empty(), fresh.rows()) {
+            // A day this machine has not written before: the rows as built.
+            (None, true, n) if n > 0 => fresh,
+            _ => {
+                let mut t = tables::schema(table);
+                if let Some(old) = &old {
+                    for i in kept_rows(old, &new_keys, &target)? {
+                        t.push_row(old, i);
+                    }
+                }
+                if fresh.rows() > 0 {
+                    for i in kept_rows(&fresh, &keep_old, &target)? {
+                        t.push_row(&fresh, i);
+                    }
+                }
+                t
+            }
+        };
+        let bytes = t
+            .to_parquet(&provenance.metadata(table))
+            .map_err(|e| unreadable(&target, &e))?;
+        out.push((target, bytes));
+        merged.files += 1;
+    }
+    Ok((out, merged))
+}
+
+/// The rows of `t` whose key `drop` does not hold, decided once for each
+/// run of rows of one session (a session's rows are written together).
+fn kept_rows(t: &Table, drop: &BTreeSet<Key>, path: &Path) -> Result<Vec<usize>, InputError> {
+    let c = Cols(t);
+    let (h, s, l) = (
+        c.str(tables::HOST),
+        c.str(tables::SESSION),
+        c.str(tables::LOG_FILE),
+    );
+    let mut out = Vec::with_capacity(t.rows());
+    let mut run: Option<(usize, bool)> = None;
+    for i in 0..t.rows() {
+        let keep = match run {
+            Some((j, keep)) if h[i] == h[j] && s[i] == s[j] && l[i] == l[j] => keep,
+            _ => {
+                let k = tables::key_of(&c, i).map_err(|e| bad(path, e))?;
+                let keep = !drop.contains(&k);
+                run = Some((i, keep));
+                keep
+            }
+        };
+        if keep {
+            out.push(i);
+        }
+    }
+    Ok(out)
 }
 
 /// How new an import of a session is: its last request, then its number
