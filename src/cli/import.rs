@@ -152,7 +152,11 @@ impl DatasetSpec {
         }
         Ok(Some(DatasetSpec {
             dir: dir.clone(),
-            origin: crate::import::Origin { machine, user },
+            origin: crate::import::Origin {
+                machine,
+                user,
+                source: None,
+            },
             anonymiser,
         }))
     }

@@ -258,6 +258,10 @@ pub struct Origin {
     pub machine: String,
     /// The user's id, when known.
     pub user: Option<String>,
+    /// The source it was first imported from (`claude-code` …), when it
+    /// was read from a dataset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Session {

@@ -18,9 +18,17 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::Type;
+use parquet::schema::types::{ColumnPath, Type};
 use rust_decimal::Decimal;
 use std::sync::Arc;
+
+/// String columns whose values are mostly distinct (no dictionary).
+const UNIQUE_STRINGS: [&str; 4] = [
+    "gen_ai.response.id",
+    "tokencast.timestamp_text",
+    "tokencast.carried_by_response_id",
+    "tokencast.started_text",
+];
 
 /// Decimal places of every money column.
 pub const SCALE: u32 = 18;
@@ -180,12 +188,22 @@ impl Table {
                 .with_fields(fields)
                 .build()?,
         );
-        let props = WriterProperties::builder()
+        let mut props = WriterProperties::builder();
+        for (name, data) in &self.columns {
+            if matches!(data, Data::Str(_)) && !UNIQUE_STRINGS.contains(name) {
+                props = props
+                    .set_column_dictionary_enabled(ColumnPath::new(vec![name.to_string()]), true);
+            }
+        }
+        let props = props
             .set_created_by(format!("tokencast {}", env!("CARGO_PKG_VERSION")))
             .set_compression(Compression::SNAPPY)
             // Column-chunk statistics only: each file is one small row group,
             // and page statistics double a footer every reader decodes.
             .set_statistics_enabled(EnabledStatistics::Chunk)
+            // Dictionaries for the strings that repeat (keys, models, tools),
+            // not for ids, times and figures, which rarely do.
+            .set_dictionary_enabled(false)
             .set_key_value_metadata(Some(
                 metadata
                     .iter()

@@ -112,6 +112,7 @@ impl Writer {
             o = Origin {
                 machine: a.hide(&o.machine),
                 user: o.user.as_deref().map(|u| a.hide(u)),
+                source: o.source.clone(),
             };
             let mut hidden = s.clone();
             hidden.project = a.hide(&s.project);
@@ -132,7 +133,9 @@ impl Writer {
         let mut row = row.clone();
         row.project = shown.project.clone();
         let mut rows = Rows::default();
-        rows.add(&o, &shown, &row, rep, &self.source);
+        // A session read from a dataset keeps the source it came from.
+        let source = o.source.as_deref().unwrap_or(&self.source);
+        rows.add(&o, &shown, &row, rep, source);
         SessionRows {
             day: day_of(row.started.as_deref()),
             key,

@@ -121,11 +121,16 @@ impl Builder {
 }
 
 /// Who and where a session was recorded, as the dataset keys it.
-fn keys(b: &mut Builder, o: &Origin, s: &Session, source: &str) {
+fn keys(b: &mut Builder, o: &Origin, s: &Session) {
     b.str(HOST, Some(&o.machine))
-        .str(USER, o.user.as_deref())
         .str(SESSION, Some(&s.id))
-        .str(LOG_FILE, Some(s.files.first().map_or("", String::as_str)))
+        .str(LOG_FILE, Some(s.files.first().map_or("", String::as_str)));
+}
+
+/// The session row's own: who, which project, which source (the request
+/// and result rows join it on the key).
+fn about(b: &mut Builder, o: &Origin, s: &Session, source: &str) {
+    b.str(USER, o.user.as_deref())
         .str("tokencast.project", Some(&s.project))
         .str("tokencast.source", Some(source));
 }
@@ -220,7 +225,8 @@ impl Rows {
     pub fn add(&mut self, o: &Origin, s: &Session, row: &SessionRow, rep: &Replayed, source: &str) {
         let last = s.requests().filter_map(|r| r.at_ms).max();
         let b = &mut self.sessions;
-        keys(b, o, s, source);
+        keys(b, o, s);
+        about(b, o, s, source);
         b.time(
             STARTED,
             row.started.as_deref().and_then(crate::import::epoch_ms),
@@ -267,7 +273,7 @@ impl Rows {
         b.end();
         for (ti, t) in s.threads.iter().enumerate() {
             let costs = rep.costs.get(ti);
-            self.add_thread(o, s, ti, t, costs, source);
+            self.add_thread(o, s, ti, t, costs);
         }
     }
 
@@ -278,7 +284,6 @@ impl Rows {
         ti: usize,
         t: &Thread,
         costs: Option<&Vec<Option<Decimal>>>,
-        source: &str,
     ) {
         // What entered before each request, by kind: (results, tool bytes, user bytes, other bytes).
         let mut before = vec![(0u64, 0u64, 0u64, 0u64); t.requests.len()];
@@ -298,7 +303,7 @@ impl Rows {
         let mut prev: Option<i64> = None;
         for (ri, r) in t.requests.iter().enumerate() {
             let b = &mut self.requests;
-            keys(b, o, s, source);
+            keys(b, o, s);
             thread(b, ti, t, &name);
             let gap = match (prev, r.at_ms) {
                 (Some(p), Some(a)) => Some(a.saturating_sub(p)),
@@ -327,7 +332,7 @@ impl Rows {
         }
         for (xi, x) in t.results.iter().enumerate() {
             let b = &mut self.results;
-            keys(b, o, s, source);
+            keys(b, o, s);
             thread(b, ti, t, &name);
             let kind = match x.kind {
                 ContextKind::Tool => "tool",
@@ -370,6 +375,7 @@ pub fn schema(table: &str) -> Table {
     let o = Origin {
         machine: String::new(),
         user: None,
+        source: None,
     };
     let t = Thread {
         agent: None,
@@ -532,6 +538,7 @@ pub fn session_info(c: &Cols, i: usize) -> Result<SessionInfo, BadValue> {
         origin: Origin {
             machine: c.text(HOST, i)?.to_string(),
             user: c.str(USER)[i].clone(),
+            source: c.str("tokencast.source")[i].clone(),
         },
         project: c.str("tokencast.project")[i].clone().unwrap_or_default(),
         files: c.str("tokencast.log_files")[i]
