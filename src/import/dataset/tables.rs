@@ -7,7 +7,7 @@
 //!
 //! The request and result rows hold everything an import reads from a log
 //! (sizes, counts, names, times; never text), so the sessions they make
-//! again ([`sessions_of`]) give the import the same figures as the logs.
+//! again ([`session_of`]) give the import the same figures as the logs.
 
 use super::columns::{Data, Table};
 use crate::import::summary::{Band, SessionRow};
