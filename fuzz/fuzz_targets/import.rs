@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
                     let _ = sum.accept(p);
                 }
             }
-            Ok::<(), ()>(())
+            Ok::<(), tokencast::error::InputError>(())
         })
         .expect("the callback never fails");
         let _ = sum.finish(&import);
