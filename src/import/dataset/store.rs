@@ -97,12 +97,6 @@ impl Writer {
         }
     }
 
-    /// Adds a session with its summary row and what the import replayed.
-    pub fn add(&mut self, s: &Session, row: &SessionRow, rep: &Replayed) {
-        let rows = self.rows_of(s, row, rep);
-        self.push(rows);
-    }
-
     /// A session's rows, built apart (sessions are built in parallel and
     /// [`Writer::push`]ed in order).
     pub fn rows_of(&self, s: &Session, row: &SessionRow, rep: &Replayed) -> SessionRows {

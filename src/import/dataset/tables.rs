@@ -661,23 +661,11 @@ pub fn session_of(id: &str, info: SessionInfo, threads: Threads) -> Session {
     }
 }
 
-/// Row `i` of a sessions table as the costs a corpus forecast replays:
-/// per variant column prefix, its lower and upper bound (`None` where the
-/// import had no such replay).
-pub fn bands_of(c: &Cols, i: usize) -> [Option<(Decimal, Decimal)>; 5] {
-    let mut out = [None; 5];
-    for (slot, [lo, _, up]) in out.iter_mut().zip(BAND_COLUMNS) {
-        if let (Some(l), Some(u)) = (c.money(lo)[i], c.money(up)[i]) {
-            *slot = Some((l, u));
-        }
-    }
-    out
-}
-
 /// Each variant's lower and upper bound columns, found once.
 pub type BandColumns<'a> = [(&'a [Option<Decimal>], &'a [Option<Decimal>]); 5];
 
-/// The columns [`bands_of`] reads, found once for every row.
+/// Each variant's lower and upper bound columns of a sessions table, found
+/// once for every row (`None` in a row where the import had no such replay).
 pub fn band_columns<'a>(c: &Cols<'a>) -> BandColumns<'a> {
     BAND_COLUMNS.map(|[lo, _, up]| (c.money(lo), c.money(up)))
 }
