@@ -102,9 +102,31 @@ impl Files for Folder {
     }
 }
 
+/// Finishes a set a killed import left committed around `path` (the folder
+/// it is in, and the one above, where an import's session folders lie; or
+/// `path` itself when it is a folder), so that what is read is whole.
+pub fn settled(path: &Path) -> Result<(), InputError> {
+    let start = if path.is_dir() {
+        path
+    } else {
+        path.parent().unwrap_or(path)
+    };
+    for dir in start.ancestors().take(2) {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        crate::output::journal::settle(dir)
+            .map_err(|e| InputError::new(e.to_string()).with_help(e.help()))?;
+    }
+    Ok(())
+}
+
 /// Reads and checks the scenario at `path`, with its price book and trace.
 /// `today` is the price date when the scenario sets none.
 pub fn load(path: &Path, today: Option<jiff::civil::Date>) -> Result<Scenario, InputError> {
+    settled(path)?;
     let src = read(path, "scenario file")?;
     Scenario::check(&src, &Folder::of(path), today)
 }
@@ -131,6 +153,7 @@ pub fn load_recorded(
     today: Option<jiff::civil::Date>,
     limit: usize,
 ) -> Result<LoadedWithTexts, InputError> {
+    settled(path)?;
     let src = read(path, "scenario file")?;
     let folder = Folder::of(path);
     let recorded =

@@ -129,3 +129,53 @@ fn a_count_past_the_limit_is_capped_for_its_span_and_the_session_kept() {
         .expect("t2 kept");
     assert_eq!(t2["usage"]["input"], 1_000_000_000u64);
 }
+
+#[test]
+fn one_pretty_printed_document_reads_as_its_lines_do() {
+    // The fixture's exports that parse, merged into one document written
+    // over many lines (as an export saved by hand or by a script is).
+    let text = fs::read_to_string(fixtures().join("spans.jsonl")).unwrap();
+    let mut resource_spans = Vec::new();
+    for line in text.lines() {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+            resource_spans.extend(v["resourceSpans"].as_array().unwrap().iter().cloned());
+        }
+    }
+    assert!(
+        resource_spans.len() >= 2,
+        "the fixture has exports to merge"
+    );
+    let doc = serde_json::json!({ "resourceSpans": resource_spans });
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    fs::create_dir_all(&logs).unwrap();
+    fs::write(
+        logs.join("export.json"),
+        serde_json::to_string_pretty(&doc).unwrap(),
+    )
+    .unwrap();
+    let whole = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "otel"])
+        .arg(&logs)
+        .args(["--format", "json", "--no-report", "--out", "whole"])
+        .output()
+        .unwrap();
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+    let lines = import(
+        dir.path(),
+        &["--format", "json", "--no-report", "--out", "lines"],
+    );
+    let (w, l): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&whole.stdout).unwrap(),
+        serde_json::from_slice(&lines.stdout).unwrap(),
+    );
+    assert_eq!(w["sessions"], l["sessions"]);
+    assert_eq!(w["totals"], l["totals"]);
+    // The broken line of the fixture is not in the document: no problem.
+    assert_eq!(w["problems"].as_array().unwrap().len(), 0);
+}

@@ -152,6 +152,7 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
     let mut dataset_inputs: Vec<InputFile> = Vec::new();
     let mut dataset_date: Option<PriceDate> = None;
     for p in paths {
+        crate::files::settled(p)?;
         let kind = kind_name(p);
         if let Some(i) = kinds.iter().position(|k| *k == kind) {
             return Err(InputError::new(format!(

@@ -337,7 +337,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     };
     let mut sum = summary::Summary::new(&spec.book, &opts)?;
     // One tokencast at a time writes a set into --out.
-    let _lock = output::FolderLock::take(&spec.out)?;
+    let lock = output::FolderLock::take(&spec.out)?;
     let mut read = read_and_stage(&spec, &mut sum)?;
     let fitted = spec
         .save_calibration
@@ -364,6 +364,13 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         "",
     )?;
     let mut notes = Vec::new();
+    if lock.finished() > 0 {
+        notes.push(format!(
+            "finished the set a killed import had committed under {} ({} file(s)) before reading",
+            spec.out.display(),
+            lock.finished()
+        ));
+    }
     if read.scenarios > 0 {
         stage_book(&spec, &mut read)?;
     }
@@ -412,8 +419,17 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         }
         notes.push(dataset_note(&d.dir, &merged));
     }
+    // The set under --out (and what the last import wrote there and this
+    // one did not) changes whole, even across a kill.
+    read.staging.journal_in(spec.out.clone());
+    for rel in previous
+        .map(|p| p.left_behind(&manifest))
+        .unwrap_or_default()
+    {
+        read.staging.remove_on_commit(rel);
+    }
     let done = read.staging.commit()?;
-    let removed = previous.map_or(0, |p| remove_left_behind(&spec.out, &p, &manifest));
+    let removed = done.removed;
     if removed > 0 {
         notes.push(format!(
             "removed {removed} file(s) an earlier import wrote under {} and this one did not",
@@ -577,22 +593,4 @@ fn stage_book(spec: &ImportSpec, read: &mut Read) -> Result<(), AppError> {
     })?;
     read.written.push(PathBuf::from(summary::BOOK_FILE));
     Ok(())
-}
-
-/// Removes what the previous import wrote and this one did not (only
-/// tokencast's own files, by marker); returns how many.
-fn remove_left_behind(out: &Path, previous: &Manifest, now: &Manifest) -> usize {
-    let mut removed = 0;
-    for rel in previous.left_behind(now) {
-        let Ok(path) = output::name::confined(out, Path::new(&rel)) else {
-            continue;
-        };
-        let marker = if rel.ends_with(".csv") {
-            Marker::Trace
-        } else {
-            Marker::Toml
-        };
-        removed += usize::from(output::remove_owned(&path, &marker));
-    }
-    removed
 }

@@ -19,37 +19,16 @@
 //! input − cache reads − cache writes (writes as 5-minute writes).
 
 use super::lines::{each_line, not_json};
-use super::{Filter, Import, Problem, Request, Session, Thread, ToolResult, Usage};
+use super::{Filter, Import, Request, Session, Thread, ToolResult, Usage};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Export {
-    #[serde(default)]
-    resource_spans: Vec<ResourceSpans>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourceSpans {
-    #[serde(default)]
-    resource: Option<Resource>,
-    #[serde(default)]
-    scope_spans: Vec<ScopeSpans>,
-}
-
-#[derive(Deserialize)]
 struct Resource {
     #[serde(default)]
     attributes: Vec<KeyValue>,
-}
-
-#[derive(Deserialize)]
-struct ScopeSpans {
-    #[serde(default)]
-    spans: Vec<Span>,
 }
 
 #[derive(Deserialize)]
@@ -152,30 +131,290 @@ pub(crate) fn millis(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// The exports of one file: one per line, or the whole file as one.
-fn exports(path: &Path, name: &str, stats: &mut Import) -> Vec<Export> {
-    let mut out = Vec::new();
+/// What one span became, before it is placed in its session.
+enum Conv {
+    /// A request or a tool call.
+    Event(Event),
+    /// A request with a usage count past the limit: capped, kept, and said.
+    Capped(Event, String),
+    /// A span that cannot be read, and why.
+    Problem(String),
+    /// Neither a request nor a tool call.
+    Other,
+}
+
+/// One span read: its ids, session and start, and what it became.
+struct Seen {
+    trace_id: String,
+    span_id: String,
+    session: String,
+    start: u64,
+    conv: Conv,
+}
+
+/// The spans of one `resourceSpans` entry, with its `service.name`.
+type Batch = (String, Vec<Seen>);
+
+/// Reads one export (`{"resourceSpans": [...]}`) as a stream: each span is
+/// converted as soon as it is read and its text dropped, so neither a line
+/// nor a whole-file document is ever held as a tree.
+struct Export<'a>(&'a mut Vec<Batch>);
+
+/// The `resourceSpans` array, one entry at a time.
+struct EachResource<'a>(&'a mut Vec<Batch>);
+
+/// One `resourceSpans` entry: its resource's service name and its spans.
+struct OneResource<'a>(&'a mut Vec<Batch>);
+
+/// A `scopeSpans` array (or, inside it, one scope's `spans`).
+struct EachScope<'a>(&'a mut Vec<Seen>);
+
+/// One `scopeSpans` entry.
+struct OneScope<'a>(&'a mut Vec<Seen>);
+
+/// A `spans` array: each span converted as it is read.
+struct EachSpan<'a>(&'a mut Vec<Seen>);
+
+macro_rules! seed_of {
+    ($($t:ident => $method:ident),*) => {$(
+        impl<'de> DeserializeSeed<'de> for $t<'_> {
+            type Value = ();
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.$method(self)
+            }
+        }
+    )*};
+}
+seed_of!(Export => deserialize_map, EachResource => deserialize_seq,
+    OneResource => deserialize_map, EachScope => deserialize_seq,
+    OneScope => deserialize_map, EachSpan => deserialize_seq);
+
+impl<'de> Visitor<'de> for Export<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an OTLP/JSON export")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "resourceSpans" => map.next_value_seed(EachResource(&mut *self.0))?,
+                _ => drop(map.next_value::<IgnoredAny>()?),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for EachResource<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of resource spans")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(OneResource(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for OneResource<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("resource spans")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut service = String::new();
+        let mut seen = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "resource" => {
+                    let r: Option<Resource> = map.next_value()?;
+                    service = r
+                        .and_then(|r| r.attributes.into_iter().find(|a| a.key == "service.name"))
+                        .and_then(|a| a.value.string_value)
+                        .unwrap_or_default();
+                }
+                "scopeSpans" => map.next_value_seed(EachScope(&mut seen))?,
+                _ => drop(map.next_value::<IgnoredAny>()?),
+            }
+        }
+        // The resource may come after its spans: the batch is named at its end.
+        self.0.push((service, seen));
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for EachScope<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of scope spans")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(OneScope(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for OneScope<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("scope spans")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "spans" => map.next_value_seed(EachSpan(&mut *self.0))?,
+                _ => drop(map.next_value::<IgnoredAny>()?),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for EachSpan<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of spans")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(span) = seq.next_element::<Span>()? {
+            self.0.push(convert(span));
+        }
+        Ok(())
+    }
+}
+
+/// What a span is: a tool call, a request (its usage checked and capped),
+/// or neither. Its text is dropped here.
+fn convert(span: Span) -> Seen {
+    let start = span.start_time_unix_nano.map_or(0, Nanos::get);
+    let end = span.end_time_unix_nano.map_or(start, Nanos::get);
+    let session = span
+        .text("gen_ai.conversation.id")
+        .map_or_else(|| span.trace_id.clone(), str::to_string);
+    let tool = span.text("gen_ai.operation.name") == Some("execute_tool");
+    let has_usage = span
+        .attributes
+        .iter()
+        .any(|a| a.key.starts_with("gen_ai.usage."));
+    let conv = if tool {
+        Conv::Event(Event::Tool {
+            end_ns: end,
+            result: ToolResult {
+                kind: super::ContextKind::Tool,
+                tool: span
+                    .text("gen_ai.tool.name")
+                    .unwrap_or("unknown")
+                    .to_string(),
+                bytes: span
+                    .text("gen_ai.tool.call.result")
+                    .map_or(0, |r| r.len() as u64),
+                images: 0,
+                documents: 0,
+                is_error: span.text("error.type").is_some(),
+                latency_ms: end.saturating_sub(start) / 1_000_000,
+                carried_by: None,
+                at_ms: i64::try_from(end / 1_000_000).ok(),
+            },
+        })
+    } else if has_usage {
+        request(&span, start)
+    } else {
+        Conv::Other
+    };
+    Seen {
+        trace_id: span.trace_id,
+        span_id: span.span_id,
+        session,
+        start,
+        conv,
+    }
+}
+
+/// A span with `gen_ai.usage.*` as a request, its counts capped.
+fn request(span: &Span, start: u64) -> Conv {
+    let i = |k: &str| span.int(k).unwrap_or(0);
+    let Some(u) = usage(
+        i("gen_ai.usage.input_tokens"),
+        i("gen_ai.usage.cache_read.input_tokens"),
+        i("gen_ai.usage.cache_creation.input_tokens"),
+        i("gen_ai.usage.output_tokens"),
+    ) else {
+        return Conv::Problem(format!(
+            "span {}: cached tokens above input tokens",
+            span.span_id
+        ));
+    };
+    let (u, over) = u.capped(crate::limits::MAX_TOKENS);
+    let model = span
+        .text("gen_ai.response.model")
+        .or_else(|| span.text("gen_ai.request.model"))
+        .unwrap_or("unknown")
+        .to_string();
+    let event = Event::Request(Request {
+        hidden_output: 0,
+        output_bytes: 0,
+        thinking_bytes: 0,
+        compacted_before: false,
+        message_id: format!("{}/{}", span.trace_id, span.span_id),
+        timestamp: Some(rfc3339(start)),
+        at_ms: i64::try_from(start / 1_000_000).ok(),
+        model,
+        usage: u,
+    });
+    if over {
+        return Conv::Capped(
+            event,
+            format!(
+                "span {}: a usage count above {} tokens; capped there for this span",
+                span.span_id,
+                crate::limits::MAX_TOKENS
+            ),
+        );
+    }
+    Conv::Event(event)
+}
+
+/// The spans of one file's exports, one export per line; or, when no line
+/// is one, the whole file as one (pretty-printed) document, read as a
+/// stream. Each export's spans reach `each` once the export has been read
+/// whole (a line cut short adds nothing).
+fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mut Import, Batch)) {
     let mut bad: Vec<(u64, String)> = Vec::new();
-    let before = stats.bytes;
-    each_line(path, name, stats, |n, t, _| {
-        match serde_json::from_slice::<Export>(t) {
-            Ok(e) => out.push(e),
+    let mut any = false;
+    each_line(path, name, stats, |n, t, stats| {
+        let mut batches = Vec::new();
+        let mut de = serde_json::Deserializer::from_slice(t);
+        match Export(&mut batches)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+        {
+            Ok(()) => {
+                any = true;
+                batches.into_iter().for_each(|b| each(stats, b));
+            }
             Err(e) => bad.push((n, not_json(t, &e, "an OTLP/JSON export"))),
         }
     });
-    if out.is_empty() && !bad.is_empty() && stats.bytes - before <= crate::input::MAX_INPUT_BYTES {
+    if !any && !bad.is_empty() {
         // Not one export per line: perhaps one pretty-printed document.
-        let whole = std::fs::read(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Export>(&b).ok());
-        if let Some(e) = whole {
-            return vec![e];
+        if let Some(batches) = whole(path) {
+            batches.into_iter().for_each(|b| each(stats, b));
+            return;
         }
     }
     for (n, what) in bad {
         stats.problem(name, n, what);
     }
-    out
+}
+
+/// The file at `path` as one export, read as a stream.
+fn whole(path: &Path) -> Option<Vec<Batch>> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
+    let mut batches = Vec::new();
+    Export(&mut batches).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(batches)
 }
 
 /// Reads every `.json` and `.jsonl` file under `paths`, groups the spans into
@@ -202,106 +441,34 @@ pub fn read<E>(
             .to_string_lossy()
             .into_owned();
         import.files += 1;
-        for export in exports(path, &name, &mut import) {
-            for r in export.resource_spans {
-                let service = r
-                    .resource
-                    .as_ref()
-                    .and_then(|res| res.attributes.iter().find(|a| a.key == "service.name"))
-                    .and_then(|a| a.value.string_value.clone())
-                    .unwrap_or_default();
-                for span in r.scope_spans.into_iter().flat_map(|s| s.spans) {
-                    if !seen_spans.insert((span.trace_id.clone(), span.span_id.clone())) {
-                        import.skipped.duplicate_messages += 1;
+        exports(path, &name, &mut import, |import, (service, seen)| {
+            for span in seen {
+                if !seen_spans.insert((span.trace_id, span.span_id.clone())) {
+                    import.skipped.duplicate_messages += 1;
+                    continue;
+                }
+                let event = match span.conv {
+                    Conv::Event(e) => e,
+                    Conv::Capped(e, what) => {
+                        import.problem(&name, 0, what);
+                        e
+                    }
+                    Conv::Problem(what) => {
+                        import.problem(&name, 0, what);
                         continue;
                     }
-                    let start = span.start_time_unix_nano.map_or(0, Nanos::get);
-                    let end = span.end_time_unix_nano.map_or(start, Nanos::get);
-                    let session = span
-                        .text("gen_ai.conversation.id")
-                        .map_or_else(|| span.trace_id.clone(), str::to_string);
-                    let tool = span.text("gen_ai.operation.name") == Some("execute_tool");
-                    let has_usage = span
-                        .attributes
-                        .iter()
-                        .any(|a| a.key.starts_with("gen_ai.usage."));
-                    let event = if tool {
-                        Event::Tool {
-                            end_ns: end,
-                            result: ToolResult {
-                                kind: super::ContextKind::Tool,
-                                tool: span
-                                    .text("gen_ai.tool.name")
-                                    .unwrap_or("unknown")
-                                    .to_string(),
-                                bytes: span
-                                    .text("gen_ai.tool.call.result")
-                                    .map_or(0, |r| r.len() as u64),
-                                images: 0,
-                                documents: 0,
-                                is_error: span.text("error.type").is_some(),
-                                latency_ms: end.saturating_sub(start) / 1_000_000,
-                                carried_by: None,
-                                at_ms: i64::try_from(end / 1_000_000).ok(),
-                            },
-                        }
-                    } else if has_usage {
-                        let i = |k: &str| span.int(k).unwrap_or(0);
-                        let Some(u) = usage(
-                            i("gen_ai.usage.input_tokens"),
-                            i("gen_ai.usage.cache_read.input_tokens"),
-                            i("gen_ai.usage.cache_creation.input_tokens"),
-                            i("gen_ai.usage.output_tokens"),
-                        ) else {
-                            import.problems.push(Problem {
-                                file: name.clone(),
-                                line: 0,
-                                what: format!(
-                                    "span {}: cached tokens above input tokens",
-                                    span.span_id
-                                ),
-                            });
-                            continue;
-                        };
-                        let (u, over) = u.capped(crate::limits::MAX_TOKENS);
-                        if over {
-                            import.problems.push(Problem {
-                                file: name.clone(),
-                                line: 0,
-                                what: format!(
-                                    "span {}: a usage count above {} tokens; capped there for this span",
-                                    span.span_id,
-                                    crate::limits::MAX_TOKENS
-                                ),
-                            });
-                        }
-                        let model = span
-                            .text("gen_ai.response.model")
-                            .or_else(|| span.text("gen_ai.request.model"))
-                            .unwrap_or("unknown")
-                            .to_string();
-                        Event::Request(Request {
-                            hidden_output: 0,
-                            output_bytes: 0,
-                            thinking_bytes: 0,
-                            compacted_before: false,
-                            message_id: format!("{}/{}", span.trace_id, span.span_id),
-                            timestamp: Some(rfc3339(start)),
-                            at_ms: i64::try_from(start / 1_000_000).ok(),
-                            model,
-                            usage: u,
-                        })
-                    } else {
+                    Conv::Other => {
                         import.skipped.other_lines += 1;
                         continue;
-                    };
-                    let entry = sessions
-                        .entry(session)
-                        .or_insert_with(|| (service.clone(), Vec::new()));
-                    entry.1.push((start, span.span_id.clone(), event));
-                }
+                    }
+                };
+                sessions
+                    .entry(span.session)
+                    .or_insert_with(|| (service.clone(), Vec::new()))
+                    .1
+                    .push((span.start, span.span_id, event));
             }
-        }
+        });
     }
     let mut ready = Vec::new();
     for (id, (project, mut events)) in sessions {
@@ -370,5 +537,31 @@ mod tests {
         let u = usage(2006, 1920, 0, 300).unwrap();
         assert_eq!((u.input, u.cache_read), (86, 1920));
         assert_eq!(usage(10, 8, 3, 0), None);
+    }
+
+    #[test]
+    fn a_resource_after_its_spans_still_names_them_and_unknown_keys_are_skipped() {
+        let text = r#"{"extra": [1, {"a": null}], "resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "t", "spanId": "s", "startTimeUnixNano": "1000000000",
+             "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                            {"key": "gen_ai.tool.call.result", "value": {"stringValue": "12345"}}]},
+            {"traceId": "t", "spanId": "u", "attributes": []}]}],
+          "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "svc"}}]}}]}"#;
+        let mut batches = Vec::new();
+        let mut de = serde_json::Deserializer::from_str(text);
+        Export(&mut batches).deserialize(&mut de).unwrap();
+        de.end().unwrap();
+        assert_eq!(batches.len(), 1);
+        let (service, seen) = &batches[0];
+        assert_eq!(service, "svc");
+        assert_eq!(seen.len(), 2);
+        match &seen[0].conv {
+            Conv::Event(Event::Tool { result, .. }) => assert_eq!(result.bytes, 5),
+            _ => panic!("the first span is a tool call"),
+        }
+        assert!(matches!(seen[1].conv, Conv::Other));
+        // A cut export is an error, not half of its spans.
+        let mut de = serde_json::Deserializer::from_str(&text[..text.len() - 3]);
+        assert!(Export(&mut Vec::new()).deserialize(&mut de).is_err());
     }
 }

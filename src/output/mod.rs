@@ -7,6 +7,7 @@
 //! the previous file, never half of a new one.
 
 pub mod interrupt;
+pub mod journal;
 pub mod name;
 
 use std::path::{Path, PathBuf};
@@ -110,6 +111,14 @@ pub enum OutputError {
     /// Another tokencast holds the output folder.
     #[error("`{0}` is in use by another tokencast run (it holds `{0}/.tokencast.lock`)")]
     Busy(PathBuf),
+    /// A journal in the output folder that tokencast would not follow.
+    #[error("`{path}` is not a journal tokencast can finish: {why}")]
+    BadJournal {
+        /// The journal.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The filesystem failed.
     #[error("cannot write `{path}`: {source}")]
     Io {
@@ -137,6 +146,9 @@ impl OutputError {
             OutputError::Busy(_) => {
                 "wait for the other run to finish, or give another --out; nothing was changed"
             }
+            OutputError::BadJournal { .. } => {
+                "tokencast writes it only while it commits a set; if no tokencast wrote this one, remove it (nothing was changed)"
+            }
         }
     }
 
@@ -158,10 +170,13 @@ pub struct FolderLock {
     path: PathBuf,
     _file: std::fs::File,
     made: Option<PathBuf>,
+    finished: usize,
 }
 
 impl FolderLock {
-    /// Takes `dir` (made if missing), or says another run holds it.
+    /// Takes `dir` (made if missing), or says another run holds it. A set
+    /// a killed run left committed in `dir` is finished first (see
+    /// [`journal`]).
     pub fn take(dir: &Path) -> Result<FolderLock, OutputError> {
         if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
             return Err(OutputError::ParentIsFile {
@@ -183,14 +198,27 @@ impl FolderLock {
             .open(&path)
             .map_err(io)?;
         match file.try_lock() {
-            Ok(()) => Ok(FolderLock {
-                path,
-                _file: file,
-                made,
-            }),
+            Ok(()) => {
+                let mut lock = FolderLock {
+                    path,
+                    _file: file,
+                    made,
+                    finished: 0,
+                };
+                lock.finished = journal::recover(dir)?;
+                Ok(lock)
+            }
             Err(std::fs::TryLockError::WouldBlock) => Err(OutputError::Busy(dir.to_path_buf())),
             Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
         }
+    }
+}
+
+impl FolderLock {
+    /// Files of a killed run's committed set that taking the folder put in
+    /// place or removed (0 when there was none).
+    pub fn finished(&self) -> usize {
+        self.finished
     }
 }
 
@@ -346,6 +374,8 @@ pub fn remove_stale_temps(dir: &Path) -> usize {
 pub struct Written {
     /// Stale temporary files of an earlier, interrupted run that were removed.
     pub stale_removed: usize,
+    /// Files of tokencast's own the set removed ([`Staging::remove_on_commit`]).
+    pub removed: usize,
 }
 
 /// Checks every target, writes every file to a temporary file beside its
@@ -376,6 +406,10 @@ pub struct Staging {
     /// Folders this staging created, parents first (removed if it is dropped).
     created: Vec<PathBuf>,
     staged: Vec<(tempfile::TempPath, PathBuf)>,
+    /// The folder whose part of the set is journaled ([`Staging::journal_in`]).
+    root: Option<PathBuf>,
+    /// Files under `root` the set removes, relative to it.
+    removals: Vec<String>,
     written: Written,
     /// Dropped last: Ctrl-C waits until the temporary files are gone.
     _writing: interrupt::Writing,
@@ -400,6 +434,8 @@ impl Staging {
             folders: std::collections::HashSet::new(),
             created: Vec::new(),
             staged: Vec::new(),
+            root: None,
+            removals: Vec::new(),
             written: Written::default(),
             _writing: interrupt::Writing::begin(),
         }
@@ -445,9 +481,28 @@ impl Staging {
         self.staged.is_empty()
     }
 
+    /// Makes the part of the set under `root` (the folder this run holds)
+    /// whole across a kill: it is committed through a journal (see
+    /// [`journal`]); files outside `root` are each replaced whole after it.
+    pub fn journal_in(&mut self, root: PathBuf) {
+        self.root = Some(root);
+    }
+
+    /// Removes `rel`, a file of tokencast's own under the journaled folder,
+    /// in the same commit (a file without tokencast's marker is kept).
+    pub fn remove_on_commit(&mut self, rel: String) {
+        self.removals.push(rel);
+    }
+
     /// Renames every staged file into place, keeping each old file aside
     /// until all are in; on a failure the files already replaced are put back.
-    pub fn commit(mut self) -> Result<Written, OutputError> {
+    pub fn commit(self) -> Result<Written, OutputError> {
+        self.commit_until(usize::MAX)
+    }
+
+    /// [`Staging::commit`], stopping dead after `stop` renames of the
+    /// journaled part as a kill would (every file left where it is).
+    fn commit_until(mut self, stop: usize) -> Result<Written, OutputError> {
         if interrupt::interrupted() {
             return Err(OutputError::Interrupted);
         }
@@ -455,20 +510,65 @@ impl Staging {
         let io = |(path, source): (PathBuf, std::io::Error)| OutputError::Io { path, source };
         // The temporary files lie beside their targets: their folders name
         // every file system the set is on.
-        let folders: std::collections::BTreeSet<PathBuf> = staged
+        let mut folders: std::collections::BTreeSet<PathBuf> = staged
             .iter()
             .map(|(_, target)| folder_of(target).to_path_buf())
             .collect();
+        folders.extend(self.root.clone());
         let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+        let (inside, outside): (Vec<_>, Vec<_>) = staged.into_iter().partition(|(t, target)| {
+            self.root
+                .as_ref()
+                .is_some_and(|r| relative(r, target).is_some() && relative(r, t).is_some())
+        });
         // The new bytes reach the disk before any old file is replaced …
         #[cfg(not(target_os = "linux"))]
-        {
-            let temps: Vec<&Path> = staged.iter().map(|(t, _)| t.as_ref()).collect();
-            durable(&temps).map_err(io)?;
-        }
+        let durable_set = || {
+            let temps: Vec<&Path> = inside
+                .iter()
+                .chain(&outside)
+                .map(|(t, _)| t.as_ref())
+                .collect();
+            durable(&temps).map_err(io)
+        };
         #[cfg(target_os = "linux")]
-        durable(&dirs).map_err(io)?;
-        let result = Staging::rename_all(staged);
+        let durable_set = || durable(&dirs).map_err(io);
+        match &self.root {
+            Some(root) if !inside.is_empty() || !self.removals.is_empty() => {
+                let plan = journal::Journal {
+                    generator: "tokencast".into(),
+                    files: inside
+                        .iter()
+                        .filter_map(|(t, target)| {
+                            Some(journal::Entry {
+                                temp: relative(root, t)?,
+                                target: relative(root, target)?,
+                            })
+                        })
+                        .collect(),
+                    remove: std::mem::take(&mut self.removals),
+                };
+                // Once the journal is in place the set is committed.
+                plan.write(root, durable_set)?;
+                if !Staging::rename_all(inside, stop).inspect_err(|_| {
+                    let _ = journal::finish(root);
+                })? {
+                    // Killed: the journal, the temporary files, the folders stay.
+                    std::mem::forget(self);
+                    return Ok(Written::default());
+                }
+                for rel in &plan.remove {
+                    if let Ok(p) = name::confined(root, Path::new(rel)) {
+                        let marker = journal::removal_marker(rel);
+                        self.written.removed += usize::from(remove_owned(&p, &marker));
+                    }
+                }
+                durable(&dirs).map_err(io)?;
+                journal::finish(root)?;
+            }
+            _ => durable_set()?,
+        }
+        let result = Staging::rename_all(outside, usize::MAX).map(|_| ());
         // … and the renames (and any new folders) once all are in.
         if result.is_ok() {
             durable(&dirs).map_err(io)?;
@@ -480,10 +580,26 @@ impl Staging {
         result.map(|()| std::mem::take(&mut self.written))
     }
 
-    fn rename_all(staged: Vec<(tempfile::TempPath, PathBuf)>) -> Result<(), OutputError> {
+    /// Renames each file into place; true when all were, false when it
+    /// stopped after `stop` of them (leaving the rest as a kill would).
+    fn rename_all(
+        staged: Vec<(tempfile::TempPath, PathBuf)>,
+        stop: usize,
+    ) -> Result<bool, OutputError> {
         let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
-        for (tmp, target) in staged {
-            let aside = match set_aside(&target) {
+        let mut left = staged.into_iter();
+        while let Some((tmp, target)) = left.next() {
+            if done.len() == stop {
+                for (old, _) in done.into_iter().filter_map(|(_, a)| a.map(|a| (a, ()))) {
+                    let _ = old.keep();
+                }
+                let _ = tmp.keep();
+                left.for_each(|(t, _)| {
+                    let _ = t.keep();
+                });
+                return Ok(false);
+            }
+            let aside = match set_aside(&target, journal::aside_of(&tmp)) {
                 Ok(a) => a,
                 Err(e) => {
                     undo(done);
@@ -503,13 +619,29 @@ impl Staging {
             }
             done.push((target, aside));
         }
+        if done.len() == stop {
+            // Killed after the last rename, before the removals.
+            done.into_iter().for_each(|(_, a)| {
+                let _ = a.map(tempfile::TempPath::keep);
+            });
+            return Ok(false);
+        }
         // The old files set aside are dropped, so deleted.
-        Ok(())
+        Ok(true)
     }
 }
 
-/// Moves an existing target to a temporary name beside it.
-fn set_aside(target: &Path) -> Result<Option<tempfile::TempPath>, OutputError> {
+/// `path` relative to `root` as journal text, when it lies below it.
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    (!rel.as_os_str().is_empty())
+        .then(|| rel.to_str().map(str::to_string))
+        .flatten()
+}
+
+/// Moves an existing target aside, to `aside` (a temporary name beside
+/// it: [`journal::aside_of`] its new file's, so a recovery knows it too).
+fn set_aside(target: &Path, aside: PathBuf) -> Result<Option<tempfile::TempPath>, OutputError> {
     if !target.exists() {
         return Ok(None);
     }
@@ -517,14 +649,8 @@ fn set_aside(target: &Path) -> Result<Option<tempfile::TempPath>, OutputError> {
         path: target.to_path_buf(),
         source,
     };
-    let aside = tempfile::Builder::new()
-        .prefix(".tokencast-")
-        .suffix(".tmp")
-        .tempfile_in(folder_of(target))
-        .map_err(io)?
-        .into_temp_path();
     std::fs::rename(target, &aside).map_err(io)?;
-    Ok(Some(aside))
+    Ok(Some(tempfile::TempPath::try_from_path(aside).map_err(io)?))
 }
 
 /// Puts back the files replaced so far (newest first).
@@ -667,8 +793,9 @@ mod tests {
         std::fs::write(&old, "a,b\nold\n").unwrap();
         // The first target was replaced and the second created before a
         // later rename failed.
-        let aside = set_aside(&old).unwrap();
-        stage(&old, b"a,b\nnew\n").unwrap().persist(&old).unwrap();
+        let new_old = stage(&old, b"a,b\nnew\n").unwrap();
+        let aside = set_aside(&old, journal::aside_of(new_old.path())).unwrap();
+        new_old.persist(&old).unwrap();
         stage(&new, b"x\n").unwrap().persist(&new).unwrap();
         undo(vec![(old.clone(), aside), (new.clone(), None)]);
         assert_eq!(std::fs::read_to_string(&old).unwrap(), "a,b\nold\n");
