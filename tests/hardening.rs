@@ -252,6 +252,46 @@ fn cause_8_huge_sweep_ranges_are_errors() {
 }
 
 #[test]
+fn a_sweep_too_large_to_run_is_refused_before_any_point_is_replayed() {
+    // Issue 25: `--max-points 10000000000` allocated 86 GB and aborted; a
+    // grid of 10⁹ points inside that limit ran until memory was gone.
+    let d = sandbox("scenarios");
+    let sweep = |extra: &[&str]| {
+        let mut args = vec!["sweep", "research.toml", "--no-report", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let args = sweep(&[
+        "--vary",
+        "runs_per_day=1..100000:1",
+        "--vary",
+        "calls=1..10000:1",
+        "--max-points",
+        "10000000000",
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    fails_with(
+        d.path(),
+        &args,
+        &["--max-points 10000000000", "at most 100000 points"],
+    );
+    // 100 points of up to 10⁷ calls on the research scenario's variants:
+    // 100 × variants × (10⁷ + 1) steps, far past 10⁹.
+    let args = sweep(&["--vary", "calls=100000..10000000:100000"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    fails_with(
+        d.path(),
+        &args,
+        &[
+            "the sweep would replay",
+            "100 points",
+            "10000001 steps a run",
+            "more than the limit of 1000000000",
+        ],
+    );
+}
+
+#[test]
 fn cause_9_runs_per_day_past_the_limit_is_an_error() {
     let d = sandbox("scenarios");
     fails_with(

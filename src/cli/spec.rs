@@ -148,6 +148,15 @@ pub struct SweepSpec {
 impl SweepSpec {
     /// Parses every `--vary` and checks the grid's size.
     pub fn check(vary: &[String], max_points: usize) -> Result<SweepSpec, InputError> {
+        use crate::limits::MAX_SWEEP_POINTS;
+        if max_points > MAX_SWEEP_POINTS {
+            return Err(InputError::new(format!(
+                "--max-points {max_points} is more than tokencast sweeps: at most {MAX_SWEEP_POINTS} points"
+            ))
+            .with_help(format!(
+                "give --max-points {MAX_SWEEP_POINTS} or less, and larger steps"
+            )));
+        }
         if vary.len() > 2 {
             return Err(InputError::new("--vary is given more than twice")
                 .with_help("vary one assumption, or two as a grid"));
@@ -169,8 +178,39 @@ impl SweepSpec {
         Ok(SweepSpec { axes })
     }
 
-    /// Checks the axes against the scenario: a cache axis needs every cache price.
+    /// Checks the axes against the scenario: the work the grid asks for
+    /// ([`crate::limits::MAX_SWEEP_STEPS`]), and a cache axis needs every
+    /// cache price.
     pub fn check_against(&self, s: &Scenario) -> Result<(), InputError> {
+        use crate::limits::MAX_SWEEP_STEPS;
+        use rust_decimal::prelude::ToPrimitive;
+        let points = self
+            .axes
+            .iter()
+            .fold(1u64, |n, a| n.saturating_mul(a.values.len() as u64));
+        // A calls axis sets a point's results; else the trace's.
+        let calls = self
+            .axes
+            .iter()
+            .filter(|a| a.param == Param::Calls)
+            .flat_map(|a| &a.values)
+            .filter_map(|v| match v {
+                Value::Number(n) => n.to_u64(),
+                Value::Cache(_) => None,
+            })
+            .max()
+            .unwrap_or(s.trace().len() as u64);
+        let steps = points
+            .saturating_mul(s.variants().len() as u64)
+            .saturating_mul(calls.saturating_add(1));
+        if steps > MAX_SWEEP_STEPS {
+            return Err(InputError::new(format!(
+                "the sweep would replay {steps} steps ({points} points × {} variants × {} steps a run), more than the limit of {MAX_SWEEP_STEPS}",
+                s.variants().len(),
+                calls.saturating_add(1)
+            ))
+            .with_help("use fewer points (larger steps), or fewer calls"));
+        }
         if !self.axes.iter().any(|a| a.param == Param::Cache) {
             return Ok(());
         }

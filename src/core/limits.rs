@@ -26,6 +26,9 @@
 //!   is checked for size): [`MAX_RUNS`] runs, [`MAX_DRAWS`] runs × calls,
 //!   [`MAX_CALLS`] calls a run; over a corpus, [`MAX_CORPUS_RUNS_PER_DAY`]
 //!   and [`MAX_SESSION_DRAWS`] sessions drawn in all.
+//! - **Sweeps** bound their work the same way: at most [`MAX_SWEEP_POINTS`]
+//!   points, and [`MAX_SWEEP_STEPS`] replayed steps in all, checked from
+//!   the axes before the first point is replayed.
 //! - **Reading**: an input file is at most [`MAX_INPUT_BYTES`] (1 GiB); sizes
 //!   of what is shown ([`MAX_CURVE_POINTS`], [`MAX_CONTEXT_POINTS`],
 //!   [`MAX_RANGE_POINTS`]) keep documents and pages small.
@@ -46,6 +49,16 @@ pub const MAX_TOKENS: u64 = 1_000_000_000;
 
 /// Most decimals of bytes per token and of the tokenizer uplift.
 pub const MAX_FACTOR_DECIMALS: u32 = 6;
+
+/// Most points a sweep may have, whatever `--max-points` asks (each point
+/// is a replay and a column of the document).
+pub const MAX_SWEEP_POINTS: usize = 100_000;
+
+/// Most replayed steps a sweep may do in all: its points × the variants ×
+/// the steps of a point's run (the trace's results or a calls axis's
+/// largest value, plus the final answer). At this machine's ~10⁷ steps a
+/// second that is under two minutes of work, refused before any is done.
+pub const MAX_SWEEP_STEPS: u64 = 1_000_000_000;
 
 /// Largest bytes per token or tokenizer uplift.
 pub const MAX_FACTOR: u64 = 1000;

@@ -158,7 +158,9 @@ fn price_like(key: &str) -> bool {
         .any(|w| key.contains(w))
 }
 
-/// The `_above_<N>k_tokens` thresholds with both an input and an output price.
+/// The `_above_<N>k_tokens` thresholds with both an input and an output
+/// price, in tokens. A threshold past [`crate::limits::MAX_TOKENS`] (no
+/// request reaches it; `N × 1,000` might not even fit in 64 bits) is no tier.
 fn tiers(entry: &serde_json::Map<String, Value>) -> Vec<u64> {
     let mut out: Vec<u64> = entry
         .keys()
@@ -169,6 +171,10 @@ fn tiers(entry: &serde_json::Map<String, Value>) -> Vec<u64> {
                 .ok()
         })
         .filter(|n| entry.contains_key(&format!("output_cost_per_token_above_{n}k_tokens")))
+        .filter(|n| {
+            n.checked_mul(1000)
+                .is_some_and(|t| t <= crate::limits::MAX_TOKENS)
+        })
         .collect();
     out.sort_unstable();
     out
@@ -242,7 +248,8 @@ fn convert_one(
             continue;
         };
         long_context.push(super::LongContext {
-            threshold_tokens: n * 1000,
+            // `tiers` keeps only thresholds whose tokens fit.
+            threshold_tokens: n.saturating_mul(1000),
             input: i,
             output: o,
             cache_read: get(&format!("cache_read_input_token_cost_above_{n}k_tokens")),
@@ -540,6 +547,24 @@ impl Conversion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_threshold_past_any_request_is_no_tier_and_never_wraps() {
+        // Issue 25: `n * 1000` wrapped 18446744073709552k to 384 tokens.
+        let entry: serde_json::Map<String, Value> = serde_json::from_str(
+            r#"{"input_cost_per_token_above_200k_tokens": 6e-6,
+                "output_cost_per_token_above_200k_tokens": 2.25e-5,
+                "input_cost_per_token_above_18446744073709552k_tokens": 1e-6,
+                "output_cost_per_token_above_18446744073709552k_tokens": 1e-6,
+                "input_cost_per_token_above_1000001k_tokens": 1e-6,
+                "output_cost_per_token_above_1000001k_tokens": 1e-6,
+                "input_cost_per_token_above_1000000k_tokens": 1e-6,
+                "output_cost_per_token_above_1000000k_tokens": 1e-6}"#,
+        )
+        .unwrap();
+        // 10⁶ k = 10⁹ tokens is the last threshold a request can reach.
+        assert_eq!(tiers(&entry), [200, 1_000_000]);
+    }
 
     #[test]
     fn per_token_floats_become_exact_prices_per_million() {
