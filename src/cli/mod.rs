@@ -87,12 +87,19 @@ fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
             }
         })
         .collect();
-    notes.extend(
-        conversion
-            .unpriced
-            .iter()
-            .map(|id| format!("unpriced: {id} has no input or output price per token; left out")),
-    );
+    notes.extend(conversion.unpriced.iter().map(|id| {
+        format!(
+            "unpriced: {} has no input or output price per token; left out",
+            crate::output::name::display(id)
+        )
+    }));
+    notes.extend(conversion.refused.iter().map(|(id, why)| {
+        format!(
+            "left out: {}: a price book refuses its prices: {}",
+            crate::output::name::display(id),
+            crate::output::name::display(why)
+        )
+    }));
     notes.push(format!("prices read on {read_on}"));
     let mut outcome = match args.out {
         None => write(bytes, Vec::new(), args.force)?,

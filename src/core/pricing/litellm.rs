@@ -133,6 +133,10 @@ pub struct Conversion {
     pub models: Vec<Converted>,
     /// Models that matched but have no input or output price (never priced at $0).
     pub unpriced: Vec<String>,
+    /// Models whose prices a price book refuses (a long-context tier below
+    /// its base, a price past the limits), each with the book's reason:
+    /// left out, so that the book written always loads.
+    pub refused: Vec<(String, String)>,
 }
 
 /// A per-token JSON number as USD per million tokens: through its shortest
@@ -478,6 +482,7 @@ pub fn convert(
     }
     let mut models = Vec::new();
     let mut unpriced = Vec::new();
+    let mut refused = Vec::new();
     for (id, entry) in all {
         let Some(entry) = entry.as_object() else {
             continue;
@@ -486,11 +491,35 @@ pub fn convert(
             continue;
         }
         match convert_one(id, entry, &file, read_on) {
-            Some(c) => models.push(c),
+            Some(c) => match loads(c) {
+                Ok(c) => models.push(c),
+                Err(why) => refused.push((id.clone(), why)),
+            },
             None => unpriced.push(id.clone()),
         }
     }
-    Ok(Conversion { models, unpriced })
+    Ok(Conversion {
+        models,
+        unpriced,
+        refused,
+    })
+}
+
+/// `c` when a book of it alone loads, else the book's reason.
+fn loads(c: Converted) -> Result<Converted, String> {
+    let one = Conversion {
+        models: vec![c],
+        unpriced: Vec::new(),
+        refused: Vec::new(),
+    };
+    let book = SourceText {
+        name: "prices.toml".into(),
+        text: one.to_toml(""),
+    };
+    match super::PriceBook::parse(&book) {
+        Ok(_) => Ok(one.models.into_iter().next().expect("one model")),
+        Err(e) => Err(e.message().to_string()),
+    }
 }
 
 impl Conversion {
@@ -523,6 +552,13 @@ impl Conversion {
                 display(id)
             ));
         }
+        for (id, why) in &self.refused {
+            out.push_str(&format!(
+                "# {}: left out: a price book refuses its prices: {}\n",
+                display(id),
+                display(why)
+            ));
+        }
         out.push('\n');
         let book = Book {
             models: self
@@ -547,6 +583,42 @@ impl Conversion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_the_book_would_refuse_is_left_out_and_the_book_loads() {
+        // Found by the litellm fuzz target: a long-context output price
+        // (1.5e-5 a token = $15 a million) below the base's ($20) was
+        // written, and the whole book then failed to load.
+        let src = SourceText {
+            name: "table.json".into(),
+            text: r#"{"odd": {"litellm_provider": "gemini", "input_cost_per_token": 1.25e-6,
+                       "output_cost_per_token": 2e-5,
+                       "input_cost_per_token_above_200k_tokens": 2.5e-6,
+                       "output_cost_per_token_above_200k_tokens": 1.5e-5},
+                      "fine": {"litellm_provider": "anthropic", "input_cost_per_token": 3e-6,
+                       "output_cost_per_token": 1.5e-5}}"#
+                .into(),
+        };
+        let c = convert(&src, &[], "2026-11-30").unwrap();
+        assert_eq!(c.models.len(), 1);
+        assert_eq!(c.models[0].id, "fine");
+        assert_eq!(c.refused.len(), 1);
+        assert_eq!(c.refused[0].0, "odd");
+        assert!(
+            c.refused[0].1.contains("below the base"),
+            "{}",
+            c.refused[0].1
+        );
+        let book = SourceText {
+            name: "prices.toml".into(),
+            text: c.to_toml("table.json"),
+        };
+        let b = super::super::PriceBook::parse(&book).unwrap();
+        assert_eq!(b.model_ids().collect::<Vec<_>>(), ["fine"]);
+        assert!(book
+            .text
+            .contains("# odd: left out: a price book refuses its prices:"));
+    }
 
     #[test]
     fn a_threshold_past_any_request_is_no_tier_and_never_wraps() {
