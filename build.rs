@@ -19,8 +19,14 @@ const CANDIDATES: [&str; 2] = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(has_chromium)");
     println!("cargo::rerun-if-env-changed=CHROMIUM");
+    // A missing file would make cargo run this script (and build the crate)
+    // on every command; its folder changes when Chromium is installed.
     for c in CANDIDATES {
-        println!("cargo::rerun-if-changed={c}");
+        let watched = Path::new(c);
+        match watched.parent() {
+            Some(dir) if !watched.exists() => println!("cargo::rerun-if-changed={}", dir.display()),
+            _ => println!("cargo::rerun-if-changed={c}"),
+        }
     }
     let found = std::env::var_os("CHROMIUM").is_some_and(|p| Path::new(&p).exists())
         || CANDIDATES.iter().any(|c| Path::new(c).exists());
