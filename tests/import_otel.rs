@@ -149,11 +149,8 @@ fn one_pretty_printed_document_reads_as_its_lines_do() {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs");
     fs::create_dir_all(&logs).unwrap();
-    fs::write(
-        logs.join("export.json"),
-        serde_json::to_string_pretty(&doc).unwrap(),
-    )
-    .unwrap();
+    let pretty = serde_json::to_string_pretty(&doc).unwrap();
+    fs::write(logs.join("export.json"), &pretty).unwrap();
     let whole = tokencast()
         .current_dir(dir.path())
         .args(["import", "otel"])
@@ -175,6 +172,9 @@ fn one_pretty_printed_document_reads_as_its_lines_do() {
         serde_json::from_slice(&lines.stdout).unwrap(),
     );
     assert_eq!(w["sessions"], l["sessions"]);
+    // The document's own lines and bytes are counted, as a file's always are.
+    assert_eq!(w["lines"], pretty.lines().count());
+    assert_eq!(w["bytes"], pretty.len());
     assert_eq!(w["totals"], l["totals"]);
     // The broken line of the fixture is not in the document: no problem.
     assert_eq!(w["problems"].as_array().unwrap().len(), 0);

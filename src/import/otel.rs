@@ -374,13 +374,19 @@ fn request(span: &Span, start: u64) -> Conv {
     Conv::Event(event)
 }
 
-/// The spans of one file's exports, one export per line; or, when no line
-/// is one, the whole file as one (pretty-printed) document, read as a
-/// stream. Each export's spans reach `each` once the export has been read
-/// whole (a line cut short adds nothing).
+/// The spans of one file's exports, one export per line; or, when its
+/// first line is not one, the whole file as one (pretty-printed) document,
+/// read as a stream. Each export's spans reach `each` once the export has
+/// been read whole (a line cut short adds nothing).
 fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mut Import, Batch)) {
-    let mut bad: Vec<(u64, String)> = Vec::new();
-    let mut any = false;
+    if !first_line_is_an_export(path) {
+        if let Some((batches, lines, bytes)) = whole(path) {
+            stats.lines += lines;
+            stats.bytes += bytes;
+            batches.into_iter().for_each(|b| each(stats, b));
+            return;
+        }
+    }
     each_line(path, name, stats, |n, t, stats| {
         let mut batches = Vec::new();
         let mut de = serde_json::Deserializer::from_slice(t);
@@ -388,33 +394,78 @@ fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mu
             .deserialize(&mut de)
             .and_then(|()| de.end())
         {
-            Ok(()) => {
-                any = true;
-                batches.into_iter().for_each(|b| each(stats, b));
-            }
-            Err(e) => bad.push((n, not_json(t, &e, "an OTLP/JSON export"))),
+            Ok(()) => batches.into_iter().for_each(|b| each(stats, b)),
+            Err(e) => stats.problem(name, n, not_json(t, &e, "an OTLP/JSON export")),
         }
     });
-    if !any && !bad.is_empty() {
-        // Not one export per line: perhaps one pretty-printed document.
-        if let Some(batches) = whole(path) {
-            batches.into_iter().for_each(|b| each(stats, b));
-            return;
+}
+
+/// True when the first line that is not blank is one whole export (a file
+/// of one export per line).
+fn first_line_is_an_export(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return true;
+    };
+    let mut lines = super::lines::Lines::new(
+        std::io::BufReader::new(file),
+        super::lines::MAX_LINE_BYTES,
+    );
+    while let Ok(Some((_, line))) = lines.next_line() {
+        match line {
+            super::lines::Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
+            super::lines::Line::Text(t) => {
+                let mut de = serde_json::Deserializer::from_slice(t);
+                return Export(&mut Vec::new())
+                    .deserialize(&mut de)
+                    .and_then(|()| de.end())
+                    .is_ok();
+            }
+            super::lines::Line::TooLong(_) => return false,
         }
     }
-    for (n, what) in bad {
-        stats.problem(name, n, what);
+    true
+}
+
+/// Counts the bytes and lines read through it.
+struct Counted<R> {
+    inner: R,
+    bytes: u64,
+    lines: u64,
+    /// The last byte read.
+    last: u8,
+}
+
+impl<R: std::io::Read> std::io::Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        if n > 0 {
+            self.last = buf[n - 1];
+        }
+        Ok(n)
     }
 }
 
-/// The file at `path` as one export, read as a stream.
-fn whole(path: &Path) -> Option<Vec<Batch>> {
+/// The file at `path` as one export, read as a stream; with the lines and
+/// bytes it holds.
+fn whole(path: &Path) -> Option<(Vec<Batch>, u64, u64)> {
     let file = std::fs::File::open(path).ok()?;
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(file));
+    let mut counted = Counted {
+        inner: std::io::BufReader::with_capacity(1 << 20, file),
+        bytes: 0,
+        lines: 0,
+        last: b'\n',
+    };
     let mut batches = Vec::new();
-    Export(&mut batches).deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    Some(batches)
+    {
+        let mut de = serde_json::Deserializer::from_reader(&mut counted);
+        Export(&mut batches).deserialize(&mut de).ok()?;
+        de.end().ok()?;
+    }
+    // A last line without its newline is a line too.
+    let lines = counted.lines + u64::from(counted.last != b'\n');
+    Some((batches, lines, counted.bytes))
 }
 
 /// Reads every `.json` and `.jsonl` file under `paths`, groups the spans into
