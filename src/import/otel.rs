@@ -406,10 +406,8 @@ fn first_line_is_an_export(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return true;
     };
-    let mut lines = super::lines::Lines::new(
-        std::io::BufReader::new(file),
-        super::lines::MAX_LINE_BYTES,
-    );
+    let mut lines =
+        super::lines::Lines::new(std::io::BufReader::new(file), super::lines::MAX_LINE_BYTES);
     while let Ok(Some((_, line))) = lines.next_line() {
         match line {
             super::lines::Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,

@@ -341,8 +341,17 @@ mod tests {
     #[test]
     fn a_kill_at_any_rename_leaves_a_set_the_next_run_finishes_whole() {
         for stop in 0..=3 {
-            let dir = tempfile::tempdir().unwrap();
-            let root = dir.path().join("out");
+            // `--out` as users give it: relative to the working folder
+            // (temporary files have absolute names all the same).
+            let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target");
+            std::fs::create_dir_all(&target).unwrap();
+            let dir = tempfile::tempdir_in(&target).unwrap();
+            let cwd = std::env::current_dir().unwrap();
+            let root = dir
+                .path()
+                .strip_prefix(&cwd)
+                .unwrap_or(dir.path())
+                .join("out");
             old_set(&root);
             new_set(&root).commit_until(stop).unwrap();
             assert!(root.join(JOURNAL_FILE).exists(), "killed after {stop}");

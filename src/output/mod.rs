@@ -516,10 +516,17 @@ impl Staging {
             .collect();
         folders.extend(self.root.clone());
         let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+        // Temporary files are named by absolute paths: so is everything
+        // compared with the journaled folder.
+        let root = match &self.root {
+            Some(r) => Some(std::path::absolute(r).map_err(|e| io((r.clone(), e)))?),
+            None => None,
+        };
+        let below =
+            |root: &Path, p: &Path| std::path::absolute(p).ok().and_then(|p| relative(root, &p));
         let (inside, outside): (Vec<_>, Vec<_>) = staged.into_iter().partition(|(t, target)| {
-            self.root
-                .as_ref()
-                .is_some_and(|r| relative(r, target).is_some() && relative(r, t).is_some())
+            root.as_ref()
+                .is_some_and(|r| below(r, target).is_some() && below(r, t).is_some())
         });
         // The new bytes reach the disk before any old file is replaced …
         #[cfg(not(target_os = "linux"))]
@@ -533,7 +540,7 @@ impl Staging {
         };
         #[cfg(target_os = "linux")]
         let durable_set = || durable(&dirs).map_err(io);
-        match &self.root {
+        match &root {
             Some(root) if !inside.is_empty() || !self.removals.is_empty() => {
                 let plan = journal::Journal {
                     generator: "tokencast".into(),
@@ -541,8 +548,8 @@ impl Staging {
                         .iter()
                         .filter_map(|(t, target)| {
                             Some(journal::Entry {
-                                temp: relative(root, t)?,
-                                target: relative(root, target)?,
+                                temp: below(root, t)?,
+                                target: below(root, target)?,
                             })
                         })
                         .collect(),
