@@ -240,3 +240,90 @@ fn the_book_is_written_with_a_marker_and_never_over_a_users_file() {
         .unwrap()
         .starts_with("# tokencast price book"));
 }
+
+#[test]
+fn hostile_model_ids_round_trip_through_prices_import_and_simulate() {
+    // Issue 25: one odd id made the whole written book unloadable. Each id
+    // here is a TOML key that string formatting would have broken.
+    let long = "x".repeat(10_000);
+    let hostile = [
+        "evil\nmodels.\"x\"] = 1",
+        "quote\"]#[models.y]",
+        "nul\u{0}esc\u{1b}[31m",
+        "rtl\u{202e}lmth.exe",
+        long.as_str(),
+    ];
+    let price = serde_json::json!({
+        "litellm_provider": "anthropic",
+        "input_cost_per_token": 3e-6,
+        "output_cost_per_token": 1.5e-5,
+        "cache_creation_input_token_cost": 3.75e-6,
+        "cache_read_input_token_cost": 3e-7,
+    });
+    let table: serde_json::Map<String, serde_json::Value> = hostile
+        .iter()
+        .map(|id| ((*id).to_string(), price.clone()))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("table.json"),
+        serde_json::to_string(&table).unwrap(),
+    )
+    .unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "prices",
+            "import",
+            "litellm",
+            "table.json",
+            "--read-on",
+            "2026-11-30",
+        ])
+        .args(["--out", "book.toml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // The notes escape what they show: no raw control character reaches the terminal.
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{202e}') && !err.contains('\0'));
+    let book = fs::read_to_string(dir.path().join("book.toml")).unwrap();
+    // Every id a book can hold is a key of it, exactly; the 10,000-character
+    // one is past the name limit: left out, and said.
+    let parsed: toml::Table = toml::from_str(&book).unwrap();
+    let mut keys: Vec<&str> = parsed["models"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    let mut want = hostile[..4].to_vec();
+    want.sort_unstable();
+    assert_eq!(keys, want);
+    assert!(err.contains("left out: xxxx"), "{err}");
+    assert!(
+        !book.contains(long.as_str()),
+        "the long id is shortened in its comment"
+    );
+    // A scenario names one of them (through the TOML serializer) and runs.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let model = toml::Value::String(hostile[1].to_string()).to_string();
+    let scenario = fs::read_to_string(root.join("tiny.toml"))
+        .unwrap()
+        .replace("\"fixture-model\"", &model)
+        .replace("\"fixture-big\"", &model)
+        .replace("prices = \"tiny-prices.toml\"", "prices = \"book.toml\"");
+    fs::write(dir.path().join("s.toml"), scenario).unwrap();
+    let doc: serde_json::Value = json_of(tokencast().current_dir(dir.path()).args([
+        "simulate",
+        "s.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    // Priced from the book under its own id: $3 input, $15 output a million.
+    assert_eq!(doc["prices"]["model"], hostile[1]);
+    assert_eq!(doc["prices"]["input"], "3");
+    assert_eq!(doc["prices"]["output"], "15");
+}

@@ -76,13 +76,14 @@ fn run_litellm(args: LitellmArgs) -> Result<Outcome, AppError> {
         .models
         .iter()
         .map(|m| {
+            // Ids are the table's text: shown escaped, as every name from input.
+            let id = crate::output::name::display(&m.id);
             if m.skipped.is_empty() {
-                format!("converted {}", m.id)
+                format!("converted {id}")
             } else {
                 format!(
-                    "converted {}; not converted: {}",
-                    m.id,
-                    m.skipped.join(", ")
+                    "converted {id}; not converted: {}",
+                    crate::output::name::display(&m.skipped.join(", "))
                 )
             }
         })

@@ -226,9 +226,23 @@ impl PriceBook {
             let span = spanned.span();
             let entries = spanned.into_inner().0;
             let err = |msg: String, help: &str| {
-                src.error_at(format!("model `{id}`: {msg}"), span.clone(), "this model")
-                    .with_help(help.to_string())
+                let shown = crate::text::display(&id);
+                src.error_at(
+                    format!("model `{shown}`: {msg}"),
+                    span.clone(),
+                    "this model",
+                )
+                .with_help(help.to_string())
             };
+            if !crate::limits::text_fits(&id, crate::limits::MAX_NAME_CHARS) {
+                return Err(err(
+                    format!(
+                        "its id is longer than {} characters",
+                        crate::limits::MAX_NAME_CHARS
+                    ),
+                    "give the model a shorter id (a scenario names it with at most as many)",
+                ));
+            }
             if entries.is_empty() {
                 return Err(err(
                     "has no price entry".into(),
