@@ -948,6 +948,17 @@ impl Calibration {
             .with_help("write one with `tokencast import … --save-calibration FILE`")
         })?;
         for (f, fit) in &c.families {
+            if !crate::limits::text_fits(f, crate::limits::MAX_NAME_CHARS) {
+                return Err(crate::error::InputError::new(format!(
+                    "{}: family `{}`: its name is longer than {} characters",
+                    src.name,
+                    crate::output::name::display(f),
+                    crate::limits::MAX_NAME_CHARS
+                ))
+                .with_help(
+                    "a family is a model id without its date; write the file again with `tokencast import … --save-calibration FILE`",
+                ));
+            }
             if fit.tokens == 0
                 || fit.steps == 0
                 || fit.p10 <= Decimal::ZERO
@@ -1027,5 +1038,21 @@ mod saved_tests {
             text,
         };
         assert_eq!(Calibration::parse(&src).unwrap(), m);
+    }
+
+    #[test]
+    fn a_family_name_past_the_limit_is_refused() {
+        let fit = "steps = 1\nbytes = 1\ntokens = 1\noverhead = 0\np10 = \"1\"\np50 = \"1\"\np90 = \"1\"\n";
+        for (n, ok) in [(200, true), (201, false)] {
+            let src = crate::input::SourceText {
+                name: "c.toml".into(),
+                text: format!("[families.{}]\n{fit}", "f".repeat(n)),
+            };
+            let got = Calibration::parse(&src);
+            assert_eq!(got.is_ok(), ok, "{n} characters");
+            if let Err(e) = got {
+                assert!(e.message().contains("longer than 200 characters"));
+            }
+        }
     }
 }
