@@ -37,23 +37,79 @@ pub enum Command {
 pub enum LogSource {
     /// Claude Code's session logs: PATHs, else $CLAUDE_CONFIG_DIR (comma-separated) with
     /// /projects, else ~/.config/claude/projects and ~/.claude/projects.
+    #[command(
+        mut_arg("paths", |a| {
+            let h = "Log folders or .jsonl files [default: each folder of $CLAUDE_CONFIG_DIR (comma-separated) with /projects, else ~/.config/claude/projects and ~/.claude/projects]";
+            a.help(h).long_help(h)
+        }),
+        mut_arg("report", |a| {
+            let h = "Write the HTML page here [default: reports/import-claude-code.html]";
+            a.help(h).long_help(h)
+        })
+    )]
     ClaudeCode(ImportArgs),
     /// Codex CLI's rollouts: PATHs, else ${CODEX_HOME:-~/.codex}/sessions and archived_sessions.
+    #[command(
+        mut_arg("paths", |a| {
+            let h = "Rollout folders or .jsonl files [default: ${CODEX_HOME:-~/.codex}/sessions and archived_sessions]";
+            a.help(h).long_help(h)
+        }),
+        mut_arg("report", |a| {
+            let h = "Write the HTML page here [default: reports/import-codex.html]";
+            a.help(h).long_help(h)
+        })
+    )]
     Codex(ImportArgs),
     /// API logs: JSONL of Messages API or OpenAI Chat/Responses response bodies, or
     /// {request, response} pairs; each file is one session.
+    #[command(
+        mut_arg("paths", |a| {
+            let h = "JSONL files of API responses, or folders of them (required: API logs have no default location)";
+            a.help(h).long_help(h)
+        }),
+        mut_arg("report", |a| {
+            let h = "Write the HTML page here [default: reports/import-api.html]";
+            a.help(h).long_help(h)
+        })
+    )]
     Api(ImportArgs),
     /// OpenTelemetry span exports (OTLP/JSON) following the GenAI semantic conventions;
     /// sessions by gen_ai.conversation.id, else trace id.
+    #[command(
+        mut_arg("paths", |a| {
+            let h = "OTLP/JSON export files (.json or .jsonl), or folders of them (required: exports have no default location)";
+            a.help(h).long_help(h)
+        }),
+        mut_arg("report", |a| {
+            let h = "Write the HTML page here [default: reports/import-otel.html]";
+            a.help(h).long_help(h)
+        })
+    )]
     Otel(ImportArgs),
     /// A tokencast dataset (written by import --dataset): folders, .parquet files or
     /// quoted globs; each session's newest import once, whatever dataset holds it.
+    #[command(
+        mut_arg("paths", |a| {
+            let h = "Dataset folders, .parquet files or quoted globs (required)";
+            a.help(h).long_help(h)
+        }),
+        mut_arg("report", |a| {
+            let h = "Write the HTML page here [default: reports/import-dataset.html]";
+            a.help(h).long_help(h)
+        })
+    )]
     Dataset(ImportArgs),
 }
 
 /// `tokencast import [SOURCE]`.
 #[derive(Debug, clap::Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    mut_arg("report", |a| {
+        let h = "Write each source's HTML page here [default: reports/import-<source>.html]";
+        a.help(h).long_help(h)
+    })
+)]
 pub struct ImportCommand {
     /// Where the sessions come from.
     #[command(subcommand)]
@@ -176,6 +232,10 @@ pub enum MethodArg {
 
 /// Arguments of `forecast`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("report", |a| {
+    let h = "Write the HTML page here [default: reports/<first PATH's file stem or folder name>-forecast.html]";
+    a.help(h).long_help(h)
+}))]
 pub struct ForecastArgs {
     /// One scenario (TOML): runs of --calls results drawn from its trace. Several scenarios,
     /// or directories of them (such as `import --out` directories), forecast from many
@@ -242,6 +302,10 @@ pub enum DiffFormat {
 
 /// Arguments of `sweep`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("report", |a| {
+    let h = "Write the HTML page here [default: reports/<scenario file stem>-sweep.html]";
+    a.help(h).long_help(h)
+}))]
 pub struct SweepArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -293,6 +357,10 @@ pub enum Format {
 
 /// Arguments of `simulate`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("report", |a| {
+    let h = "Write the HTML page here [default: reports/<scenario file stem>.html]";
+    a.help(h).long_help(h)
+}))]
 pub struct SimulateArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -326,7 +394,7 @@ pub struct SimulateArgs {
 #[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, clap::Args)]
 pub struct PageArgs {
-    /// Write the HTML page here [default: reports/<scenario file stem>[-sweep|-forecast].html].
+    /// Write the HTML page here (each command says where it writes it by default).
     #[arg(long, value_name = "PATH", conflicts_with = "no_report")]
     pub report: Option<PathBuf>,
     /// Do not write the HTML page.

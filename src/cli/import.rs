@@ -39,9 +39,9 @@ pub(super) fn run_detected(args: ImportArgs) -> Result<Outcome, AppError> {
         .collect();
     if found.is_empty() {
         return Err(InputError::new(format!(
-            "no agent logs found in the default locations: {}; {}",
-            Source::ClaudeCode.default_places(),
-            Source::Codex.default_places()
+            "no agent logs found: looked in {} (Claude Code) and {} (Codex)",
+            Source::ClaudeCode.places_tried(),
+            Source::Codex.places_tried()
         ))
         .with_help(
             "name a source and its files: tokencast import claude-code|codex|api|otel PATH …",
@@ -235,12 +235,24 @@ fn log_paths(source: Source, given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError
         return Ok(given.to_vec());
     }
     if given.is_empty() {
+        if matches!(source, Source::Api | Source::Otel) {
+            return Err(InputError::new(format!(
+                "import {}: no files given ({} logs have no default location)",
+                source.key(),
+                source.title()
+            ))
+            .with_help(format!(
+                "give the log files or their folder: tokencast import {} PATH …",
+                source.key()
+            ))
+            .into());
+        }
         let found = source.default_paths();
         if found.is_empty() {
             return Err(InputError::new(format!(
-                "no {} logs found in {}",
+                "no {} logs found: looked in {}",
                 source.title(),
-                source.default_places()
+                source.places_tried()
             ))
             .with_help(format!(
                 "give the log directory or .jsonl files: tokencast import {} PATH",
@@ -319,6 +331,8 @@ struct Read {
     staging: output::Staging,
     /// Scenario files written.
     scenarios: usize,
+    /// Sessions read (before any is written).
+    sessions: usize,
     /// Every file staged, relative to `--out` (for the manifest).
     written: Vec<PathBuf>,
     /// The sessions for the dataset, when one is written.
@@ -343,6 +357,9 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         .save_calibration
         .as_ref()
         .map(|p| (p, sum.calibration()));
+    if let Some(e) = nothing_read(&spec, &read.import, read.sessions) {
+        return Err(e.into());
+    }
     let doc = sum.finish(&read.import);
     if spec.strict && !doc.problems.is_empty() {
         let p = &doc.problems[0];
@@ -466,6 +483,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         Ok(staging)
     });
     let mut scenarios = 0usize;
+    let mut sessions_read = 0usize;
     let mut written: Vec<PathBuf> = Vec::new();
     let mut dataset = spec.dataset.as_ref().map(|d| {
         let book = crate::scenario::input_file(&spec.book);
@@ -494,6 +512,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         &spec.filter,
         |sessions| -> Result<(), AppError> {
             use rayon::prelude::*;
+            sessions_read += sessions.len();
             // Each session worked out, and its dataset rows built, in parallel.
             let writer = dataset.as_ref();
             let prepared: Vec<(Result<summary::Prepared, InputError>, Option<_>)> = sessions
@@ -548,6 +567,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         import,
         staging: staged?,
         scenarios,
+        sessions: sessions_read,
         written,
         dataset,
     })
@@ -593,4 +613,138 @@ fn stage_book(spec: &ImportSpec, read: &mut Read) -> Result<(), AppError> {
     })?;
     read.written.push(PathBuf::from(summary::BOOK_FILE));
     Ok(())
+}
+
+/// The error when nothing could be read at all: no file of the source's
+/// kind under the paths given, or files of which not one line was a
+/// session's (a folder of YAML cassettes is not JSON lines). Sessions a
+/// filter left out, or empty logs, are a result, not an error.
+fn nothing_read(
+    spec: &ImportSpec,
+    import: &crate::import::Import,
+    sessions: usize,
+) -> Option<InputError> {
+    let key = spec.source.key();
+    if import.files == 0 && spec.source != Source::Dataset {
+        return Some(
+            InputError::new(format!(
+                "import {key}: no {} log file under {}{}",
+                spec.source.title(),
+                shown_paths(&spec.paths),
+                other_files(&spec.paths)
+            ))
+            .with_help(format!(
+                "{} logs are JSON lines (.jsonl{}); give their files or folders",
+                spec.source.title(),
+                if matches!(spec.source, Source::Api | Source::Otel) {
+                    " or .json"
+                } else {
+                    ""
+                }
+            )),
+        );
+    }
+    if sessions > 0 || import.problems.is_empty() || !spec.filter.is_empty() {
+        return None;
+    }
+    let first = &import.problems[0];
+    let found = spec
+        .paths
+        .iter()
+        .find(|p| p.is_file())
+        .and_then(|p| sniff(p))
+        .map(|what| format!(" (the first file looks like {what}, not JSON lines)"))
+        .unwrap_or_default();
+    Some(
+        InputError::new(format!(
+            "import {key}: nothing could be read: {} file(s), {} problem(s), not one session{found}; the first: {}: line {}: {}",
+            import.files,
+            import.problems.len(),
+            crate::output::name::display(&first.file),
+            first.line,
+            first.what
+        ))
+        .with_help(format!(
+            "{} logs are JSON lines, one JSON object per line; give the files the agent wrote",
+            spec.source.title()
+        )),
+    )
+}
+
+/// The paths given, for a message.
+fn shown_paths(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .take(3)
+        .map(|p| crate::output::name::display(&p.display().to_string()))
+        .collect();
+    let more = paths.len().saturating_sub(3);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// What else the paths hold, by extension (first 10,000 files walked):
+/// `: found 3 .yaml file(s) (YAML, as VCR cassettes are)`.
+fn other_files(paths: &[PathBuf]) -> String {
+    let mut by_ext: std::collections::BTreeMap<String, usize> = Default::default();
+    for p in paths {
+        for e in walkdir::WalkDir::new(p)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .take(10_000)
+        {
+            let ext = e.path().extension().map_or("(none)".to_string(), |x| {
+                format!(".{}", x.to_string_lossy())
+            });
+            *by_ext.entry(ext).or_default() += 1;
+        }
+    }
+    if by_ext.is_empty() {
+        return ": the folder holds no file".into();
+    }
+    let mut kinds: Vec<(String, usize)> = by_ext.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let list: Vec<String> = kinds
+        .iter()
+        .take(4)
+        .map(|(ext, n)| {
+            let note = match ext.as_str() {
+                ".yaml" | ".yml" => " (YAML, as VCR cassettes are: not JSON lines)",
+                _ => "",
+            };
+            format!("{n} {} file(s){note}", crate::output::name::display(ext))
+        })
+        .collect();
+    format!(": found {}", list.join(", "))
+}
+
+/// What the start of a file looks like, when it is a format people mistake
+/// for JSON lines.
+fn sniff(path: &Path) -> Option<&'static str> {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let text = String::from_utf8_lossy(&head[..n]);
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim_start();
+    if first.starts_with("---") || first.starts_with("- ") {
+        return Some("YAML (a VCR cassette?)");
+    }
+    let key = first.split(':').next().unwrap_or("");
+    if first.contains(':')
+        && !first.starts_with('{')
+        && !first.starts_with('[')
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+    {
+        return Some("YAML (a VCR cassette?)");
+    }
+    if first.starts_with('{') || first.starts_with('[') {
+        return Some("JSON over several lines");
+    }
+    None
 }

@@ -27,15 +27,21 @@ use std::path::{Path, PathBuf};
 
 /// `${CODEX_HOME:-~/.codex}/sessions` and `archived_sessions`, those that exist.
 pub fn default_paths() -> Vec<PathBuf> {
+    candidate_paths()
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// Every place [`default_paths`] looks, whether it exists or not (what an
+/// error names): `$CODEX_HOME`'s, else `~/.codex`'s.
+pub fn candidate_paths() -> Vec<PathBuf> {
     let home = match std::env::var("CODEX_HOME") {
         Ok(v) if !v.trim().is_empty() => Some(PathBuf::from(v)),
         _ => dirs::home_dir().map(|h| h.join(".codex")),
     };
     home.map(|h| vec![h.join("sessions"), h.join("archived_sessions")])
         .unwrap_or_default()
-        .into_iter()
-        .filter(|p| p.is_dir())
-        .collect()
 }
 
 #[derive(Deserialize)]

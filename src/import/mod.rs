@@ -342,6 +342,14 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// True when it keeps every session (no date, project or session asked for).
+    pub fn is_empty(&self) -> bool {
+        self.since.is_none()
+            && self.until.is_none()
+            && self.project.is_none()
+            && self.session.is_none()
+    }
+
     /// Whether a session passes.
     pub fn keeps(&self, s: &Session) -> bool {
         let day = s.started().map(|t| &t[..t.len().min(10)]);
@@ -409,6 +417,39 @@ impl Source {
             Source::Codex => "${CODEX_HOME:-~/.codex}/sessions or archived_sessions",
             Source::Api | Source::Otel | Source::Dataset => "no default location (give the files)",
         }
+    }
+
+    /// The default locations this machine would have, each named as it
+    /// was looked for (`$CLAUDE_CONFIG_DIR`, `$CODEX_HOME` or the home
+    /// folder): what an error says was tried.
+    pub fn places_tried(self) -> String {
+        let (paths, from) = match self {
+            Source::ClaudeCode => (
+                claude_code::candidate_paths(),
+                if std::env::var("CLAUDE_CONFIG_DIR").is_ok_and(|v| !v.trim().is_empty()) {
+                    " (from $CLAUDE_CONFIG_DIR)"
+                } else {
+                    ""
+                },
+            ),
+            Source::Codex => (
+                codex::candidate_paths(),
+                if std::env::var("CODEX_HOME").is_ok_and(|v| !v.trim().is_empty()) {
+                    " (from $CODEX_HOME)"
+                } else {
+                    ""
+                },
+            ),
+            Source::Api | Source::Otel | Source::Dataset => return self.default_places().into(),
+        };
+        if paths.is_empty() {
+            return format!("{} (no home folder to look in)", self.default_places());
+        }
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| crate::output::name::display(&p.display().to_string()))
+            .collect();
+        format!("{}{from}", shown.join(", "))
     }
 
     /// The default locations that exist.

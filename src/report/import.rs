@@ -371,6 +371,10 @@ impl Render for ImportDoc {
             self.price_book
         );
         s.push_str(&wrap_prose(&headline(fmt, self), opts.width));
+        // A headline short enough not to wrap ends without its newline.
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
         s.push_str(&plain_table(fmt, &sessions(self), opts.width));

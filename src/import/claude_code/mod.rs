@@ -42,7 +42,16 @@ use transcript::Transcript;
 /// (comma-separated) with `/projects`, else `~/.config/claude/projects` and
 /// `~/.claude/projects`; the ones that exist.
 pub fn default_paths() -> Vec<PathBuf> {
-    let candidates: Vec<PathBuf> = match std::env::var("CLAUDE_CONFIG_DIR") {
+    candidate_paths()
+        .into_iter()
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+/// Every place [`default_paths`] looks, whether it exists or not (what an
+/// error names).
+pub fn candidate_paths() -> Vec<PathBuf> {
+    match std::env::var("CLAUDE_CONFIG_DIR") {
         Ok(v) if !v.trim().is_empty() => v
             .split(',')
             .map(str::trim)
@@ -64,8 +73,7 @@ pub fn default_paths() -> Vec<PathBuf> {
                 ]
             })
             .unwrap_or_default(),
-    };
-    candidates.into_iter().filter(|p| p.is_dir()).collect()
+    }
 }
 
 // ── The lines, as far as tokencast reads them ──────────────────────────────

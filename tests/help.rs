@@ -1,0 +1,130 @@
+//! Help that is true (issue 22): every `--help` default is the real
+//! default, and an import that could read nothing says what it expected and
+//! what it found, and exits 2 with nothing written.
+
+mod common;
+use common::*;
+use std::fs;
+use std::path::Path;
+
+fn help(args: &[&str]) -> String {
+    let out = tokencast().args(args).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = tokencast()
+        .current_dir(dir)
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "no partial output: {args:?}");
+    err
+}
+
+#[test]
+fn each_pages_default_in_help_is_where_the_page_is_written() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    assert!(help(&["import", "claude-code"]).contains("[default: reports/import-claude-code.html]"));
+    assert!(help(&["import", "api"]).contains("[default: reports/import-api.html]"));
+    assert!(help(&["simulate"]).contains("[default: reports/<scenario file stem>.html]"));
+    assert!(help(&["sweep"]).contains("[default: reports/<scenario file stem>-sweep.html]"));
+    // And that is where an import without --report writes its page.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(&fixtures)
+        .args(["--out", "out", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("reports/import-claude-code.html").is_file());
+}
+
+#[test]
+fn sources_without_a_default_location_say_so_in_help_and_when_run() {
+    let api = help(&["import", "api"]);
+    assert!(api.contains("no default location"), "{api}");
+    assert!(!api.contains("the source's own locations"), "{api}");
+    let dir = tempfile::tempdir().unwrap();
+    for source in ["api", "otel"] {
+        let err = fails(dir.path(), &["import", source, "--no-report"], &[]);
+        assert!(err.contains("no files given"), "{err}");
+    }
+}
+
+#[test]
+fn the_claude_config_dir_tried_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(
+        dir.path(),
+        &["import", "claude-code", "--no-report"],
+        &[(
+            "CLAUDE_CONFIG_DIR",
+            "/nonexistent/tokencast-a,/nonexistent/tokencast-b",
+        )],
+    );
+    assert!(
+        err.contains("/nonexistent/tokencast-a/projects, /nonexistent/tokencast-b/projects (from $CLAUDE_CONFIG_DIR)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn yaml_cassettes_are_named_as_yaml_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let cassettes = dir.path().join("cassettes");
+    fs::create_dir_all(&cassettes).unwrap();
+    let cassette = "interactions:\n- request:\n    body: '{}'\n    method: POST\n  response:\n    status: {code: 200}\nversion: 1\n";
+    fs::write(cassettes.join("one.yaml"), cassette).unwrap();
+    fs::write(cassettes.join("two.yaml"), cassette).unwrap();
+    // A folder of them: no file of the kind the reader reads.
+    let err = fails(
+        dir.path(),
+        &["import", "api", "cassettes", "--out", "out"],
+        &[],
+    );
+    assert!(err.contains("no API log file under cassettes"), "{err}");
+    assert!(err.contains("found 2 .yaml file(s) (YAML"), "{err}");
+    // One given by name: every line is a problem, so nothing was read.
+    let err = fails(
+        dir.path(),
+        &["import", "api", "cassettes/one.yaml", "--out", "out"],
+        &[],
+    );
+    assert!(err.contains("nothing could be read"), "{err}");
+    assert!(err.contains("looks like YAML"), "{err}");
+    assert!(err.contains("one.yaml: line 1"), "{err}");
+    assert!(!dir.path().join("out").exists() && !dir.path().join("reports").exists());
+}
+
+#[test]
+fn a_filter_that_keeps_no_session_is_a_result_not_an_error() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    let dir = tempfile::tempdir().unwrap();
+    let doc = json_of(
+        tokencast()
+            .current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(&fixtures)
+            .args([
+                "--since",
+                "2099-01-01",
+                "--out",
+                "out",
+                "--no-report",
+                "--format",
+                "json",
+            ]),
+    );
+    assert_eq!(doc["sessions"].as_array().unwrap().len(), 0);
+}
