@@ -128,3 +128,55 @@ fn a_filter_that_keeps_no_session_is_a_result_not_an_error() {
     );
     assert_eq!(doc["sessions"].as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn import_writes_every_table_as_csv_like_simulate() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    let dir = tempfile::tempdir().unwrap();
+    let doc = json_of(
+        tokencast()
+            .current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(&fixtures)
+            .args([
+                "--out",
+                "out",
+                "--csv",
+                "tables",
+                "--no-report",
+                "--format",
+                "json",
+            ]),
+    );
+    let mut rdr = csv::Reader::from_path(dir.path().join("tables/sessions.csv")).unwrap();
+    let headers = rdr.headers().unwrap().clone();
+    let at = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = rdr.records().map(Result::unwrap).collect();
+    let sessions = doc["sessions"].as_array().unwrap();
+    assert_eq!(rows.len(), sessions.len());
+    for row in &rows {
+        let s = sessions
+            .iter()
+            .find(|s| s["session"] == row[at("session")])
+            .unwrap();
+        // The same figure as the JSON, or an empty field (never 0) where
+        // no request of the session could be priced.
+        if s["unpriced_requests"] == s["requests"] {
+            assert_eq!(&row[at("recorded_usd")], "");
+            assert_eq!(&row[at("unpriced_requests")], s["requests"].to_string());
+        } else {
+            assert_eq!(
+                row[at("recorded_usd")]
+                    .parse::<rust_decimal::Decimal>()
+                    .unwrap(),
+                dec(&s["recorded_cost"])
+            );
+        }
+    }
+    for table in ["days", "problems", "unpriced"] {
+        assert!(
+            dir.path().join(format!("tables/{table}.csv")).is_file(),
+            "{table}"
+        );
+    }
+}

@@ -182,6 +182,9 @@ pub struct ImportArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Write every table of the summary as a CSV file into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
     /// Where the HTML page goes.
     #[command(flatten)]
     pub page: PageArgs,

@@ -97,6 +97,8 @@ pub(super) struct ImportSpec {
     strict: bool,
     format: Format,
     page: PageArgs,
+    /// `--csv DIR`: every table of the summary as a CSV file.
+    csv: Option<PathBuf>,
     /// The team dataset to add the sessions to, and as whom.
     dataset: Option<DatasetSpec>,
 }
@@ -217,6 +219,7 @@ impl ImportSpec {
             strict: args.strict,
             format: args.format,
             page: args.page.clone(),
+            csv: args.csv.clone(),
             dataset: DatasetSpec::check(args)?,
         })
     }
@@ -418,6 +421,17 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     if let Some(p) = &page {
         read.staging.stage(p)?;
         notes.push(format!("wrote {}", p.path.display()));
+    }
+    let tables = super::csv_files(&doc, spec.csv.as_deref());
+    for t in &tables {
+        read.staging.stage(t)?;
+    }
+    if let (Some(dir), false) = (&spec.csv, tables.is_empty()) {
+        notes.push(format!(
+            "wrote {} table(s) as CSV under {}",
+            tables.len(),
+            dir.display()
+        ));
     }
     // One tokencast at a time writes a machine's files of a dataset; other
     // machines' imports go on beside it.
