@@ -107,47 +107,25 @@ fn yaml_cassettes_are_named_as_yaml_and_nothing_is_written() {
     assert!(!dir.path().join("out").exists() && !dir.path().join("reports").exists());
 }
 
+/// The fixture logs copied to `dir/logs` (what `common::import_logs` reads).
+fn with_logs() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    copy_dir(&fixtures, &dir.path().join("logs"));
+    dir
+}
+
 #[test]
 fn a_filter_that_keeps_no_session_is_a_result_not_an_error() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
-    let dir = tempfile::tempdir().unwrap();
-    let doc = json_of(
-        tokencast()
-            .current_dir(dir.path())
-            .args(["import", "claude-code"])
-            .arg(&fixtures)
-            .args([
-                "--since",
-                "2099-01-01",
-                "--out",
-                "out",
-                "--no-report",
-                "--format",
-                "json",
-            ]),
-    );
+    let dir = with_logs();
+    let doc = import_logs(dir.path(), &["--since", "2099-01-01"]);
     assert_eq!(doc["sessions"].as_array().unwrap().len(), 0);
 }
 
 #[test]
 fn import_writes_every_table_as_csv_like_simulate() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
-    let dir = tempfile::tempdir().unwrap();
-    let doc = json_of(
-        tokencast()
-            .current_dir(dir.path())
-            .args(["import", "claude-code"])
-            .arg(&fixtures)
-            .args([
-                "--out",
-                "out",
-                "--csv",
-                "tables",
-                "--no-report",
-                "--format",
-                "json",
-            ]),
-    );
+    let dir = with_logs();
+    let doc = import_logs(dir.path(), &["--csv", "tables"]);
     let mut rdr = csv::Reader::from_path(dir.path().join("tables/sessions.csv")).unwrap();
     let headers = rdr.headers().unwrap().clone();
     let at = |name: &str| headers.iter().position(|h| h == name).unwrap();

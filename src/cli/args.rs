@@ -32,71 +32,53 @@ pub enum Command {
     Import(Box<ImportCommand>),
 }
 
+/// An argument's help, short and long alike (for a default that differs
+/// from command to command).
+fn help(text: &'static str) -> impl FnOnce(clap::Arg) -> clap::Arg {
+    move |a| a.help(text).long_help(text)
+}
+
 /// Where `import` reads sessions from.
 #[derive(Debug, Subcommand)]
 pub enum LogSource {
     /// Claude Code's session logs: PATHs, else $CLAUDE_CONFIG_DIR (comma-separated) with
     /// /projects, else ~/.config/claude/projects and ~/.claude/projects.
     #[command(
-        mut_arg("paths", |a| {
-            let h = "Log folders or .jsonl files [default: each folder of $CLAUDE_CONFIG_DIR (comma-separated) with /projects, else ~/.config/claude/projects and ~/.claude/projects]";
-            a.help(h).long_help(h)
-        }),
-        mut_arg("report", |a| {
-            let h = "Write the HTML page here [default: reports/import-claude-code.html]";
-            a.help(h).long_help(h)
-        })
+        mut_arg("paths", help("Log folders or .jsonl files [default: each folder of $CLAUDE_CONFIG_DIR (comma-separated) with /projects, else ~/.config/claude/projects and ~/.claude/projects]")),
+        mut_arg("report", help("Write the HTML page here [default: reports/import-claude-code.html]"))
     )]
     ClaudeCode(ImportArgs),
     /// Codex CLI's rollouts: PATHs, else ${CODEX_HOME:-~/.codex}/sessions and archived_sessions.
     #[command(
-        mut_arg("paths", |a| {
-            let h = "Rollout folders or .jsonl files [default: ${CODEX_HOME:-~/.codex}/sessions and archived_sessions]";
-            a.help(h).long_help(h)
-        }),
-        mut_arg("report", |a| {
-            let h = "Write the HTML page here [default: reports/import-codex.html]";
-            a.help(h).long_help(h)
-        })
+        mut_arg("paths", help("Rollout folders or .jsonl files [default: ${CODEX_HOME:-~/.codex}/sessions and archived_sessions]")),
+        mut_arg("report", help("Write the HTML page here [default: reports/import-codex.html]"))
     )]
     Codex(ImportArgs),
     /// API logs: JSONL of Messages API or OpenAI Chat/Responses response bodies, or
     /// {request, response} pairs; each file is one session.
     #[command(
-        mut_arg("paths", |a| {
-            let h = "JSONL files of API responses, or folders of them (required: API logs have no default location)";
-            a.help(h).long_help(h)
-        }),
-        mut_arg("report", |a| {
-            let h = "Write the HTML page here [default: reports/import-api.html]";
-            a.help(h).long_help(h)
-        })
+        mut_arg("paths", help("JSONL files of API responses, or folders of them (required: API logs have no default location)")),
+        mut_arg("report", help("Write the HTML page here [default: reports/import-api.html]"))
     )]
     Api(ImportArgs),
     /// OpenTelemetry span exports (OTLP/JSON) following the GenAI semantic conventions;
     /// sessions by gen_ai.conversation.id, else trace id.
     #[command(
-        mut_arg("paths", |a| {
-            let h = "OTLP/JSON export files (.json or .jsonl), or folders of them (required: exports have no default location)";
-            a.help(h).long_help(h)
-        }),
-        mut_arg("report", |a| {
-            let h = "Write the HTML page here [default: reports/import-otel.html]";
-            a.help(h).long_help(h)
-        })
+        mut_arg("paths", help("OTLP/JSON export files (.json or .jsonl), or folders of them (required: exports have no default location)")),
+        mut_arg("report", help("Write the HTML page here [default: reports/import-otel.html]"))
     )]
     Otel(ImportArgs),
     /// A tokencast dataset (written by import --dataset): folders, .parquet files or
     /// quoted globs; each session's newest import once, whatever dataset holds it.
     #[command(
-        mut_arg("paths", |a| {
-            let h = "Dataset folders, .parquet files or quoted globs (required)";
-            a.help(h).long_help(h)
-        }),
-        mut_arg("report", |a| {
-            let h = "Write the HTML page here [default: reports/import-dataset.html]";
-            a.help(h).long_help(h)
-        })
+        mut_arg(
+            "paths",
+            help("Dataset folders, .parquet files or quoted globs (required)")
+        ),
+        mut_arg(
+            "report",
+            help("Write the HTML page here [default: reports/import-dataset.html]")
+        )
     )]
     Dataset(ImportArgs),
 }
@@ -105,10 +87,10 @@ pub enum LogSource {
 #[derive(Debug, clap::Args)]
 #[command(
     args_conflicts_with_subcommands = true,
-    mut_arg("report", |a| {
-        let h = "Write each source's HTML page here [default: reports/import-<source>.html]";
-        a.help(h).long_help(h)
-    })
+    mut_arg(
+        "report",
+        help("Write each source's HTML page here [default: reports/import-<source>.html]")
+    )
 )]
 pub struct ImportCommand {
     /// Where the sessions come from.
@@ -235,10 +217,7 @@ pub enum MethodArg {
 
 /// Arguments of `forecast`.
 #[derive(Debug, clap::Args)]
-#[command(mut_arg("report", |a| {
-    let h = "Write the HTML page here [default: reports/<first PATH's file stem or folder name>-forecast.html]";
-    a.help(h).long_help(h)
-}))]
+#[command(mut_arg("report", help("Write the HTML page here [default: reports/<first PATH's file stem or folder name>-forecast.html]")))]
 pub struct ForecastArgs {
     /// One scenario (TOML): runs of --calls results drawn from its trace. Several scenarios,
     /// or directories of them (such as `import --out` directories), forecast from many
@@ -305,10 +284,10 @@ pub enum DiffFormat {
 
 /// Arguments of `sweep`.
 #[derive(Debug, clap::Args)]
-#[command(mut_arg("report", |a| {
-    let h = "Write the HTML page here [default: reports/<scenario file stem>-sweep.html]";
-    a.help(h).long_help(h)
-}))]
+#[command(mut_arg(
+    "report",
+    help("Write the HTML page here [default: reports/<scenario file stem>-sweep.html]")
+))]
 pub struct SweepArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
@@ -360,10 +339,10 @@ pub enum Format {
 
 /// Arguments of `simulate`.
 #[derive(Debug, clap::Args)]
-#[command(mut_arg("report", |a| {
-    let h = "Write the HTML page here [default: reports/<scenario file stem>.html]";
-    a.help(h).long_help(h)
-}))]
+#[command(mut_arg(
+    "report",
+    help("Write the HTML page here [default: reports/<scenario file stem>.html]")
+))]
 pub struct SimulateArgs {
     /// The scenario file (TOML).
     pub scenario: PathBuf,
