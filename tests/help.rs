@@ -158,3 +158,53 @@ fn import_writes_every_table_as_csv_like_simulate() {
         );
     }
 }
+
+#[test]
+fn import_brief_prints_only_the_answer() {
+    let dir = with_logs();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--brief",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The fixture's sessions as recorded, worked out by hand in
+    // tests/dataset.rs: $0.0218565 and $0.016337, to four decimals.
+    assert!(
+        text.contains("Dearest sessions as recorded: 11111111 $0.0219, 33333333 $0.0163."),
+        "{text}"
+    );
+    assert!(
+        text.contains("In all: 3 session(s), 13 request(s)"),
+        "{text}"
+    );
+    // Batch halves every price: half the as-recorded estimate.
+    let doc = import_logs(dir.path(), &[]);
+    let w = &doc["totals"]["what_if"];
+    assert_eq!(
+        dec(&w["batch"]["estimate"]) * rust_decimal::Decimal::TWO,
+        dec(&w["as_recorded"]["estimate"])
+    );
+    assert!(
+        text.contains(&format!("in batch ${}", shown(&w["batch"]["estimate"], 4))),
+        "{text}"
+    );
+    // Nothing but the answer: no table, no counting sentence.
+    assert!(
+        !text.contains("Sessions (") && !text.contains("Read 6 files"),
+        "{text}"
+    );
+}

@@ -167,6 +167,10 @@ pub struct ImportArgs {
     /// Write every table of the summary as a CSV file into this folder.
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,
+    /// Print only the answer: the totals as recorded and replayed, each
+    /// what-if's estimate, the dearest sessions (terminal format).
+    #[arg(long)]
+    pub brief: bool,
     /// Where the HTML page goes.
     #[command(flatten)]
     pub page: PageArgs,

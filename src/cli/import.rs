@@ -4,7 +4,7 @@
 //! add the set's own files, commit, and remove what an earlier import left.
 
 use super::args::{Format, ImportArgs, PageArgs};
-use super::{page_file, plain_stdout, today, Outcome};
+use super::{page_file, stdout_of, terminal_width, today, Outcome};
 use crate::error::{AppError, InputError};
 use crate::import::calibrate::Calibration;
 use crate::import::manifest::{Manifest, MANIFEST_FILE};
@@ -99,6 +99,8 @@ pub(super) struct ImportSpec {
     page: PageArgs,
     /// `--csv DIR`: every table of the summary as a CSV file.
     csv: Option<PathBuf>,
+    /// `--brief`: only the answer on the terminal.
+    brief: bool,
     /// The team dataset to add the sessions to, and as whom.
     dataset: Option<DatasetSpec>,
 }
@@ -220,6 +222,7 @@ impl ImportSpec {
             format: args.format,
             page: args.page.clone(),
             csv: args.csv.clone(),
+            brief: args.brief,
             dataset: DatasetSpec::check(args)?,
         })
     }
@@ -376,7 +379,15 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         .with_help("without --strict, unreadable lines are listed and the rest is imported")
         .into());
     }
-    let stdout = plain_stdout(&doc, spec.format);
+    let stdout = stdout_of(
+        &doc,
+        spec.format,
+        &crate::report::TerminalOptions {
+            requests: false,
+            width: terminal_width(),
+            brief: spec.brief,
+        },
+    );
     let page = page_file(
         &doc,
         Path::new(&format!("import-{}", spec.source.key())),

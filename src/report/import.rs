@@ -8,6 +8,7 @@ use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::import::summary::{ImportDoc, WhatIfs};
 use crate::import::Usage;
 use crate::report::Fmt;
+use crate::text::display;
 
 /// Problems listed in the terminal (all are in the JSON, CSV and page).
 const SHOWN_PROBLEMS: usize = 20;
@@ -334,6 +335,78 @@ fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
     s
 }
 
+/// The rest of the answer: each what-if's estimate over the same threads,
+/// and the dearest sessions as recorded (figures of the document, in its
+/// order of size). Empty when nothing was priced.
+fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
+    let t = &doc.totals;
+    let dp = if t.recorded_cost.abs() >= rust_decimal::Decimal::ONE {
+        2
+    } else {
+        4
+    };
+    let mut out = Vec::new();
+    if let Some(w) = t
+        .what_if
+        .as_ref()
+        .filter(|_| t.unpriced_requests < t.requests)
+    {
+        let mut parts = vec![format!(
+            "as recorded {}",
+            fmt.money(w.as_recorded.estimate, dp)
+        )];
+        // The document words the rule "trimmed = …"; without one it is raw.
+        if let Some(rule) = doc
+            .trim
+            .strip_prefix("trimmed = ")
+            .filter(|r| !r.starts_with("raw"))
+        {
+            let rule = rule.split(" (--trim").next().unwrap_or(rule);
+            parts.push(format!(
+                "trimmed to {rule} {}",
+                fmt.money(w.trimmed.estimate, dp)
+            ));
+        }
+        if let Some(b) = &w.other_tier {
+            parts.push(format!(
+                "on the other cache tier {}",
+                fmt.money(b.estimate, dp)
+            ));
+        }
+        if let Some(b) = &w.batch {
+            parts.push(format!("in batch {}", fmt.money(b.estimate, dp)));
+        }
+        if let (Some(b), Some(m)) = (&w.other_model, &doc.compare_model) {
+            parts.push(format!("on {} {}", display(m), fmt.money(b.estimate, dp)));
+        }
+        out.push(format!("The same threads, estimate: {}.", parts.join("; ")));
+    }
+    let mut priced: Vec<_> = doc
+        .sessions
+        .iter()
+        .filter(|r| {
+            r.unpriced_requests < r.requests && r.recorded_cost > rust_decimal::Decimal::ZERO
+        })
+        .collect();
+    priced.sort_by(|a, b| {
+        b.recorded_cost
+            .cmp(&a.recorded_cost)
+            .then(a.session.cmp(&b.session))
+    });
+    if !priced.is_empty() {
+        let top: Vec<String> = priced
+            .iter()
+            .take(3)
+            .map(|r| {
+                let id: String = r.session.chars().take(8).collect();
+                format!("{} {}", display(&id), fmt.money(r.recorded_cost, dp))
+            })
+            .collect();
+        out.push(format!("Dearest sessions as recorded: {}.", top.join(", ")));
+    }
+    out
+}
+
 fn what_if_note(doc: &ImportDoc) -> String {
     let mut s = format!(
         "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth (or the seed's ÷4 … ×1.3 when too few steps were measured).",
@@ -370,10 +443,15 @@ impl Render for ImportDoc {
             self.source,
             self.price_book
         );
-        s.push_str(&wrap_prose(&headline(fmt, self), opts.width));
-        // A headline short enough not to wrap ends without its newline.
-        if !s.ends_with('\n') {
-            s.push('\n');
+        for line in std::iter::once(headline(fmt, self)).chain(answer_details(fmt, self)) {
+            s.push_str(&wrap_prose(&line, opts.width));
+            // A line short enough not to wrap ends without its newline.
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+        }
+        if opts.brief {
+            return s;
         }
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
@@ -420,8 +498,9 @@ impl Render for ImportDoc {
 
     fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let mut blocks = vec![Block {
-            list: [headline(fmt, self), counts_line(self), what_if_note(self)]
-                .into_iter()
+            list: std::iter::once(headline(fmt, self))
+                .chain(answer_details(fmt, self))
+                .chain([counts_line(self), what_if_note(self)])
                 .chain((self.confidence.sessions > 0).then(|| confidence_note(fmt, self)))
                 .collect(),
             ..Block::default()
