@@ -24,15 +24,17 @@ fn simulate_gates_on_each_period_at_the_edge() {
     let d = sandbox("tests/fixtures/rules");
     // The dearest variant of the rules fixture, "fast, us-only": 0.26466 of
     // model cost (6 × 1.1 × 0.0401) plus 0.01 + 0.05/12 of tool fees =
-    // 0.278826… a run; 10 runs a day: 2.788266…; a month of 365/12 days: 84.81….
+    // 0.278826… a run; 10 runs a day: 2.788266…; a month, as the periods
+    // table has it (a twelfth of 52 weeks of 7 working days, 364/12 days):
+    // 84.577….
     // The next dearest ("tiers", "below threshold") cost 0.054266… a run.
     for (gate, crossed) in [
         ("run=0.28", false),
         ("run=0.27", true),
         ("day=2.79", false),
         ("day=2.78", true),
-        ("month=84.9", false),
-        ("month=84.8", true),
+        ("month=84.6", false),
+        ("month=84.5", true),
     ] {
         let (code, err, printed) = simulate(d.path(), gate);
         assert!(printed, "{gate}: the tables are printed either way");
@@ -170,4 +172,43 @@ fn periods_follow_the_plan_and_find_the_month_over_budget() {
         .find(|v| v["name"] == "flex")
         .unwrap();
     assert!(flex["over_budget_from_month"].is_null());
+}
+
+#[test]
+fn a_month_gate_uses_the_periods_tables_month() {
+    // One calendar: with 5 working days a week the month is 5 × 52 ÷ 12 =
+    // 21⅔ days of runs, in the periods table and in the gate alike.
+    let d = sandbox("tests/fixtures/rules");
+    let text = fs::read_to_string(d.path().join("rules.toml")).unwrap();
+    fs::write(
+        d.path().join("rules.toml"),
+        format!("{text}\n[plan]\nworking_days_per_week = 5\n"),
+    )
+    .unwrap();
+    let doc = json_of(tokencast().current_dir(d.path()).args([
+        "simulate",
+        "rules.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let v = doc["periods"]["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "fast, us-only")
+        .unwrap();
+    let month = dec(&v["month"]["upper"]);
+    let day = dec(&v["day"]["upper"]);
+    assert_eq!(
+        month,
+        (day * rust_decimal::Decimal::from(5 * 52) / rust_decimal::Decimal::from(12)).normalize()
+    );
+    // 2.788266… a day × 21⅔ = 60.41…: a gate just above the table's month
+    // holds, one just below it is crossed.
+    let cents = rust_decimal::Decimal::new(1, 2);
+    let above = format!("month={}", (month + cents).round_dp(2));
+    let below = format!("month={}", (month - cents).round_dp(2));
+    assert_eq!(simulate(d.path(), &above).0, Some(0), "{above}");
+    assert_eq!(simulate(d.path(), &below).0, Some(3), "{below}");
 }

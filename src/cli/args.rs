@@ -366,8 +366,10 @@ pub struct SimulateArgs {
     /// of more than 10,000 tool results (by default those keep an outline of 2,000 requests).
     #[arg(long)]
     pub all_rows: bool,
-    /// Exit with code 3 when any variant's total (upper bound) per PERIOD (run, day, month
-    /// = 365/12 days) is above AMOUNT, in the scenario's currency (repeatable).
+    /// Exit with code 3 when any variant's total (upper bound) per PERIOD (run, day, month)
+    /// is above AMOUNT, in the scenario's currency (repeatable). A month is the periods
+    /// table's: a twelfth of 52 weeks of the scenario's working days ([plan]
+    /// working_days_per_week, 7 by default).
     #[arg(long = "fail-over", value_name = "PERIOD=AMOUNT")]
     pub fail_over: Vec<String>,
     /// Where the HTML report goes.

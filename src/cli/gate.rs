@@ -199,12 +199,19 @@ pub fn check_simulation(doc: &SimulationDoc, gates: &[Gate<Period>]) -> Vec<Stri
     let sim = &doc.simulation;
     let code = &sim.currency.code;
     let mut out = Vec::new();
+    // The month of the periods table (one calendar: the plan's working days).
+    let working_days = doc.periods.as_ref().map_or(
+        crate::scenario::Plan::default().working_days_per_week,
+        |p| p.plan.working_days_per_week,
+    );
     for g in gates {
         for v in &sim.variants {
             let total = match g.what {
                 Period::Run => v.cost.total.upper,
                 Period::Day => v.per_day.total.upper,
-                Period::Month => v.per_day.total.upper * Decimal::from(365) / Decimal::from(12),
+                Period::Month => {
+                    crate::analysis::periods::month_of(v.per_day.total.upper, working_days)
+                }
             };
             if total > g.limit {
                 out.push(format!(

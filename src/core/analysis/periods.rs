@@ -51,6 +51,14 @@ pub struct VariantPeriods {
     pub over_budget_from_month: Option<u64>,
 }
 
+/// The one month every table, gate and chart uses: a twelfth of 52 weeks of
+/// the plan's working days (so with 7, 30⅓ days; with 5, 21⅔). `per_day` is
+/// one working day's cost.
+pub fn month_of(per_day: Decimal, working_days_per_week: u64) -> Decimal {
+    (per_day * Decimal::from(working_days_per_week) * Decimal::from(52) / Decimal::from(12))
+        .normalize()
+}
+
 /// The periods of a simulation under `plan`.
 pub fn periods(sim: &Simulation, plan: &Plan) -> Periods {
     let runs = Decimal::from(sim.assumptions.runs_per_day);
@@ -62,7 +70,7 @@ pub fn periods(sim: &Simulation, plan: &Plan) -> Periods {
             let run = v.cost.total;
             let day = run * runs;
             let week = day * Decimal::from(plan.working_days_per_week);
-            let month = week.map(|w| (w * Decimal::from(52) / Decimal::from(12)).normalize());
+            let month = day.map(|d| month_of(d, plan.working_days_per_week));
             let mut factor = Decimal::ONE;
             let mut total = Bounds::default();
             let mut cumulative = Vec::with_capacity(MONTHS);
