@@ -445,10 +445,29 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
     }
 }
 
-/// The file at `path` as one export, read as a stream; with the lines and
-/// bytes it holds.
+/// A whole-file document up to this size is read into memory and parsed
+/// from there (serde_json parses a slice about twice as fast as a reader);
+/// a larger one is streamed, so memory stays bounded.
+const IN_MEMORY_DOCUMENT: u64 = super::lines::MAX_LINE_BYTES as u64;
+
+/// The file at `path` as one export; with the lines and bytes it holds.
 fn whole(path: &Path) -> Option<(Vec<Batch>, u64, u64)> {
     let file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() <= IN_MEMORY_DOCUMENT {
+        let bytes = std::fs::read(path).ok()?;
+        let mut batches = Vec::new();
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        Export(&mut batches).deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        let lines = newlines + u64::from(bytes.last().is_some_and(|b| *b != b'\n'));
+        return Some((batches, lines, bytes.len() as u64));
+    }
+    streamed(file)
+}
+
+/// `file` as one export, read as a stream (memory bounded by one span).
+fn streamed(file: std::fs::File) -> Option<(Vec<Batch>, u64, u64)> {
     let mut counted = Counted {
         inner: std::io::BufReader::with_capacity(1 << 20, file),
         bytes: 0,
@@ -609,6 +628,22 @@ mod tests {
             _ => panic!("the first span is a tool call"),
         }
         assert!(matches!(seen[1].conv, Conv::Other));
+        // Streamed from a file (as a document over 64 MiB is), the same
+        // spans, lines and bytes as from memory.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("export.json");
+        std::fs::write(&path, text).unwrap();
+        let (streamed_batches, lines, bytes) =
+            streamed(std::fs::File::open(&path).unwrap()).unwrap();
+        let (in_memory, lines_m, bytes_m) = whole(&path).unwrap();
+        assert_eq!((lines, bytes), (lines_m, bytes_m));
+        assert_eq!(
+            (lines, bytes),
+            (text.lines().count() as u64, text.len() as u64)
+        );
+        assert_eq!(streamed_batches.len(), in_memory.len());
+        assert_eq!(streamed_batches[0].1.len(), in_memory[0].1.len());
+        assert_eq!(streamed_batches[0].0, "svc");
         // A cut export is an error, not half of its spans.
         let mut de = serde_json::Deserializer::from_str(&text[..text.len() - 3]);
         assert!(Export(&mut Vec::new()).deserialize(&mut de).is_err());
