@@ -368,8 +368,8 @@ pub struct SimulateArgs {
     pub all_rows: bool,
     /// Exit with code 3 when any variant's total (upper bound) per PERIOD (run, day, month)
     /// is above AMOUNT, in the scenario's currency (repeatable). A month is the periods
-    /// table's: a twelfth of 52 weeks of the scenario's working days ([plan]
-    /// working_days_per_week, 7 by default).
+    /// table's: a twelfth of 52 weeks of the scenario's working days (`[plan]
+    /// working_days_per_week`, 7 by default).
     #[arg(long = "fail-over", value_name = "PERIOD=AMOUNT")]
     pub fail_over: Vec<String>,
     /// Where the HTML report goes.
