@@ -139,19 +139,7 @@ fn periods_follow_the_plan_and_find_the_month_over_budget() {
         "[plan]\nworking_days_per_week = 5\nmonthly_growth = \"0.1\"\nbudget_per_month = \"100\"\n\n[timing]",
     );
     fs::write(&p, text).unwrap();
-    let doc = json_of(tokencast().current_dir(d.path()).args([
-        "simulate",
-        "rules.toml",
-        "--format",
-        "json",
-        "--no-report",
-    ]));
-    let v = doc["periods"]["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "fast, us-only")
-        .unwrap();
+    let v = variant_periods(d.path(), "fast, us-only");
     let up = |k: &str| dec(&v[k]["upper"]);
     // A run: 0.26466 + 0.01 + 0.05/12; a day of 10 runs; a week of 5 days;
     // a month of 52/12 weeks: 60.412444…
@@ -165,13 +153,27 @@ fn periods_follow_the_plan_and_find_the_month_over_budget() {
     // Cumulative spend 962.82 after 10 months (within 1,000), 1,119.51 after 11
     // (over 1,100): over the budget from month 11.
     assert_eq!(v["over_budget_from_month"], 11);
-    let flex = doc["periods"]["variants"]
+    let flex = variant_periods(d.path(), "flex");
+    assert!(flex["over_budget_from_month"].is_null());
+}
+
+/// The periods of the rules fixture's variant `name`, from `simulate
+/// --format json` in `dir`.
+fn variant_periods(dir: &Path, name: &str) -> serde_json::Value {
+    let doc = json_of(tokencast().current_dir(dir).args([
+        "simulate",
+        "rules.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    doc["periods"]["variants"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|v| v["name"] == "flex")
-        .unwrap();
-    assert!(flex["over_budget_from_month"].is_null());
+        .find(|v| v["name"] == name)
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -185,19 +187,7 @@ fn a_month_gate_uses_the_periods_tables_month() {
         format!("{text}\n[plan]\nworking_days_per_week = 5\n"),
     )
     .unwrap();
-    let doc = json_of(tokencast().current_dir(d.path()).args([
-        "simulate",
-        "rules.toml",
-        "--format",
-        "json",
-        "--no-report",
-    ]));
-    let v = doc["periods"]["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "fast, us-only")
-        .unwrap();
+    let v = variant_periods(d.path(), "fast, us-only");
     let month = dec(&v["month"]["upper"]);
     let day = dec(&v["day"]["upper"]);
     assert_eq!(
