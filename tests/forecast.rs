@@ -374,3 +374,86 @@ fn writes_the_forecast_page_with_histograms_and_fan() {
     assert!(html.contains("chart-forecast-fan"));
     assert!(html.contains("Context size against the number of calls"));
 }
+
+#[test]
+fn the_answer_is_the_budget_of_the_cheapest_and_dearest_variant() {
+    // Every run is the same five calls (as above), so each variant's p99 of
+    // the upper bound is the engine's upper total for those five calls less
+    // the data fee; the answer names the least and the most of them.
+    let s = research_with_call(9, 3);
+    let f = run(&s, &spec(5, 3_000));
+    let exact = simulate(&research_with_call(9, 5), SimulateOptions::TOTALS);
+    let upper: Vec<(String, rust_decimal::Decimal)> = exact
+        .variants
+        .iter()
+        .map(|v| {
+            (
+                v.variant.variant.name.clone(),
+                (v.cost.total.upper - v.cost.data_fee.upper).normalize(),
+            )
+        })
+        .collect();
+    let least = upper.iter().min_by_key(|(_, c)| *c).unwrap();
+    let most = upper.iter().max_by_key(|(_, c)| *c).unwrap();
+    let a = f.answer.as_ref().expect("a forecast with variants answers");
+    assert_eq!(
+        (&a.cheapest.variant, a.cheapest.per_run),
+        (&least.0, least.1)
+    );
+    assert_eq!((&a.dearest.variant, a.dearest.per_run), (&most.0, most.1));
+    assert_eq!((a.runs, a.calls), (3_000, 5));
+}
+
+#[test]
+fn brief_prints_only_the_budget_and_the_json_opens_with_it() {
+    let brief = cli(&[
+        "--calls", "20", "--runs", "2000", "--brief", "--budget", "3",
+    ]);
+    assert!(brief.status.success());
+    let text = String::from_utf8(brief.stdout).unwrap();
+    assert!(text.contains("Answer: budget $"), "{text}");
+    assert!(
+        text.contains("Runs over the $3.00 budget a run (upper bound)"),
+        "{text}"
+    );
+    assert!(!text.contains("Cost per run of"), "{text}");
+    // The full output carries the same answer, before its tables.
+    let full = String::from_utf8(cli(&["--calls", "20", "--runs", "2000", "--budget", "3"]).stdout)
+        .unwrap();
+    let answer = text.lines().find(|l| l.starts_with("Answer:")).unwrap();
+    let at = full.find(answer).expect("the full output has the answer");
+    assert!(at < full.find("Cost per run of").unwrap(), "{full}");
+    // The JSON's first field after its marker is the answer, and it agrees
+    // with the variants' own p99 of the upper bound.
+    let json = cli(&["--calls", "20", "--runs", "2000", "--format", "json"]);
+    let raw = String::from_utf8(json.stdout).unwrap();
+    let keys: Vec<&str> = raw
+        .lines()
+        .filter(|l| l.starts_with("  \"") && !l.starts_with("   "))
+        .map(|l| l.trim_start().split('"').nth(1).unwrap())
+        .take(3)
+        .collect();
+    assert_eq!(keys, ["generator", "document", "answer"]);
+    let doc: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    let budgets: Vec<f64> = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["cost_upper"]["p99"].as_str().unwrap().parse().unwrap())
+        .collect();
+    let cheapest: f64 = doc["answer"]["cheapest"]["per_run"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let dearest: f64 = doc["answer"]["dearest"]["per_run"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        cheapest,
+        budgets.iter().cloned().fold(f64::INFINITY, f64::min)
+    );
+    assert_eq!(dearest, budgets.iter().cloned().fold(0.0, f64::max));
+}

@@ -470,3 +470,54 @@ fn day_and_month_gates() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("need a forecast over many sessions"));
 }
+
+#[test]
+fn the_answer_is_a_month_budget_with_its_calendar() {
+    // One session that costs $2 on one variant and $5 on the other, so every
+    // month is the same: 2 runs a day × 5 working days × 52 ÷ 12 = 43.33…,
+    // rounded to 43 runs; $86 and $215 a month.
+    let rec = Recorded {
+        kinds: vec!["a".into()],
+        variants: vec!["cheap".into(), "dear".into()],
+        sessions: vec![SessionCost {
+            name: "s0".into(),
+            kind: 0,
+            cost: vec![Bounds::exact(d("2")), Bounds::exact(d("5"))],
+        }],
+    };
+    let spec = CorpusSpec {
+        working_days_per_week: 5,
+        days: 1_000,
+        ..spec(None, 2)
+    };
+    let f = corpus::forecast(&rec, &spec, "t".into(), Vec::new());
+    let a = f.answer.as_ref().unwrap();
+    assert_eq!(a.runs_per_month, 43);
+    assert_eq!(
+        (a.cheapest.variant.as_str(), a.cheapest.per_month),
+        ("cheap", d("86"))
+    );
+    assert_eq!(
+        (a.dearest.variant.as_str(), a.dearest.per_month),
+        ("dear", d("215"))
+    );
+    // One session is far from the 299 a p99 budget per run needs.
+    assert_eq!(a.cheapest.per_run, None);
+    let text = tokencast::report::Render::terminal(
+        &f,
+        &tokencast::report::TerminalOptions {
+            brief: true,
+            width: 400,
+            ..Default::default()
+        },
+    );
+    for part in [
+        "Answer: budget $86.00 a month for cheap",
+        "based on 1 recorded session(s) at 2 run(s) a day, 5 working day(s) a week: 43 runs a month",
+        "The dearest variant, dear, needs $215.00 a month",
+        "needs 299 sessions and these are 1",
+    ] {
+        assert!(text.contains(part), "{part:?} not in {text}");
+    }
+    assert!(!text.contains("The mix"), "{text}");
+}

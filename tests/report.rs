@@ -401,3 +401,84 @@ fn brief_prints_only_the_answer() {
     let full = String::from_utf8(full.stdout).unwrap();
     assert!(full.starts_with(text.trim_end()), "{full}");
 }
+
+#[test]
+fn sweep_opens_with_the_cheapest_and_dearest_point() {
+    // Seed 003: $0.493092605 a run trimmed, cached and batched, $10.83940823
+    // raw and uncached. Swept over runs a day, the figure is a day's cost:
+    // 100 × $0.493092605 = $49.3092605 and 300 × $10.83940823 = $3,251.822469.
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "runs_per_day=100..300:100",
+            "--brief",
+            "--no-report",
+        ])
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for part in [
+        "Answer: cheapest trimmed, 5-min cache, batch at runs_per_day = 100: $49.309",
+        "Dearest raw, no cache at runs_per_day = 300: $3,251.822",
+        "Over the 3 point(s) of the grid and 6 variant(s)",
+    ] {
+        assert!(text.contains(part), "{part:?} not in {text}");
+    }
+    assert!(!text.contains("Sweep of"), "{text}");
+    let json = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "runs_per_day=100..300:100",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let dec = |v: &serde_json::Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap()
+    };
+    assert_eq!(
+        dec(&doc["answer"]["cheapest"]["total"]["lower"]),
+        "49.3092605".parse().unwrap()
+    );
+    assert_eq!(
+        dec(&doc["answer"]["dearest"]["total"]["lower"]),
+        "3251.822469".parse().unwrap()
+    );
+    assert_eq!(doc["answer"]["dearest"]["at"][0], "300");
+}
+
+#[test]
+fn a_split_sweep_table_repeats_every_axis() {
+    let out = tokencast()
+        .args([
+            "sweep",
+            "scenarios/research.toml",
+            "--vary",
+            "runs_per_day=100..200:100",
+            "--vary",
+            "cache=none,5m",
+            "--no-report",
+        ])
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let headers: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("runs_per_day ┆"))
+        .collect();
+    assert!(headers.len() > 1, "split into parts: {text}");
+    assert!(headers.iter().all(|h| h.contains("┆ cache ┆")), "{text}");
+}

@@ -270,6 +270,10 @@ pub struct ForecastArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Print only the answer: the budget of the cheapest and dearest variant, a run (one
+    /// scenario) or a month (many sessions) (terminal format).
+    #[arg(long)]
+    pub brief: bool,
     /// Where the HTML page goes.
     #[command(flatten)]
     pub page: PageArgs,
@@ -304,6 +308,9 @@ pub struct SweepArgs {
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Print only the answer: the cheapest and dearest point of the grid (terminal format).
+    #[arg(long)]
+    pub brief: bool,
     /// Where the HTML page goes.
     #[command(flatten)]
     pub page: PageArgs,

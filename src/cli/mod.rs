@@ -129,15 +129,16 @@ fn terminal_width() -> usize {
         .unwrap_or(crate::report::terminal::DEFAULT_WIDTH)
 }
 
-/// `doc` in the stdout format asked for, tables as wide as the terminal.
-fn plain_stdout(doc: &impl Render, format: Format) -> Vec<u8> {
+/// `doc` in the stdout format asked for, tables as wide as the terminal;
+/// `brief`: only the answer (terminal format).
+fn plain_stdout(doc: &impl Render, format: Format, brief: bool) -> Vec<u8> {
     stdout_of(
         doc,
         format,
         &TerminalOptions {
             requests: false,
             width: terminal_width(),
-            brief: false,
+            brief,
         },
     )
 }
@@ -307,7 +308,7 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
         crate::error::InputError::new(format!("--vary: {p}"))
             .with_help("choose a smaller range for the varied assumptions")
     })?;
-    let stdout = plain_stdout(&doc, args.format);
+    let stdout = plain_stdout(&doc, args.format, args.brief);
     let files = page_file(&doc, &args.scenario, &args.page, "-sweep")?
         .into_iter()
         .collect();
@@ -335,7 +336,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);
     let doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
-    let stdout = plain_stdout(&doc, args.format);
+    let stdout = plain_stdout(&doc, args.format, args.brief);
     let mut files: Vec<PlannedFile> = page_file(&doc, scenario_path, &args.page, "-forecast")?
         .into_iter()
         .collect();
@@ -378,7 +379,7 @@ fn run_corpus_forecast(
             .collect();
         Ok(doc)
     })?;
-    let stdout = plain_stdout(&doc, args.format);
+    let stdout = plain_stdout(&doc, args.format, args.brief);
     let mut files: Vec<PlannedFile> = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
         .into_iter()
         .collect();

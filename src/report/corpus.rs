@@ -3,9 +3,10 @@
 
 use super::html::{chart_block, charts, render_template, simple_page, view, Block};
 use super::table::{col, Cell, DataTable};
-use super::terminal::{plain_table, wrap_prose};
+use super::terminal::{keyed_table, plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::analysis::corpus::{CorpusVariant, Estimate, PeriodCost};
+use crate::document::answer::MonthBudget;
 use crate::document::CorpusForecast;
 use crate::report::Fmt;
 
@@ -133,6 +134,55 @@ pub fn corpus_sessions(f: &CorpusForecast) -> DataTable {
     }
 }
 
+/// The answer, first in every output: the budget a month of the cheapest
+/// and the dearest variant, with the calendar that makes a month.
+pub fn answer(fmt: &Fmt, f: &CorpusForecast) -> Vec<String> {
+    let Some(a) = &f.answer else {
+        return Vec::new();
+    };
+    let interval = |b: &MonthBudget| match (b.low, b.high) {
+        (Some(l), Some(h)) => format!("; 95 % interval {} – {}", fmt.money(l, 2), fmt.money(h, 2)),
+        _ => String::new(),
+    };
+    let mut out = vec![format!(
+        "Answer: budget {} a month for {} (the p99 of the upper bound: 99 % of simulated months cost less{}), based on {} recorded session(s) at {} run(s) a day, {} working day(s) a week: {} runs a month (a month is a twelfth of 52 weeks).",
+        fmt.money(a.cheapest.per_month, 2),
+        a.cheapest.variant,
+        interval(&a.cheapest),
+        format::int(a.sessions),
+        format::int(a.runs_per_day),
+        a.working_days_per_week,
+        format::int(a.runs_per_month),
+    )];
+    if a.dearest.variant != a.cheapest.variant {
+        out.push(format!(
+            "The dearest variant, {}, needs {} a month{}.",
+            a.dearest.variant,
+            fmt.money(a.dearest.per_month, 2),
+            interval(&a.dearest)
+        ));
+    }
+    out.push(match a.cheapest.per_run {
+        Some(b) => format!(
+            "A budget per run for {} that 99 % of runs stay under, with 95 % confidence: {}.",
+            a.cheapest.variant,
+            fmt.money(b, 3)
+        ),
+        None => format!(
+            "No budget per run can be signed yet: one that 99 % of runs stay under, with 95 % confidence, needs {}.",
+            match f.needed_per_kind_for_p99 {
+                Some(k) => format!("{k} sessions of each kind drawn under --weights"),
+                None => format!(
+                    "{} sessions and these are {}",
+                    format::int(a.sessions_needed_for_p99_run),
+                    format::int(a.sessions)
+                ),
+            }
+        ),
+    });
+    out
+}
+
 /// The sentences every output starts with: sampling, method, confidence.
 pub fn statements(f: &CorpusForecast) -> Vec<String> {
     let mut out = vec![
@@ -192,19 +242,29 @@ impl Render for CorpusForecast {
             self.months,
             self.seed
         );
-        for line in statements(self) {
-            s.push_str(&line);
-            s.push('\n');
-        }
         if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push('\n');
         }
         s.push('\n');
-        for t in [corpus_mix(self), corpus_costs(fmt, self)] {
-            s.push_str(&plain_table(fmt, &t, opts.width));
+        for line in answer(fmt, self) {
+            s.push_str(&line);
             s.push('\n');
         }
+        s.push('\n');
+        if opts.brief {
+            return wrap_prose(&s, opts.width);
+        }
+        for line in statements(self) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s.push('\n');
+        s.push_str(&plain_table(fmt, &corpus_mix(self), opts.width));
+        s.push('\n');
+        // A row is a variant and a period: each part names both.
+        s.push_str(&keyed_table(fmt, &corpus_costs(fmt, self), 2, opts.width));
+        s.push('\n');
         s.push_str("A p99 budget per run that holds with 95 % confidence (upper bound):\n");
         for v in &self.variants {
             s.push_str(&format!(
@@ -254,6 +314,7 @@ impl Render for CorpusForecast {
 
     fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let blocks = vec![
+            Block::list("answer", answer(fmt, self)),
             Block::table(view(fmt, &corpus_costs(fmt, self))).heading(
                 "Cost per run, day and month",
                 Some(statements(self).join(" ")),

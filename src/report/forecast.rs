@@ -157,6 +157,58 @@ pub fn forecast_capabilities(f: &Forecast) -> DataTable {
     }
 }
 
+/// The answer, first in every output: the budget per run of the cheapest
+/// and the dearest variant, from the document's [`ForecastAnswer`].
+///
+/// [`ForecastAnswer`]: crate::document::answer::ForecastAnswer
+pub fn answer(fmt: &Fmt, f: &Forecast) -> Vec<String> {
+    let Some(a) = &f.answer else {
+        return Vec::new();
+    };
+    let median = |b: &crate::document::answer::RunBudget| {
+        format!(
+            "{} – {}",
+            fmt.money(b.median.lower, 3),
+            fmt.money(b.median.upper, 3)
+        )
+    };
+    let mut out = vec![format!(
+        "Answer: budget {} a run for {} (the p99 of the upper bound: 99 % of {} drawn runs of {} tool results cost less; the median run {}).",
+        fmt.money(a.cheapest.per_run, 3),
+        a.cheapest.variant,
+        format::int(a.runs),
+        format::int(a.calls),
+        median(&a.cheapest)
+    )];
+    if a.dearest.variant != a.cheapest.variant {
+        out.push(format!(
+            "The dearest variant, {}, needs {} a run (the median run {}).",
+            a.dearest.variant,
+            fmt.money(a.dearest.per_run, 3),
+            median(&a.dearest)
+        ));
+    }
+    if let Some(b) = f.budget {
+        let mut over: Vec<String> = Vec::new();
+        for v in [&a.cheapest, &a.dearest] {
+            if let Some(share) = v.over_budget {
+                let line = format!("{} for {}", format::percent(share), v.variant);
+                if !over.contains(&line) {
+                    over.push(line);
+                }
+            }
+        }
+        if !over.is_empty() {
+            out.push(format!(
+                "Runs over the {} budget a run (upper bound): {}.",
+                fmt.money(b, 2),
+                over.join("; ")
+            ));
+        }
+    }
+    out
+}
+
 /// What one recorded run can and cannot say.
 fn pilot_note(f: &Forecast) -> String {
     let calls: u64 = f.capabilities.iter().map(|c| c.calls).sum();
@@ -188,12 +240,20 @@ impl Render for Forecast {
             f.seed,
             f.percentile_method
         );
-        s.push_str(&pilot_note(f));
-        s.push_str("\n\n");
         if let Some(note) = fmt.basis_note() {
             s.push_str(&note);
             s.push_str("\n\n");
         }
+        for line in answer(fmt, f) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s.push('\n');
+        if opts.brief {
+            return wrap_prose(&s, opts.width);
+        }
+        s.push_str(&pilot_note(f));
+        s.push_str("\n\n");
         for t in [forecast_variants(f), forecast_context(f), forecast_fan(f)] {
             s.push_str(&plain_table(fmt, &t, opts.width));
             s.push('\n');
@@ -239,6 +299,7 @@ impl Render for Forecast {
 
 fn html(fmt: &Fmt, f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let mut blocks = vec![
+        Block::list("answer", answer(fmt, f)),
         Block::table(view(fmt, &forecast_variants(f))).heading(
             "Cost per run",
             Some(format!(

@@ -2,8 +2,8 @@
 
 use super::html::{chart_block, charts, render_template, simple_page, view, Block};
 use super::table::{col, variant_key, Cell, Column, DataTable};
-use super::terminal::plain_table;
-use super::{HtmlOptions, Render, RenderError, TerminalOptions};
+use super::terminal::{keyed_table, wrap_prose};
+use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::Sweep;
 use crate::report::Fmt;
 
@@ -52,6 +52,49 @@ pub fn table(s: &Sweep) -> DataTable {
     }
 }
 
+/// The answer, first in every output: where on the grid the cheapest and
+/// the dearest variant sit, and how far the grid ranges.
+pub fn answer(fmt: &Fmt, s: &Sweep) -> Vec<String> {
+    let Some(a) = &s.answer else {
+        return Vec::new();
+    };
+    let at = |p: &crate::document::answer::SweepPick| {
+        s.axes
+            .iter()
+            .zip(&p.at)
+            .map(|(axis, v)| format!("{} = {v}", axis.param.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let total = |p: &crate::document::answer::SweepPick| {
+        format!(
+            "{} (upper bound {})",
+            fmt.money(p.total.lower, 3),
+            fmt.money(p.total.upper, 3)
+        )
+    };
+    vec![
+        format!(
+            "Answer: cheapest {} at {}: {} for {}.",
+            a.cheapest.variant,
+            at(&a.cheapest),
+            total(&a.cheapest),
+            s.figure.period()
+        ),
+        format!(
+            "Dearest {} at {}: {}. Over the {} point(s) of the grid and {} variant(s), {} ranges from {} to {} (lower bounds).",
+            a.dearest.variant,
+            at(&a.dearest),
+            total(&a.dearest),
+            format::int(a.points),
+            s.variants.len(),
+            s.figure.period(),
+            fmt.money(a.cheapest.total.lower, 3),
+            fmt.money(a.dearest.total.lower, 3)
+        ),
+    ]
+}
+
 impl Render for Sweep {
     fn currency(&self) -> crate::pricing::Currency {
         self.currency.clone()
@@ -67,7 +110,16 @@ impl Render for Sweep {
             s.push_str(&note);
             s.push_str("\n\n");
         }
-        s.push_str(&plain_table(fmt, &table(self), opts.width));
+        for line in answer(fmt, self) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+        s = wrap_prose(&s, opts.width);
+        if opts.brief {
+            return s;
+        }
+        s.push('\n');
+        s.push_str(&keyed_table(fmt, &table(self), self.axes.len(), opts.width));
         s
     }
 
@@ -82,6 +134,7 @@ impl Render for Sweep {
 
 fn html(fmt: &Fmt, s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let blocks = vec![
+        Block::list("answer", answer(fmt, s)),
         chart_block(charts::sweep::sweep(fmt, s)),
         Block::table(view(fmt, &table(s))),
     ];

@@ -141,8 +141,15 @@ fn shown(rows: &[Vec<Cell>]) -> (Vec<&Vec<Cell>>, Option<usize>) {
 }
 
 /// A table as written, `width` columns wide at most: header row, then rows
-/// (the first and last of a long table).
+/// (the first and last of a long table). A table too wide is split into
+/// parts, each repeating the first column.
 pub fn plain_table(fmt: &Fmt, t: &DataTable, width: usize) -> String {
+    keyed_table(fmt, t, 1, width)
+}
+
+/// [`plain_table`] whose first `keys` columns together name a row (a
+/// sweep's axes, a variant and a period): every part repeats them all.
+pub fn keyed_table(fmt: &Fmt, t: &DataTable, keys: usize, width: usize) -> String {
     let (rows, hidden) = shown(&t.rows);
     let mut body: Vec<Vec<Text>> = rows
         .iter()
@@ -160,7 +167,7 @@ pub fn plain_table(fmt: &Fmt, t: &DataTable, width: usize) -> String {
             .map(|c| Text::label(&c.label_in(fmt)))
             .collect(),
         rows: body,
-        fixed: 1.min(t.columns.len()),
+        fixed: keys.clamp(1, t.columns.len().max(1)).min(t.columns.len()),
     };
     let mut out = grid.render(&fmt.in_code(&t.title), width);
     if let Some(n) = hidden {

@@ -205,7 +205,8 @@ pub fn forecast(
             },
         )
         .collect();
-    CorpusForecast {
+    let mut doc = CorpusForecast {
+        answer: None,
         title,
         currency: Default::default(),
         price_date: None,
@@ -241,7 +242,9 @@ pub fn forecast(
         variants,
         recorded: rec.sessions.clone(),
         inputs: Vec::new(),
-    }
+    };
+    doc.answer = crate::document::answer::CorpusAnswer::of(&doc);
+    doc
 }
 
 fn zip_percentiles(lo: Vec<Estimate>, hi: Vec<Estimate>) -> Vec<Percentile> {

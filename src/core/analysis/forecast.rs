@@ -754,7 +754,8 @@ impl<'a> Plan<'a> {
                 }
             })
             .collect();
-        Forecast {
+        let mut doc = Forecast {
+            answer: None,
             currency: self.s.currency().clone(),
             price_date: self.s.price_date().clone(),
             scenario: s.name().clone(),
@@ -776,7 +777,9 @@ impl<'a> Plan<'a> {
             context,
             fan,
             mean_raw_bytes_per_result: (total.raw_bytes as f64) / (total.results.max(1) as f64),
-        }
+        };
+        doc.answer = crate::document::answer::ForecastAnswer::of(&doc);
+        doc
     }
 }
 

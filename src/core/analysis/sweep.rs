@@ -99,7 +99,8 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    Ok(Sweep {
+    let mut doc = Sweep {
+        answer: None,
         scenario: s.name().clone(),
         inputs: s.inputs().clone(),
         axes: axes.to_vec(),
@@ -108,7 +109,9 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
         currency: s.currency().clone(),
         price_date: s.price_date().clone(),
         points,
-    })
+    };
+    doc.answer = crate::document::answer::SweepAnswer::of(&doc);
+    Ok(doc)
 }
 
 #[cfg(test)]

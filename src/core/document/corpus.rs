@@ -87,6 +87,10 @@ pub struct CorpusVariant {
 /// The whole corpus forecast.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CorpusForecast {
+    /// The budget a month of the cheapest and dearest variant (first, so
+    /// the JSON opens with it).
+    #[serde(default)]
+    pub answer: Option<super::answer::CorpusAnswer>,
     /// What was read.
     pub title: String,
     /// The currency of every cost.

@@ -145,6 +145,10 @@ pub struct FanPoint {
 /// A whole forecast.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forecast {
+    /// The budget per run of the cheapest and dearest variant (first, so
+    /// the JSON opens with it); none without variants.
+    #[serde(default)]
+    pub answer: Option<super::answer::ForecastAnswer>,
     /// Scenario name.
     pub scenario: String,
     /// The currency of every cost.

@@ -7,9 +7,11 @@
 //! saved results (as `infracost diff` does).
 //!
 //! - `simulate` builds a [`SimulationDoc`] (the engine's replay, the what-ifs, the comparison);
+//! - each opens with its answer ([`answer`]), chosen from its own figures;
 //! - `sweep` a [`Sweep`], `forecast` a [`Forecast`] (one scenario) or a
 //!   [`CorpusForecast`] (many sessions), `diff` a [`DiffDoc`].
 
+pub mod answer;
 pub mod corpus;
 pub mod diff;
 pub mod forecast;

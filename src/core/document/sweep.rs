@@ -58,6 +58,9 @@ pub struct Point {
 /// A whole sweep.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sweep {
+    /// The cheapest and dearest point (first, so the JSON opens with it).
+    #[serde(default)]
+    pub answer: Option<super::answer::SweepAnswer>,
     /// Scenario name.
     pub scenario: String,
     /// The scenario's input files.

@@ -14,7 +14,7 @@ use parquet::basic::{
 use parquet::column::reader::ColumnReader;
 use parquet::column::writer::ColumnWriter;
 use parquet::data_type::{ByteArray, FixedLenByteArray};
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{KeyValue, ParquetMetaData};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
@@ -112,6 +112,9 @@ pub enum ColumnsError {
     /// The `parquet` crate's error.
     #[error("{0}")]
     Parquet(#[from] parquet::errors::ParquetError),
+    /// The file's metadata describes data that is not in the file.
+    #[error("{0}")]
+    Layout(String),
     /// A column this table needs is missing or of another kind.
     #[error("column `{name}`: {why}")]
     Column {
@@ -231,8 +234,10 @@ impl Table {
         bytes: Bytes,
         want: &[(&'static str, Data)],
     ) -> Result<(Table, Vec<(String, String)>), ColumnsError> {
+        let size = bytes.len();
         let reader = SerializedFileReader::new(bytes)?;
         let meta = reader.metadata();
+        check_chunks(meta, size)?;
         let kv = meta
             .file_metadata()
             .key_value_metadata()
@@ -273,6 +278,39 @@ impl Table {
         }
         Ok((table, kv))
     }
+}
+
+/// Refuses a file whose metadata places a column chunk outside the file
+/// (a negative offset or size makes the `parquet` crate panic): every
+/// chunk must start at or after byte 4 (the magic) and end inside the file.
+fn check_chunks(meta: &ParquetMetaData, size: usize) -> Result<(), ColumnsError> {
+    let size = i64::try_from(size).unwrap_or(i64::MAX);
+    for (g, group) in meta.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(ColumnsError::Layout(format!(
+                "row group {g} says it has {} rows; a count is never negative",
+                group.num_rows()
+            )));
+        }
+        for chunk in group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or_else(|| chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let inside =
+                start >= 4 && len >= 0 && start.checked_add(len).is_some_and(|end| end <= size);
+            if !inside {
+                // The name is the file's text: quoted, escaped and cut short.
+                let name: String = chunk.column_path().string().chars().take(64).collect();
+                return Err(ColumnsError::Layout(format!(
+                    "row group {g}, column {name:?} says its data starts at byte {start} and runs \
+                     {len} bytes, outside the file's {size} bytes; the file is damaged or was not \
+                     written whole"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn field(name: &str, data: &Data) -> Result<Type, ColumnsError> {
@@ -430,6 +468,9 @@ fn read_column(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parquet::file::metadata::{
+        ColumnChunkMetaDataBuilder, ParquetMetaDataReader, ParquetMetaDataWriter,
+    };
 
     fn d(s: &str) -> Decimal {
         s.parse().unwrap()
@@ -473,6 +514,59 @@ mod tests {
         assert!(kv.contains(&meta[0]));
         // The same table gives the same bytes.
         assert_eq!(t.to_parquet(&meta).unwrap(), bytes);
+    }
+
+    /// `sample()` written, with its first column chunk's metadata changed
+    /// by `edit` and the footer written again.
+    fn with_chunk(
+        edit: impl Fn(ColumnChunkMetaDataBuilder) -> ColumnChunkMetaDataBuilder,
+    ) -> Bytes {
+        let bytes = Bytes::from(sample().to_parquet(&[]).unwrap());
+        let meta = ParquetMetaDataReader::new()
+            .parse_and_finish(&bytes)
+            .unwrap();
+        let footer =
+            u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap());
+        let body = bytes.len() - 8 - footer as usize;
+        let group = meta.row_group(0).clone();
+        let mut columns = group.columns().to_vec();
+        columns[0] = edit(columns[0].clone().into_builder()).build().unwrap();
+        let group = group
+            .into_builder()
+            .set_column_metadata(columns)
+            .build()
+            .unwrap();
+        let meta = meta.into_builder().set_row_groups(vec![group]).build();
+        let mut out = bytes[..body].to_vec();
+        ParquetMetaDataWriter::new(&mut out, &meta)
+            .finish()
+            .unwrap();
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn a_chunk_placed_outside_the_file_is_an_error_not_a_panic() {
+        let want: Vec<(&'static str, Data)> = sample()
+            .columns
+            .iter()
+            .map(|(n, d)| (*n, d.empty_like()))
+            .collect();
+        // The footer rewrite alone keeps the file readable.
+        let same = with_chunk(|c| c);
+        assert_eq!(Table::from_parquet(same, &want).unwrap().0, sample());
+        // A negative offset (the parquet crate asserts on it) and a size
+        // running past the end are both refused with the column named.
+        for bad in [
+            with_chunk(|c| c.set_data_page_offset(-5).set_dictionary_page_offset(None)),
+            with_chunk(|c| c.set_total_compressed_size(1 << 40)),
+            with_chunk(|c| c.set_total_compressed_size(-1)),
+        ] {
+            let err = Table::from_parquet(bad, &want).unwrap_err().to_string();
+            assert!(
+                err.contains("column \"n\"") && err.contains("outside the file"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
