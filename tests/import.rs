@@ -118,6 +118,17 @@ fn an_unknown_model_is_unpriced_with_its_tokens_never_zero_dollars() {
     assert_eq!(u["usage"]["input"], 9);
     assert_eq!(u["usage"]["cache_read"], 1100);
     assert_eq!(session(&doc, S2)["unpriced_requests"], 2);
+    // In the JSON too: nothing priced is null, never "0"; the day that
+    // holds only that session as well.
+    assert!(session(&doc, S2)["recorded_cost"].is_null(), "{doc}");
+    let day = doc["days"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["day"] == "2026-03-02")
+        .unwrap();
+    assert!(day["recorded_cost"].is_null(), "{day}");
+    assert_eq!(dec(&session(&doc, S1)["recorded_cost"]), d("0.0218565"));
     let out = tokencast()
         .current_dir(dir.path())
         .args(["import", "claude-code"])
@@ -143,6 +154,7 @@ fn an_unknown_model_is_unpriced_with_its_tokens_never_zero_dollars() {
     let at = |k: &str| header.iter().position(|h| h == k).unwrap();
     let row = rows.records().next().unwrap().unwrap();
     assert_eq!(&row[at("recorded_usd")], "");
+    assert_eq!(&row[at("recorded_status")], "unpriced");
     assert_eq!(&row[at("unpriced_requests")], "2");
 }
 
@@ -644,4 +656,178 @@ fn another_providers_model_is_priced_from_the_shipped_books_on_its_own_cache() {
     let prices = fs::read_to_string(dir.path().join("out/prices.toml")).unwrap();
     assert!(prices.contains("[models.\"gpt-5.4\"]") || prices.contains("[models.gpt-5.4]"));
     assert!(prices.contains("cache_lifetime_minutes = 10"));
+}
+
+/// A price book: the shipped Anthropic one, and two made-up models whose
+/// every price differs by exactly 2×.
+fn book_with_a_double(dir: &Path) -> PathBuf {
+    let shipped = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/prices/litellm-1.110.2/anthropic.toml"),
+    )
+    .unwrap();
+    let model = |name: &str, k: u32| {
+        let p = |base: &str| (d(base) * Decimal::from(k)).normalize().to_string();
+        format!(
+            "\n[models.{name}]\nsource = \"test\"\nread_on = \"2026-11-30\"\ninput = \"{}\"\noutput = \"{}\"\ncache_write_5m = \"{}\"\ncache_write_1h = \"{}\"\ncache_read = \"{}\"\n",
+            p("1"),
+            p("5"),
+            p("1.25"),
+            p("2"),
+            p("0.1")
+        )
+    };
+    let path = dir.join("book.toml");
+    fs::write(
+        &path,
+        format!(
+            "{shipped}{}{}",
+            model("claude-test-b", 2),
+            model("claude-test-a", 1)
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn several_models_are_ranked_by_the_cost_of_the_same_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = book_with_a_double(dir.path());
+    let doc = import_json(
+        dir.path(),
+        &[
+            "--out",
+            "out",
+            "--prices",
+            book.to_str().unwrap(),
+            "--compare-model",
+            "claude-test-*",
+            "--compare-model",
+            "claude-haiku-4-5",
+            "--compare-model",
+            "claude-test-b",
+        ],
+    );
+    // The pattern stands for its ids in id order, then the id given; a
+    // model named twice is compared once.
+    let models: Vec<&str> = doc["compare_models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        models,
+        ["claude-test-a", "claude-test-b", "claude-haiku-4-5"]
+    );
+    assert_eq!(doc["compare_model"], "claude-test-a");
+    let band =
+        |v: &serde_json::Value| ["lower", "estimate", "upper"].map(|k| d(v[k].as_str().unwrap()));
+    // Same tokens, every price doubled: each session's replay on b is
+    // exactly twice its replay on a.
+    let mut sums = [[Decimal::ZERO; 3]; 3];
+    let mut replayed = 0;
+    for s in doc["sessions"].as_array().unwrap() {
+        let Some(on) = s["on_models"].as_array() else {
+            continue;
+        };
+        replayed += 1;
+        let (a, b) = (band(&on[0]), band(&on[1]));
+        assert_eq!(b, a.map(|x| x * Decimal::TWO), "{}", s["session"]);
+        // The first compared model is the "other model" what-if.
+        assert_eq!(band(&s["what_if"]["other_model"]), a);
+        for (i, m) in on.iter().enumerate() {
+            for (k, x) in band(m).into_iter().enumerate() {
+                sums[i][k] += x;
+            }
+        }
+    }
+    assert!(replayed >= 2, "{doc}");
+    // The ranking: cheapest first by the estimate, each the sum of its sessions.
+    let ranking = doc["ranking"].as_array().unwrap();
+    let order: Vec<&str> = ranking
+        .iter()
+        .map(|r| r["model"].as_str().unwrap())
+        .collect();
+    let estimate = |m: &str| sums[models.iter().position(|x| *x == m).unwrap()][1];
+    let mut by_cost = models.clone();
+    by_cost.sort_by_key(|m| estimate(m));
+    assert_eq!(order, by_cost);
+    for r in ranking {
+        let i = models.iter().position(|m| *m == r["model"]).unwrap();
+        assert_eq!(band(&r["cost"]), sums[i], "{}", r["model"]);
+        assert_eq!(r["sessions"], replayed);
+        assert_eq!(r["cache"], "5m and 1h tiers");
+    }
+    // The replay as recorded of the same threads sits beside each.
+    assert_eq!(
+        d(ranking[0]["as_recorded"]["estimate"].as_str().unwrap()),
+        d(doc["totals"]["what_if"]["as_recorded"]["estimate"]
+            .as_str()
+            .unwrap())
+    );
+    // Every compared model is a variant of each written scenario.
+    let scenario = fs::read_to_string(dir.path().join(format!("out/{S1}/main.toml"))).unwrap();
+    for m in ["claude-test-a", "claude-test-b"] {
+        assert!(
+            scenario.contains(&format!("name = \"on {m}\"")),
+            "{scenario}"
+        );
+    }
+}
+
+#[test]
+fn a_compared_model_pattern_that_matches_nothing_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args([
+            "--no-report",
+            "--out",
+            "out",
+            "--compare-model",
+            "nomodel-*",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--compare-model nomodel-*: matches no model of the price book"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists(), "nothing written");
+}
+
+#[test]
+fn unpriced_sessions_are_never_drawn_as_zero_bars() {
+    // Session 22222222 runs only on claude-unknown-9, which no book prices.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--out", "out", "--report", "page.html"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+    let chart = |id: &str| {
+        let at = page.find(&format!("id=\"{id}\"")).unwrap();
+        &page[at..at + page[at..].find("</figure>").unwrap()]
+    };
+    let sessions = chart("chart-import-sessions");
+    assert!(
+        sessions.contains("11111111") && !sessions.contains("22222222"),
+        "{sessions}"
+    );
+    assert!(sessions.contains("1 session(s) on models the book does not price are not drawn"));
+    assert!(chart("chart-import-per-day").contains("2026-03-02 (unpriced)"));
 }

@@ -125,9 +125,11 @@ pub struct ImportArgs {
     /// copied to DIR/prices.toml.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
-    /// Another model of the price book for the "other model" what-if.
+    /// Other models of the price book: the first is the "other model" what-if, and every
+    /// one is ranked by the cost of the same sessions under its provider's cache rules. An
+    /// id, or a pattern such as 'claude-*' or '*' (the whole book); repeatable.
     #[arg(long, value_name = "MODEL")]
-    pub compare_model: Option<String>,
+    pub compare_model: Vec<String>,
     /// How "trimmed" results are made: BYTES kept per result, or PERCENT% of each [default: trimmed = raw].
     #[arg(long, value_name = "RULE")]
     pub trim: Option<String>,

@@ -89,7 +89,7 @@ pub(super) struct ImportSpec {
     trim: Trim,
     /// The price book, read.
     book: SourceText,
-    compare_model: Option<String>,
+    compare_models: Vec<String>,
     /// Saved calibrations, merged, and the files they came from.
     calibration: Option<(Calibration, String)>,
     save_calibration: Option<PathBuf>,
@@ -209,12 +209,8 @@ impl ImportSpec {
                 follow_links: args.follow_links,
             },
             trim,
-            book: price_book(
-                source,
-                args.prices.as_deref(),
-                args.compare_model.as_deref(),
-            )?,
-            compare_model: args.compare_model.clone(),
+            book: price_book(source, args.prices.as_deref(), &args.compare_model)?,
+            compare_models: args.compare_model.clone(),
             calibration,
             save_calibration: args.save_calibration.clone(),
             out: args.out.clone(),
@@ -284,16 +280,22 @@ fn log_paths(source: Source, given: &[PathBuf]) -> Result<Vec<PathBuf>, AppError
 /// The price book given, or the shipped books of the source's providers;
 /// when `--compare-model` names a model of another provider, every shipped
 /// book (a Claude Code session on gpt-5.4, a Codex one on Claude).
+/// The source's own price book, or every shipped book when a compared
+/// model (or a pattern) is found in no model of the source's own.
 fn price_book(
     source: Source,
     given: Option<&Path>,
-    compare: Option<&str>,
+    compare: &[String],
 ) -> Result<SourceText, AppError> {
     let own = own_book(source, given)?;
+    let finds = |b: &crate::pricing::PriceBook, m: &str| match glob::Pattern::new(m) {
+        Ok(p) if m.contains(['*', '?', '[']) => b.model_ids().any(|id| p.matches(id)),
+        _ => b.model_ids().any(|id| id == m),
+    };
     let elsewhere = given.is_none()
-        && compare.is_some_and(|m| {
-            crate::pricing::PriceBook::parse(&own).is_ok_and(|b| !b.model_ids().any(|id| id == m))
-        });
+        && !compare.is_empty()
+        && crate::pricing::PriceBook::parse(&own)
+            .is_ok_and(|b| compare.iter().any(|m| !finds(&b, m)));
     Ok(if elsewhere {
         SourceText {
             name: "litellm-1.110.2/anthropic.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
@@ -350,7 +352,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     let opts = summary::Options {
         source: spec.source.key(),
         trim: spec.trim,
-        compare: spec.compare_model.as_deref(),
+        compare: &spec.compare_models,
         today: today(),
         calibration: spec.calibration.as_ref().map(|(c, _)| c),
         calibration_name: spec.calibration.as_ref().map_or("", |(_, n)| n.as_str()),
@@ -519,7 +521,8 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
                 price_book_sha256: book.sha256,
                 assumptions: serde_json::json!({
                     "trim": spec.trim.describe(),
-                    "compare_model": spec.compare_model,
+                    "compare_model": spec.compare_models.first(),
+                    "compare_models": spec.compare_models,
                     "calibration": spec.calibration.as_ref().map(|(_, n)| n),
                     "price_date": today().to_string(),
                     "price_book": spec.book.name,

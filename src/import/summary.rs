@@ -20,6 +20,14 @@ use std::path::{Path, PathBuf};
 /// The import's result document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportDoc {
+    /// Every session summed (`day` = "all"): the recorded cost, and each
+    /// replay's lower, estimate and upper (first: the answer).
+    #[serde(default)]
+    pub totals: DayRow,
+    /// The compared models, cheapest first by the estimate: each one's cost
+    /// of the same replayed threads.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranking: Vec<ModelRank>,
     /// `claude-code`.
     pub source: String,
     /// Files, lines and bytes read.
@@ -30,8 +38,11 @@ pub struct ImportDoc {
     pub bytes: u64,
     /// The price book's file name.
     pub price_book: String,
-    /// The model the "other model" what-if runs on, when it is priced.
+    /// The model the "other model" what-if runs on: the first compared.
     pub compare_model: Option<String>,
+    /// Every compared model, in the order of each session's `on_models`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare_models: Vec<String>,
     /// How "trimmed" was made.
     pub trim: String,
     /// Per session, by start.
@@ -49,10 +60,23 @@ pub struct ImportDoc {
     /// Recorded cost per session: percentiles with distribution-free 95 %
     /// intervals, over the sessions whose every request is priced.
     pub confidence: Confidence,
-    /// Every session summed (`day` = "all"): the recorded cost, and each
-    /// replay's lower, estimate and upper.
-    #[serde(default)]
-    pub totals: DayRow,
+}
+
+/// One compared model: the cost of every replayed thread moved onto it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRank {
+    /// The model id.
+    pub model: String,
+    /// The replayed threads on it, summed: lower, estimate, upper.
+    pub cost: Band,
+    /// The same threads as recorded (each request on its own model).
+    pub as_recorded: Band,
+    /// `cost.estimate ÷ as_recorded.estimate − 1`; none when that is zero.
+    pub versus_as_recorded: Option<Decimal>,
+    /// Sessions whose threads were replayed on it.
+    pub sessions: u64,
+    /// How it caches: the tiers its price book entry has.
+    pub cache: String,
 }
 
 impl crate::document::Document for ImportDoc {
@@ -170,14 +194,19 @@ pub struct SessionRow {
     pub compactions: u64,
     /// Recorded usage, all threads.
     pub usage: Usage,
-    /// Recorded cost of the priced requests.
-    pub recorded_cost: Decimal,
+    /// Recorded cost of the priced requests; none (`null`) when no request
+    /// is priced, never a $0 that was not spent.
+    pub recorded_cost: Option<Decimal>,
     /// Requests whose model the book does not price (not in `recorded_cost`).
     pub unpriced_requests: u64,
     /// Recorded cost of the replayed threads (to compare with `what_if`).
     pub replayed_recorded_cost: Decimal,
     /// The engine's replays, when the session's threads could be replayed.
     pub what_if: Option<WhatIfs>,
+    /// Its replayed threads on each compared model (`compare_models`'
+    /// order), lower, estimate and upper; none where a thread could not be.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on_models: Vec<Option<Band>>,
 }
 
 /// One day.
@@ -191,8 +220,8 @@ pub struct DayRow {
     pub requests: u64,
     /// Their recorded usage.
     pub usage: Usage,
-    /// Their recorded cost (priced requests).
-    pub recorded_cost: Decimal,
+    /// Their recorded cost (priced requests); none when no request is priced.
+    pub recorded_cost: Option<Decimal>,
     /// Unpriced requests.
     pub unpriced_requests: u64,
     /// Recorded cost of the replayed threads.
@@ -220,8 +249,8 @@ pub struct Options<'a> {
     pub source: &'a str,
     /// How trimmed results are made.
     pub trim: Trim,
-    /// The model of the "other model" what-if.
-    pub compare: Option<&'a str>,
+    /// The models to compare, as given: ids or patterns (`claude-*`, `*`).
+    pub compare: &'a [String],
     /// The price date.
     pub today: jiff::civil::Date,
     /// A saved calibration to apply instead of each thread's own fit.
@@ -279,15 +308,73 @@ pub fn empty_row() -> SessionRow {
         documents: 0,
         compactions: 0,
         usage: Usage::default(),
-        recorded_cost: Decimal::ZERO,
+        recorded_cost: None,
         unpriced_requests: 0,
         replayed_recorded_cost: Decimal::ZERO,
         what_if: None,
+        on_models: Vec::new(),
     }
 }
 
 /// The price book the import uses, as written next to the scenarios.
 pub const BOOK_FILE: &str = "prices.toml";
+
+/// The models `given` names, in order, each once: an id of the book, or a
+/// pattern (`*`, `?`, `[…]`) standing for every id it matches, by id. An
+/// id the book lacks, or a pattern matching none, is an error that names
+/// what the book has.
+pub fn compared_models(
+    book: &PriceBook,
+    book_name: &str,
+    given: &[String],
+    today: jiff::civil::Date,
+) -> Result<Vec<ModelPrices>, InputError> {
+    let mut out: Vec<ModelPrices> = Vec::new();
+    let add = |out: &mut Vec<ModelPrices>, m: &ModelPrices| {
+        if !out.iter().any(|o| o.model == m.model) {
+            out.push(m.clone());
+        }
+    };
+    for g in given {
+        if !g.contains(['*', '?', '[']) {
+            let m = book.get_on(g, today).map_err(|_| {
+                InputError::new(format!(
+                    "--compare-model {g}: not in the price book `{book_name}`"
+                ))
+                .with_help(crate::error::did_you_mean(
+                    g,
+                    book.model_ids(),
+                    "The price book has",
+                ))
+            })?;
+            add(&mut out, m);
+            continue;
+        }
+        let pattern = glob::Pattern::new(g).map_err(|e| {
+            InputError::new(format!("--compare-model {g}: not a pattern: {}", e.msg)).with_help(
+                "give a model id, or a pattern such as 'claude-*' or '*' (quote it for the shell)",
+            )
+        })?;
+        let before = out.len();
+        for id in book.model_ids().filter(|id| pattern.matches(id)) {
+            // A model whose prices start after the price date is left out.
+            if let Ok(m) = book.get_on(id, today) {
+                add(&mut out, m);
+            }
+        }
+        if out.len() == before && !book.model_ids().any(|id| pattern.matches(id)) {
+            return Err(InputError::new(format!(
+                "--compare-model {g}: matches no model of the price book `{book_name}`"
+            ))
+            .with_help(crate::error::did_you_mean(
+                g.trim_matches(['*', '?']),
+                book.model_ids(),
+                "The price book has",
+            )));
+        }
+    }
+    Ok(out)
+}
 
 /// The summary, built one session at a time: each session's row is kept,
 /// its files are handed back to be written and then forgotten, so memory
@@ -297,7 +384,8 @@ pub struct Summary<'a> {
     book: PriceBook,
     book_file: crate::scenario::InputFile,
     opts: &'a Options<'a>,
-    compare: Option<ModelPrices>,
+    /// The models compared, in the order given (patterns: by id).
+    compare: Vec<ModelPrices>,
     rows: Vec<SessionRow>,
     unpriced: BTreeMap<String, Unpriced>,
     scenarios: Vec<String>,
@@ -311,20 +399,7 @@ impl<'a> Summary<'a> {
     /// A summary priced with `book_src`.
     pub fn new(book_src: &'a SourceText, opts: &'a Options<'a>) -> Result<Summary<'a>, InputError> {
         let book = PriceBook::parse(book_src)?;
-        let compare = match opts.compare {
-            Some(m) => Some(book.get_on(m, opts.today).cloned().map_err(|_| {
-                InputError::new(format!(
-                    "--compare-model {m}: not in the price book `{}`",
-                    book_src.name
-                ))
-                .with_help(crate::error::did_you_mean(
-                    m,
-                    book.model_ids(),
-                    "The price book has",
-                ))
-            })?),
-            None => None,
-        };
+        let compare = compared_models(&book, &book_src.name, opts.compare, opts.today)?;
         Ok(Summary {
             book_src,
             book,
@@ -369,7 +444,7 @@ impl<'a> Summary<'a> {
             for r in &t.requests {
                 match price(&r.model).and_then(|p| p.cost_of(&r.usage)) {
                     Ok(c) => {
-                        row.recorded_cost += c;
+                        *row.recorded_cost.get_or_insert(Decimal::ZERO) += c;
                         costs.push(Some(c));
                     }
                     Err(reason) => {
@@ -425,7 +500,7 @@ impl<'a> Summary<'a> {
                 prices: prices.as_ref(),
                 trace_file: &trace_name,
                 trim: self.opts.trim,
-                compare: self.compare.as_ref(),
+                compare: &self.compare,
                 calibration: match self.opts.calibration.and_then(|c| c.fit_for(&model)) {
                     Some(fit) => Some((
                         fit,
@@ -473,8 +548,11 @@ impl<'a> Summary<'a> {
                     file: &self.book_file,
                     today: self.opts.today,
                 };
-                let ifs = match replay(s, name.as_str(), &toml, &csv, &with) {
-                    Ok(ifs) => ifs,
+                let ifs = match replay(s, name.as_str(), &toml, &csv, &with, &self.compare) {
+                    Ok((ifs, on_models)) => {
+                        row.on_models = add_bands(std::mem::take(&mut row.on_models), on_models);
+                        ifs
+                    }
                     Err(e) => {
                         problems.push(Problem {
                             file: s.files.first().cloned().unwrap_or_default(),
@@ -539,7 +617,7 @@ impl<'a> Summary<'a> {
             e.usage = e.usage.plus(&usage);
         }
         let mut row = p.row;
-        row.recorded_cost = row.recorded_cost.normalize();
+        row.recorded_cost = row.recorded_cost.map(|c| c.normalize());
         row.replayed_recorded_cost = row.replayed_recorded_cost.normalize();
         let id = row.session.clone();
         let prefix = if self.emitted.insert(id.clone()) {
@@ -597,7 +675,7 @@ impl<'a> Summary<'a> {
         let priced: Vec<Decimal> = rows
             .iter()
             .filter(|r| r.unpriced_requests == 0)
-            .map(|r| r.recorded_cost)
+            .filter_map(|r| r.recorded_cost)
             .collect();
         let confidence = Confidence {
             sessions: priced.len() as u64,
@@ -607,18 +685,23 @@ impl<'a> Summary<'a> {
         };
         let days = days(&rows);
         let totals = total(&days);
+        let ranking = ranking(&self.compare, &rows);
         ImportDoc {
             totals,
+            ranking,
             source: import.source.clone(),
             files: import.files,
             lines: import.lines,
             bytes: import.bytes,
+            // A book of several files keeps every name.
             price_book: Path::new(&self.book_src.name)
                 .file_name()
+                .filter(|_| !self.book_src.name.contains(" + "))
                 .map_or(self.book_src.name.clone(), |n| {
                     n.to_string_lossy().into_owned()
                 }),
-            compare_model: self.compare.map(|c| c.model),
+            compare_model: self.compare.first().map(|c| c.model.clone()),
+            compare_models: self.compare.iter().map(|c| c.model.clone()).collect(),
             trim: self.opts.trim.describe(),
             sessions: rows,
             days,
@@ -662,13 +745,14 @@ fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
                 m.documents += r.documents;
                 m.compactions += r.compactions;
                 m.usage = m.usage.plus(&r.usage);
-                m.recorded_cost += r.recorded_cost;
+                m.recorded_cost = add_costs(m.recorded_cost, r.recorded_cost);
                 m.unpriced_requests += r.unpriced_requests;
                 m.replayed_recorded_cost += r.replayed_recorded_cost;
                 m.what_if = match (m.what_if, r.what_if) {
                     (Some(a), Some(b)) => Some(a.plus(&b)),
                     (a, b) => a.or(b),
                 };
+                m.on_models = add_bands(std::mem::take(&mut m.on_models), r.on_models);
             }
         }
     }
@@ -697,10 +781,11 @@ fn session_row(s: &Session) -> SessionRow {
             .compactions
             .max(s.threads.iter().filter(|t| t.compaction).count() as u64),
         usage: s.requests().fold(Usage::default(), |a, r| a.plus(&r.usage)),
-        recorded_cost: Decimal::ZERO,
+        recorded_cost: None,
         unpriced_requests: 0,
         replayed_recorded_cost: Decimal::ZERO,
         what_if: None,
+        on_models: Vec::new(),
     }
 }
 
@@ -714,13 +799,16 @@ struct ReplayBook<'a> {
     today: jiff::civil::Date,
 }
 
+/// Replays one thread's scenario: its what-ifs, and its cost on each of
+/// the `compare` models (the "as recorded" replay on the thread's own model).
 fn replay(
     s: &Session,
     stem: &str,
     toml: &str,
     csv: &[u8],
     with: &ReplayBook,
-) -> Result<WhatIfs, InputError> {
+    compare: &[ModelPrices],
+) -> Result<(WhatIfs, Vec<Option<Band>>), InputError> {
     let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
     let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
     let src = SourceText {
@@ -766,13 +854,58 @@ fn replay(
             )
         })
     };
-    Ok(WhatIfs {
-        as_recorded: band(&|n| n == "as recorded").unwrap_or_default(),
-        trimmed: band(&|n| n == "trimmed").unwrap_or_default(),
-        other_tier: band(&|n| n == "other cache tier"),
-        batch: band(&|n| n == "batch"),
-        other_model: band(&|n| n.starts_with("on ")),
-    })
+    let as_recorded = band(&|n| n == "as recorded").unwrap_or_default();
+    let on = |m: &ModelPrices| {
+        let name = format!("on {}", m.model);
+        band(&|n| n == name)
+    };
+    let on_models: Vec<Option<Band>> = compare
+        .iter()
+        .map(|m| {
+            if m.model == scenario.prices().model {
+                Some(as_recorded)
+            } else {
+                on(m)
+            }
+        })
+        .collect();
+    Ok((
+        WhatIfs {
+            as_recorded,
+            trimmed: band(&|n| n == "trimmed").unwrap_or_default(),
+            other_tier: band(&|n| n == "other cache tier"),
+            batch: band(&|n| n == "batch"),
+            // A thread already on the first compared model costs there what
+            // it costs as recorded, as in the ranking.
+            other_model: on_models.first().copied().flatten(),
+        },
+        on_models,
+    ))
+}
+
+/// Two recorded costs added: none only when neither was priced.
+fn add_costs(a: Option<Decimal>, b: Option<Decimal>) -> Option<Decimal> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Two lists of bands added place by place (an empty list: none yet).
+fn add_bands(a: Vec<Option<Band>>, b: Vec<Option<Band>>) -> Vec<Option<Band>> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    a.into_iter()
+        .zip(b)
+        .map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => Some(x + y),
+            (x, y) => x.or(y),
+        })
+        .collect()
 }
 
 impl DayRow {
@@ -789,7 +922,7 @@ impl DayRow {
         self.sessions += o.sessions;
         self.requests += o.requests;
         self.usage = self.usage.plus(&o.usage);
-        self.recorded_cost += o.recorded_cost;
+        self.recorded_cost = add_costs(self.recorded_cost, o.recorded_cost);
         self.unpriced_requests += o.unpriced_requests;
         self.replayed_recorded_cost += o.replayed_recorded_cost;
         if let Some(w) = &o.what_if {
@@ -802,6 +935,43 @@ impl DayRow {
 }
 
 /// The days summed.
+/// Each compared model's cost of the sessions replayed on it, cheapest
+/// first by the estimate (then by id).
+fn ranking(compare: &[ModelPrices], rows: &[SessionRow]) -> Vec<ModelRank> {
+    let mut out: Vec<ModelRank> = compare
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut cost = Band::default();
+            let mut as_recorded = Band::default();
+            let mut sessions = 0;
+            for r in rows {
+                if let (Some(Some(b)), Some(w)) = (r.on_models.get(i), r.what_if) {
+                    cost = cost + *b;
+                    as_recorded = as_recorded + w.as_recorded;
+                    sessions += 1;
+                }
+            }
+            ModelRank {
+                model: m.model.clone(),
+                cost,
+                as_recorded,
+                versus_as_recorded: (!as_recorded.estimate.is_zero())
+                    .then(|| (cost.estimate / as_recorded.estimate - Decimal::ONE).round_dp(4)),
+                sessions,
+                cache: write::cache_rule(m),
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        a.cost
+            .estimate
+            .cmp(&b.cost.estimate)
+            .then_with(|| a.model.cmp(&b.model))
+    });
+    out
+}
+
 fn total(days: &[DayRow]) -> DayRow {
     let mut t = DayRow::named("all".into());
     for d in days {

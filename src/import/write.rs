@@ -271,8 +271,8 @@ pub struct ScenarioSpec<'a> {
     pub trace_file: &'a str,
     /// The trim rule.
     pub trim: Trim,
-    /// Another model of the book to compare with, when priced.
-    pub compare: Option<&'a ModelPrices>,
+    /// Other models of the book to compare with: a variant on each.
+    pub compare: &'a [ModelPrices],
     /// Bytes per token fitted from the thread, when it has enough measured
     /// steps, or from a saved calibration; and where it comes from.
     pub calibration: Option<(super::calibrate::Fit, String)>,
@@ -493,38 +493,9 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
             &format!("\nmode = \"batch\"{own}"),
         );
     }
-    if let Some(c) = spec.compare.filter(|c| c.model != model) {
-        // The other model caches under its provider's rules: the recorded
-        // tier where it has one, else the tier it has (OpenAI and Google:
-        // automatic prefix caching, no 1-hour tier), and says so.
-        let priced = |tier: &str| {
-            c.cache_read.is_some()
-                && match tier {
-                    "1h" => c.cache_write_1h.is_some(),
-                    _ => c.cache_write_5m.is_some(),
-                }
-        };
-        let (cache, why) = match main_cache {
-            "none" => ("none", String::new()),
-            t if priced(t) => (t, String::new()),
-            t if priced(if t == "1h" { "5m" } else { "1h" }) => {
-                let o = if t == "1h" { "5m" } else { "1h" };
-                (
-                    o,
-                    format!(
-                        "\n# {} has no {t} cache tier: its {o} tier instead",
-                        display(&c.model)
-                    ),
-                )
-            }
-            t => (
-                "none",
-                format!(
-                    "\n# {} has no cache prices: uncached instead of {t}",
-                    display(&c.model)
-                ),
-            ),
-        };
+    for c in spec.compare.iter().filter(|c| c.model != model) {
+        let (cache, why) = compare_cache(main_cache, c);
+        let why = why.map_or(String::new(), |w| format!("\n# {} {w}", display(&c.model)));
         variant(
             &format!("on {}", c.model),
             "raw",
@@ -538,6 +509,58 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
 fn fmt_seconds(ms: u64) -> String {
     let d = rust_decimal::Decimal::from(ms) / rust_decimal::Decimal::from(1000);
     d.normalize().to_string()
+}
+
+/// The cache tier a thread recorded on `main` (`none`, `5m`, `1h`) takes on
+/// another model `c`, under its provider's rules: the same tier where `c`
+/// prices it, else the tier it has (OpenAI and Google: automatic prefix
+/// caching, no 1-hour tier), else none; and why, when it is not the same.
+pub fn compare_cache(main: &str, c: &ModelPrices) -> (&'static str, Option<String>) {
+    let priced = |tier: &str| {
+        c.cache_read.is_some()
+            && match tier {
+                "1h" => c.cache_write_1h.is_some(),
+                _ => c.cache_write_5m.is_some(),
+            }
+    };
+    match main {
+        "none" => ("none", None),
+        "1h" if priced("1h") => ("1h", None),
+        "5m" if priced("5m") => ("5m", None),
+        "1h" if priced("5m") => (
+            "5m",
+            Some("has no 1h cache tier: its 5m tier instead".into()),
+        ),
+        "5m" if priced("1h") => (
+            "1h",
+            Some("has no 5m cache tier: its 1h tier instead".into()),
+        ),
+        t => (
+            "none",
+            Some(format!("has no cache prices: uncached instead of {t}")),
+        ),
+    }
+}
+
+/// How a model caches, from its price book entry: the tiers it prices, and
+/// whether writes cost more than input (explicit caching, Anthropic) or
+/// not (automatic prefix caching, OpenAI and Google).
+pub fn cache_rule(m: &ModelPrices) -> String {
+    if m.cache_read.is_none() {
+        return "none: uncached".into();
+    }
+    let automatic = m.cache_write_5m.is_some_and(|w| w == m.input);
+    match (
+        m.cache_write_5m.is_some(),
+        m.cache_write_1h.is_some(),
+        automatic,
+    ) {
+        (_, false, true) => "automatic: no write premium, no 1h".into(),
+        (true, true, _) => "5m and 1h tiers".into(),
+        (true, false, _) => "5m tier only".into(),
+        (false, true, _) => "1h tier only".into(),
+        (false, false, _) => "reads only: uncached".into(),
+    }
 }
 
 /// A TOML string (names come from logs: quote them properly).

@@ -66,18 +66,24 @@ fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Ce
 
 /// The recorded cost, never a bare $0 for unpriced requests: "unpriced"
 /// when none is priced (exported as empty), the priced part otherwise.
-fn recorded_cell(cost: rust_decimal::Decimal, unpriced: u64, requests: u64) -> Cell {
-    if unpriced > 0 && unpriced == requests {
-        Cell::Missing("unpriced")
-    } else {
-        Cell::Usd(cost, 4)
+fn recorded_cell(cost: Option<rust_decimal::Decimal>) -> Cell {
+    cost.map_or(Cell::Missing("unpriced"), |c| Cell::Usd(c, 4))
+}
+
+/// Whether the recorded cost covers every request: `priced`, `partly
+/// unpriced` or `unpriced` (the CSV's status beside the number).
+fn recorded_status(unpriced: u64, requests: u64) -> &'static str {
+    match unpriced {
+        0 => "priced",
+        n if n == requests => "unpriced",
+        _ => "partly unpriced",
     }
 }
 
 /// The usage, recorded cost and replays of a session or a day.
 struct Costs<'a> {
     usage: &'a Usage,
-    recorded: rust_decimal::Decimal,
+    recorded: Option<rust_decimal::Decimal>,
     unpriced: u64,
     requests: u64,
     replayed: rust_decimal::Decimal,
@@ -87,6 +93,7 @@ struct Costs<'a> {
 fn cost_columns() -> Vec<super::table::Column> {
     let mut out = usage_columns();
     out.push(col("recorded_usd", "recorded cost"));
+    out.push(col("recorded_status", "priced"));
     out.push(col("unpriced_requests", "unpriced requests"));
     out.extend(what_if_columns());
     out
@@ -94,7 +101,8 @@ fn cost_columns() -> Vec<super::table::Column> {
 
 fn cost_cells(c: &Costs) -> Vec<Cell> {
     let mut out = usage_cells(c.usage);
-    out.push(recorded_cell(c.recorded, c.unpriced, c.requests));
+    out.push(recorded_cell(c.recorded));
+    out.push(Cell::Text(recorded_status(c.unpriced, c.requests).into()));
     out.push(Cell::Int(c.unpriced));
     out.extend(what_if_cells(c.replayed, c.what_if));
     out
@@ -294,12 +302,94 @@ fn confidence_note(fmt: &Fmt, doc: &ImportDoc) -> String {
     )
 }
 
+/// The compared models, cheapest first: each one's cost of the same
+/// replayed threads under its provider's cache rules.
+pub fn ranking(doc: &ImportDoc) -> DataTable {
+    DataTable {
+        id: "import_models",
+        title: "The same replayed threads on each compared model, cheapest first (USD)".into(),
+        columns: vec![
+            col("rank", "rank"),
+            col("model", "model"),
+            col("usd_estimate", "estimate"),
+            col("usd_lower", "lower"),
+            col("usd_upper", "upper"),
+            col("versus_as_recorded", "vs as recorded"),
+            col("sessions", "sessions"),
+            col("cache", "cache"),
+        ],
+        rows: doc
+            .ranking
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                vec![
+                    Cell::Int(i as u64 + 1),
+                    Cell::Text(display(&m.model)),
+                    Cell::Usd(m.cost.estimate, 4),
+                    Cell::Usd(m.cost.lower, 4),
+                    Cell::Usd(m.cost.upper, 4),
+                    m.versus_as_recorded
+                        .map_or(Cell::Missing("n/a"), Cell::Share),
+                    Cell::Int(m.sessions),
+                    Cell::Text(m.cache.clone()),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The ranking's answer: the cheapest and dearest compared model against
+/// the same threads as recorded.
+fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
+    let (first, last) = (doc.ranking.first()?, doc.ranking.last()?);
+    let dp = if first.as_recorded.estimate.abs() >= rust_decimal::Decimal::ONE {
+        2
+    } else {
+        4
+    };
+    let versus = |m: &crate::import::summary::ModelRank| {
+        m.versus_as_recorded.map_or(String::new(), |v| {
+            format!(
+                ", {}{} against {} as recorded",
+                if v > rust_decimal::Decimal::ZERO {
+                    "+"
+                } else {
+                    ""
+                },
+                format::percent(v),
+                fmt.money(m.as_recorded.estimate, dp)
+            )
+        })
+    };
+    let mut s = if doc.ranking.len() == 1 {
+        format!(
+            "On {} these threads come to {}{}",
+            display(&first.model),
+            fmt.money(first.cost.estimate, dp),
+            versus(first)
+        )
+    } else {
+        format!(
+            "Of {} compared models, the cheapest for these threads is {} at {}{}; the dearest {} at {}",
+            doc.ranking.len(),
+            display(&first.model),
+            fmt.money(first.cost.estimate, dp),
+            versus(first),
+            display(&last.model),
+            fmt.money(last.cost.estimate, dp)
+        )
+    };
+    s.push_str(". Estimates, each under its provider's cache rules.");
+    Some(s)
+}
+
 /// The answer first: what every session cost as recorded, and what the
 /// replay of their threads gives, summed (the "all" row of the days table).
 fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
     let t = &doc.totals;
     // Cents, or four decimals for runs that cost under a dollar in all.
-    let dp = if t.recorded_cost.abs() >= rust_decimal::Decimal::ONE {
+    let dp = if t.recorded_cost.unwrap_or_default().abs() >= rust_decimal::Decimal::ONE {
         2
     } else {
         4
@@ -314,7 +404,10 @@ fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
         s.push_str("none priced (every request is on a model the price book does not price).");
         return s;
     }
-    s.push_str(&format!("recorded {}", fmt.money(t.recorded_cost, dp)));
+    s.push_str(&format!(
+        "recorded {}",
+        fmt.money(t.recorded_cost.unwrap_or_default(), dp)
+    ));
     if t.unpriced_requests > 0 {
         s.push_str(&format!(
             " ({} request(s) on unpriced models not in it)",
@@ -340,7 +433,7 @@ fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
 /// order of size). Empty when nothing was priced.
 fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
     let t = &doc.totals;
-    let dp = if t.recorded_cost.abs() >= rust_decimal::Decimal::ONE {
+    let dp = if t.recorded_cost.unwrap_or_default().abs() >= rust_decimal::Decimal::ONE {
         2
     } else {
         4
@@ -385,7 +478,8 @@ fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
         .sessions
         .iter()
         .filter(|r| {
-            r.unpriced_requests < r.requests && r.recorded_cost > rust_decimal::Decimal::ZERO
+            r.recorded_cost
+                .is_some_and(|c| c > rust_decimal::Decimal::ZERO)
         })
         .collect();
     priced.sort_by(|a, b| {
@@ -399,7 +493,11 @@ fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
             .take(3)
             .map(|r| {
                 let id: String = r.session.chars().take(8).collect();
-                format!("{} {}", display(&id), fmt.money(r.recorded_cost, dp))
+                format!(
+                    "{} {}",
+                    display(&id),
+                    fmt.money(r.recorded_cost.unwrap_or_default(), dp)
+                )
             })
             .collect();
         out.push(format!("Dearest sessions as recorded: {}.", top.join(", ")));
@@ -443,7 +541,10 @@ impl Render for ImportDoc {
             self.source,
             self.price_book
         );
-        for line in std::iter::once(headline(fmt, self)).chain(answer_details(fmt, self)) {
+        for line in std::iter::once(headline(fmt, self))
+            .chain(answer_details(fmt, self))
+            .chain(ranking_line(fmt, self))
+        {
             s.push_str(&wrap_prose(&line, opts.width));
             // A line short enough not to wrap ends without its newline.
             if !s.ends_with('\n') {
@@ -455,6 +556,10 @@ impl Render for ImportDoc {
         }
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
+        if !self.ranking.is_empty() {
+            s.push_str(&plain_table(fmt, &ranking(self), opts.width));
+            s.push('\n');
+        }
         s.push_str(&plain_table(fmt, &sessions(self), opts.width));
         s.push('\n');
         s.push_str(&plain_table(fmt, &days(self), opts.width));
@@ -489,7 +594,11 @@ impl Render for ImportDoc {
     }
 
     fn draw_tables(&self, _: &Fmt) -> Vec<DataTable> {
-        vec![sessions(self), days(self), unpriced(self), problems(self)]
+        let mut all = vec![sessions(self), days(self), unpriced(self), problems(self)];
+        if !self.ranking.is_empty() {
+            all.insert(0, ranking(self));
+        }
+        all
     }
 
     fn draw_csv_table(&self, _: &Fmt) -> DataTable {
@@ -500,11 +609,18 @@ impl Render for ImportDoc {
         let mut blocks = vec![Block {
             list: std::iter::once(headline(fmt, self))
                 .chain(answer_details(fmt, self))
+                .chain(ranking_line(fmt, self))
                 .chain([counts_line(self), what_if_note(self)])
                 .chain((self.confidence.sessions > 0).then(|| confidence_note(fmt, self)))
                 .collect(),
             ..Block::default()
         }];
+        if !self.ranking.is_empty() {
+            blocks.push(
+                chart_block(charts::import::models(fmt, self)).heading("Compared models", None),
+            );
+            blocks.push(Block::table(view(fmt, &ranking(self))));
+        }
         blocks.push(chart_block(charts::import::per_day(fmt, self)).heading("Charts", None));
         blocks.push(chart_block(charts::import::top_sessions(fmt, self)));
         blocks.push(Block::table(view(fmt, &days(self))).heading("Tables", None));

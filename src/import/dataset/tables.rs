@@ -250,7 +250,7 @@ impl Rows {
         .count("tokencast.unmeasured_steps", row.unmeasured.steps)
         .count("tokencast.unmeasured_tokens", row.unmeasured.tokens);
         usage(b, &row.usage);
-        b.money(COST, Some(row.recorded_cost))
+        b.money(COST, row.recorded_cost)
             .count("tokencast.unpriced_requests", row.unpriced_requests)
             .money(
                 "tokencast.replayed_recorded_cost_usd",

@@ -16,7 +16,21 @@ pub const TOP_SESSIONS: usize = 30;
 /// and each what-if, as grouped bars.
 pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "Per day: recorded cost against the replay and its what-ifs";
-    let categories: Vec<String> = doc.days.iter().map(|d| d.day.clone()).collect();
+    // A day with nothing priced has no bars: its label says why, so an
+    // empty slot never reads as $0.
+    let categories: Vec<String> = doc
+        .days
+        .iter()
+        .map(|d| {
+            if d.recorded_cost.is_none() && d.requests > 0 {
+                format!("{} (unpriced)", d.day)
+            } else if d.what_if.is_none() {
+                format!("{} (not replayed)", d.day)
+            } else {
+                d.day.clone()
+            }
+        })
+        .collect();
     let mut series = vec![
         Series {
             label: "recorded".into(),
@@ -87,7 +101,10 @@ pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
 /// The dearest sessions by recorded cost, horizontal bars.
 pub fn top_sessions(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "Dearest sessions, recorded cost";
-    let mut rows: Vec<&crate::import::summary::SessionRow> = doc.sessions.iter().collect();
+    // A session with nothing priced is not drawn (a bar of $0 would say
+    // it cost nothing); the caption counts it.
+    let (mut rows, unpriced): (Vec<&crate::import::summary::SessionRow>, Vec<_>) =
+        doc.sessions.iter().partition(|r| r.recorded_cost.is_some());
     rows.sort_by(|a, b| {
         b.recorded_cost
             .cmp(&a.recorded_cost)
@@ -98,9 +115,13 @@ pub fn top_sessions(fmt: &Fmt, doc: &ImportDoc) -> Chart {
         id: "chart-import-sessions".into(),
         title: title.into(),
         caption: format!(
-            "The {} dearest of {} sessions by recorded cost at the price book (unpriced requests excluded).",
+            "The {} dearest of {} sessions by recorded cost at the price book (unpriced requests excluded){}.",
             rows.len(),
-            doc.sessions.len()
+            doc.sessions.len(),
+            match unpriced.len() {
+                0 => String::new(),
+                n => format!("; {n} session(s) on models the book does not price are not drawn"),
+            }
         ),
         svg: bars(fmt, Bars {
             title,
@@ -113,7 +134,51 @@ pub fn top_sessions(fmt: &Fmt, doc: &ImportDoc) -> Chart {
             series: vec![Series {
                 label: "recorded cost".into(),
                 color: RAW,
-                values: rows.iter().map(|r| f(r.recorded_cost)).collect(),
+                values: rows
+                    .iter()
+                    .map(|r| f(r.recorded_cost.unwrap_or_default()))
+                    .collect(),
+            }],
+            stacked: false,
+            horizontal: true,
+        }),
+    }
+}
+
+/// Most models drawn in the compared-models chart (the cheapest).
+pub const TOP_MODELS: usize = 30;
+
+/// The compared models' estimates for the same threads, cheapest first,
+/// beside the threads as recorded: horizontal bars.
+pub fn models(fmt: &Fmt, doc: &ImportDoc) -> Chart {
+    let title = "The same threads on each compared model (estimate)";
+    let shown: Vec<&crate::import::summary::ModelRank> =
+        doc.ranking.iter().take(TOP_MODELS).collect();
+    let as_recorded = doc
+        .ranking
+        .first()
+        .map_or(0.0, |m| f(m.as_recorded.estimate));
+    let mut categories = vec!["as recorded".to_string()];
+    categories.extend(shown.iter().map(|m| crate::text::display(&m.model)));
+    let mut values = vec![as_recorded];
+    values.extend(shown.iter().map(|m| f(m.cost.estimate)));
+    Chart {
+        id: "chart-import-models".into(),
+        title: title.into(),
+        caption: format!(
+            "The replayed threads as recorded (each request on its own model), then the {} cheapest of {} compared models, each under its provider's cache rules (the table gives lower and upper bounds).",
+            shown.len(),
+            doc.ranking.len()
+        ),
+        svg: bars(fmt, Bars {
+            title,
+            value_desc: "USD, estimate",
+            category_desc: "model",
+            categories,
+            series: vec![Series {
+                label: "estimate".into(),
+                color: RAW,
+                values,
             }],
             stacked: false,
             horizontal: true,
