@@ -143,6 +143,8 @@ pub struct LoadedWithTexts {
     pub files: Result<std::collections::BTreeMap<String, String>, usize>,
     /// The models of its price book.
     pub models: Vec<String>,
+    /// Its price book, and the name the scenario gives it.
+    pub book: Option<(crate::pricing::PriceBook, String)>,
 }
 
 /// [`load`], keeping the scenario's text and each file it named while all
@@ -159,16 +161,20 @@ pub fn load_recorded(
     let recorded =
         tokencast_core::scenario::Recorded::new(&folder, limit.saturating_sub(src.text.len()));
     let scenario = Scenario::check(&src, &recorded, today)?;
-    let models = recorded
-        .text_of("price book")
-        .and_then(|text| {
-            let book = SourceText {
-                name: String::new(),
+    // The book as checked: kept, or read again when it was past the limit.
+    let book = recorded.name_of("price book").and_then(|rel| {
+        let text = match recorded.text_of("price book") {
+            Some(text) => SourceText {
+                name: rel.clone(),
                 text,
-            };
-            crate::pricing::PriceBook::parse(&book).ok()
-        })
-        .map(|b| b.model_ids().map(str::to_string).collect())
+            },
+            None => tokencast_core::scenario::Files::read(&folder, &rel, "price book").ok()?,
+        };
+        Some((crate::pricing::PriceBook::parse(&text).ok()?, rel))
+    });
+    let models = book
+        .as_ref()
+        .map(|(b, _)| b.model_ids().map(str::to_string).collect())
         .unwrap_or_default();
     let scenario_bytes = src.text.len();
     Ok(LoadedWithTexts {
@@ -178,6 +184,7 @@ pub fn load_recorded(
             .into_texts()
             .map_err(|files| files.saturating_add(scenario_bytes)),
         models,
+        book,
     })
 }
 

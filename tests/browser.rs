@@ -8,7 +8,7 @@
 mod common;
 use base64::Engine;
 use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::{Log, Network, Page, Runtime};
+use headless_chrome::protocol::cdp::{Emulation, Log, Network, Page, Runtime};
 use headless_chrome::{Browser, LaunchOptions};
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -676,4 +676,106 @@ fn a_live_pages_address_reopens_the_same_what_if() {
     );
     assert_eq!(reset, "");
     assert_eq!(eval_json(&other, PROBE), before);
+}
+
+/// Every chart label's size as drawn (its font size × the SVG's scale), the
+/// page's width against the window's, and the widest table box.
+const SIZES: &str = r#"JSON.stringify((() => {
+  const sizes = [];
+  for (const svg of document.querySelectorAll('figure svg')) {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    for (const t of svg.querySelectorAll('text')) {
+      sizes.push(parseFloat(getComputedStyle(t).fontSize) * scale);
+    }
+  }
+  return {
+    texts: sizes.length,
+    smallest: Math.min(...sizes),
+    page: document.documentElement.scrollWidth,
+    window: window.innerWidth,
+  };
+})())"#;
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn at_400_pixels_chart_text_is_11_px_or_more_and_only_boxes_scroll() {
+    let dir = tempfile::tempdir().unwrap();
+    let pages = [
+        (
+            "research.html",
+            vec!["simulate", "scenarios/research.toml", "--models", "*"],
+        ),
+        (
+            "forecast.html",
+            vec![
+                "forecast",
+                "scenarios/research.toml",
+                "--calls",
+                "20",
+                "--runs",
+                "2000",
+            ],
+        ),
+        (
+            "sweep.html",
+            vec![
+                "sweep",
+                "scenarios/research.toml",
+                "--vary",
+                "cache=none,5m,1h",
+            ],
+        ),
+    ];
+    let (browser, _profile) = launch();
+    for (name, args) in pages {
+        let page = dir.path().join(name);
+        let out = common::tokencast()
+            .args(&args)
+            .arg("--report")
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tab = browser.new_tab().unwrap();
+        // A phone's viewport: 400 CSS pixels (a window cannot be that narrow).
+        tab.call_method(Emulation::SetDeviceMetricsOverride {
+            width: 400,
+            height: 900,
+            device_scale_factor: 1.0,
+            mobile: true,
+            scale: None,
+            screen_width: None,
+            screen_height: None,
+            position_x: None,
+            position_y: None,
+            dont_set_visible_size: None,
+            screen_orientation: None,
+            viewport: None,
+            display_feature: None,
+            device_posture: None,
+        })
+        .unwrap();
+        tab.navigate_to(&format!("file://{}", page.display()))
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+        let v = tab.evaluate(SIZES, false).unwrap().value.unwrap();
+        let got: serde_json::Value = serde_json::from_str(v.as_str().unwrap()).unwrap();
+        assert!(got["window"].as_f64().unwrap() <= 400.0, "{name}: {got}");
+        assert!(got["texts"].as_u64().unwrap() > 10, "{name}: {got}");
+        assert!(got["smallest"].as_f64().unwrap() >= 11.0, "{name}: {got}");
+        // Wide tables and charts scroll inside their own box: the page
+        // itself is no wider than the window.
+        assert!(
+            got["page"].as_f64().unwrap() <= got["window"].as_f64().unwrap(),
+            "{name}: {got}"
+        );
+    }
 }

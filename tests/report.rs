@@ -482,3 +482,72 @@ fn a_split_sweep_table_repeats_every_axis() {
     assert!(headers.len() > 1, "split into parts: {text}");
     assert!(headers.iter().all(|h| h.contains("┆ cache ┆")), "{text}");
 }
+
+#[test]
+fn models_ranks_the_same_run_on_other_models_of_the_book() {
+    let run = |extra: &[&str]| {
+        tokencast()
+            .args(["simulate", "scenarios/research.toml", "--no-report"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--models", "claude-fable-5-1", "--format", "json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dec = |v: &serde_json::Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<rust_decimal::Decimal>()
+            .unwrap()
+    };
+    let ranking = &doc["models"];
+    assert_eq!(ranking["scenario_model"], "claude-fable-5-2");
+    let row = &ranking["models"][0];
+    assert_eq!(row["model"], "claude-fable-5-1");
+    // The price book: fable 5.1 costs 10 and 50 per million against 5.2's 8
+    // and 40, so the tokens of a run cost 1.25 × as much; the data fee
+    // ($0.01690623 a run) does not depend on the model.
+    let own = &doc["variants"][0]["cost"];
+    let fee = dec(&own["data_fee"]["lower"]);
+    let expected = (dec(&own["total"]["lower"]) - fee) * rust_decimal::Decimal::new(125, 2) + fee;
+    let raw = &row["variants"][0];
+    assert_eq!(raw["variant"], "raw, no cache");
+    assert_eq!(dec(&raw["total"]["lower"]), expected);
+    // 5.1 has no cache prices: the cached variants run uncached and say so,
+    // at the uncached cost; batch has no prices and is not priced.
+    let cached = &row["variants"][1];
+    assert_eq!(dec(&cached["total"]["lower"]), expected);
+    assert!(cached["note"]
+        .as_str()
+        .unwrap()
+        .contains("uncached instead of 5m"));
+    let batch = &row["variants"][5];
+    assert!(batch["total"].is_null());
+    assert!(
+        batch["note"].as_str().unwrap().contains("batch_input"),
+        "{batch}"
+    );
+    // Its cheapest variant is the trimmed, uncached one.
+    assert_eq!(row["cheapest"], "trimmed, no cache");
+    // The terminal answers which model is cheapest, and --brief keeps it.
+    let brief = String::from_utf8(run(&["--models", "claude-*", "--brief"]).stdout).unwrap();
+    let flat = brief.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Of 2 compared model(s), claude-fable-5-2 runs cheapest: $0.493 a run"),
+        "{brief}"
+    );
+    assert!(flat.contains("the dearest, claude-fable-5-1"), "{brief}");
+    // A pattern that matches nothing is refused, located, with exit 2.
+    let bad = run(&["--models", "gpt-*"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--models gpt-*: matches no model of the price book"),
+        "{err}"
+    );
+}

@@ -487,6 +487,7 @@ pub fn simulation_slot(
         ChartSlot::Cumulative => vec![run::cumulative(fmt, doc)],
         ChartSlot::Backtest => vec![run::backtest(fmt, doc)],
         ChartSlot::WhatIf => what_if::all(fmt, doc),
+        ChartSlot::Models => run::models(fmt, doc),
     }
 }
 

@@ -504,3 +504,54 @@ pub fn cumulative(fmt: &Fmt, doc: &tokencast_core::document::SimulationDoc) -> C
         }),
     }
 }
+
+/// Most models drawn in the compared-models chart (the cheapest).
+pub const TOP_MODELS: usize = 30;
+
+/// The same run on each compared model: the scenario's own cheapest
+/// variant, then each model's cheapest, horizontal bars (lower bound). A
+/// model that can price no variant is not drawn; the caption counts it.
+pub fn models(fmt: &Fmt, doc: &tokencast_core::document::SimulationDoc) -> Vec<Chart> {
+    let Some(r) = &doc.models else {
+        return Vec::new();
+    };
+    let title = "The same run on each compared model (cheapest variant, lower bound)";
+    let priced: Vec<_> = r.models.iter().filter(|m| m.total.is_some()).collect();
+    let shown: Vec<_> = priced.iter().take(TOP_MODELS).collect();
+    // The scenario's own model leads, unless it is among those compared.
+    let own = !r.models.iter().any(|m| m.model == r.scenario_model);
+    let mut categories: Vec<String> = own
+        .then(|| format!("{} (scenario)", r.scenario_model))
+        .into_iter()
+        .collect();
+    categories.extend(shown.iter().map(|m| m.model.clone()));
+    let mut values: Vec<f64> = own.then(|| f(r.scenario_total.lower)).into_iter().collect();
+    values.extend(shown.iter().map(|m| m.total.map_or(0.0, |t| f(t.lower))));
+    let unpriced = r.models.len() - priced.len();
+    vec![Chart {
+        id: "chart-models".into(),
+        title: title.into(),
+        caption: format!(
+            "One run on the {} cheapest of {} compared models (led by the scenario's own model when it is not among them), each on its cheapest variant under its provider's cache rules{}.",
+            shown.len(),
+            r.models.len(),
+            match unpriced {
+                0 => String::new(),
+                n => format!("; {n} model(s) that can price no variant are not drawn"),
+            }
+        ),
+        svg: bars(fmt, Bars {
+            title,
+            value_desc: "USD per run, lower bound",
+            category_desc: "model",
+            categories,
+            series: vec![Series {
+                label: "cheapest variant".into(),
+                color: RAW,
+                values,
+            }],
+            stacked: false,
+            horizontal: true,
+        }),
+    }]
+}

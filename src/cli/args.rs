@@ -368,6 +368,11 @@ pub struct SimulateArgs {
     /// Print only the answer: the cheapest and dearest variant and the saving (terminal format).
     #[arg(long, conflicts_with = "requests")]
     pub brief: bool,
+    /// Rank other models of the scenario's price book by the cost of the same run, every
+    /// variant moved onto each under its provider's cache rules: an id, or a pattern such as
+    /// 'claude-*' or '*' (the whole book); repeatable.
+    #[arg(long = "models", value_name = "MODEL")]
+    pub models: Vec<String>,
     /// Write every table as a CSV file into this folder (every row, however long the run).
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,

@@ -244,11 +244,26 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     )?;
     let scenario = &loaded.scenario;
     let all_rows = args.all_rows || args.csv.is_some();
-    let doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
+    let compared = match (&loaded.book, args.models.is_empty()) {
+        (_, true) => Vec::new(),
+        (Some((book, name)), false) => {
+            crate::import::summary::compared_models("--models", book, name, &args.models, today)?
+        }
+        (None, false) => {
+            return Err(crate::error::InputError::new(
+                "--models: the scenario's price book could not be read again",
+            )
+            .into())
+        }
+    };
+    let mut doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
+    if !compared.is_empty() {
+        doc.models = Some(tokencast_core::analysis::models::rank(scenario, &compared));
+    }
     // What the page holds, not how it was asked for: a short run holds
     // every row either way, so `--csv` does not change its page.
     let every_row = doc.simulation.rows != tokencast_core::engine::RowsKept::Outline;
-    let live = live_inputs(loaded, today, every_row);
+    let live = live_inputs(loaded, today, every_row, compared);
     let terminal = TerminalOptions {
         requests: args.requests,
         width: terminal_width(),
@@ -272,6 +287,7 @@ fn live_inputs(
     loaded: crate::files::LoadedWithTexts,
     today: jiff::civil::Date,
     all_rows: bool,
+    compared: Vec<crate::pricing::ModelPrices>,
 ) -> Result<crate::report::Live, String> {
     let crate::files::LoadedWithTexts {
         src, files, models, ..
@@ -295,6 +311,7 @@ fn live_inputs(
             all_rows,
             changes: Default::default(),
             figures: Vec::new(),
+            compared,
         },
         models,
     })

@@ -319,11 +319,12 @@ pub fn empty_row() -> SessionRow {
 /// The price book the import uses, as written next to the scenarios.
 pub const BOOK_FILE: &str = "prices.toml";
 
-/// The models `given` names, in order, each once: an id of the book, or a
-/// pattern (`*`, `?`, `[…]`) standing for every id it matches, by id. An
-/// id the book lacks, or a pattern matching none, is an error that names
-/// what the book has.
+/// The models `given` (to the option `flag`) names, in order, each once:
+/// an id of the book, or a pattern (`*`, `?`, `[…]`) standing for every id
+/// it matches, by id. An id the book lacks, or a pattern matching none, is
+/// an error that names what the book has.
 pub fn compared_models(
+    flag: &str,
     book: &PriceBook,
     book_name: &str,
     given: &[String],
@@ -338,20 +339,18 @@ pub fn compared_models(
     for g in given {
         if !g.contains(['*', '?', '[']) {
             let m = book.get_on(g, today).map_err(|_| {
-                InputError::new(format!(
-                    "--compare-model {g}: not in the price book `{book_name}`"
-                ))
-                .with_help(crate::error::did_you_mean(
-                    g,
-                    book.model_ids(),
-                    "The price book has",
-                ))
+                InputError::new(format!("{flag} {g}: not in the price book `{book_name}`"))
+                    .with_help(crate::error::did_you_mean(
+                        g,
+                        book.model_ids(),
+                        "The price book has",
+                    ))
             })?;
             add(&mut out, m);
             continue;
         }
         let pattern = glob::Pattern::new(g).map_err(|e| {
-            InputError::new(format!("--compare-model {g}: not a pattern: {}", e.msg)).with_help(
+            InputError::new(format!("{flag} {g}: not a pattern: {}", e.msg)).with_help(
                 "give a model id, or a pattern such as 'claude-*' or '*' (quote it for the shell)",
             )
         })?;
@@ -364,7 +363,7 @@ pub fn compared_models(
         }
         if out.len() == before && !book.model_ids().any(|id| pattern.matches(id)) {
             return Err(InputError::new(format!(
-                "--compare-model {g}: matches no model of the price book `{book_name}`"
+                "{flag} {g}: matches no model of the price book `{book_name}`"
             ))
             .with_help(crate::error::did_you_mean(
                 g.trim_matches(['*', '?']),
@@ -399,7 +398,13 @@ impl<'a> Summary<'a> {
     /// A summary priced with `book_src`.
     pub fn new(book_src: &'a SourceText, opts: &'a Options<'a>) -> Result<Summary<'a>, InputError> {
         let book = PriceBook::parse(book_src)?;
-        let compare = compared_models(&book, &book_src.name, opts.compare, opts.today)?;
+        let compare = compared_models(
+            "--compare-model",
+            &book,
+            &book_src.name,
+            opts.compare,
+            opts.today,
+        )?;
         Ok(Summary {
             book_src,
             book,
@@ -959,7 +964,7 @@ fn ranking(compare: &[ModelPrices], rows: &[SessionRow]) -> Vec<ModelRank> {
                 versus_as_recorded: (!as_recorded.estimate.is_zero())
                     .then(|| (cost.estimate / as_recorded.estimate - Decimal::ONE).round_dp(4)),
                 sessions,
-                cache: write::cache_rule(m),
+                cache: m.cache_rule().to_string(),
             }
         })
         .collect();

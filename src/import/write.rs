@@ -512,55 +512,11 @@ fn fmt_seconds(ms: u64) -> String {
 }
 
 /// The cache tier a thread recorded on `main` (`none`, `5m`, `1h`) takes on
-/// another model `c`, under its provider's rules: the same tier where `c`
-/// prices it, else the tier it has (OpenAI and Google: automatic prefix
-/// caching, no 1-hour tier), else none; and why, when it is not the same.
+/// another model `c` ([`ModelPrices::tier_like`]), and why when it differs.
 pub fn compare_cache(main: &str, c: &ModelPrices) -> (&'static str, Option<String>) {
-    let priced = |tier: &str| {
-        c.cache_read.is_some()
-            && match tier {
-                "1h" => c.cache_write_1h.is_some(),
-                _ => c.cache_write_5m.is_some(),
-            }
-    };
-    match main {
-        "none" => ("none", None),
-        "1h" if priced("1h") => ("1h", None),
-        "5m" if priced("5m") => ("5m", None),
-        "1h" if priced("5m") => (
-            "5m",
-            Some("has no 1h cache tier: its 5m tier instead".into()),
-        ),
-        "5m" if priced("1h") => (
-            "1h",
-            Some("has no 5m cache tier: its 1h tier instead".into()),
-        ),
-        t => (
-            "none",
-            Some(format!("has no cache prices: uncached instead of {t}")),
-        ),
-    }
-}
-
-/// How a model caches, from its price book entry: the tiers it prices, and
-/// whether writes cost more than input (explicit caching, Anthropic) or
-/// not (automatic prefix caching, OpenAI and Google).
-pub fn cache_rule(m: &ModelPrices) -> String {
-    if m.cache_read.is_none() {
-        return "none: uncached".into();
-    }
-    let automatic = m.cache_write_5m.is_some_and(|w| w == m.input);
-    match (
-        m.cache_write_5m.is_some(),
-        m.cache_write_1h.is_some(),
-        automatic,
-    ) {
-        (_, false, true) => "automatic: no write premium, no 1h".into(),
-        (true, true, _) => "5m and 1h tiers".into(),
-        (true, false, _) => "5m tier only".into(),
-        (false, true, _) => "1h tier only".into(),
-        (false, false, _) => "reads only: uncached".into(),
-    }
+    let tier = Cache::from_key(main).unwrap_or(Cache::None);
+    let (t, why) = c.tier_like(tier);
+    (t.key(), why)
 }
 
 /// A TOML string (names come from logs: quote them properly).

@@ -54,6 +54,10 @@ pub struct Request {
     /// in [`Answer::Ok`]'s `figures`.
     #[serde(default)]
     pub figures: Vec<String>,
+    /// Models to rank by the cost of the same run (`simulate --models`),
+    /// with their prices: the page ranks them again at every change.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compared: Vec<tokencast_core::pricing::ModelPrices>,
 }
 
 /// A change the page asks about, once its [`Request`] is loaded: only the
@@ -209,7 +213,13 @@ fn compute(
         }
         None => Scenario::check_with(&src, &files as &dyn Files, Some(today), given)?,
     };
-    let doc = SimulationDoc::build(&scenario, Contents::simulate(&scenario, req.all_rows));
+    let mut doc = SimulationDoc::build(&scenario, Contents::simulate(&scenario, req.all_rows));
+    if !req.compared.is_empty() {
+        doc.models = Some(tokencast_core::analysis::models::rank(
+            &scenario,
+            &req.compared,
+        ));
+    }
     let fmt = Fmt::new(
         doc.simulation.currency.clone(),
         doc.simulation.price_date.clone(),

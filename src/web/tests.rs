@@ -67,6 +67,7 @@ fn request(changes: &[(&str, &str)]) -> Request {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        compared: Vec::new(),
     }
 }
 
@@ -306,4 +307,39 @@ fn the_charts_are_drawn_again_for_the_change() {
     assert!(variants(&before).starts_with("<svg"));
     // More output per step costs more: the bars are drawn again.
     assert_ne!(variants(&before), variants(&after));
+}
+
+#[test]
+fn compared_models_are_ranked_again_at_every_change() {
+    // A model at twice m's prices and no cache: every variant costs 2 ×.
+    let double = tokencast_core::pricing::ModelPrices {
+        model: "m2".into(),
+        input: dec("4"),
+        output: dec("20"),
+        ..Default::default()
+    };
+    let at = "/models/models/0/total/lower";
+    let figure = |changes: &[(&str, &str)]| {
+        let mut req = request(changes);
+        req.compared = vec![double.clone()];
+        req.figures = vec![at.into(), "/models/models/0/cheapest".into()];
+        match run(&req) {
+            Answer::Ok {
+                figures, blocks, ..
+            } => {
+                assert!(blocks.iter().any(|b| b.id.as_deref() == Some("models")));
+                assert_eq!(figures["/models/models/0/cheapest"], "trimmed, no cache");
+                dec(figures[at].as_str().unwrap())
+            }
+            Answer::Invalid { message, .. } => panic!("{message}"),
+        }
+    };
+    // Trimmed on m: $0.0102 (above); on m2 twice that.
+    assert_eq!(figure(&[]), dec("0.0204"));
+    // 200 output tokens a step: trimmed input 1,000 + (1,000 + 200 + 500) =
+    // 2,700 tokens × $2/M, output 600 × $10/M = $0.0114 on m; × 2 on m2.
+    assert_eq!(
+        figure(&[("assumptions.output_tokens_per_step", "200")]),
+        dec("0.0228")
+    );
 }

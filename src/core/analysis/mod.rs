@@ -10,6 +10,7 @@ pub mod confidence;
 pub mod context;
 pub mod corpus;
 pub mod forecast;
+pub mod models;
 pub mod periods;
 pub mod sweep;
 

@@ -60,6 +60,9 @@ pub struct SimulationDoc {
     /// Cheapest against dearest variant.
     #[serde(default)]
     pub comparison: Option<Comparison>,
+    /// The same run on other models (`simulate --models`), cheapest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<crate::analysis::models::ModelRanking>,
     /// The what-if analyses, when they were run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what_if: Option<WhatIf>,
@@ -202,6 +205,7 @@ impl SimulationDoc {
             &scenario.what_if().plan,
         ));
         SimulationDoc {
+            models: None,
             estimate: Estimate::of(scenario),
             comparison: Comparison::of(&simulation),
             periods,

@@ -339,6 +339,65 @@ impl Usage {
 pub struct MissingPrices(pub Vec<String>);
 
 impl ModelPrices {
+    /// The cache tier a run recorded on `tier` takes on this model, under its
+    /// provider's rules: the same tier where this model prices it, else the
+    /// tier it has (OpenAI and Google: automatic prefix caching, no 1-hour
+    /// tier), else none; and why, when it is not the same.
+    pub fn tier_like(&self, tier: Cache) -> (Cache, Option<String>) {
+        let priced = |t: Cache| {
+            self.cache_read.is_some()
+                && match t {
+                    Cache::OneHour => self.cache_write_1h.is_some(),
+                    Cache::FiveMinutes => self.cache_write_5m.is_some(),
+                    Cache::None => true,
+                }
+        };
+        let other = match tier {
+            Cache::OneHour => Cache::FiveMinutes,
+            _ => Cache::OneHour,
+        };
+        match tier {
+            Cache::None => (Cache::None, None),
+            t if priced(t) => (t, None),
+            t if priced(other) => (
+                other,
+                Some(format!(
+                    "has no {} cache tier: its {} tier instead",
+                    t.key(),
+                    other.key()
+                )),
+            ),
+            t => (
+                Cache::None,
+                Some(format!(
+                    "has no cache prices: uncached instead of {}",
+                    t.key()
+                )),
+            ),
+        }
+    }
+
+    /// How this model caches, from its entry: the tiers it prices, and
+    /// whether writes cost more than input (explicit caching, Anthropic) or
+    /// not (automatic prefix caching, OpenAI and Google).
+    pub fn cache_rule(&self) -> &'static str {
+        if self.cache_read.is_none() {
+            return "none: uncached";
+        }
+        let automatic = self.cache_write_5m.is_some_and(|w| w == self.input);
+        match (
+            self.cache_write_5m.is_some(),
+            self.cache_write_1h.is_some(),
+            automatic,
+        ) {
+            (_, false, true) => "automatic: no write premium, no 1h",
+            (true, true, _) => "5m and 1h tiers",
+            (true, false, _) => "5m tier only",
+            (false, true, _) => "1h tier only",
+            (false, false, _) => "reads only: uncached",
+        }
+    }
+
     /// The rates for a cache tier and a sync/batch mode, on the standard
     /// service in no particular region.
     pub fn rates(&self, cache: Cache, mode: Mode) -> Result<Rates, MissingPrices> {

@@ -235,6 +235,48 @@ impl Scenario {
         out.fitting()
     }
 
+    /// This scenario on `model`: every request of every variant moved onto
+    /// it, each variant's cache tier as `model`'s provider offers it
+    /// ([`ModelPrices::tier_like`]), checked again. Per variant (scenario
+    /// order): what changed about its cache, or why `model` cannot price it
+    /// (a batch variant on a model without batch prices). The scenario holds
+    /// the variants it can price; none when it can price none.
+    pub fn on_model(
+        &self,
+        model: &ModelPrices,
+    ) -> (Option<Scenario>, Vec<Result<Option<String>, String>>) {
+        let mut kept = Vec::new();
+        let notes = self
+            .variants
+            .iter()
+            .map(|pv| {
+                let mut v = pv.variant.clone();
+                let (tier, why) = model.tier_like(v.cache);
+                v.cache = tier;
+                match PricedVariant::new(v, model) {
+                    Ok(p) => {
+                        kept.push(p);
+                        Ok(why)
+                    }
+                    Err(e) => Err(missing(&model.model, e).to_string()),
+                }
+            })
+            .collect();
+        if kept.is_empty() {
+            return (None, notes);
+        }
+        let mut out = self.clone();
+        out.prices = model.clone();
+        out.variants = kept;
+        match out.fitting() {
+            Ok(s) => (Some(s), notes),
+            Err(e) => {
+                let why = e.to_string();
+                (None, notes.into_iter().map(|_| Err(why.clone())).collect())
+            }
+        }
+    }
+
     /// This scenario with only the variants `keep` accepts, in their order;
     /// at least one must remain.
     pub fn with_only(

@@ -19,6 +19,8 @@ pub enum ChartSlot {
     Backtest,
     /// The what-if analyses' charts.
     WhatIf,
+    /// The same run on each compared model.
+    Models,
 }
 
 /// A label and its value (a key assumption, an input file).

@@ -13,7 +13,7 @@ use crate::document::SimulationDoc;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
-use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline};
+use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline, models_line};
 
 impl Render for SimulationDoc {
     fn currency(&self) -> crate::pricing::Currency {
@@ -57,9 +57,19 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         s.push_str(&answer);
         s.push_str("\n\n");
     }
+    if let Some(line) = models_line(fmt, doc) {
+        s.push_str(&line);
+        s.push_str("\n\n");
+    }
     if opts.brief {
         return wrap_prose(&s, opts.width);
     }
+    // The ranking the answer names, before the details.
+    let s = wrap_prose(&s, opts.width);
+    let mut s = match tables::models(doc, false) {
+        Some(t) => format!("{s}{}\n", plain_table(fmt, &t, opts.width)),
+        None => s,
+    };
     let a = &sim.assumptions;
     s.push_str(&format!(
         "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = bytes ÷ {} (lower), × {} (upper).\n\n",

@@ -38,6 +38,55 @@ pub fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         .collect()
 }
 
+/// The ranking's answer: the cheapest and dearest compared model against
+/// the scenario's own (`simulate --models`).
+pub fn models_line(fmt: &Fmt, doc: &SimulationDoc) -> Option<String> {
+    let r = doc.models.as_ref()?;
+    let priced: Vec<_> = r.models.iter().filter(|m| m.total.is_some()).collect();
+    let (first, last) = (priced.first()?, priced.last()?);
+    let versus = |m: &crate::analysis::models::ModelRow| {
+        m.versus_scenario.map_or(String::new(), |v| {
+            format!(
+                ", {}{} against {}",
+                if v > rust_decimal::Decimal::ZERO {
+                    "+"
+                } else {
+                    ""
+                },
+                format::percent(v),
+                r.scenario_model
+            )
+        })
+    };
+    let total = |m: &crate::analysis::models::ModelRow| {
+        m.total.map_or(String::new(), |t| fmt.money(t.lower, 3))
+    };
+    let mut s = format!(
+        "Of {} compared model(s), {} runs cheapest: {} a run ({}){}",
+        r.models.len(),
+        first.model,
+        total(first),
+        first.cheapest.clone().unwrap_or_default(),
+        versus(first)
+    );
+    if priced.len() > 1 {
+        s.push_str(&format!(
+            "; the dearest, {}, {} a run{}",
+            last.model,
+            total(last),
+            versus(last)
+        ));
+    }
+    let unpriced = r.models.len() - priced.len();
+    if unpriced > 0 {
+        s.push_str(&format!(
+            "; {unpriced} cannot price any variant (see the table)"
+        ));
+    }
+    s.push_str(". Lower bounds.");
+    Some(s)
+}
+
 /// The Answer box: cheapest and dearest variant, and the saving.
 pub fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
     let c = doc.comparison.as_ref()?;
@@ -117,6 +166,16 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
         "Variants",
         Some("Lower bound: tokens = bytes ÷ b. Upper bound: prefix and tool results × the tokenizer uplift. Figures are rounded half away from zero; the JSON output carries the exact values.".into()),
     )];
+    if let Some(t) = tables::models(doc, false) {
+        out.push(Block::slot(ChartSlot::Models).heading(
+            "Compared models",
+            Some(format!(
+                "Every variant moved onto each model, each under its provider's cache rules (the recorded tier where the model prices it, else the tier it has, else uncached). Each variant on each model, and why a model cannot price one, are in the JSON and in models.csv (--csv DIR). {}",
+                models_line(fmt, doc).unwrap_or_default()
+            )),
+        ));
+        out.push(Block::table(view(fmt, &t)));
+    }
     out.push(Block::slot(ChartSlot::Run).heading("Charts", None));
     out.push(Block::table(transposed(fmt, &tables::per_day(doc), 2)).heading("Tables", None));
     if let Some(t) = tables::periods(doc) {

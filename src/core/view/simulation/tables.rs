@@ -652,6 +652,71 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
 }
 
 /// Every table, in report order.
+/// The same run on each compared model (`simulate --models`), cheapest
+/// first: its cheapest variant's total for one run, against the scenario's;
+/// `full`: every variant's total and the notes too (the CSV's table).
+pub fn models(doc: &SimulationDoc, full: bool) -> Option<DataTable> {
+    let r = doc.models.as_ref()?;
+    let sim = &doc.simulation;
+    let mut columns = vec![
+        col("rank", "rank"),
+        col("model", "model"),
+        col("total_usd_lower", "cheapest, lower"),
+        col("total_usd_upper", "cheapest, upper"),
+        col("versus_scenario", format!("vs {}", r.scenario_model)),
+        col("cheapest_variant", "cheapest variant"),
+        col("cache", "cache"),
+    ];
+    if full {
+        for (i, v) in sim.variants.iter().enumerate() {
+            columns.push(col(
+                format!("{}_total_usd_lower", variant_key(i)),
+                format!("{}, lower", v.variant.variant.name),
+            ));
+        }
+        columns.push(col("notes", "notes"));
+    }
+    Some(DataTable {
+        id: "models",
+        title: format!(
+            "The same run on {} model(s), cheapest first: one run (USD)",
+            r.models.len()
+        ),
+        columns,
+        rows: r
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let mut row = vec![
+                    Cell::Int(i as u64 + 1),
+                    Cell::Text(m.model.clone()),
+                    m.total
+                        .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.lower, 3)),
+                    m.total
+                        .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.upper, 3)),
+                    m.versus_scenario.map_or(Cell::Empty, Cell::Share),
+                    m.cheapest.clone().map_or(Cell::Empty, Cell::Text),
+                    Cell::Text(m.cache.clone()),
+                ];
+                if full {
+                    row.extend(m.variants.iter().map(|v| {
+                        v.total
+                            .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.lower, 3))
+                    }));
+                    let notes: Vec<String> = m
+                        .variants
+                        .iter()
+                        .filter_map(|v| v.note.as_ref().map(|n| format!("{}: {n}", v.variant)))
+                        .collect();
+                    row.push(Cell::Text(notes.join("; ")));
+                }
+                row
+            })
+            .collect(),
+    })
+}
+
 pub fn all(fmt: &Fmt, doc: &SimulationDoc) -> Vec<DataTable> {
     let mut out = vec![
         variants(doc),
@@ -665,6 +730,7 @@ pub fn all(fmt: &Fmt, doc: &SimulationDoc) -> Vec<DataTable> {
         out.push(tool_fees(doc));
     }
     out.extend(periods(doc));
+    out.extend(models(doc, true));
     out.extend([assumptions(doc), prices(doc)]);
     out.extend(
         [
