@@ -831,3 +831,58 @@ fn unpriced_sessions_are_never_drawn_as_zero_bars() {
     assert!(sessions.contains("1 session(s) on models the book does not price are not drawn"));
     assert!(chart("chart-import-per-day").contains("2026-03-02 (unpriced)"));
 }
+
+#[test]
+fn the_default_tables_are_compact_and_wide_has_every_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        let out = tokencast()
+            .current_dir(dir.path())
+            .env("COLUMNS", "80")
+            .args(["import", "claude-code"])
+            .arg(fixtures())
+            .args(["--no-report", "--out", "out", "--force"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let compact = run(&["--compare-model", "claude-haiku-4-5"]);
+    let parts = |text: &str| text.lines().filter(|l| l.starts_with("Sessions (")).count();
+    // Short ids and the money first: at 80 columns, two parts at most, the
+    // first holding the recorded cost and the replay's estimate.
+    assert!(parts(&compact) <= 2, "{compact}");
+    let first = compact
+        .lines()
+        .skip_while(|l| !l.starts_with("Sessions ("))
+        .nth(2)
+        .unwrap();
+    assert!(
+        first.contains("recorded") && first.contains("replayed"),
+        "{first}"
+    );
+    let table: String = compact
+        .lines()
+        .skip_while(|l| !l.starts_with("Sessions ("))
+        .take_while(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(table.contains("│ 11111111 "), "{table}");
+    assert!(!table.contains("11111111-aaaa"), "{table}");
+    assert!(compact.contains("on claude-haiku-4-5"), "{compact}");
+    let wide = run(&["--wide"]);
+    assert!(parts(&wide) > 2, "{wide}");
+    for column in [
+        "5-min writes",
+        "1-hour writes",
+        "replay, lower",
+        "11111111-aaaa-4aaa-8aaa-111111111111",
+    ] {
+        assert!(wide.contains(column), "{column:?} not in {wide}");
+    }
+}

@@ -45,6 +45,7 @@ fn snapshot_all<T: Render + std::fmt::Debug>(name: &str, doc: &T) {
         requests: true,
         width: 100,
         brief: false,
+        wide: false,
     });
     insta::assert_snapshot!(format!("{name}_terminal"), terminal);
     insta::assert_snapshot!(format!("{name}_csv"), String::from_utf8(doc.csv()).unwrap());

@@ -173,6 +173,10 @@ pub struct ImportArgs {
     /// what-if's estimate, the dearest sessions (terminal format).
     #[arg(long)]
     pub brief: bool,
+    /// Print every column of the sessions and days tables (usage by token class, each
+    /// replay's lower and upper bound, sizes) instead of the compact ones.
+    #[arg(long, conflicts_with = "brief")]
+    pub wide: bool,
     /// Where the HTML page goes.
     #[command(flatten)]
     pub page: PageArgs,

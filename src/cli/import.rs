@@ -101,6 +101,8 @@ pub(super) struct ImportSpec {
     csv: Option<PathBuf>,
     /// `--brief`: only the answer on the terminal.
     brief: bool,
+    /// `--wide`: every column of the sessions and days tables.
+    wide: bool,
     /// The team dataset to add the sessions to, and as whom.
     dataset: Option<DatasetSpec>,
 }
@@ -219,6 +221,7 @@ impl ImportSpec {
             page: args.page.clone(),
             csv: args.csv.clone(),
             brief: args.brief,
+            wide: args.wide,
             dataset: DatasetSpec::check(args)?,
         })
     }
@@ -388,6 +391,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             requests: false,
             width: terminal_width(),
             brief: spec.brief,
+            wide: spec.wide,
         },
     );
     let page = page_file(

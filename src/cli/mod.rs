@@ -139,6 +139,7 @@ fn plain_stdout(doc: &impl Render, format: Format, brief: bool) -> Vec<u8> {
             requests: false,
             width: terminal_width(),
             brief,
+            wide: false,
         },
     )
 }
@@ -268,6 +269,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
         requests: args.requests,
         width: terminal_width(),
         brief: args.brief,
+        wide: false,
     };
     let stdout = stdout_of(&doc, args.format, &terminal);
     let warnings = doc.context_warnings();
@@ -482,6 +484,7 @@ fn run_diff(args: DiffArgs) -> Result<Outcome, AppError> {
                 requests: false,
                 width: terminal_width(),
                 brief: false,
+                wide: false,
             })
             .into_bytes(),
             Marker::Text,

@@ -108,6 +108,108 @@ fn cost_cells(c: &Costs) -> Vec<Cell> {
     out
 }
 
+/// The money of a compact row: recorded, then each replay's estimate.
+fn compact_money_columns(doc: &ImportDoc) -> Vec<super::table::Column> {
+    let other = doc
+        .compare_model
+        .as_ref()
+        .map_or("other model".to_string(), |m| format!("on {}", display(m)));
+    vec![
+        col("recorded_usd", "recorded"),
+        col("simulated_usd_estimate", "replayed"),
+        col("trimmed_usd_estimate", "trimmed"),
+        col("other_tier_usd_estimate", "other tier"),
+        col("batch_usd_estimate", "batch"),
+        col("other_model_usd_estimate", other),
+    ]
+}
+
+fn compact_money_cells(recorded: Option<rust_decimal::Decimal>, w: Option<&WhatIfs>) -> Vec<Cell> {
+    let est = |b: Option<crate::import::summary::Band>| {
+        b.map_or(Cell::Empty, |b| Cell::Usd(b.estimate, 4))
+    };
+    let mut out = vec![recorded_cell(recorded)];
+    match w {
+        None => out.extend(vec![Cell::Empty; 5]),
+        Some(w) => out.extend([
+            Cell::Usd(w.as_recorded.estimate, 4),
+            Cell::Usd(w.trimmed.estimate, 4),
+            est(w.other_tier),
+            est(w.batch),
+            est(w.other_model),
+        ]),
+    }
+    out
+}
+
+/// One row per session, as a terminal or a page shows it by default: the
+/// first 8 characters of its id, the money first (recorded and each
+/// replay's estimate), then its size; every column is in [`sessions`]
+/// (`--wide`, `--csv DIR`).
+pub fn sessions_compact(doc: &ImportDoc) -> DataTable {
+    let mut columns = vec![col("session", "session")];
+    columns.extend(compact_money_columns(doc));
+    columns.extend([
+        col("requests", "requests"),
+        col("tool_results", "results"),
+        col("started", "started (UTC)"),
+    ]);
+    DataTable {
+        id: "sessions",
+        title: format!(
+            "Sessions ({}; USD, replays at their estimate; every column: --wide or --csv DIR)",
+            doc.sessions.len()
+        ),
+        columns,
+        rows: doc
+            .sessions
+            .iter()
+            .map(|s| {
+                let mut row = vec![Cell::Text(display(&crate::import::write::short(
+                    &s.session,
+                )))];
+                row.extend(compact_money_cells(s.recorded_cost, s.what_if.as_ref()));
+                row.extend([
+                    Cell::Int(s.requests),
+                    Cell::Int(s.tool_results),
+                    // 2026-03-01T10:00:02.000Z → 2026-03-01 10:00
+                    Cell::Text(
+                        s.started
+                            .as_deref()
+                            .map(|t| t.chars().take(16).collect::<String>().replace('T', " "))
+                            .unwrap_or_default(),
+                    ),
+                ]);
+                row
+            })
+            .collect(),
+    }
+}
+
+/// One row per day and one for all sessions, compact as [`sessions_compact`].
+pub fn days_compact(doc: &ImportDoc) -> DataTable {
+    let mut columns = vec![col("day", "day")];
+    columns.extend(compact_money_columns(doc));
+    columns.extend([col("sessions", "sessions"), col("requests", "requests")]);
+    DataTable {
+        id: "days",
+        title: "Per day (UTC, by session start; USD, replays at their estimate), and all sessions"
+            .into(),
+        columns,
+        rows: doc
+            .days
+            .iter()
+            .chain(std::iter::once(&doc.totals))
+            .map(|d| {
+                let mut row = vec![Cell::Text(d.day.clone())];
+                row.extend(compact_money_cells(d.recorded_cost, d.what_if.as_ref()));
+                row.extend([Cell::Int(d.sessions), Cell::Int(d.requests)]);
+                row
+            })
+            .collect(),
+    }
+}
+
 /// One row per session.
 pub fn sessions(doc: &ImportDoc) -> DataTable {
     let mut columns = vec![
@@ -560,9 +662,14 @@ impl Render for ImportDoc {
             s.push_str(&plain_table(fmt, &ranking(self), opts.width));
             s.push('\n');
         }
-        s.push_str(&plain_table(fmt, &sessions(self), opts.width));
+        let (sessions, days) = if opts.wide {
+            (sessions(self), days(self))
+        } else {
+            (sessions_compact(self), days_compact(self))
+        };
+        s.push_str(&plain_table(fmt, &sessions, opts.width));
         s.push('\n');
-        s.push_str(&plain_table(fmt, &days(self), opts.width));
+        s.push_str(&plain_table(fmt, &days, opts.width));
         s.push('\n');
         s.push_str(&wrap_prose(&what_if_note(self), opts.width));
         s.push('\n');
@@ -623,8 +730,11 @@ impl Render for ImportDoc {
         }
         blocks.push(chart_block(charts::import::per_day(fmt, self)).heading("Charts", None));
         blocks.push(chart_block(charts::import::top_sessions(fmt, self)));
-        blocks.push(Block::table(view(fmt, &days(self))).heading("Tables", None));
-        blocks.push(Block::table(view(fmt, &sessions(self))));
+        blocks.push(Block::table(view(fmt, &days_compact(self))).heading(
+            "Tables",
+            Some("Compact tables: each session's recorded cost and each replay's estimate first. Every column (usage by token class, lower and upper bounds, sizes) is in the CSV files of --csv DIR and in the JSON.".into()),
+        ));
+        blocks.push(Block::table(view(fmt, &sessions_compact(self))));
         if !self.unpriced.is_empty() {
             blocks.push(Block::table(view(fmt, &unpriced(self))));
         }

@@ -40,6 +40,8 @@ pub struct TerminalOptions {
     pub width: usize,
     /// Print only the answer (`simulate --brief`).
     pub brief: bool,
+    /// Print every column of tables that have a compact form (`import --wide`).
+    pub wide: bool,
 }
 
 impl Default for TerminalOptions {
@@ -48,6 +50,7 @@ impl Default for TerminalOptions {
             requests: false,
             width: terminal::DEFAULT_WIDTH,
             brief: false,
+            wide: false,
         }
     }
 }
