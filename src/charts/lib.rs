@@ -369,6 +369,19 @@ pub fn format_axis(v: f64) -> String {
     }
 }
 
+/// Okabe and Ito's palette (2008), told apart with the common colour-vision
+/// deficiencies: blue, bluish green, orange, vermillion, reddish purple, sky
+/// blue. With [`INK`] first, for series that must differ in colour alone
+/// (grouped bars).
+pub const DISTINCT: [RGBColor; 6] = [
+    RGBColor(0, 114, 178),
+    RGBColor(0, 158, 115),
+    RGBColor(230, 159, 0),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+];
+
 /// Line colours for many series, dark to light (dash patterns alternate too).
 pub const LINES: [RGBColor; 6] = [
     RGBColor(40, 40, 40),
@@ -409,7 +422,75 @@ fn merged(lines: Vec<Line>) -> Vec<Line> {
     out
 }
 
+/// How a line chart draws its values.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shape {
+    /// A logarithmic value axis, in whole decades (for series that differ by
+    /// orders of magnitude); the axis description says so.
+    pub log_y: bool,
+    /// Each value holds until the next point and changes there (a quantity
+    /// that jumps, such as a cache that expires), never a ramp between them.
+    pub steps: bool,
+}
+
+/// `points` as steps: each value held until the next point's x.
+fn as_steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, p) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((p.0, points[i - 1].1));
+        }
+        out.push(*p);
+    }
+    out
+}
+
+/// The whole decades around the positive values: (floor, ceil) of log10.
+fn decades(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0)
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let (a, b) = (lo.log10().floor(), hi.log10().ceil());
+    (a, if b > a { b } else { a + 1.0 })
+}
+
 pub fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
+    lines_shaped(fmt, spec, Shape::default())
+}
+
+/// [`lines`] drawn as `shape` says.
+pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, String> {
+    let mut spec = spec;
+    if shape.steps {
+        for l in &mut spec.lines {
+            l.points = as_steps(&l.points);
+        }
+    }
+    // On a log axis a value is drawn at its log10, labelled with the value;
+    // a value of 0 or less sits at the axis's floor.
+    let floor = if shape.log_y {
+        let (a, _) = decades(spec.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+        for l in &mut spec.lines {
+            for p in &mut l.points {
+                p.1 = if p.1 > 0.0 { p.1.log10().max(a) } else { a };
+            }
+        }
+        Some(a)
+    } else {
+        None
+    };
+    if let Some((p, _)) = &mut spec.mark {
+        if shape.log_y {
+            p.1 = if p.1 > 0.0 {
+                p.1.log10()
+            } else {
+                floor.unwrap_or(0.0)
+            };
+        }
+    }
     draw(|root| {
         let all = merged(spec.lines);
         let keys: Vec<Key> = all
@@ -423,11 +504,18 @@ pub fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
         let xs = all.iter().flat_map(|l| l.points.iter().map(|p| p.0));
         let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
         let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
-        let ymax = nice_max(
-            all.iter()
-                .flat_map(|l| l.points.iter().map(|p| p.1))
-                .fold(0.0, f64::max),
-        );
+        let top = all
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.1))
+            .fold(f64::MIN, f64::max);
+        let (y0, ymax) = match floor {
+            Some(a) => (a, top.ceil().max(a + 1.0)),
+            None => (0.0, nice_max(top.max(0.0))),
+        };
+        let y_desc = match floor {
+            Some(_) => format!("{} (log scale)", spec.y_desc),
+            None => spec.y_desc.to_string(),
+        };
         let mut chart = ChartBuilder::on(root)
             .caption(
                 fmt.in_code(spec.title),
@@ -436,12 +524,27 @@ pub fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, 0.0..ymax)?;
+            .build_cartesian_2d(x0..x1, y0..ymax)?;
         let mut mesh = chart.configure_mesh();
+        // Only whole decades are labelled.
+        let log_label = |v: &f64| {
+            if (v - v.round()).abs() < 1e-9 {
+                format_axis(10f64.powf(v.round()))
+            } else {
+                String::new()
+            }
+        };
+        let linear_label = |v: &f64| format_axis(*v);
         mesh.x_label_formatter(&|v| format_axis(*v))
-            .y_label_formatter(&|v| format_axis(*v))
             .x_desc(spec.x_desc)
-            .y_desc(fmt.in_code(spec.y_desc));
+            .y_desc(fmt.in_code(&y_desc));
+        match floor {
+            // One label a decade.
+            Some(_) => mesh
+                .y_labels((ymax - y0) as usize + 1)
+                .y_label_formatter(&log_label),
+            None => mesh.y_label_formatter(&linear_label),
+        };
         quiet_mesh(&mut mesh);
         mesh.draw()?;
         for l in &all {
@@ -504,6 +607,67 @@ impl Chart {
             caption: self.caption,
             svg,
             error,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_step_holds_each_value_until_the_next_point() {
+        let p = [(0.0, 1.0), (300.0, 5.0), (600.0, 5.0)];
+        assert_eq!(
+            as_steps(&p),
+            [
+                (0.0, 1.0),
+                (300.0, 1.0),
+                (300.0, 5.0),
+                (600.0, 5.0),
+                (600.0, 5.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_log_axis_spans_whole_decades_around_the_positive_values() {
+        // 1,700 … 490,000: 10³ to 10⁶; zeros and negatives do not count.
+        let (a, b) = decades([0.0, -3.0, 1_700.0, 490_000.0].into_iter());
+        assert_eq!((a, b), (3.0, 6.0));
+        // One value still gets a decade.
+        assert_eq!(decades([100.0].into_iter()), (2.0, 3.0));
+    }
+
+    #[test]
+    fn a_log_chart_labels_decades_and_says_it_is_logarithmic() {
+        let line = |label: &str, k: f64| Line {
+            label: label.into(),
+            color: INK,
+            dashed: false,
+            points: (1..=12).map(|m| (m as f64, k * m as f64)).collect(),
+        };
+        let svg = lines_shaped(
+            &Fmt::usd(),
+            Lines {
+                title: "t",
+                x_desc: "month",
+                y_desc: "USD",
+                lines: vec![line("dear", 40_000.0), line("cheap", 1_500.0)],
+                mark: None,
+            },
+            Shape {
+                log_y: true,
+                steps: false,
+            },
+        )
+        .unwrap();
+        assert!(svg.contains("USD (log scale)"), "{svg}");
+        for decade in ["1,000", "10,000", "100,000", "1,000,000"] {
+            assert!(
+                svg.contains(&format!(">\n{decade}\n<")),
+                "{decade} not labelled: {svg}"
+            );
         }
     }
 }

@@ -491,17 +491,39 @@ pub fn cumulative(fmt: &Fmt, doc: &tokencast_core::document::SimulationDoc) -> C
                 .collect(),
         });
     }
+    // Variants an order of magnitude apart share a log axis, so the
+    // cheapest are not squeezed against zero under the dearest.
+    let ends: Vec<f64> = lines_
+        .iter()
+        .filter_map(|l| l.points.last().map(|p| p.1))
+        .filter(|v| *v > 0.0)
+        .collect();
+    let (lo, hi) = ends
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), v| (a.min(*v), b.max(*v)));
+    let log_y = hi > 0.0 && lo < f64::MAX && hi / lo > 10.0;
     Chart {
         id: "chart-cumulative".into(),
         title: title.into(),
-        caption: "Spend by the end of each month, each variant at its upper bound, with the plan's runs a day, working days and monthly growth; the red dashed line is the cumulative budget when the plan sets one.".into(),
-        svg: lines(fmt, Lines {
-            title,
-            x_desc: "month",
-            y_desc: "USD, cumulative",
-            lines: lines_,
-            mark: None,
-        }),
+        caption: format!(
+            "Spend by the end of each month, each variant at its upper bound, with the plan's runs a day, working days and monthly growth; the red dashed line is the cumulative budget when the plan sets one.{}",
+            if log_y {
+                " The value axis is logarithmic (one label a decade): the variants differ by more than ten times."
+            } else {
+                ""
+            }
+        ),
+        svg: lines_shaped(
+            fmt,
+            Lines {
+                title,
+                x_desc: "month",
+                y_desc: "USD, cumulative",
+                lines: lines_,
+                mark: None,
+            },
+            Shape { log_y, steps: false },
+        ),
     }
 }
 

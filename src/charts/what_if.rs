@@ -108,14 +108,21 @@ pub fn lifetime(fmt: &Fmt, doc: &SimulationDoc) -> Option<Chart> {
     Some(Chart {
         id: "chart-lifetime".into(),
         title: title.into(),
-        caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache.".into(),
-        svg: lines(fmt, Lines {
-            title,
-            x_desc: "model time per step (seconds)",
-            y_desc: "model input, USD per run",
-            lines: series,
-            mark,
-        }),
+        caption: "Model input cost of one run when each request waits for the tool calls before it plus the model's time per step. A gap longer than the tier's lifetime expires the cache: the cost jumps, drawn as a step at the first time swept past it.".into(),
+        svg: lines_shaped(
+            fmt,
+            Lines {
+                title,
+                x_desc: "model time per step (seconds)",
+                y_desc: "model input, USD per run",
+                lines: series,
+                mark,
+            },
+            Shape {
+                log_y: false,
+                steps: true,
+            },
+        ),
     })
 }
 

@@ -43,27 +43,27 @@ pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
         },
         Series {
             label: "replayed as recorded".into(),
-            color: RAW,
+            color: DISTINCT[0],
             values: doc
                 .days
                 .iter()
-                .map(|d| d.what_if.map_or(0.0, |w| f(w.as_recorded.lower)))
+                .map(|d| d.what_if.map_or(0.0, |w| f(w.as_recorded.estimate)))
                 .collect(),
         },
         Series {
             label: "trimmed".into(),
-            color: TRIMMED,
+            color: DISTINCT[1],
             values: doc
                 .days
                 .iter()
-                .map(|d| d.what_if.map_or(0.0, |w| f(w.trimmed.lower)))
+                .map(|d| d.what_if.map_or(0.0, |w| f(w.trimmed.estimate)))
                 .collect(),
         },
     ];
     let optional: [(&str, WhatIfGet, RGBColor); 3] = [
-        ("other cache tier", |w| w.other_tier, LINES[2]),
-        ("batch", |w| w.batch, LINES[4]),
-        ("other model", |w| w.other_model, LINES[5]),
+        ("other cache tier", |w| w.other_tier, DISTINCT[2]),
+        ("batch", |w| w.batch, DISTINCT[3]),
+        ("other model", |w| w.other_model, DISTINCT[4]),
     ];
     for (label, get, color) in optional {
         if doc
@@ -77,7 +77,12 @@ pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
                 values: doc
                     .days
                     .iter()
-                    .map(|d| d.what_if.as_ref().and_then(get).map_or(0.0, |b| f(b.lower)))
+                    .map(|d| {
+                        d.what_if
+                            .as_ref()
+                            .and_then(get)
+                            .map_or(0.0, |b| f(b.estimate))
+                    })
                     .collect(),
             });
         }
@@ -85,10 +90,10 @@ pub fn per_day(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     Chart {
         id: "chart-import-per-day".into(),
         title: title.into(),
-        caption: "Each day's sessions that carry tool results: what they cost as recorded, what the engine's replay of the same threads gives (lower bound), and the same replay with results trimmed, on the other cache tier, in batch and on the other model.".into(),
+        caption: "Each day's replayed threads: what they cost as recorded, what the engine's replay of the same threads gives (its estimate; the tables give lower and upper bounds), and the same replay with results trimmed, on the other cache tier, in batch and on the other model. A day with nothing priced or replayed is labelled so, never drawn as $0.".into(),
         svg: bars(fmt, Bars {
             title,
-            value_desc: "USD (lower bound for replays)",
+            value_desc: "USD (replays at their estimate)",
             category_desc: "day",
             categories,
             series,
