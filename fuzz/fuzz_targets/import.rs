@@ -19,11 +19,13 @@ fuzz_target!(|data: &[u8]| {
         name: "anthropic.toml".into(),
         text: include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml").into(),
     };
+    // Two compared models: an id and a pattern.
+    let compare = ["claude-haiku-4-5".to_string(), "claude-opus-4-5*".to_string()];
     for source in [Source::ClaudeCode, Source::Codex, Source::Api, Source::Otel] {
         let opts = summary::Options {
             source: source.key(),
             trim: Trim::KeepPercent(50),
-            compare: Some("claude-haiku-4-5"),
+            compare: &compare,
             today: jiff::civil::date(2026, 11, 30),
             calibration: None,
             calibration_name: "",
