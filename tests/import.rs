@@ -886,3 +886,69 @@ fn the_default_tables_are_compact_and_wide_has_every_column() {
         assert!(wide.contains(column), "{column:?} not in {wide}");
     }
 }
+
+#[test]
+fn a_combined_variant_is_one_figure_and_equals_the_same_what_if_made_another_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_json(
+        dir.path(),
+        &[
+            "--out",
+            "out",
+            "--compare-model",
+            "claude-haiku-4-5",
+            "--variant",
+            r#"{ name = "raw, as recorded", results = "raw" }"#,
+            "--variant",
+            r#"{ name = "raw, batch", results = "raw", mode = "batch" }"#,
+            "--variant",
+            r#"{ name = "raw on haiku", results = "raw", model = "claude-haiku-4-5" }"#,
+            "--variant",
+            "{ name = \"odd\\n[name]\", results = \"trimmed\", model = \"claude-haiku-4-5\", cache = \"5m\" }",
+        ],
+    );
+    let band =
+        |v: &serde_json::Value| ["lower", "estimate", "upper"].map(|k| d(v[k].as_str().unwrap()));
+    let totals = &doc["totals"]["what_if"];
+    let variants = doc["variants"].as_array().unwrap();
+    let cost = |i: usize| band(&variants[i]["cost"]);
+    // The same settings as the import's own what-ifs give the same figures,
+    // to the last digit: as recorded, in batch, on the compared model.
+    assert_eq!(cost(0), band(&totals["as_recorded"]));
+    assert_eq!(cost(1), band(&totals["batch"]));
+    assert_eq!(cost(2), band(&totals["other_model"]));
+    for v in variants {
+        assert_eq!(band(&v["as_recorded"]), band(&totals["as_recorded"]));
+        assert!(v["sessions"].as_u64().unwrap() >= 2, "{v}");
+    }
+    // A name is data in the scenario, however it is written: the scenario
+    // loads and replays it.
+    assert_eq!(variants[3]["variant"]["name"], "odd\n[name]");
+    let scenario = fs::read_to_string(dir.path().join(format!("out/{S1}/main.toml"))).unwrap();
+    let parsed: toml::Value = toml::from_str(&scenario).unwrap();
+    let names: Vec<&str> = parsed["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"odd\n[name]"), "{names:?}");
+    assert!(parsed.get("name]").is_none() && parsed.get("name").is_some());
+    assert!(cost(3)[1] > Decimal::ZERO);
+    // A variant the book cannot price stops the import before it reads a log.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--no-report", "--out", "out2", "--variant"])
+        .arg(r#"{ name = "x", results = "raw", model = "gpt-5.4", cache = "1h" }"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--variant 1") && err.contains("`gpt-5.4` has no"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out2").exists());
+}

@@ -5,6 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use tokencast::import::variant::WhatIfVariant;
 use tokencast::import::{read, summary, write::Trim, Filter, Source};
 use tokencast::input::SourceText;
 
@@ -19,6 +20,25 @@ fuzz_target!(|data: &[u8]| {
         name: "anthropic.toml".into(),
         text: include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml").into(),
     };
+    // A combined what-if on another model, and one on the thread's own.
+    let variants = [
+        WhatIfVariant {
+            name: "trimmed on haiku, 5m".into(),
+            results: tokencast::scenario::Content::Trimmed,
+            cache: Some(tokencast::pricing::Cache::FiveMinutes),
+            mode: tokencast::pricing::Mode::Sync,
+            model: Some("claude-haiku-4-5".into()),
+            service: None,
+        },
+        WhatIfVariant {
+            name: "raw, batch".into(),
+            results: tokencast::scenario::Content::Raw,
+            cache: None,
+            mode: tokencast::pricing::Mode::Batch,
+            model: None,
+            service: None,
+        },
+    ];
     // Two compared models: an id and a pattern.
     let compare = ["claude-haiku-4-5".to_string(), "claude-opus-4-5*".to_string()];
     for source in [Source::ClaudeCode, Source::Codex, Source::Api, Source::Otel] {
@@ -26,6 +46,7 @@ fuzz_target!(|data: &[u8]| {
             source: source.key(),
             trim: Trim::KeepPercent(50),
             compare: &compare,
+            variants: &variants,
             today: jiff::civil::date(2026, 11, 30),
             calibration: None,
             calibration_name: "",

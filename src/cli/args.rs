@@ -130,6 +130,11 @@ pub struct ImportArgs {
     /// id, or a pattern such as 'claude-*' or '*' (the whole book); repeatable.
     #[arg(long, value_name = "MODEL")]
     pub compare_model: Vec<String>,
+    /// A what-if that combines, written as the scenario file writes a variant (an inline
+    /// table): '{ name = "trimmed on haiku", results = "trimmed", model = "claude-haiku-4-5",
+    /// cache = "5m" }' (keys: name, results, cache, mode, model, service); repeatable.
+    #[arg(long = "variant", value_name = "TABLE")]
+    pub variant: Vec<String>,
     /// How "trimmed" results are made: BYTES kept per result, or PERCENT% of each [default: trimmed = raw].
     #[arg(long, value_name = "RULE")]
     pub trim: Option<String>,

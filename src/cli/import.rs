@@ -90,6 +90,8 @@ pub(super) struct ImportSpec {
     /// The price book, read.
     book: SourceText,
     compare_models: Vec<String>,
+    /// `--variant`: the user's combined what-ifs, checked against the book.
+    variants: Vec<crate::import::variant::WhatIfVariant>,
     /// Saved calibrations, merged, and the files they came from.
     calibration: Option<(Calibration, String)>,
     save_calibration: Option<PathBuf>,
@@ -200,6 +202,23 @@ impl ImportSpec {
                 .collect();
             (Calibration::merge(&saved), names.join(" + "))
         });
+        // A model a --variant names counts as compared when choosing the book.
+        let wanted: Vec<String> = args
+            .compare_model
+            .iter()
+            .cloned()
+            .chain(
+                args.variant
+                    .iter()
+                    .filter_map(|v| crate::import::variant::WhatIfVariant::model_of(v)),
+            )
+            .collect();
+        let book = price_book(source, args.prices.as_deref(), &wanted)?;
+        let variants = crate::import::variant::WhatIfVariant::check_all(
+            &args.variant,
+            &crate::pricing::PriceBook::parse(&book)?,
+            today(),
+        )?;
         Ok(ImportSpec {
             source,
             paths: log_paths(source, &args.paths)?,
@@ -211,7 +230,8 @@ impl ImportSpec {
                 follow_links: args.follow_links,
             },
             trim,
-            book: price_book(source, args.prices.as_deref(), &args.compare_model)?,
+            variants,
+            book,
             compare_models: args.compare_model.clone(),
             calibration,
             save_calibration: args.save_calibration.clone(),
@@ -356,6 +376,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         source: spec.source.key(),
         trim: spec.trim,
         compare: &spec.compare_models,
+        variants: &spec.variants,
         today: today(),
         calibration: spec.calibration.as_ref().map(|(c, _)| c),
         calibration_name: spec.calibration.as_ref().map_or("", |(_, n)| n.as_str()),

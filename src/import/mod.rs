@@ -22,6 +22,7 @@ pub mod lines;
 pub mod manifest;
 pub mod otel;
 pub mod summary;
+pub mod variant;
 pub mod write;
 
 use serde::{Deserialize, Serialize};

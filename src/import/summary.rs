@@ -28,6 +28,10 @@ pub struct ImportDoc {
     /// of the same replayed threads.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranking: Vec<ModelRank>,
+    /// Each `--variant` over the threads that could take it: its cost
+    /// beside theirs as recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantTotal>,
     /// `claude-code`.
     pub source: String,
     /// Files, lines and bytes read.
@@ -60,6 +64,40 @@ pub struct ImportDoc {
     /// Recorded cost per session: percentiles with distribution-free 95 %
     /// intervals, over the sessions whose every request is priced.
     pub confidence: Confidence,
+}
+
+/// A what-if's replay of some threads beside the same threads as recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Paired {
+    /// The what-if.
+    pub cost: Band,
+    /// The same threads replayed as recorded.
+    pub as_recorded: Band,
+}
+
+impl std::ops::Add for Paired {
+    type Output = Paired;
+    fn add(self, o: Paired) -> Paired {
+        Paired {
+            cost: self.cost + o.cost,
+            as_recorded: self.as_recorded + o.as_recorded,
+        }
+    }
+}
+
+/// One `--variant` over every replayed thread that could take it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantTotal {
+    /// The variant as given.
+    pub variant: super::variant::WhatIfVariant,
+    /// Its cost over those threads: lower, estimate, upper.
+    pub cost: Band,
+    /// The same threads replayed as recorded.
+    pub as_recorded: Band,
+    /// `cost.estimate ÷ as_recorded.estimate − 1`; none when that is zero.
+    pub versus_as_recorded: Option<Decimal>,
+    /// Sessions with a thread that took it.
+    pub sessions: u64,
 }
 
 /// One compared model: the cost of every replayed thread moved onto it.
@@ -207,6 +245,11 @@ pub struct SessionRow {
     /// order), lower, estimate and upper; none where a thread could not be.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub on_models: Vec<Option<Band>>,
+    /// Its replayed threads under each `--variant` (the document's
+    /// `variants` order), beside the same threads as recorded; none where no
+    /// thread could take it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<Option<Paired>>,
 }
 
 /// One day.
@@ -251,6 +294,8 @@ pub struct Options<'a> {
     pub trim: Trim,
     /// The models to compare, as given: ids or patterns (`claude-*`, `*`).
     pub compare: &'a [String],
+    /// The user's combined what-ifs (`--variant`), checked against the book.
+    pub variants: &'a [super::variant::WhatIfVariant],
     /// The price date.
     pub today: jiff::civil::Date,
     /// A saved calibration to apply instead of each thread's own fit.
@@ -313,6 +358,7 @@ pub fn empty_row() -> SessionRow {
         replayed_recorded_cost: Decimal::ZERO,
         what_if: None,
         on_models: Vec::new(),
+        variants: Vec::new(),
     }
 }
 
@@ -385,6 +431,8 @@ pub struct Summary<'a> {
     opts: &'a Options<'a>,
     /// The models compared, in the order given (patterns: by id).
     compare: Vec<ModelPrices>,
+    /// The user's what-ifs, each with its model's prices when it names one.
+    variants: Vec<(super::variant::WhatIfVariant, Option<ModelPrices>)>,
     rows: Vec<SessionRow>,
     unpriced: BTreeMap<String, Unpriced>,
     scenarios: Vec<String>,
@@ -405,7 +453,19 @@ impl<'a> Summary<'a> {
             opts.compare,
             opts.today,
         )?;
+        let variants = opts
+            .variants
+            .iter()
+            .map(|v| {
+                let on = v
+                    .model
+                    .as_deref()
+                    .and_then(|m| book.get_on(m, opts.today).ok().cloned());
+                (v.clone(), on)
+            })
+            .collect();
         Ok(Summary {
+            variants,
             book_src,
             book,
             book_file: crate::scenario::input_file(book_src),
@@ -506,6 +566,7 @@ impl<'a> Summary<'a> {
                 trace_file: &trace_name,
                 trim: self.opts.trim,
                 compare: &self.compare,
+                variants: &self.variants,
                 calibration: match self.opts.calibration.and_then(|c| c.fit_for(&model)) {
                     Some(fit) => Some((
                         fit,
@@ -553,9 +614,12 @@ impl<'a> Summary<'a> {
                     file: &self.book_file,
                     today: self.opts.today,
                 };
-                let ifs = match replay(s, name.as_str(), &toml, &csv, &with, &self.compare) {
-                    Ok((ifs, on_models)) => {
+                let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
+                let ifs = match replay(s, name.as_str(), &toml, &csv, &with, &self.compare, &names)
+                {
+                    Ok((ifs, on_models, custom)) => {
                         row.on_models = add_bands(std::mem::take(&mut row.on_models), on_models);
+                        row.variants = add_bands(std::mem::take(&mut row.variants), custom);
                         ifs
                     }
                     Err(e) => {
@@ -691,7 +755,9 @@ impl<'a> Summary<'a> {
         let days = days(&rows);
         let totals = total(&days);
         let ranking = ranking(&self.compare, &rows);
+        let variants = variant_totals(&self.variants, &rows);
         ImportDoc {
+            variants,
             totals,
             ranking,
             source: import.source.clone(),
@@ -758,6 +824,7 @@ fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
                     (a, b) => a.or(b),
                 };
                 m.on_models = add_bands(std::mem::take(&mut m.on_models), r.on_models);
+                m.variants = add_bands(std::mem::take(&mut m.variants), r.variants);
             }
         }
     }
@@ -791,6 +858,7 @@ fn session_row(s: &Session) -> SessionRow {
         replayed_recorded_cost: Decimal::ZERO,
         what_if: None,
         on_models: Vec::new(),
+        variants: Vec::new(),
     }
 }
 
@@ -804,6 +872,10 @@ struct ReplayBook<'a> {
     today: jiff::civil::Date,
 }
 
+/// A thread's replay: its what-ifs, its cost on each compared model, and
+/// each `--variant` beside the thread as recorded.
+type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
+
 /// Replays one thread's scenario: its what-ifs, and its cost on each of
 /// the `compare` models (the "as recorded" replay on the thread's own model).
 fn replay(
@@ -813,7 +885,8 @@ fn replay(
     csv: &[u8],
     with: &ReplayBook,
     compare: &[ModelPrices],
-) -> Result<(WhatIfs, Vec<Option<Band>>), InputError> {
+    custom: &[&str],
+) -> Result<Replayed, InputError> {
     let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
     let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
     let src = SourceText {
@@ -874,6 +947,10 @@ fn replay(
             }
         })
         .collect();
+    let custom = custom
+        .iter()
+        .map(|name| band(&|n| n == *name).map(|cost| Paired { cost, as_recorded }))
+        .collect();
     Ok((
         WhatIfs {
             as_recorded,
@@ -885,6 +962,7 @@ fn replay(
             other_model: on_models.first().copied().flatten(),
         },
         on_models,
+        custom,
     ))
 }
 
@@ -897,7 +975,7 @@ fn add_costs(a: Option<Decimal>, b: Option<Decimal>) -> Option<Decimal> {
 }
 
 /// Two lists of bands added place by place (an empty list: none yet).
-fn add_bands(a: Vec<Option<Band>>, b: Vec<Option<Band>>) -> Vec<Option<Band>> {
+fn add_bands<T: std::ops::Add<Output = T>>(a: Vec<Option<T>>, b: Vec<Option<T>>) -> Vec<Option<T>> {
     if a.is_empty() {
         return b;
     }
@@ -940,6 +1018,36 @@ impl DayRow {
 }
 
 /// The days summed.
+/// Each `--variant`'s cost of the sessions with a thread that took it,
+/// beside the same sessions as recorded.
+fn variant_totals(
+    variants: &[(super::variant::WhatIfVariant, Option<ModelPrices>)],
+    rows: &[SessionRow],
+) -> Vec<VariantTotal> {
+    variants
+        .iter()
+        .enumerate()
+        .map(|(i, (v, _))| {
+            let (mut cost, mut as_recorded, mut sessions) = (Band::default(), Band::default(), 0);
+            for r in rows {
+                if let Some(Some(p)) = r.variants.get(i) {
+                    cost = cost + p.cost;
+                    as_recorded = as_recorded + p.as_recorded;
+                    sessions += 1;
+                }
+            }
+            VariantTotal {
+                variant: v.clone(),
+                cost,
+                as_recorded,
+                versus_as_recorded: (!as_recorded.estimate.is_zero())
+                    .then(|| (cost.estimate / as_recorded.estimate - Decimal::ONE).round_dp(4)),
+                sessions,
+            }
+        })
+        .collect()
+}
+
 /// Each compared model's cost of the sessions replayed on it, cheapest
 /// first by the estimate (then by id).
 fn ranking(compare: &[ModelPrices], rows: &[SessionRow]) -> Vec<ModelRank> {

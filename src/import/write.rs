@@ -273,6 +273,9 @@ pub struct ScenarioSpec<'a> {
     pub trim: Trim,
     /// Other models of the book to compare with: a variant on each.
     pub compare: &'a [ModelPrices],
+    /// The user's combined what-ifs (`--variant`), each with its model's
+    /// prices when it names one.
+    pub variants: &'a [(super::variant::WhatIfVariant, Option<ModelPrices>)],
     /// Bytes per token fitted from the thread, when it has enough measured
     /// steps, or from a saved calibration; and where it comes from.
     pub calibration: Option<(super::calibrate::Fit, String)>,
@@ -502,6 +505,52 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
             cache,
             &format!("\nmodel = {}{why}", quoted(&c.model)),
         );
+    }
+    let mut left_out: Vec<String> = Vec::new();
+    for (v, on) in spec.variants {
+        let results = match v.results {
+            crate::scenario::Content::Raw => "raw",
+            crate::scenario::Content::Trimmed => "trimmed",
+        };
+        let mut extra = String::new();
+        if v.mode == crate::pricing::Mode::Batch {
+            extra.push_str("\nmode = \"batch\"");
+        }
+        if let Some(s) = &v.service {
+            extra.push_str(&format!("\nservice = {}", quoted(s)));
+        }
+        let cache = match on {
+            // Checked against the book up front: its tier as asked, or the
+            // recorded one as that model offers it.
+            Some(m) => {
+                extra.push_str(&format!("\nmodel = {}", quoted(&m.model)));
+                match v.cache {
+                    Some(c) => c.key(),
+                    None => compare_cache(main_cache, m).0,
+                }
+            }
+            // On the thread's own models: a tier or mode they lack is noted,
+            // and the variant left out of this thread.
+            None => {
+                let want = v.cache.map_or(main_cache, Cache::key);
+                let batch_ok = v.mode == crate::pricing::Mode::Sync
+                    || has(|m| m.batch_input.is_some() && m.batch_output.is_some());
+                if (want != "none" && !tier_priced(want)) || !batch_ok {
+                    left_out.push(format!(
+                        "# variant {} left out: this thread's models have no {} prices",
+                        quoted(&v.name),
+                        if batch_ok { want } else { "batch" }
+                    ));
+                    continue;
+                }
+                extra.push_str(own);
+                want
+            }
+        };
+        variant(&v.name, results, cache, &extra);
+    }
+    for line in left_out {
+        let _ = writeln!(out, "\n{line}");
     }
     out
 }

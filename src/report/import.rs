@@ -441,6 +441,83 @@ pub fn ranking(doc: &ImportDoc) -> DataTable {
     }
 }
 
+/// Each `--variant` over the threads that took it, beside the same threads
+/// as recorded.
+pub fn combined(doc: &ImportDoc) -> DataTable {
+    DataTable {
+        id: "import_variants",
+        title: "Your variants (--variant), each over the threads that could take it (USD)".into(),
+        columns: vec![
+            col("variant", "variant"),
+            col("usd_estimate", "estimate"),
+            col("usd_lower", "lower"),
+            col("usd_upper", "upper"),
+            col("as_recorded_usd_estimate", "as recorded"),
+            col("versus_as_recorded", "vs as recorded"),
+            col("sessions", "sessions"),
+        ],
+        rows: doc
+            .variants
+            .iter()
+            .map(|v| {
+                vec![
+                    Cell::Text(display(&v.variant.name)),
+                    Cell::Usd(v.cost.estimate, 4),
+                    Cell::Usd(v.cost.lower, 4),
+                    Cell::Usd(v.cost.upper, 4),
+                    Cell::Usd(v.as_recorded.estimate, 4),
+                    v.versus_as_recorded
+                        .map_or(Cell::Missing("n/a"), Cell::Share),
+                    Cell::Int(v.sessions),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// The combined what-ifs' answer: each one's estimate against the same
+/// threads as recorded.
+fn combined_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
+    if doc.variants.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = doc
+        .variants
+        .iter()
+        .map(|v| {
+            let dp = if v.as_recorded.estimate.abs() >= rust_decimal::Decimal::ONE {
+                2
+            } else {
+                4
+            };
+            match (v.sessions, v.versus_as_recorded) {
+                (0, _) => format!(
+                    "{} could not be replayed on any thread",
+                    display(&v.variant.name)
+                ),
+                (_, Some(x)) => format!(
+                    "{} {} ({}{} against {} as recorded)",
+                    display(&v.variant.name),
+                    fmt.money(v.cost.estimate, dp),
+                    if x > rust_decimal::Decimal::ZERO {
+                        "+"
+                    } else {
+                        ""
+                    },
+                    format::percent(x),
+                    fmt.money(v.as_recorded.estimate, dp)
+                ),
+                (_, None) => format!(
+                    "{} {}",
+                    display(&v.variant.name),
+                    fmt.money(v.cost.estimate, dp)
+                ),
+            }
+        })
+        .collect();
+    Some(format!("Your variants, estimate: {}.", parts.join("; ")))
+}
+
 /// The ranking's answer: the cheapest and dearest compared model against
 /// the same threads as recorded.
 fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
@@ -645,6 +722,7 @@ impl Render for ImportDoc {
         );
         for line in std::iter::once(headline(fmt, self))
             .chain(answer_details(fmt, self))
+            .chain(combined_line(fmt, self))
             .chain(ranking_line(fmt, self))
         {
             s.push_str(&wrap_prose(&line, opts.width));
@@ -658,6 +736,10 @@ impl Render for ImportDoc {
         }
         s.push_str(&wrap_prose(&counts_line(self), opts.width));
         s.push_str("\n\n");
+        if !self.variants.is_empty() {
+            s.push_str(&plain_table(fmt, &combined(self), opts.width));
+            s.push('\n');
+        }
         if !self.ranking.is_empty() {
             s.push_str(&plain_table(fmt, &ranking(self), opts.width));
             s.push('\n');
@@ -705,6 +787,9 @@ impl Render for ImportDoc {
         if !self.ranking.is_empty() {
             all.insert(0, ranking(self));
         }
+        if !self.variants.is_empty() {
+            all.insert(0, combined(self));
+        }
         all
     }
 
@@ -716,12 +801,16 @@ impl Render for ImportDoc {
         let mut blocks = vec![Block {
             list: std::iter::once(headline(fmt, self))
                 .chain(answer_details(fmt, self))
+                .chain(combined_line(fmt, self))
                 .chain(ranking_line(fmt, self))
                 .chain([counts_line(self), what_if_note(self)])
                 .chain((self.confidence.sessions > 0).then(|| confidence_note(fmt, self)))
                 .collect(),
             ..Block::default()
         }];
+        if !self.variants.is_empty() {
+            blocks.push(Block::table(view(fmt, &combined(self))).heading("Your variants", None));
+        }
         if !self.ranking.is_empty() {
             blocks.push(
                 chart_block(charts::import::models(fmt, self)).heading("Compared models", None),
