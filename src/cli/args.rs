@@ -30,6 +30,25 @@ pub enum Command {
     /// Import real agent sessions as traces and scenarios, with a priced summary
     /// (without a source: every source whose default location exists).
     Import(Box<ImportCommand>),
+    /// Write a scenario's trace as CSV: a run described by distributions
+    /// (`[trace.generate]`) drawn with its seed, or the rows it has.
+    Trace(TraceArgs),
+}
+
+/// Arguments of `trace`.
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
+    /// Draw with this seed instead of the scenario's `[trace.generate] seed`.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Write the CSV here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Replace FILE even if tokencast did not write it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// An argument's help, short and long alike (for a default that differs

@@ -13,7 +13,7 @@ pub mod spec;
 pub use args::Cli;
 use args::{
     Command, DiffArgs, DiffFormat, ForecastArgs, Format, ImportSource, LitellmArgs, LogSource,
-    PageArgs, PricesCommand, SimulateArgs, SweepArgs,
+    PageArgs, PricesCommand, SimulateArgs, SweepArgs, TraceArgs,
 };
 
 use crate::analysis::{forecast, sweep};
@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<Outcome, AppError> {
         Command::Sweep(args) => run_sweep(args),
         Command::Diff(args) => run_diff(args),
         Command::Forecast(args) => run_forecast(args),
+        Command::Trace(args) => run_trace(args),
         Command::Import(cmd) => {
             use crate::import::Source;
             let (source, args) = match cmd.source {
@@ -319,6 +320,40 @@ fn live_inputs(
     })
 }
 
+/// `trace`: the scenario's trace as CSV, generated when it is described by
+/// distributions.
+fn run_trace(args: TraceArgs) -> Result<Outcome, AppError> {
+    let scenario = crate::files::load(&args.scenario, Some(today()))?;
+    let Some(plan) = scenario.plan() else {
+        return Err(crate::error::InputError::new(format!(
+            "{} gives its trace's rows (a file or [[trace.calls]]): there is nothing to draw",
+            args.scenario.display()
+        ))
+        .with_help("describe a run that has not happened with [trace.generate] (see the README), then `tokencast trace` draws its rows")
+        .into());
+    };
+    let rows = plan.rows(args.seed);
+    let csv = tokencast_core::scenario::generate::csv(&rows);
+    match args.out {
+        None => Ok(Outcome {
+            stdout: csv,
+            ..Outcome::default()
+        }),
+        Some(path) => {
+            let header = tokencast_core::scenario::trace::TRACE_HEADER.to_string();
+            write(
+                Vec::new(),
+                vec![PlannedFile {
+                    path,
+                    bytes: csv,
+                    marker: Marker::Csv(header),
+                }],
+                args.force,
+            )
+        }
+    }
+}
+
 fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     let spec = spec::SweepSpec::check(&args.vary, args.max_points)?;
     let scenario = crate::files::load(&args.scenario, Some(today()))?;
@@ -333,6 +368,9 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
         .collect();
     write(stdout, files, args.page.force)
 }
+
+/// Draws of a `[trace.generate]` run a forecast samples from.
+const PLANNED_DRAWS: u64 = 1000;
 
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let gates = gate::stats(&args.fail_over)?;
@@ -350,11 +388,16 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
     let scenario = crate::files::load(scenario_path, Some(today()))?;
-    let sampler = forecast::Sampler::new(scenario.trace(), spec.method)?;
+    // A run that has not happened is drawn from its distributions: 1,000
+    // draws of the described run, from the forecast's seed.
+    let planned = scenario.plan().map(|p| p.draws(PLANNED_DRAWS, spec.seed));
+    let sampler =
+        forecast::Sampler::new(planned.as_deref().unwrap_or(scenario.trace()), spec.method)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);
-    let doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
+    let mut doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
+    doc.planned = planned.is_some();
     let stdout = plain_stdout(&doc, args.format, args.brief);
     let mut files: Vec<PlannedFile> = page_file(&doc, scenario_path, &args.page, "-forecast")?
         .into_iter()

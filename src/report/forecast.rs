@@ -212,6 +212,12 @@ pub fn answer(fmt: &Fmt, f: &Forecast) -> Vec<String> {
 /// What one recorded run can and cannot say.
 fn pilot_note(f: &Forecast) -> String {
     let calls: u64 = f.capabilities.iter().map(|c| c.calls).sum();
+    if f.planned {
+        return format!(
+            "Drawn from the scenario's [trace.generate] distributions ({} calls drawn to sample from): a run that has not happened, so the percentiles are as good as the description.",
+            format::int(calls)
+        );
+    }
     format!(
         "Drawn from the {} recorded calls of one run: the percentiles describe runs made of calls like those, with no interval for how few were recorded. `tokencast forecast` over many recorded sessions states intervals and how many sessions a p99 budget needs ({}).",
         format::int(calls),

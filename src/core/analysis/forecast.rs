@@ -756,6 +756,7 @@ impl<'a> Plan<'a> {
             .collect();
         let mut doc = Forecast {
             answer: None,
+            planned: false,
             currency: self.s.currency().clone(),
             price_date: self.s.price_date().clone(),
             scenario: s.name().clone(),

@@ -151,6 +151,10 @@ pub struct Forecast {
     pub answer: Option<super::answer::ForecastAnswer>,
     /// Scenario name.
     pub scenario: String,
+    /// Drawn from the scenario's `[trace.generate]` distributions (a run
+    /// that has not happened) rather than from a recorded run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub planned: bool,
     /// The currency of every cost.
     #[serde(default, skip_serializing_if = "crate::pricing::Currency::is_usd")]
     pub currency: crate::pricing::Currency,

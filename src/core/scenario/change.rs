@@ -339,6 +339,7 @@ impl Scenario {
                 PricedVariant::new(variant, model).map_err(|e| missing(&model.model, e))?
             ],
             trace: Vec::new(),
+            plan: None,
             tool_fees: Vec::new(),
             currency: Default::default(),
             price_date: None,

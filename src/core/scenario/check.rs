@@ -48,6 +48,12 @@ impl Scenario {
                 .unwrap_or_else(|| input_file(&book.src)),
         );
         let prices = book.model(src, &raw.model, "model")?;
+        let plan = raw
+            .trace
+            .get_ref()
+            .generate
+            .as_ref()
+            .map(|p| p.get_ref().clone());
         let mut trace = load_trace(
             src,
             files,
@@ -122,6 +128,7 @@ impl Scenario {
             what_if,
             variants,
             trace,
+            plan,
             tool_fees,
             currency,
             price_date,
@@ -449,6 +456,19 @@ pub(super) fn load_trace(
 ) -> Result<Vec<TraceCall>, InputError> {
     let span = raw.span();
     let raw = raw.into_inner();
+    if let Some(plan) = raw.generate {
+        if raw.file.is_some() || raw.calls.is_some() {
+            return Err(src
+                .error_at(
+                    "the trace has [trace.generate] and also `file` or inline `calls`",
+                    plan.span(),
+                    "one of these",
+                )
+                .with_help("describe the run by distributions, or give its rows, not both"));
+        }
+        let at = plan.span();
+        return plan.get_ref().calls(src, at);
+    }
     let trace = match (raw.file, raw.calls) {
         (Some(file), None) if checked.is_some_and(|c| c.rel == *file.get_ref()) => {
             let c = checked.expect("checked");

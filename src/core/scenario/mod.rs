@@ -7,6 +7,7 @@
 pub mod change;
 mod check;
 mod check_what_if;
+pub mod generate;
 mod raw;
 pub mod trace;
 mod trace_columns;
@@ -292,6 +293,9 @@ pub struct Scenario {
     variants: Vec<PricedVariant>,
     /// The recorded requests, in order.
     trace: Vec<TraceCall>,
+    /// The description the trace was generated from (`[trace.generate]`).
+    #[serde(skip)]
+    plan: Option<generate::Plan>,
     /// The price book's tool fees, attached to capabilities of the trace.
     tool_fees: Vec<ToolFee>,
     /// The currency every figure is in (prices and fees already converted).
@@ -346,6 +350,12 @@ impl Scenario {
         &self.trace
     }
 
+    /// The distributions the trace was drawn from, when the scenario
+    /// describes a run that has not happened (`[trace.generate]`).
+    pub fn plan(&self) -> Option<&generate::Plan> {
+        self.plan.as_ref()
+    }
+
     /// The price book's tool fees, attached to capabilities of the trace.
     pub fn tool_fees(&self) -> &Vec<ToolFee> {
         &self.tool_fees
@@ -388,6 +398,7 @@ impl Scenario {
             what_if: Default::default(),
             variants,
             trace,
+            plan: None,
             tool_fees: Vec::new(),
             currency: Default::default(),
             price_date: None,

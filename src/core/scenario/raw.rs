@@ -146,6 +146,9 @@ pub(super) struct RawTrace {
     pub(super) file: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) calls: Option<Vec<Spanned<trace::RawCall>>>,
+    /// A run described by distributions instead of rows.
+    #[serde(default)]
+    pub(super) generate: Option<Spanned<super::generate::Plan>>,
 }
 
 #[derive(Debug, Deserialize)]
