@@ -59,6 +59,24 @@
       .then(function (m) { engine = m.instance.exports; });
   }
 
+  // Sets `text` as an element's content: each `code span` as <code>, the rest
+  // as text (the page's `prose` filter does the same).
+  function proseNodes(text) {
+    var parts = String(text).split("`");
+    return parts.map(function (p, i) {
+      if (i % 2 === 1 && i + 1 < parts.length) {
+        var c = document.createElement("code");
+        c.textContent = p;
+        return c;
+      }
+      return document.createTextNode(i % 2 === 1 ? "`" + p : p);
+    }).filter(function (n) { return n.nodeType !== 3 || n.data !== ""; });
+  }
+
+  function prose(el, text) {
+    el.replaceChildren.apply(el, proseNodes(text));
+  }
+
   // Replaces a chart's drawing and caption with the engine's.
   function chart(figure, c) {
     var old = figure.querySelector("svg, .chart-error");
@@ -75,8 +93,8 @@
     if (old) { figure.replaceChild(drawing, old); } else { figure.insertBefore(drawing, figure.firstChild); }
     var cap = figure.querySelector("figcaption");
     var strong = document.createElement("strong");
-    strong.textContent = c.title + ".";
-    cap.replaceChildren(strong, document.createTextNode(" " + c.caption));
+    prose(strong, c.title + ".");
+    cap.replaceChildren.apply(cap, [strong].concat(proseNodes(" " + c.caption)));
     figure.setAttribute("aria-label", c.title);
   }
 
@@ -120,7 +138,7 @@
   }
 
   function table(el, view) {
-    el.querySelector("caption").textContent = view.title;
+    prose(el.querySelector("caption"), view.title);
     var head = document.createElement("tr");
     view.header.forEach(function (c) { head.appendChild(cell("th", c)); });
     el.querySelector("thead").replaceChildren(head);
@@ -132,7 +150,7 @@
     }));
     var details = el.closest("details");
     if (details) {
-      details.querySelector("summary").textContent = view.title + " (" + view.rows.length + " rows)";
+      prose(details.querySelector("summary"), view.title + " (" + view.rows.length + " rows)");
     }
   }
 
@@ -161,7 +179,7 @@
       if (list) {
         list.replaceChildren.apply(list, b.list.map(function (item) {
           var li = document.createElement("li");
-          li.textContent = item;
+          prose(li, item);
           return li;
         }));
       }

@@ -119,8 +119,41 @@ pub(crate) fn chart_block(c: charts::Chart) -> Block {
 }
 
 /// Renders one of the compiled-in templates (names end in `.html`, so values are escaped).
+/// Prose for a page: the text escaped, each `code span` set as `<code>`
+/// (the terminal keeps the backticks; a page never shows them). The live
+/// page's script does the same (`prose` in live.js).
+pub(crate) fn prose(text: &str) -> String {
+    let mut buf = Vec::with_capacity(text.len());
+    // Writing into memory cannot fail.
+    let _ = tera::escape_html(text, &mut buf);
+    let escaped = String::from_utf8_lossy(&buf);
+    let parts: Vec<&str> = escaped.split('`').collect();
+    let mut out = String::with_capacity(escaped.len());
+    for (i, part) in parts.iter().enumerate() {
+        // An odd part sits between two backticks; after the last pair, a
+        // lone backtick stays as it is.
+        let paired = i + 1 < parts.len();
+        match (i % 2 == 1, paired) {
+            (true, true) => {
+                out.push_str("<code>");
+                out.push_str(part);
+                out.push_str("</code>");
+            }
+            (true, false) => {
+                out.push('`');
+                out.push_str(part);
+            }
+            _ => out.push_str(part),
+        }
+    }
+    out
+}
+
 pub(crate) fn render_template(name: &str, page: &impl Serialize) -> Result<Vec<u8>, tera::Error> {
     let mut tera = tera::Tera::new();
+    tera.register_filter("prose", |x: &str, _: tera::Kwargs, _: &tera::State| {
+        prose(x)
+    });
     tera.add_raw_templates([("base.html", BASE), ("report.html", REPORT)])?;
     let context = tera::Context::from_serialize(page)?;
     tera.render(name, &context).map(String::into_bytes)
@@ -177,5 +210,21 @@ pub(crate) fn simple_page(
         fingerprint,
         inputs: input_facts(inputs),
         timestamp,
+    }
+}
+
+#[cfg(test)]
+mod prose_tests {
+    use super::prose;
+
+    #[test]
+    fn code_spans_become_code_and_everything_is_escaped() {
+        assert_eq!(
+            prose("on `raw, 5-min cache`: <b>&</b>"),
+            "on <code>raw, 5-min cache</code>: &lt;b&gt;&amp;&lt;/b&gt;"
+        );
+        assert_eq!(prose("a `b` c `d"), "a <code>b</code> c `d");
+        assert_eq!(prose("no code"), "no code");
+        assert_eq!(prose("`<script>`"), "<code>&lt;script&gt;</code>");
     }
 }
