@@ -768,6 +768,15 @@ fn at_400_pixels_chart_text_is_11_px_or_more_and_only_boxes_scroll() {
             .unwrap();
         let v = tab.evaluate(SIZES, false).unwrap().value.unwrap();
         let got: serde_json::Value = serde_json::from_str(v.as_str().unwrap()).unwrap();
+        // A screenshot of the phone-sized page under target/, to look at.
+        let shot = tab
+            .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
+            .unwrap();
+        let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+        std::fs::create_dir_all(&target).unwrap();
+        let path = target.join(format!("screenshot-400px-{name}.png"));
+        std::fs::write(&path, &shot).unwrap();
+        assert!(shot.len() > 10_000, "{name}: screenshot suspiciously small");
         assert!(got["window"].as_f64().unwrap() <= 400.0, "{name}: {got}");
         assert!(got["texts"].as_u64().unwrap() > 10, "{name}: {got}");
         assert!(got["smallest"].as_f64().unwrap() >= 11.0, "{name}: {got}");

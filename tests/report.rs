@@ -551,3 +551,62 @@ fn models_ranks_the_same_run_on_other_models_of_the_book() {
         "{err}"
     );
 }
+
+#[test]
+fn every_json_document_opens_with_its_answer() {
+    let first_keys = |args: &[&str]| {
+        let out = tokencast()
+            .args(args)
+            .args(["--format", "json", "--no-report"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let raw = String::from_utf8(out.stdout).unwrap();
+        raw.lines()
+            .filter(|l| l.starts_with("  \"") && !l.starts_with("   "))
+            .map(|l| l.trim_start().split('"').nth(1).unwrap().to_string())
+            .take(3)
+            .collect::<Vec<_>>()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for (args, answer) in [
+        (vec!["simulate", "scenarios/research.toml"], "comparison"),
+        (
+            vec![
+                "sweep",
+                "scenarios/research.toml",
+                "--vary",
+                "cache=none,5m",
+            ],
+            "answer",
+        ),
+        (
+            vec![
+                "forecast",
+                "scenarios/research.toml",
+                "--calls",
+                "10",
+                "--runs",
+                "500",
+            ],
+            "answer",
+        ),
+        (
+            vec![
+                "import",
+                "claude-code",
+                "tests/fixtures/claude-code",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            "totals",
+        ),
+    ] {
+        assert_eq!(first_keys(&args)[2], answer, "{args:?}");
+    }
+}

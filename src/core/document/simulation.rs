@@ -54,12 +54,12 @@ impl Comparison {
 /// What `simulate` produced: the single source of its table, CSV, JSON and HTML.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SimulationDoc {
+    /// Cheapest against dearest variant: the answer, first in the JSON.
+    #[serde(default)]
+    pub comparison: Option<Comparison>,
     /// The replay.
     #[serde(flatten)]
     pub simulation: Simulation,
-    /// Cheapest against dearest variant.
-    #[serde(default)]
-    pub comparison: Option<Comparison>,
     /// The same run on other models (`simulate --models`), cheapest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub models: Option<crate::analysis::models::ModelRanking>,
