@@ -457,3 +457,55 @@ fn brief_prints_only_the_budget_and_the_json_opens_with_it() {
     );
     assert_eq!(dearest, budgets.iter().cloned().fold(0.0, f64::max));
 }
+
+#[test]
+fn a_variant_added_to_a_forecast_prices_the_same_draws() {
+    // The research scenario's sixth variant is trimmed, 5-minute cache,
+    // batch. The same settings under another name are priced on the same
+    // drawn runs, so every percentile is the same to the last digit.
+    let out = cli(&[
+        "--calls",
+        "20",
+        "--runs",
+        "2000",
+        "--format",
+        "json",
+        "--variant",
+        r#"{ name = "again", results = "trimmed", cache = "5m", mode = "batch" }"#,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let variant = |name: &str| {
+        doc["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap_or_else(|| panic!("no variant {name}"))
+            .clone()
+    };
+    let (own, again) = (variant("trimmed, 5-min cache, batch"), variant("again"));
+    assert_eq!(own["cost_lower"], again["cost_lower"]);
+    assert_eq!(own["cost_upper"], again["cost_upper"]);
+    // A tier the named model does not price, or a name already taken, is
+    // refused with exit code 2, naming the --variant.
+    for (given, says) in [
+        (
+            r#"{ name = "x", results = "raw", model = "claude-fable-5-1", cache = "5m" }"#,
+            "--variant 1",
+        ),
+        (
+            r#"{ name = "raw, no cache", results = "raw" }"#,
+            "already named `raw, no cache`",
+        ),
+    ] {
+        let out = cli(&["--calls", "5", "--runs", "100", "--variant", given]);
+        assert_eq!(out.status.code(), Some(2), "{given}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{given}: {err}");
+    }
+}

@@ -285,6 +285,12 @@ pub struct ForecastArgs {
     /// named) [default: the recorded mix, every session equally likely].
     #[arg(long, value_name = "KIND=SHARE,...")]
     pub weights: Option<String>,
+    /// One scenario: a variant to forecast beside the scenario's own, written as the
+    /// scenario file writes one (an inline table): '{ name = "trimmed on haiku", results =
+    /// "trimmed", model = "claude-haiku-4-5", cache = "5m" }'; without cache, uncached
+    /// (repeatable).
+    #[arg(long = "variant", value_name = "TABLE")]
+    pub variant: Vec<String>,
     /// Many sessions: runs a day.
     #[arg(long, default_value_t = 1)]
     pub runs_per_day: u64,

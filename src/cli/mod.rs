@@ -369,6 +369,36 @@ fn run_sweep(args: SweepArgs) -> Result<Outcome, AppError> {
     write(stdout, files, args.page.force)
 }
 
+/// The scenario at `path`, with each `--variant` added beside its own
+/// (checked against its price book).
+fn with_variants(path: &Path, given: &[String]) -> Result<Scenario, AppError> {
+    if given.is_empty() {
+        return Ok(crate::files::load(path, Some(today()))?);
+    }
+    let loaded = crate::files::load_recorded(path, Some(today()), 0)?;
+    let Some((book, _)) = &loaded.book else {
+        return Err(crate::error::InputError::new(
+            "--variant: the scenario's price book could not be read again",
+        )
+        .into());
+    };
+    let variants = crate::import::variant::WhatIfVariant::check_all(given, book, today())?;
+    let extra = variants.iter().map(|v| {
+        let model = v
+            .model
+            .as_deref()
+            .and_then(|m| book.get_on(m, today()).ok().cloned());
+        (v.for_scenario(), model)
+    });
+    loaded.scenario.with_added_variants(extra).map_err(|e| {
+        crate::error::InputError::new(format!("--variant: {e}"))
+            .with_help(
+                "give each variant its own name, and a tier, mode and service its model prices",
+            )
+            .into()
+    })
+}
+
 /// Draws of a `[trace.generate]` run a forecast samples from.
 const PLANNED_DRAWS: u64 = 1000;
 
@@ -387,7 +417,7 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     gate::per_run_only(&gates)?;
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
-    let scenario = crate::files::load(scenario_path, Some(today()))?;
+    let scenario = with_variants(scenario_path, &args.variant)?;
     // A run that has not happened is drawn from its distributions: 1,000
     // draws of the described run, from the forecast's seed.
     let planned = scenario.plan().map(|p| p.draws(PLANNED_DRAWS, spec.seed));
@@ -414,6 +444,13 @@ fn run_corpus_forecast(
     args: ForecastArgs,
     gates: &[gate::Gate<gate::StatOf>],
 ) -> Result<Outcome, AppError> {
+    if !args.variant.is_empty() {
+        return Err(crate::error::InputError::new(
+            "--variant adds a variant to one scenario's forecast, not to many sessions",
+        )
+        .with_help("import the sessions with `import … --variant '{…}'`: their scenarios then carry it, and the forecast over them too")
+        .into());
+    }
     let spec = spec::corpus_spec(&args)?;
     let (threads, capped) = spec::threads(args.threads);
     let pool = rayon::ThreadPoolBuilder::new()

@@ -51,6 +51,19 @@ struct One {
 }
 
 impl WhatIfVariant {
+    /// The variant for a scenario that has no recorded tier (a forecast's):
+    /// without `cache`, uncached.
+    pub fn for_scenario(&self) -> crate::scenario::Variant {
+        crate::scenario::Variant {
+            name: self.name.clone(),
+            results: self.results,
+            cache: self.cache.unwrap_or(Cache::None),
+            mode: self.mode,
+            service: self.service.clone(),
+            region: None,
+        }
+    }
+
     /// The model a `--variant` names, if it reads as one (to choose the
     /// price book before checking it).
     pub fn model_of(text: &str) -> Option<String> {

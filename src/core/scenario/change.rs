@@ -277,6 +277,28 @@ impl Scenario {
         }
     }
 
+    /// This scenario with `extra` variants after its own, each priced on its
+    /// model (the scenario's when `None`); a name already taken, or a tier,
+    /// mode or service the model does not price, is an error.
+    pub fn with_added_variants(
+        &self,
+        extra: impl IntoIterator<Item = (super::Variant, Option<ModelPrices>)>,
+    ) -> Result<Scenario, ChangeError> {
+        let mut out = self.clone();
+        for (v, model) in extra {
+            if out.variants.iter().any(|p| p.variant.name == v.name) {
+                return Err(ChangeError::OutOfRange(format!(
+                    "a variant is already named `{}`",
+                    v.name
+                )));
+            }
+            let prices = model.as_ref().unwrap_or(&self.prices);
+            out.variants
+                .push(PricedVariant::new(v, prices).map_err(|e| missing(&prices.model, e))?);
+        }
+        out.fitting()
+    }
+
     /// This scenario with only the variants `keep` accepts, in their order;
     /// at least one must remain.
     pub fn with_only(
