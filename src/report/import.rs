@@ -496,15 +496,10 @@ fn combined_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
                     display(&v.variant.name)
                 ),
                 (_, Some(x)) => format!(
-                    "{} {} ({}{} against {} as recorded)",
+                    "{} {} ({} against {} as recorded)",
                     display(&v.variant.name),
                     fmt.money(v.cost.estimate, dp),
-                    if x > rust_decimal::Decimal::ZERO {
-                        "+"
-                    } else {
-                        ""
-                    },
-                    format::percent(x),
+                    format::change(x),
                     fmt.money(v.as_recorded.estimate, dp)
                 ),
                 (_, None) => format!(
@@ -530,13 +525,8 @@ fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
     let versus = |m: &crate::import::summary::ModelRank| {
         m.versus_as_recorded.map_or(String::new(), |v| {
             format!(
-                ", {}{} against {} as recorded",
-                if v > rust_decimal::Decimal::ZERO {
-                    "+"
-                } else {
-                    ""
-                },
-                format::percent(v),
+                ", {} against {} as recorded",
+                format::change(v),
                 fmt.money(m.as_recorded.estimate, dp)
             )
         })

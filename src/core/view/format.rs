@@ -154,6 +154,12 @@ pub fn percent(share: Decimal) -> String {
     }
 }
 
+/// A change as a signed whole percent: `+12%`, `-35%`, `0%`.
+pub fn change(share: Decimal) -> String {
+    let sign = if share > Decimal::ZERO { "+" } else { "" };
+    format!("{sign}{}", percent(share))
+}
+
 /// Seconds with one decimal from milliseconds: `5.6 s`.
 pub fn seconds(ms: f64) -> String {
     format!("{:.1} s", round_f64(ms / 1000.0, 1))

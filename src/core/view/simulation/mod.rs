@@ -46,16 +46,7 @@ pub fn models_line(fmt: &Fmt, doc: &SimulationDoc) -> Option<String> {
     let (first, last) = (priced.first()?, priced.last()?);
     let versus = |m: &crate::analysis::models::ModelRow| {
         m.versus_scenario.map_or(String::new(), |v| {
-            format!(
-                ", {}{} against {}",
-                if v > rust_decimal::Decimal::ZERO {
-                    "+"
-                } else {
-                    ""
-                },
-                format::percent(v),
-                r.scenario_model
-            )
+            format!(", {} against {}", format::change(v), r.scenario_model)
         })
     };
     let total = |m: &crate::analysis::models::ModelRow| {
