@@ -260,7 +260,11 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     };
     let mut doc = SimulationDoc::build(scenario, Contents::simulate(scenario, all_rows));
     if !compared.is_empty() {
-        doc.models = Some(tokencast_core::analysis::models::rank(scenario, &compared));
+        doc.models = Some(tokencast_core::analysis::models::rank(
+            scenario,
+            &doc.simulation,
+            &compared,
+        ));
     }
     // What the page holds, not how it was asked for: a short run holds
     // every row either way, so `--csv` does not change its page.

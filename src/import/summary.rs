@@ -1040,8 +1040,10 @@ fn variant_totals(
                 variant: v.clone(),
                 cost,
                 as_recorded,
-                versus_as_recorded: (!as_recorded.estimate.is_zero())
-                    .then(|| (cost.estimate / as_recorded.estimate - Decimal::ONE).round_dp(4)),
+                versus_as_recorded: crate::analysis::relative_change(
+                    cost.estimate,
+                    as_recorded.estimate,
+                ),
                 sessions,
             }
         })
@@ -1069,8 +1071,10 @@ fn ranking(compare: &[ModelPrices], rows: &[SessionRow]) -> Vec<ModelRank> {
                 model: m.model.clone(),
                 cost,
                 as_recorded,
-                versus_as_recorded: (!as_recorded.estimate.is_zero())
-                    .then(|| (cost.estimate / as_recorded.estimate - Decimal::ONE).round_dp(4)),
+                versus_as_recorded: crate::analysis::relative_change(
+                    cost.estimate,
+                    as_recorded.estimate,
+                ),
                 sessions,
                 cache: m.cache_rule().to_string(),
             }

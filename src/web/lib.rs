@@ -217,6 +217,7 @@ fn compute(
     if !req.compared.is_empty() {
         doc.models = Some(tokencast_core::analysis::models::rank(
             &scenario,
+            &doc.simulation,
             &req.compared,
         ));
     }

@@ -217,6 +217,16 @@ pub fn attempt_cost(model: &ModelPrices, input_tokens: u64, output_tokens: u64) 
 
 pub use crate::limits::MAX_CURVE_POINTS;
 
+/// `value ÷ base − 1` to 4 places (a share: `-0.35` is 35 % less); none
+/// when `base` is zero or the quotient is beyond exact decimals (a base of
+/// a millionth of a cent against thousands of dollars).
+pub fn relative_change(value: Decimal, base: Decimal) -> Option<Decimal> {
+    value
+        .checked_div(base)?
+        .checked_sub(Decimal::ONE)
+        .map(|c| c.round_dp(4))
+}
+
 fn curve_points(from: u64, to: u64, also: &[u64]) -> Vec<u64> {
     let mut points: Vec<u64> = if to - from < MAX_CURVE_POINTS {
         (from..=to).collect()

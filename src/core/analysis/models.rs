@@ -64,10 +64,14 @@ fn cheapest(sim: &crate::engine::Simulation) -> Option<(String, Bounds)> {
         .map(|v| (v.variant.variant.name.clone(), v.cost.total))
 }
 
-/// Ranks `models` by the cost of `scenario`'s run on each.
-pub fn rank(scenario: &Scenario, models: &[ModelPrices]) -> ModelRanking {
-    let own = simulate(scenario, SimulateOptions::TOTALS);
-    let scenario_total = cheapest(&own).map_or(Bounds::default(), |(_, t)| t);
+/// Ranks `models` by the cost of `scenario`'s run on each, against `own`,
+/// the scenario's replay as it is (not replayed again).
+pub fn rank(
+    scenario: &Scenario,
+    own: &crate::engine::Simulation,
+    models: &[ModelPrices],
+) -> ModelRanking {
+    let scenario_total = cheapest(own).map_or(Bounds::default(), |(_, t)| t);
     let mut rows: Vec<ModelRow> = models
         .iter()
         .map(|m| {
@@ -96,10 +100,9 @@ pub fn rank(scenario: &Scenario, models: &[ModelPrices]) -> ModelRanking {
                 model: m.model.clone(),
                 cache: m.cache_rule().to_string(),
                 variants,
-                versus_scenario: best.as_ref().and_then(|(_, t)| {
-                    (!scenario_total.lower.is_zero())
-                        .then(|| (t.lower / scenario_total.lower - Decimal::ONE).round_dp(4))
-                }),
+                versus_scenario: best
+                    .as_ref()
+                    .and_then(|(_, t)| super::relative_change(t.lower, scenario_total.lower)),
                 cheapest: best.as_ref().map(|(n, _)| n.clone()),
                 total: best.map(|(_, t)| t),
             }
@@ -115,5 +118,24 @@ pub fn rank(scenario: &Scenario, models: &[ModelPrices]) -> ModelRanking {
         scenario_model: scenario.prices().model.clone(),
         scenario_total,
         models: rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::relative_change;
+    use rust_decimal::Decimal;
+
+    #[test]
+    fn a_change_is_a_share_and_never_a_panic() {
+        let d = |s: &str| s.parse::<Decimal>().unwrap();
+        assert_eq!(relative_change(d("0.65"), d("1")), Some(d("-0.35")));
+        assert_eq!(relative_change(d("3"), d("1")), Some(d("2")));
+        assert_eq!(relative_change(d("1"), Decimal::ZERO), None);
+        // A quotient beyond exact decimals is none, not an overflow.
+        assert_eq!(
+            relative_change(Decimal::MAX, d("0.0000000000000000000000000001")),
+            None
+        );
     }
 }

@@ -30,6 +30,9 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+/// Most calls a forecast's sample of a described run holds (its memory).
+pub const MAX_SAMPLE_ROWS: u64 = 1_000_000;
+
 /// Longest latency a generated call may have (one day).
 const MAX_LATENCY_MS: u64 = 86_400_000;
 
@@ -241,10 +244,13 @@ impl Plan {
 }
 
 impl Plan {
-    /// `runs` independent draws of the run, one after another (draw `i`
-    /// with `seed + i`): what a forecast samples from, so it follows the
-    /// distributions rather than one draw of them.
+    /// Independent draws of the run, one after another (draw `i` with
+    /// `seed + i`): what a forecast samples from, so it follows the
+    /// distributions rather than one draw of them. `runs` draws, fewer when
+    /// they would hold more than [`MAX_SAMPLE_ROWS`] calls (at least one).
     pub fn draws(&self, runs: u64, seed: u64) -> Vec<TraceCall> {
+        let per_run: u64 = self.capabilities.iter().map(|c| c.get_ref().calls).sum();
+        let runs = runs.min(MAX_SAMPLE_ROWS / per_run.max(1)).max(1);
         let src = SourceText {
             name: "[trace.generate]".into(),
             text: String::new(),
@@ -372,5 +378,34 @@ raw_bytes = 1000
             let err = plan(&bad).check(&src, 0..1).unwrap_err().to_string();
             assert!(err.contains(says), "{err}");
         }
+    }
+}
+
+#[cfg(test)]
+mod draw_tests {
+    use super::*;
+
+    #[test]
+    fn a_forecast_sample_stays_within_its_row_cap() {
+        let plan = |calls: u64| Plan {
+            seed: 1,
+            capabilities: vec![Spanned::new(
+                0..0,
+                Capability {
+                    capability: "c".into(),
+                    calls,
+                    raw_bytes: Size::Fixed(10),
+                    trimmed_bytes: None,
+                    latency_ms: None,
+                    items: None,
+                    charged_usd: None,
+                },
+            )],
+        };
+        // 1,000 draws of 48 calls fit; of 10,000 calls, 100 draws do; a run
+        // larger than the cap is drawn once.
+        assert_eq!(plan(48).draws(1000, 1).len(), 48_000);
+        assert_eq!(plan(10_000).draws(1000, 1).len(), 1_000_000);
+        assert_eq!(plan(2_000_000).draws(1000, 1).len(), 2_000_000);
     }
 }
