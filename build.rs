@@ -84,7 +84,35 @@ fn web_engine() {
 /// The page engine's target (see the module's note).
 const WASM_TARGET: &str = "wasm32-wasip1";
 
+/// Adds the engine's target when rustup manages this toolchain and lacks
+/// it: `rust-toolchain.toml` names it, but rustup fetches a toolchain file's
+/// targets only when it installs the toolchain, so a machine that already
+/// had stable would otherwise build pages without their engine.
+fn ensure_target() {
+    let Some(toolchain) = std::env::var_os("RUSTUP_TOOLCHAIN") else {
+        return;
+    };
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let Ok(sysroot) = Command::new(rustc).args(["--print", "sysroot"]).output() else {
+        return;
+    };
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    if sysroot.join("lib/rustlib").join(WASM_TARGET).exists() {
+        return;
+    }
+    let added = Command::new("rustup")
+        .args(["target", "add", WASM_TARGET, "--toolchain"])
+        .arg(&toolchain)
+        .output();
+    if added.is_ok_and(|o| o.status.success()) {
+        println!(
+            "cargo::warning=added the target {WASM_TARGET} that rust-toolchain.toml names (rustup target add), for the page's engine"
+        );
+    }
+}
+
 fn build_engine(manifest: &Path, dir: &Path) -> Result<Vec<u8>, String> {
+    ensure_target();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(manifest)

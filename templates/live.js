@@ -78,20 +78,31 @@
   }
 
   // Replaces a chart's drawing and caption with the engine's.
+  // Both drawings (wide and narrow) when there are both, as the page has them.
   function chart(figure, c) {
-    var old = figure.querySelector("svg, .chart-error");
-    var holder = document.createElement("div");
+    var fresh = [];
+    var drawing = function (svg, kind) {
+      var d = document.createElement("div");
+      d.className = "drawing " + kind;
+      d.innerHTML = svg;
+      fresh.push(d);
+    };
     if (c.svg) {
-      holder.innerHTML = c.svg;
+      drawing(c.svg, "wide");
+      if (c.narrow) { drawing(c.narrow, "narrow"); }
     } else {
       var e = document.createElement("div");
       e.className = "chart-error";
       e.textContent = "Chart not drawn: " + c.error;
-      holder.appendChild(e);
+      fresh.push(e);
     }
-    var drawing = holder.firstElementChild;
-    if (old) { figure.replaceChild(drawing, old); } else { figure.insertBefore(drawing, figure.firstChild); }
+    // The new drawings take the old ones' place (the text around them stays).
+    var olds = figure.querySelectorAll(":scope > .drawing, :scope > .chart-error");
     var cap = figure.querySelector("figcaption");
+    var at = olds.length ? olds[0] : cap;
+    fresh.forEach(function (n) { figure.insertBefore(n, at); });
+    olds.forEach(function (o) { o.remove(); });
+    figure.classList.toggle("two", Boolean(c.svg && c.narrow));
     var strong = document.createElement("strong");
     prose(strong, c.title + ".");
     cap.replaceChildren.apply(cap, [strong].concat(proseNodes(" " + c.caption)));

@@ -43,7 +43,7 @@ fn launch() -> (Browser, tempfile::TempDir) {
         .path(Some(chrome))
         .sandbox(false)
         .headless(true)
-        .window_size(Some((1200, 900)))
+        .window_size(Some((1280, 900)))
         .user_data_dir(Some(profile.path().to_path_buf()))
         .args(args)
         .build()
@@ -140,6 +140,7 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
     let probe = r#"JSON.stringify(Array.from(document.querySelectorAll('figure.chart')).map(f => ({
         id: f.id,
         svgs: f.querySelectorAll('svg').length,
+        narrow: f.querySelectorAll('.narrow svg').length,
         text: Array.from(f.querySelectorAll('svg text')).map(t => t.textContent).join('|'),
         width: f.querySelector('svg') ? f.querySelector('svg').getBoundingClientRect().width : 0
     })))"#;
@@ -259,7 +260,9 @@ fn report_renders_in_a_real_browser_without_errors_or_network() {
             .iter()
             .find(|c| c["id"] == id)
             .unwrap_or_else(|| panic!("{id} missing"));
-        assert_eq!(chart["svgs"], 1, "{id} has no SVG");
+        // The wide drawing and the narrow one (shown on phones).
+        assert_eq!(chart["svgs"], 2, "{id} has not both drawings");
+        assert_eq!(chart["narrow"], 1, "{id} has no narrow drawing");
         assert!(
             chart["width"].as_f64().unwrap() > 300.0,
             "{id} is not laid out"
@@ -682,8 +685,16 @@ fn a_live_pages_address_reopens_the_same_what_if() {
 /// page's width against the window's, and the widest table box.
 const SIZES: &str = r#"JSON.stringify((() => {
   const sizes = [];
+  let shown = 0, narrow = 0, scrolls = 0;
   for (const svg of document.querySelectorAll('figure svg')) {
-    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const width = svg.getBoundingClientRect().width;
+    // The drawing this screen does not show is not drawn at all.
+    if (width === 0) { continue; }
+    shown += 1;
+    if (svg.viewBox.baseVal.width < 880) { narrow += 1; }
+    const figure = svg.closest('figure');
+    if (figure.scrollWidth > figure.clientWidth) { scrolls += 1; }
+    const scale = width / svg.viewBox.baseVal.width;
     for (const t of svg.querySelectorAll('text')) {
       sizes.push(parseFloat(getComputedStyle(t).fontSize) * scale);
     }
@@ -691,6 +702,7 @@ const SIZES: &str = r#"JSON.stringify((() => {
   return {
     texts: sizes.length,
     smallest: Math.min(...sizes),
+    shown, narrow, scrolls,
     page: document.documentElement.scrollWidth,
     window: window.innerWidth,
   };
@@ -701,7 +713,7 @@ const SIZES: &str = r#"JSON.stringify((() => {
     not(has_chromium),
     ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
 )]
-fn at_400_pixels_chart_text_is_11_px_or_more_and_only_boxes_scroll() {
+fn at_400_pixels_charts_are_redrawn_narrow_with_text_of_11_px_or_more() {
     let dir = tempfile::tempdir().unwrap();
     let pages = [
         (
@@ -743,48 +755,66 @@ fn at_400_pixels_chart_text_is_11_px_or_more_and_only_boxes_scroll() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let tab = browser.new_tab().unwrap();
-        // A phone's viewport: 400 CSS pixels (a window cannot be that narrow).
-        tab.call_method(Emulation::SetDeviceMetricsOverride {
-            width: 400,
-            height: 900,
-            device_scale_factor: 1.0,
-            mobile: true,
-            scale: None,
-            screen_width: None,
-            screen_height: None,
-            position_x: None,
-            position_y: None,
-            dont_set_visible_size: None,
-            screen_orientation: None,
-            viewport: None,
-            display_feature: None,
-            device_posture: None,
-        })
-        .unwrap();
-        tab.navigate_to(&format!("file://{}", page.display()))
-            .unwrap()
-            .wait_until_navigated()
+        // A phone's viewport (a window cannot be that narrow), then a laptop's.
+        for width in [400u32, 1280] {
+            let tab = browser.new_tab().unwrap();
+            tab.call_method(Emulation::SetDeviceMetricsOverride {
+                width,
+                height: 900,
+                device_scale_factor: 1.0,
+                mobile: width < 800,
+                scale: None,
+                screen_width: None,
+                screen_height: None,
+                position_x: None,
+                position_y: None,
+                dont_set_visible_size: None,
+                screen_orientation: None,
+                viewport: None,
+                display_feature: None,
+                device_posture: None,
+            })
             .unwrap();
-        let v = tab.evaluate(SIZES, false).unwrap().value.unwrap();
-        let got: serde_json::Value = serde_json::from_str(v.as_str().unwrap()).unwrap();
-        // A screenshot of the phone-sized page under target/, to look at.
-        let shot = tab
-            .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
-            .unwrap();
-        let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
-        std::fs::create_dir_all(&target).unwrap();
-        let path = target.join(format!("screenshot-400px-{name}.png"));
-        std::fs::write(&path, &shot).unwrap();
-        assert!(shot.len() > 10_000, "{name}: screenshot suspiciously small");
-        assert!(got["window"].as_f64().unwrap() <= 400.0, "{name}: {got}");
-        assert!(got["texts"].as_u64().unwrap() > 10, "{name}: {got}");
-        assert!(got["smallest"].as_f64().unwrap() >= 11.0, "{name}: {got}");
-        // Wide tables and charts scroll inside their own box: the page
-        // itself is no wider than the window.
-        assert!(
-            got["page"].as_f64().unwrap() <= got["window"].as_f64().unwrap(),
-            "{name}: {got}"
-        );
+            tab.navigate_to(&format!("file://{}", page.display()))
+                .unwrap()
+                .wait_until_navigated()
+                .unwrap();
+            let v = tab.evaluate(SIZES, false).unwrap().value.unwrap();
+            let got: serde_json::Value = serde_json::from_str(v.as_str().unwrap()).unwrap();
+            // A screenshot of the page under target/, to look at.
+            let shot = tab
+                .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
+                .unwrap();
+            let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target");
+            std::fs::create_dir_all(&target).unwrap();
+            let path = target.join(format!("screenshot-{width}px-{name}.png"));
+            std::fs::write(&path, &shot).unwrap();
+            assert!(shot.len() > 10_000, "{name}: screenshot suspiciously small");
+            assert!(
+                got["window"].as_f64().unwrap() <= f64::from(width),
+                "{name}: {got}"
+            );
+            assert!(got["texts"].as_u64().unwrap() > 10, "{name}: {got}");
+            assert!(
+                got["smallest"].as_f64().unwrap() >= 11.0,
+                "{name} at {width}: {got}"
+            );
+            // Every chart shown is the drawing for the screen's width, and
+            // none scrolls.
+            assert!(got["shown"].as_u64().unwrap() > 0, "{name}: {got}");
+            let narrow = if width < 800 {
+                got["shown"].as_u64()
+            } else {
+                Some(0)
+            };
+            assert_eq!(got["narrow"].as_u64(), narrow, "{name} at {width}: {got}");
+            assert_eq!(got["scrolls"], 0, "{name} at {width}: {got}");
+            // Wide tables scroll inside their own box: the page itself is
+            // no wider than the window.
+            assert!(
+                got["page"].as_f64().unwrap() <= got["window"].as_f64().unwrap(),
+                "{name} at {width}: {got}"
+            );
+        }
     }
 }

@@ -250,7 +250,9 @@ fn corpus_forecast_outputs_and_gates() {
     );
     let html = fs::read_to_string(&page).unwrap();
     assert!(html.contains("chart-corpus-distribution"));
-    assert_eq!(html.matches("<svg").count(), 1);
+    // One chart, drawn wide and narrow.
+    assert_eq!(html.matches("<svg").count(), 2);
+    assert_eq!(html.matches("<svg width=\"340\"").count(), 1);
     // CSV: the cost table's header.
     let out = tokencast()
         .arg("forecast")

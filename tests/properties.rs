@@ -28,10 +28,13 @@ proptest! {
         if dp > 0 {
             prop_assert_eq!(s.split('.').nth(1).map(str::len), Some(dp as usize));
         }
-        // Money is the fixed figure with a sign and separators, nothing else.
-        let money = Fmt::usd().money(d, dp);
-        prop_assert!(money.contains('$'), "{}", money);
-        prop_assert_eq!(money.replace(['$', ','], ""), s);
+        // Money is the fixed figure at its scale's decimals with a sign and
+        // separators, nothing else.
+        for scale in [format::Scale::Request, format::Scale::Run, format::Scale::Cents, format::Scale::Charge, format::Scale::Price] {
+            let money = Fmt::usd().money(d, scale);
+            prop_assert!(money.contains('$'), "{}", money);
+            prop_assert_eq!(money.replace(['$', ','], ""), format::fixed(d, scale.decimals(d)));
+        }
         let share = format::percent(d);
         prop_assert!(share.ends_with('%'), "{}", share);
     }

@@ -116,10 +116,16 @@ fn report_is_self_contained() {
         assert!(!html.contains(forbidden), "found {forbidden}");
     }
     assert_eq!(
-        html.matches("<svg").count(),
+        html.matches("<svg width=\"880\"").count(),
         13,
         "twelve inline charts (a–l) and the cumulative spend"
     );
+    assert_eq!(
+        html.matches("<svg width=\"340\"").count(),
+        13,
+        "each chart drawn again for narrow screens"
+    );
+    assert_eq!(html.matches("<svg").count(), 26);
     assert!(html.contains("@media print"), "print styles");
 }
 

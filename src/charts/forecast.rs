@@ -10,13 +10,12 @@ pub fn forecast_histogram(fmt: &Fmt, v: &VariantForecast, runs: u64) -> Chart {
     let title = format!("Cost per run: {}", shorten(&v.name, 40));
     let edges = &v.histogram_edges;
     let bins = edges.len().saturating_sub(1);
-    let svg = draw(|root| {
+    let svg = draw(fmt, |root| {
         let ymax = nice_max(
             v.histogram_counts.iter().copied().max().unwrap_or(0) as f64 / runs as f64 * 100.0,
         );
         let (x0, x1) = (edges[0], edges[bins]);
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, TITLE_SIZE).into_font().color(&INK))
+        let mut chart = titled(&mut ChartBuilder::on(root), fmt, &title)
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)

@@ -17,13 +17,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
+use tokencast_core::view::format::Canvas;
+use tokencast_core::view::page::ChartView;
 use tokencast_core::view::Fmt;
-
-/// Chart width in pixels (the SVG scales down on narrow screens and in print).
-pub const WIDTH: u32 = 880;
-
-/// Chart height in pixels.
-pub const HEIGHT: u32 = 380;
 
 /// Font family: a generic family, so no font file is referenced.
 pub const FONT: &str = "sans-serif";
@@ -73,15 +69,51 @@ pub fn f(d: Decimal) -> f64 {
     d.to_f64().unwrap_or(0.0)
 }
 
-pub fn draw(render: impl FnOnce(&Area) -> DrawResult) -> Result<String, String> {
+/// One drawing on `fmt`'s canvas.
+pub fn draw(fmt: &Fmt, render: impl FnOnce(&Area) -> DrawResult) -> Result<String, String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let size = (fmt.canvas.width, fmt.canvas.height);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         render(&root).map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(svg)
+}
+
+/// The chart's title drawn above it on the wide canvas; the narrow drawing
+/// leaves it to the caption beside it, which wraps.
+pub fn titled<'a, 'b, 'c>(
+    b: &'c mut ChartBuilder<'a, 'b, SVGBackend<'b>>,
+    fmt: &Fmt,
+    title: &str,
+) -> &'c mut ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    if fmt.canvas.is_narrow() {
+        b
+    } else {
+        b.caption(title, (FONT, TITLE_SIZE).into_font().color(&INK))
+    }
+}
+
+/// The charts `draw` makes as a page shows them, each drawn on both
+/// canvases (the narrow drawing is left out where it could not be drawn).
+pub fn views(fmt: &Fmt, draw: impl Fn(&Fmt) -> Vec<Chart>) -> Vec<ChartView> {
+    let narrow = draw(&fmt.on(Canvas::NARROW));
+    draw(&fmt.on(Canvas::WIDE))
+        .into_iter()
+        .map(|wide| {
+            let small = narrow
+                .iter()
+                .find(|n| n.id == wide.id)
+                .and_then(|n| n.svg.clone().ok());
+            let mut view = wide.view();
+            if view.svg.is_some() {
+                view.narrow = small;
+            }
+            view
+        })
+        .collect()
 }
 
 pub fn nice_max(v: f64) -> f64 {
@@ -135,7 +167,7 @@ pub struct Bars<'a> {
 pub const MANY_BARS: usize = 60;
 
 pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
-    draw(|root| {
+    draw(fmt, |root| {
         let keys: Vec<Key> = spec
             .series
             .iter()
@@ -165,11 +197,7 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
             .max()
             .unwrap_or(1);
         let mut b = ChartBuilder::on(root);
-        b.caption(
-            fmt.in_code(spec.title),
-            (FONT, TITLE_SIZE).into_font().color(&INK),
-        )
-        .margin(12);
+        titled(&mut b, fmt, &fmt.in_code(spec.title)).margin(12);
         let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
             let k = spec.series.len() as f64;
             let (c0, c1) = if spec.stacked {
@@ -198,8 +226,17 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
                 shapes.push((c0, c1, v0, v1, s));
             }
         }
+        // A horizontal chart's labels get at most 260 units and 40 % of its
+        // width (7 units a character); a longer label is shortened with an
+        // ellipsis.
+        let label_area = (label_len as u32 * 7 + 24).clamp(60, (fmt.canvas.width * 2 / 5).min(260));
+        let fits = ((label_area - 24) / 7) as usize;
         let cat_labels: Vec<String> = if spec.horizontal {
-            spec.categories.iter().rev().cloned().collect()
+            spec.categories
+                .iter()
+                .rev()
+                .map(|c| shorten(c, fits))
+                .collect()
         } else {
             spec.categories.clone()
         };
@@ -209,8 +246,7 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
         let horizontal = spec.horizontal;
         let pt = move |c: f64, v: f64| if horizontal { (v, c) } else { (c, v) };
         let (x_range, y_range) = if horizontal {
-            b.x_label_area_size(44)
-                .y_label_area_size((label_len as u32 * 7 + 24).clamp(60, 260));
+            b.x_label_area_size(44).y_label_area_size(label_area);
             (0.0..vmax, cats)
         } else {
             b.x_label_area_size(52).y_label_area_size(64);
@@ -227,7 +263,7 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
                 .y_desc(spec.category_desc);
         } else {
             mesh.disable_x_mesh()
-                .x_labels(n.clamp(1, 25))
+                .x_labels(n.clamp(1, if fmt.canvas.is_narrow() { 8 } else { 25 }))
                 .x_label_formatter(&cat_fmt)
                 .y_label_formatter(&val_fmt)
                 .x_desc(spec.category_desc)
@@ -297,7 +333,9 @@ pub fn legend_below<'a>(
     let mut used = 0;
     for k in keys {
         let w = width(k);
-        if used + w > WIDTH as i32 - 60 && rows.last().is_some_and(|r| !r.is_empty()) {
+        if used + w > root.dim_in_pixel().0 as i32 - 60
+            && rows.last().is_some_and(|r| !r.is_empty())
+        {
             rows.push(Vec::new());
             used = 0;
         }
@@ -491,7 +529,7 @@ pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, Stri
             };
         }
     }
-    draw(|root| {
+    draw(fmt, |root| {
         let all = merged(spec.lines);
         let keys: Vec<Key> = all
             .iter()
@@ -516,11 +554,7 @@ pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, Stri
             Some(_) => format!("{} (log scale)", spec.y_desc),
             None => spec.y_desc.to_string(),
         };
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                fmt.in_code(spec.title),
-                (FONT, TITLE_SIZE).into_font().color(&INK),
-            )
+        let mut chart = titled(&mut ChartBuilder::on(root), fmt, &fmt.in_code(spec.title))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
@@ -606,6 +640,7 @@ impl Chart {
             title: self.title,
             caption: self.caption,
             svg,
+            narrow: None,
             error,
         }
     }

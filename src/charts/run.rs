@@ -25,10 +25,10 @@ fn versus(sim: &Simulation) -> String {
 }
 
 /// (a) Input tokens per request, raw vs trimmed, lower–upper band shaded.
-pub fn context_growth(sim: &Simulation) -> Chart {
+pub fn context_growth(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = format!("(a) Input tokens per request, {}", versus(sim));
     let shown = contents(sim);
-    let svg = draw(|root| {
+    let svg = draw(fmt, |root| {
         let style_of = |c: Content| match c {
             Content::Raw => (RAW, false),
             Content::Trimmed => (TRIMMED, true),
@@ -62,15 +62,14 @@ pub fn context_growth(sim: &Simulation) -> Chart {
                 .map(|r| f(r.input.upper) / 1000.0)
                 .fold(0.0, f64::max),
         );
-        let mut chart = ChartBuilder::on(root)
-            .caption(&title, (FONT, TITLE_SIZE).into_font().color(&INK))
+        let mut chart = titled(&mut ChartBuilder::on(root), fmt, &title)
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
             .build_cartesian_2d(0.5..(last as f64 + 0.5), 0.0..ymax)?;
         let xfmt = |v: &f64| format_axis(v.round());
         let mut mesh = chart.configure_mesh();
-        mesh.x_labels((last as usize).min(25))
+        mesh.x_labels((last as usize).min(if fmt.canvas.is_narrow() { 8 } else { 25 }))
             .x_label_formatter(&xfmt)
             .y_label_formatter(&|v| format_axis(*v))
             .x_desc("request in the run")
@@ -395,7 +394,7 @@ pub fn latency(fmt: &Fmt, sim: &Simulation) -> Chart {
 /// Charts (a)–(f), in report order.
 pub fn all(fmt: &Fmt, sim: &Simulation) -> Vec<Chart> {
     [
-        Some(context_growth(sim)),
+        Some(context_growth(fmt, sim)),
         Some(bytes_per_call(fmt, sim)),
         Some(cost_per_variant(fmt, sim)),
         Some(cost_per_result(fmt, sim)),

@@ -2,6 +2,7 @@
 
 use super::*;
 use tokencast_core::document::Sweep;
+use tokencast_core::view::format::Scale;
 use tokencast_core::view::Fmt;
 
 /// A sweep: lines per variant for one axis, a heat map of the cheapest variant for two.
@@ -117,10 +118,10 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
             (a.min(*v), b.max(*v))
         });
     let at = |t: f64| lo + (hi - lo) * t;
-    let unit = if s.figure == tokencast_core::analysis::sweep::Figure::PerDay {
-        "/day"
+    let (unit, scale) = if s.figure == tokencast_core::analysis::sweep::Figure::PerDay {
+        ("/day", Scale::Cents)
     } else {
-        "/run"
+        ("/run", Scale::Run)
     };
     let keys: Vec<Key> = [0.0, 0.25, 0.5, 0.75, 1.0]
         .into_iter()
@@ -129,23 +130,23 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
                 "{}{unit}",
                 fmt.money(
                     rust_decimal::Decimal::from_f64_retain(at(t)).unwrap_or_default(),
-                    2
+                    scale
                 )
             ),
             swatch: Swatch::Fill(shade(t)),
         })
         .collect();
-    draw(|root| {
+    draw(fmt, |root| {
         let root = &legend_below(root, &keys)?;
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("{title}: the cheapest variant"),
-                (FONT, TITLE_SIZE).into_font().color(&INK),
-            )
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(-0.5..(xs.len() as f64 - 0.5), -0.5..(ys.len() as f64 - 0.5))?;
+        let mut chart = titled(
+            &mut ChartBuilder::on(root),
+            fmt,
+            &format!("{title}: the cheapest variant"),
+        )
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(-0.5..(xs.len() as f64 - 0.5), -0.5..(ys.len() as f64 - 0.5))?;
         let xl: Vec<String> = xs.iter().map(ToString::to_string).collect();
         let yl: Vec<String> = ys.iter().map(ToString::to_string).collect();
         let xf = move |v: &f64| category(&xl, *v);
@@ -160,7 +161,7 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
             .y_desc(s.axes[1].param.name());
         quiet_mesh(&mut mesh);
         mesh.draw()?;
-        let labelled = xs.len() * ys.len() <= 150;
+        let labelled = xs.len() * ys.len() <= 150 && !fmt.canvas.is_narrow();
         for (i, (variant, v)) in cheapest.iter().enumerate() {
             let (x, y) = ((i / ys.len()) as f64, (i % ys.len()) as f64);
             let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
@@ -176,7 +177,7 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
                         + Text::new(
                             fmt.money(
                                 rust_decimal::Decimal::from_f64_retain(*v).unwrap_or_default(),
-                                2,
+                                scale,
                             ),
                             (-22, -12),
                             style.clone(),

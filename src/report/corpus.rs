@@ -8,13 +8,18 @@ use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::analysis::corpus::{CorpusVariant, Estimate, PeriodCost};
 use crate::document::answer::MonthBudget;
 use crate::document::CorpusForecast;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 
 fn interval(fmt: &Fmt, e: &Estimate) -> Cell {
     match (e.low, e.high) {
-        (Some(l), Some(h)) => Cell::Text(format!("{} – {}", fmt.money(l, 3), fmt.money(h, 3))),
-        (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", fmt.money(l, 3))),
-        (None, Some(h)) => Cell::Text(format!("≤ {}", fmt.money(h, 3))),
+        (Some(l), Some(h)) => Cell::Text(format!(
+            "{} – {}",
+            fmt.money(l, Scale::Run),
+            fmt.money(h, Scale::Run)
+        )),
+        (Some(l), None) => Cell::Text(format!("≥ {}, no upper end", fmt.money(l, Scale::Run))),
+        (None, Some(h)) => Cell::Text(format!("≤ {}", fmt.money(h, Scale::Run))),
         (None, None) => Cell::Text("too few sessions".into()),
     }
 }
@@ -42,12 +47,12 @@ pub fn corpus_costs(fmt: &Fmt, f: &CorpusForecast) -> DataTable {
             Cell::Text(v.name.clone()),
             Cell::Text(period.into()),
             Cell::Int(c.runs),
-            Cell::Usd(c.mean.lower, 3),
-            Cell::Usd(c.mean.upper, 3),
+            Cell::Usd(c.mean.lower, Scale::Run),
+            Cell::Usd(c.mean.upper, Scale::Run),
         ];
         for p in &c.percentiles {
-            r.push(Cell::Usd(p.lower.value, 3));
-            r.push(Cell::Usd(p.upper.value, 3));
+            r.push(Cell::Usd(p.lower.value, Scale::Run));
+            r.push(Cell::Usd(p.upper.value, Scale::Run));
             r.push(interval(fmt, &p.upper));
         }
         r
@@ -125,8 +130,8 @@ pub fn corpus_sessions(f: &CorpusForecast) -> DataTable {
                     Cell::Text(f.kinds[s.kind].kind.clone()),
                 ];
                 for c in &s.cost {
-                    r.push(Cell::Usd(c.lower, 4));
-                    r.push(Cell::Usd(c.upper, 4));
+                    r.push(Cell::Usd(c.lower, Scale::Request));
+                    r.push(Cell::Usd(c.upper, Scale::Request));
                 }
                 r
             })
@@ -141,12 +146,16 @@ pub fn answer(fmt: &Fmt, f: &CorpusForecast) -> Vec<String> {
         return Vec::new();
     };
     let interval = |b: &MonthBudget| match (b.low, b.high) {
-        (Some(l), Some(h)) => format!("; 95 % interval {} – {}", fmt.money(l, 2), fmt.money(h, 2)),
+        (Some(l), Some(h)) => format!(
+            "; 95 % interval {} – {}",
+            fmt.money(l, Scale::Cents),
+            fmt.money(h, Scale::Cents)
+        ),
         _ => String::new(),
     };
     let mut out = vec![format!(
         "Answer: budget {} a month for {} (the p99 of the upper bound: 99 % of simulated months cost less{}), based on {} recorded session(s) at {} run(s) a day, {} working day(s) a week: {} runs a month (a month is a twelfth of 52 weeks).",
-        fmt.money(a.cheapest.per_month, 2),
+        fmt.money(a.cheapest.per_month, Scale::Cents),
         a.cheapest.variant,
         interval(&a.cheapest),
         format::int(a.sessions),
@@ -158,7 +167,7 @@ pub fn answer(fmt: &Fmt, f: &CorpusForecast) -> Vec<String> {
         out.push(format!(
             "The dearest variant, {}, needs {} a month{}.",
             a.dearest.variant,
-            fmt.money(a.dearest.per_month, 2),
+            fmt.money(a.dearest.per_month, Scale::Cents),
             interval(&a.dearest)
         ));
     }
@@ -166,7 +175,7 @@ pub fn answer(fmt: &Fmt, f: &CorpusForecast) -> Vec<String> {
         Some(b) => format!(
             "A budget per run for {} that 99 % of runs stay under, with 95 % confidence: {}.",
             a.cheapest.variant,
-            fmt.money(b, 3)
+            fmt.money(b, Scale::Run)
         ),
         None => format!(
             "No budget per run can be signed yet: one that 99 % of runs stay under, with 95 % confidence, needs {}.",
@@ -279,7 +288,7 @@ impl Render for CorpusForecast {
                             self.needed_for_p99
                         ),
                     },
-                    |b| fmt.money(b, 3)
+                    |b| fmt.money(b, Scale::Run)
                 )
             ));
         }
@@ -291,9 +300,13 @@ impl Render for CorpusForecast {
                 s.push_str(&format!(
                     "- {}: {} a month (95 % interval {} – {})\n",
                     v.name,
-                    fmt.money(p.upper.value, 2),
-                    p.upper.low.map_or("?".into(), |x| fmt.money(x, 2)),
-                    p.upper.high.map_or("?".into(), |x| fmt.money(x, 2)),
+                    fmt.money(p.upper.value, Scale::Cents),
+                    p.upper
+                        .low
+                        .map_or("?".into(), |x| fmt.money(x, Scale::Cents)),
+                    p.upper
+                        .high
+                        .map_or("?".into(), |x| fmt.money(x, Scale::Cents)),
                 ));
             }
         }
@@ -320,7 +333,8 @@ impl Render for CorpusForecast {
                 Some(statements(self).join(" ")),
             ),
             Block::table(view(fmt, &corpus_mix(self))).heading("The mix", None),
-            chart_block(charts::corpus::distribution(fmt, self)).heading("Recorded sessions", None),
+            chart_block(fmt, |fmt| charts::corpus::distribution(fmt, self))
+                .heading("Recorded sessions", None),
             Block::table(view(fmt, &corpus_sessions(self))),
         ];
         let page = simple_page(fmt,

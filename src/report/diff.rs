@@ -5,13 +5,14 @@ use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::DiffDoc;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 use rust_decimal::Decimal;
 
 /// A diff: one row per compared figure.
 pub fn table(d: &DiffDoc) -> DataTable {
     let opt =
-        |v: Option<Decimal>, dp: u32| v.map_or(Cell::Text("—".into()), |x| Cell::Usd(x, dp));
+        |v: Option<Decimal>, dp: Scale| v.map_or(Cell::Text("—".into()), |x| Cell::Usd(x, dp));
     DataTable {
         id: "diff",
         title: format!("{} → {}", d.a, d.b),
@@ -29,7 +30,7 @@ pub fn table(d: &DiffDoc) -> DataTable {
                 let tokens = l.key.contains("tokens");
                 let value = |v: Option<Decimal>| match (v, tokens) {
                     (Some(x), true) => Cell::Tokens(x),
-                    _ => opt(v, 4),
+                    _ => opt(v, Scale::Run),
                 };
                 vec![
                     Cell::Text(l.key.clone()),
@@ -72,15 +73,15 @@ pub fn headline(fmt: &Fmt, d: &DiffDoc) -> Option<String> {
     Some(format!(
         "Headline: cheapest variant {} at {} → {} at {} ({}{}, {}).",
         h.a_variant,
-        fmt.money(h.a_total, 3),
+        fmt.money(h.a_total, Scale::Run),
         h.b_variant,
-        fmt.money(h.b_total, 3),
+        fmt.money(h.b_total, Scale::Run),
         if h.delta.is_sign_positive() && !h.delta.is_zero() {
             "+"
         } else {
             ""
         },
-        fmt.money(h.delta, 3),
+        fmt.money(h.delta, Scale::Run),
         h.delta_share.map_or("—".to_string(), |x| {
             format!(
                 "{}{}",

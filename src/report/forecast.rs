@@ -5,11 +5,12 @@ use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::Forecast;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 
 /// Forecast: cost percentiles per variant.
 pub fn forecast_variants(f: &Forecast) -> DataTable {
-    let usd = |v: rust_decimal::Decimal| Cell::Usd(v, 3);
+    let usd = |v: rust_decimal::Decimal| Cell::Usd(v, Scale::Run);
     let mut columns = vec![col("variant", "variant")];
     for p in ["p50", "p90", "p99"] {
         columns.push(col(format!("{p}_usd_lower"), format!("{p}, lower")));
@@ -168,13 +169,13 @@ pub fn answer(fmt: &Fmt, f: &Forecast) -> Vec<String> {
     let median = |b: &crate::document::answer::RunBudget| {
         format!(
             "{} – {}",
-            fmt.money(b.median.lower, 3),
-            fmt.money(b.median.upper, 3)
+            fmt.money(b.median.lower, Scale::Run),
+            fmt.money(b.median.upper, Scale::Run)
         )
     };
     let mut out = vec![format!(
         "Answer: budget {} a run for {} (the p99 of the upper bound: 99 % of {} drawn runs of {} tool results cost less; the median run {}).",
-        fmt.money(a.cheapest.per_run, 3),
+        fmt.money(a.cheapest.per_run, Scale::Run),
         a.cheapest.variant,
         format::int(a.runs),
         format::int(a.calls),
@@ -184,7 +185,7 @@ pub fn answer(fmt: &Fmt, f: &Forecast) -> Vec<String> {
         out.push(format!(
             "The dearest variant, {}, needs {} a run (the median run {}).",
             a.dearest.variant,
-            fmt.money(a.dearest.per_run, 3),
+            fmt.money(a.dearest.per_run, Scale::Run),
             median(&a.dearest)
         ));
     }
@@ -201,7 +202,7 @@ pub fn answer(fmt: &Fmt, f: &Forecast) -> Vec<String> {
         if !over.is_empty() {
             out.push(format!(
                 "Runs over the {} budget a run (upper bound): {}.",
-                fmt.money(b, 2),
+                fmt.money(b, Scale::Cents),
                 over.join("; ")
             ));
         }
@@ -269,13 +270,13 @@ impl Render for Forecast {
             s.push_str(&format!(
                 "- {}: {} per run\n",
                 v.name,
-                fmt.money(v.recommended_budget, 3)
+                fmt.money(v.recommended_budget, Scale::Run)
             ));
         }
         if let Some(b) = f.budget {
             s.push_str(&format!(
                 "Runs over the {} budget compare the {} bound of each run's cost.\n",
-                fmt.money(b, 2),
+                fmt.money(b, Scale::Cents),
                 match f.over_budget_bound {
                     crate::analysis::forecast::Bound::Lower => "lower",
                     crate::analysis::forecast::Bound::Upper => "upper",
@@ -319,13 +320,15 @@ fn html(fmt: &Fmt, f: &Forecast, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Er
             )),
         ),
         Block::table(view(fmt, &forecast_context(f))),
-        chart_block(charts::forecast::forecast_fan(fmt, f)).heading("Context size", None),
+        chart_block(fmt, |fmt| charts::forecast::forecast_fan(fmt, f)).heading("Context size", None),
         Block::table(view(fmt, &forecast_fan(f))),
     ];
     for (i, v) in f.variants.iter().enumerate() {
-        let mut chart = charts::forecast::forecast_histogram(fmt, v, f.runs);
-        chart.id = format!("chart-forecast-histogram-{}", i + 1);
-        let b = chart_block(chart);
+        let b = chart_block(fmt, |fmt| {
+            let mut chart = charts::forecast::forecast_histogram(fmt, v, f.runs);
+            chart.id = format!("chart-forecast-histogram-{}", i + 1);
+            chart
+        });
         blocks.push(if i == 0 {
             b.heading("Cost distribution per variant", None)
         } else {

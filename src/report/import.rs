@@ -7,6 +7,7 @@ use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::import::summary::{ImportDoc, WhatIfs};
 use crate::import::Usage;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 use crate::text::display;
 
@@ -47,16 +48,17 @@ fn what_if_columns() -> Vec<super::table::Column> {
 }
 
 fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Cell> {
-    let opt =
-        |b: Option<crate::import::summary::Band>| b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, 4));
+    let opt = |b: Option<crate::import::summary::Band>| {
+        b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, Scale::Request))
+    };
     match w {
         None => vec![Cell::Empty; 8],
         Some(w) => vec![
-            Cell::Usd(recorded, 4),
-            Cell::Usd(w.as_recorded.lower, 4),
-            Cell::Usd(w.as_recorded.estimate, 4),
-            Cell::Usd(w.as_recorded.upper, 4),
-            Cell::Usd(w.trimmed.lower, 4),
+            Cell::Usd(recorded, Scale::Request),
+            Cell::Usd(w.as_recorded.lower, Scale::Request),
+            Cell::Usd(w.as_recorded.estimate, Scale::Request),
+            Cell::Usd(w.as_recorded.upper, Scale::Request),
+            Cell::Usd(w.trimmed.lower, Scale::Request),
             opt(w.other_tier),
             opt(w.batch),
             opt(w.other_model),
@@ -67,7 +69,7 @@ fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Ce
 /// The recorded cost, never a bare $0 for unpriced requests: "unpriced"
 /// when none is priced (exported as empty), the priced part otherwise.
 fn recorded_cell(cost: Option<rust_decimal::Decimal>) -> Cell {
-    cost.map_or(Cell::Missing("unpriced"), |c| Cell::Usd(c, 4))
+    cost.map_or(Cell::Missing("unpriced"), |c| Cell::Usd(c, Scale::Request))
 }
 
 /// Whether the recorded cost covers every request: `priced`, `partly
@@ -126,14 +128,14 @@ fn compact_money_columns(doc: &ImportDoc) -> Vec<super::table::Column> {
 
 fn compact_money_cells(recorded: Option<rust_decimal::Decimal>, w: Option<&WhatIfs>) -> Vec<Cell> {
     let est = |b: Option<crate::import::summary::Band>| {
-        b.map_or(Cell::Empty, |b| Cell::Usd(b.estimate, 4))
+        b.map_or(Cell::Empty, |b| Cell::Usd(b.estimate, Scale::Request))
     };
     let mut out = vec![recorded_cell(recorded)];
     match w {
         None => out.extend(vec![Cell::Empty; 5]),
         Some(w) => out.extend([
-            Cell::Usd(w.as_recorded.estimate, 4),
-            Cell::Usd(w.trimmed.estimate, 4),
+            Cell::Usd(w.as_recorded.estimate, Scale::Request),
+            Cell::Usd(w.trimmed.estimate, Scale::Request),
             est(w.other_tier),
             est(w.batch),
             est(w.other_model),
@@ -379,10 +381,17 @@ fn confidence_note(fmt: &Fmt, doc: &ImportDoc) -> String {
         .map(|s| {
             let interval = match (s.lower, s.upper) {
                 (Some(l), Some(u)) => {
-                    format!("95% interval {} – {}", fmt.money(l, 4), fmt.money(u, 4))
+                    format!(
+                        "95% interval {} – {}",
+                        fmt.money(l, Scale::Request),
+                        fmt.money(u, Scale::Request)
+                    )
                 }
-                (Some(l), None) => format!("at least {}; no upper bound yet", fmt.money(l, 4)),
-                (None, Some(u)) => format!("at most {}", fmt.money(u, 4)),
+                (Some(l), None) => format!(
+                    "at least {}; no upper bound yet",
+                    fmt.money(l, Scale::Request)
+                ),
+                (None, Some(u)) => format!("at most {}", fmt.money(u, Scale::Request)),
                 (None, None) => "no interval yet".into(),
             };
             format!(
@@ -390,7 +399,7 @@ fn confidence_note(fmt: &Fmt, doc: &ImportDoc) -> String {
                 s.percentile,
                 fmt.money(
                     rust_decimal::Decimal::from_f64_retain(s.estimate).unwrap_or_default(),
-                    4
+                    Scale::Request
                 )
             )
         })
@@ -428,9 +437,9 @@ pub fn ranking(doc: &ImportDoc) -> DataTable {
                 vec![
                     Cell::Int(i as u64 + 1),
                     Cell::Text(display(&m.model)),
-                    Cell::Usd(m.cost.estimate, 4),
-                    Cell::Usd(m.cost.lower, 4),
-                    Cell::Usd(m.cost.upper, 4),
+                    Cell::Usd(m.cost.estimate, Scale::Request),
+                    Cell::Usd(m.cost.lower, Scale::Request),
+                    Cell::Usd(m.cost.upper, Scale::Request),
                     m.versus_as_recorded
                         .map_or(Cell::Missing("n/a"), Cell::Share),
                     Cell::Int(m.sessions),
@@ -462,10 +471,10 @@ pub fn combined(doc: &ImportDoc) -> DataTable {
             .map(|v| {
                 vec![
                     Cell::Text(display(&v.variant.name)),
-                    Cell::Usd(v.cost.estimate, 4),
-                    Cell::Usd(v.cost.lower, 4),
-                    Cell::Usd(v.cost.upper, 4),
-                    Cell::Usd(v.as_recorded.estimate, 4),
+                    Cell::Usd(v.cost.estimate, Scale::Request),
+                    Cell::Usd(v.cost.lower, Scale::Request),
+                    Cell::Usd(v.cost.upper, Scale::Request),
+                    Cell::Usd(v.as_recorded.estimate, Scale::Request),
                     v.versus_as_recorded
                         .map_or(Cell::Missing("n/a"), Cell::Share),
                     Cell::Int(v.sessions),
@@ -485,11 +494,7 @@ fn combined_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
         .variants
         .iter()
         .map(|v| {
-            let dp = if v.as_recorded.estimate.abs() >= rust_decimal::Decimal::ONE {
-                2
-            } else {
-                4
-            };
+            let dp = Scale::Request;
             match (v.sessions, v.versus_as_recorded) {
                 (0, _) => format!(
                     "{} could not be replayed on any thread",
@@ -517,11 +522,7 @@ fn combined_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
 /// the same threads as recorded.
 fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
     let (first, last) = (doc.ranking.first()?, doc.ranking.last()?);
-    let dp = if first.as_recorded.estimate.abs() >= rust_decimal::Decimal::ONE {
-        2
-    } else {
-        4
-    };
+    let dp = Scale::Request;
     let versus = |m: &crate::import::summary::ModelRank| {
         m.versus_as_recorded.map_or(String::new(), |v| {
             format!(
@@ -557,12 +558,8 @@ fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
 /// replay of their threads gives, summed (the "all" row of the days table).
 fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
     let t = &doc.totals;
-    // Cents, or four decimals for runs that cost under a dollar in all.
-    let dp = if t.recorded_cost.unwrap_or_default().abs() >= rust_decimal::Decimal::ONE {
-        2
-    } else {
-        4
-    };
+    // A sum of sessions, at the sessions' own decimals.
+    let dp = Scale::Request;
     let mut s = format!(
         "In all: {} session(s), {} request(s), ",
         format::int(t.sessions),
@@ -602,11 +599,7 @@ fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
 /// order of size). Empty when nothing was priced.
 fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
     let t = &doc.totals;
-    let dp = if t.recorded_cost.unwrap_or_default().abs() >= rust_decimal::Decimal::ONE {
-        2
-    } else {
-        4
-    };
+    let dp = Scale::Request;
     let mut out = Vec::new();
     if let Some(w) = t
         .what_if
@@ -803,12 +796,17 @@ impl Render for ImportDoc {
         }
         if !self.ranking.is_empty() {
             blocks.push(
-                chart_block(charts::import::models(fmt, self)).heading("Compared models", None),
+                chart_block(fmt, |fmt| charts::import::models(fmt, self))
+                    .heading("Compared models", None),
             );
             blocks.push(Block::table(view(fmt, &ranking(self))));
         }
-        blocks.push(chart_block(charts::import::per_day(fmt, self)).heading("Charts", None));
-        blocks.push(chart_block(charts::import::top_sessions(fmt, self)));
+        blocks.push(
+            chart_block(fmt, |fmt| charts::import::per_day(fmt, self)).heading("Charts", None),
+        );
+        blocks.push(chart_block(fmt, |fmt| {
+            charts::import::top_sessions(fmt, self)
+        }));
         blocks.push(Block::table(view(fmt, &days_compact(self))).heading(
             "Tables",
             Some("Compact tables: each session's recorded cost and each replay's estimate first. Every column (usage by token class, lower and upper bounds, sizes) is in the CSV files of --csv DIR and in the JSON.".into()),

@@ -124,9 +124,18 @@ pub trait Render: Document {
     /// A self-contained HTML page.
     fn draw_html(&self, f: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError>;
 
-    /// Terminal tables and sentences.
+    /// Terminal tables and sentences; a full report ends with the rounding
+    /// rule its money follows ([`format::ROUNDING_RULE`]), stated once.
     fn terminal(&self, opts: &TerminalOptions) -> String {
-        self.draw_terminal(&self.fmt(), opts)
+        let mut s = self.draw_terminal(&self.fmt(), opts);
+        if !opts.brief {
+            if !s.ends_with("\n\n") {
+                s.push('\n');
+            }
+            s.push_str(&terminal::wrap_prose(format::ROUNDING_RULE, opts.width));
+            s.push('\n');
+        }
+        s
     }
     /// Every table (`--csv DIR` writes one file each).
     fn tables(&self) -> Vec<DataTable> {

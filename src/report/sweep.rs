@@ -5,6 +5,7 @@ use super::table::{col, variant_key, Cell, Column, DataTable};
 use super::terminal::{keyed_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::Sweep;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 
 /// A sweep: one row per point, the axes then each variant's total.
@@ -43,8 +44,8 @@ pub fn table(s: &Sweep) -> DataTable {
                 let mut row: Vec<Cell> =
                     p.values.iter().map(|v| Cell::Text(v.to_string())).collect();
                 for t in &p.totals {
-                    row.push(Cell::Usd(t.lower, 3));
-                    row.push(Cell::Usd(t.upper, 3));
+                    row.push(Cell::Usd(t.lower, Scale::Run));
+                    row.push(Cell::Usd(t.upper, Scale::Run));
                 }
                 row
             })
@@ -69,8 +70,8 @@ pub fn answer(fmt: &Fmt, s: &Sweep) -> Vec<String> {
     let total = |p: &crate::document::answer::SweepPick| {
         format!(
             "{} (upper bound {})",
-            fmt.money(p.total.lower, 3),
-            fmt.money(p.total.upper, 3)
+            fmt.money(p.total.lower, Scale::Run),
+            fmt.money(p.total.upper, Scale::Run)
         )
     };
     vec![
@@ -89,8 +90,8 @@ pub fn answer(fmt: &Fmt, s: &Sweep) -> Vec<String> {
             format::int(a.points),
             s.variants.len(),
             s.figure.period(),
-            fmt.money(a.cheapest.total.lower, 3),
-            fmt.money(a.dearest.total.lower, 3)
+            fmt.money(a.cheapest.total.lower, Scale::Run),
+            fmt.money(a.dearest.total.lower, Scale::Run)
         ),
     ]
 }
@@ -135,7 +136,7 @@ impl Render for Sweep {
 fn html(fmt: &Fmt, s: &Sweep, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let blocks = vec![
         Block::list("answer", answer(fmt, s)),
-        chart_block(charts::sweep::sweep(fmt, s)),
+        chart_block(fmt, |fmt| charts::sweep::sweep(fmt, s)),
         Block::table(view(fmt, &table(s))),
     ];
     let page = simple_page(

@@ -248,8 +248,9 @@ fn compute(
     let charts = slots
         .iter()
         .filter_map(|b| b.slot)
-        .flat_map(|slot| tokencast_charts::simulation_slot(&fmt, &doc, slot))
-        .map(tokencast_charts::Chart::view)
+        .flat_map(|slot| {
+            tokencast_charts::views(&fmt, |f| tokencast_charts::simulation_slot(f, &doc, slot))
+        })
         .collect();
     Ok(Answer::Ok {
         scenario: text.to_string(),

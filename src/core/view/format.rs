@@ -18,6 +18,48 @@ pub struct Fmt {
     pub currency: Currency,
     /// The date that chose the prices, when it mattered.
     pub price_date: Option<PriceDate>,
+    /// The size charts are drawn at.
+    pub canvas: Canvas,
+}
+
+/// The size of a chart's drawing, in SVG units.
+///
+/// A page holds each chart twice: [`Canvas::WIDE`] for screens and paper,
+/// [`Canvas::NARROW`] for phones, where the wide drawing would have to
+/// shrink its labels below 11 px. Labels keep their size in units on both,
+/// so on a narrow screen they stay as large as on a wide one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Canvas {
+    /// Width in units.
+    pub width: u32,
+    /// Height in units.
+    pub height: u32,
+}
+
+impl Canvas {
+    /// The drawing for screens 986 px wide or more, and for print.
+    pub const WIDE: Canvas = Canvas {
+        width: 880,
+        height: 380,
+    };
+    /// The drawing for narrower screens: 340 units shown 340 to 520 px
+    /// wide, so a 10.5-unit label is 11 px or more.
+    pub const NARROW: Canvas = Canvas {
+        width: 340,
+        height: 340,
+    };
+
+    /// Whether this is the narrow drawing (which leaves out what the page
+    /// says beside it, such as the title).
+    pub fn is_narrow(self) -> bool {
+        self.width < Canvas::WIDE.width
+    }
+}
+
+impl Default for Canvas {
+    fn default() -> Canvas {
+        Canvas::WIDE
+    }
 }
 
 impl Fmt {
@@ -26,6 +68,15 @@ impl Fmt {
         Fmt {
             currency,
             price_date,
+            canvas: Canvas::WIDE,
+        }
+    }
+
+    /// The same context, drawing charts on `canvas`.
+    pub fn on(&self, canvas: Canvas) -> Fmt {
+        Fmt {
+            canvas,
+            ..self.clone()
         }
     }
 
@@ -68,16 +119,55 @@ impl Fmt {
         }
     }
 
-    /// `$1,038.25`-style money with `dp` decimals (`EUR 955.19` in another currency).
-    pub fn money(&self, d: Decimal, dp: u32) -> String {
+    /// `$1,038.25`-style money rounded by [`Scale`]'s rule (`EUR 955.19`
+    /// in another currency).
+    pub fn money(&self, d: Decimal, scale: Scale) -> String {
         let sign = self.currency.sign();
-        let s = fixed(d, dp);
+        let s = fixed(d, scale.decimals(d));
         match s.strip_prefix('-') {
             Some(rest) => format!("-{sign}{}", group(rest)),
             None => format!("{sign}{}", group(&s)),
         }
     }
 }
+
+/// What an amount of money is, which decides its decimals: the one rounding
+/// rule for money shown to people, in every output ([`ROUNDING_RULE`]
+/// states it). CSV and JSON hold exact figures and round nothing.
+///
+/// The scales follow the published figures: a run's model input
+/// ($10.383), a data fee ($0.0169), a day ($1,038.25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// A request, a session, a data fee or a sum of sessions: 4 decimals.
+    Request,
+    /// One run (a replay, a sweep point, a forecast run): 3 decimals.
+    Run,
+    /// A day or longer, a budget, and a figure quoted to the cent (the cost
+    /// of an attempt, a cache rewrite): 2 decimals.
+    Cents,
+    /// A charge as the provider's billing block records it: 6 decimals.
+    Charge,
+    /// A price as the book gives it: every decimal, at least 2.
+    Price,
+}
+
+impl Scale {
+    /// The decimals `d` is shown with on this scale.
+    pub fn decimals(self, d: Decimal) -> u32 {
+        match self {
+            Scale::Request => 4,
+            Scale::Run => 3,
+            Scale::Cents => 2,
+            Scale::Charge => 6,
+            Scale::Price => d.normalize().scale().max(2),
+        }
+    }
+}
+
+/// The rounding rule, as every full terminal report and page states it
+/// once, at its end.
+pub const ROUNDING_RULE: &str = "Money is rounded half away from zero: a request, a session, a data fee or a sum of sessions to 4 decimals, a run to 3, a day or longer and a figure quoted to the cent to 2; prices as the price book gives them. CSV and JSON hold exact figures.";
 
 /// Rounds half away from zero to `dp` decimal places.
 pub fn round(d: Decimal, dp: u32) -> Decimal {
@@ -194,7 +284,7 @@ mod tests {
 
     #[test]
     fn groups_thousands() {
-        assert_eq!(Fmt::usd().money(d("1038.254"), 2), "$1,038.25");
+        assert_eq!(Fmt::usd().money(d("1038.254"), Scale::Cents), "$1,038.25");
         assert_eq!(count(d("206114.6")), "206,115");
         assert_eq!(int(999), "999");
     }
@@ -203,7 +293,7 @@ mod tests {
     fn the_largest_decimals_format_without_overflow() {
         assert_eq!(fixed(Decimal::MAX, 4), "79228162514264337593543950335.0000");
         assert_eq!(
-            Fmt::usd().money(Decimal::MIN, 2),
+            Fmt::usd().money(Decimal::MIN, Scale::Cents),
             "-$79,228,162,514,264,337,593,543,950,335.00"
         );
         assert_eq!(fixed(d("1.5"), 3), "1.500");

@@ -104,6 +104,9 @@ pub struct ChartView {
     pub title: String,
     pub caption: String,
     pub svg: Option<String>,
+    /// The same chart drawn for narrow screens
+    /// ([`crate::view::format::Canvas::NARROW`]), when it could be.
+    pub narrow: Option<String>,
     pub error: Option<String>,
 }
 

@@ -7,6 +7,7 @@
 
 use super::format;
 use super::Fmt;
+use crate::view::format::Scale;
 use rust_decimal::Decimal;
 
 /// One value of a table.
@@ -18,8 +19,8 @@ pub enum Cell {
     Int(u64),
     /// A token estimate, shown rounded to a whole token.
     Tokens(Decimal),
-    /// USD, shown with this many decimals.
-    Usd(Decimal, u32),
+    /// USD, shown rounded by its scale's rule.
+    Usd(Decimal, Scale),
     /// Bytes, shown grouped.
     Bytes(Decimal),
     /// Milliseconds, shown as seconds with one decimal.

@@ -12,7 +12,7 @@ use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
 use crate::scenario::InputFile;
 use serde::Serialize;
-pub(crate) use tokencast_core::view::page::{view, Block, Fact, Headline};
+pub(crate) use tokencast_core::view::page::{view, Block, ChartView, Fact, Headline};
 
 const BASE: &str = include_str!("../../../templates/base.html");
 const REPORT: &str = include_str!("../../../templates/report.html");
@@ -111,9 +111,18 @@ pub(crate) struct Page {
     pub(crate) timestamp: Option<String>,
 }
 
-pub(crate) fn chart_block(c: charts::Chart) -> Block {
+/// The block of the chart `draw` makes, drawn on both canvases.
+pub(crate) fn chart_block(fmt: &Fmt, draw: impl Fn(&Fmt) -> charts::Chart) -> Block {
     Block {
-        chart: Some(c.view()),
+        chart: charts::views(fmt, |f| vec![draw(f)]).pop(),
+        ..Block::default()
+    }
+}
+
+/// The block of a chart already made into a page's view.
+pub(crate) fn view_block(view: ChartView) -> Block {
+    Block {
+        chart: Some(view),
         ..Block::default()
     }
 }
@@ -155,7 +164,8 @@ pub(crate) fn render_template(name: &str, page: &impl Serialize) -> Result<Vec<u
         prose(x)
     });
     tera.add_raw_templates([("base.html", BASE), ("report.html", REPORT)])?;
-    let context = tera::Context::from_serialize(page)?;
+    let mut context = tera::Context::from_serialize(page)?;
+    context.insert("rounding", crate::report::format::ROUNDING_RULE);
     tera.render(name, &context).map(String::into_bytes)
 }
 

@@ -3,8 +3,8 @@
 pub use tokencast_core::view::simulation::{backtest, tables, what_if};
 
 use super::html::{
-    chart_block, charts, input_facts, render_template, Block, Control, ControlGroup, LiveView,
-    Page, NO_ENGINE,
+    charts, input_facts, render_template, view_block, Block, Control, ControlGroup, LiveView, Page,
+    NO_ENGINE,
 };
 use super::table::DataTable;
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
@@ -12,6 +12,7 @@ use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
+use crate::report::format::Scale;
 use crate::report::Fmt;
 use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline, models_line};
 
@@ -95,7 +96,7 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
     s.push_str(&plain_table(fmt, &tables::capabilities(doc), opts.width));
     s.push_str(&format!(
         "Data fee: {} over {} charged responses; {} replay(s) skipped, {} uncharged; median latency of calls with data {}.\n\n",
-        fmt.money(sim.ledger.total_usd, 4),
+        fmt.money(sim.ledger.total_usd, Scale::Request),
         sim.ledger.charged,
         sim.ledger.replays_skipped,
         sim.ledger.uncharged,
@@ -189,7 +190,7 @@ fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
             top.capability,
             format::count(tokens),
             top.resends,
-            fmt.money(top.cost[i].lower, 3)
+            fmt.money(top.cost[i].lower, Scale::Run)
         ));
     }
     Some(lines)
@@ -235,11 +236,11 @@ fn with_charts(fmt: &Fmt, doc: &SimulationDoc, blocks: Vec<Block>) -> Vec<Block>
             out.push(b);
             continue;
         };
-        for (i, c) in charts::simulation_slot(fmt, doc, slot)
+        for (i, c) in charts::views(fmt, |f| charts::simulation_slot(f, doc, slot))
             .into_iter()
             .enumerate()
         {
-            let mut chart = chart_block(c);
+            let mut chart = view_block(c);
             if i == 0 {
                 chart.heading = b.heading.clone();
                 chart.note = b.note.clone();

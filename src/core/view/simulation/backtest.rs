@@ -2,6 +2,7 @@
 
 use crate::document::SimulationDoc;
 use crate::view::format;
+use crate::view::format::Scale;
 use crate::view::table::{col, Cell, DataTable};
 use crate::view::Fmt;
 
@@ -17,9 +18,9 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         format::int(b.recorded_prompt),
         format::count(b.simulated_prompt.lower),
         format::count(b.simulated_prompt.upper),
-        fmt.money(b.recorded_cost, 4),
-        fmt.money(b.simulated_cost.lower, 4),
-        fmt.money(b.simulated_cost.upper, 4),
+        fmt.money(b.recorded_cost, Scale::Request),
+        fmt.money(b.simulated_cost.lower, Scale::Request),
+        fmt.money(b.simulated_cost.upper, Scale::Request),
     )];
     out.push(format!(
         "{} of requests have their recorded prompt inside the ÷{} … ×{} band.",
@@ -31,7 +32,7 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         let each: Vec<String> = e
             .variants
             .iter()
-            .map(|v| format!("{} {}", v.name, fmt.money(v.total, 4)))
+            .map(|v| format!("{} {}", v.name, fmt.money(v.total, Scale::Request)))
             .collect();
         out.push(format!(
             "Central estimate at the calibration's {} bytes per token (inside the band): {} a run.",
@@ -81,7 +82,7 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         out.push(format!(
             "{} cache break(s): requests that read less than the previous one had cached; writing again cost {} more than reading.",
             b.breaks.len(),
-            fmt.money(b.breaks_extra_cost, 4)
+            fmt.money(b.breaks_extra_cost, Scale::Request)
         ));
     }
     out
@@ -116,12 +117,13 @@ pub fn requests(doc: &SimulationDoc) -> Option<DataTable> {
                     Cell::Int(r.recorded_prompt),
                     Cell::Tokens(r.simulated_prompt.lower),
                     Cell::Tokens(r.simulated_prompt.upper),
-                    r.recorded_cost
-                        .map_or(Cell::Text("unpriced".into()), |c| Cell::Usd(c, 4)),
+                    r.recorded_cost.map_or(Cell::Text("unpriced".into()), |c| {
+                        Cell::Usd(c, Scale::Request)
+                    }),
                     r.simulated_cost
-                        .map_or(Cell::Empty, |c| Cell::Usd(c.lower, 4)),
+                        .map_or(Cell::Empty, |c| Cell::Usd(c.lower, Scale::Request)),
                     r.simulated_cost
-                        .map_or(Cell::Empty, |c| Cell::Usd(c.upper, 4)),
+                        .map_or(Cell::Empty, |c| Cell::Usd(c.upper, Scale::Request)),
                 ]
             })
             .collect(),
@@ -220,8 +222,9 @@ pub fn breaks(doc: &SimulationDoc) -> Option<DataTable> {
                     x.gap_seconds.map_or(Cell::Empty, Cell::Int),
                     Cell::Text(x.cause.clone()),
                     Cell::Int(x.tokens),
-                    x.extra_cost
-                        .map_or(Cell::Text("unpriced".into()), |c| Cell::Usd(c, 4)),
+                    x.extra_cost.map_or(Cell::Text("unpriced".into()), |c| {
+                        Cell::Usd(c, Scale::Request)
+                    }),
                 ]
             })
             .collect(),

@@ -10,6 +10,7 @@ use super::page::{transposed, view, Block, ChartSlot, Fact, Headline};
 use super::Fmt;
 use crate::document::SimulationDoc;
 use crate::engine::Simulation;
+use crate::view::format::Scale;
 
 /// Where each variant's cumulative spend crosses the plan's budget.
 pub fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
@@ -25,14 +26,17 @@ pub fn budget_lines(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
             Some(m) => format!(
                 "{}: over the budget of {} a month from month {m} (cumulative, upper bound).",
                 v.name,
-                fmt.money(budget, 2)
+                fmt.money(budget, Scale::Cents)
             ),
             None => format!(
                 "{}: within the budget of {} a month for the year (upper bound {} against {}).",
                 v.name,
-                fmt.money(budget, 2),
-                fmt.money(v.year.upper, 2),
-                fmt.money(p.budget_cumulative.last().copied().unwrap_or_default(), 2)
+                fmt.money(budget, Scale::Cents),
+                fmt.money(v.year.upper, Scale::Cents),
+                fmt.money(
+                    p.budget_cumulative.last().copied().unwrap_or_default(),
+                    Scale::Cents
+                )
             ),
         })
         .collect()
@@ -50,7 +54,8 @@ pub fn models_line(fmt: &Fmt, doc: &SimulationDoc) -> Option<String> {
         })
     };
     let total = |m: &crate::analysis::models::ModelRow| {
-        m.total.map_or(String::new(), |t| fmt.money(t.lower, 3))
+        m.total
+            .map_or(String::new(), |t| fmt.money(t.lower, Scale::Run))
     };
     let mut s = format!(
         "Of {} compared model(s), {} runs cheapest: {} a run ({}){}",
@@ -83,13 +88,13 @@ pub fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
     let c = doc.comparison.as_ref()?;
     Some(Headline {
         cheapest: c.cheapest.clone(),
-        cheapest_total: fmt.money(c.cheapest_total, 3),
+        cheapest_total: fmt.money(c.cheapest_total, Scale::Run),
         dearest: c.dearest.clone(),
-        dearest_total: fmt.money(c.dearest_total, 3),
-        saving: fmt.money(c.saving, 3),
+        dearest_total: fmt.money(c.dearest_total, Scale::Run),
+        saving: fmt.money(c.saving, Scale::Run),
         saving_percent: format::percent(c.saving_share),
         runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
-        saving_per_day: fmt.money(c.saving_per_day, 2),
+        saving_per_day: fmt.money(c.saving_per_day, Scale::Cents),
     })
 }
 
@@ -142,7 +147,7 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
         fact("runs per day", format::int(a.runs_per_day)),
         fact(
             "data fee per run (charged)",
-            fmt.money(sim.ledger.total_usd, 4),
+            fmt.money(sim.ledger.total_usd, Scale::Request),
         ),
     ]
 }

@@ -4,6 +4,7 @@
 use crate::document::SimulationDoc;
 use crate::scenario::Content;
 use crate::view::format;
+use crate::view::format::Scale;
 use crate::view::table::{col, variant_key, Cell, DataTable};
 use crate::view::Fmt;
 use rust_decimal::Decimal;
@@ -80,15 +81,15 @@ pub fn variants(doc: &SimulationDoc) -> DataTable {
                 Cell::Text(v.variant.model.clone()),
                 Cell::Tokens(p.final_request_input.lower),
                 Cell::Tokens(p.final_request_input.upper),
-                Cell::Usd(c.uncached_input.lower, 3),
-                Cell::Usd(c.cache_write.lower, 3),
-                Cell::Usd(c.cache_read.lower, 3),
-                Cell::Usd(c.input.lower, 3),
-                Cell::Usd(c.input.upper, 3),
-                Cell::Usd(c.output.lower, 3),
-                Cell::Usd(c.data_fee.lower, 4),
+                Cell::Usd(c.uncached_input.lower, Scale::Run),
+                Cell::Usd(c.cache_write.lower, Scale::Run),
+                Cell::Usd(c.cache_read.lower, Scale::Run),
+                Cell::Usd(c.input.lower, Scale::Run),
+                Cell::Usd(c.input.upper, Scale::Run),
+                Cell::Usd(c.output.lower, Scale::Run),
+                Cell::Usd(c.data_fee.lower, Scale::Request),
             ];
-            row.extend(tail.cells(c, 4, 3));
+            row.extend(tail.cells(c, Scale::Request, Scale::Run));
             row
         })
         .collect();
@@ -151,8 +152,8 @@ impl Tail {
         out
     }
 
-    /// `dp` decimals for storage and fees, `total_dp` for the totals.
-    fn cells(&self, c: &crate::engine::CostBreakdown, dp: u32, total_dp: u32) -> Vec<Cell> {
+    /// Storage and fees at `dp`'s scale, the totals at `total_dp`'s.
+    fn cells(&self, c: &crate::engine::CostBreakdown, dp: Scale, total_dp: Scale) -> Vec<Cell> {
         let mut out = Vec::new();
         if self.storage {
             out.push(Cell::Usd(c.cache_storage.lower, dp));
@@ -177,7 +178,7 @@ pub fn tool_fees(doc: &SimulationDoc) -> DataTable {
             vec![
                 Cell::Text(f.fee.name.clone()),
                 Cell::Text(f.fee.unit.key().into()),
-                Cell::Usd(f.fee.price, f.fee.price.normalize().scale().max(2)),
+                Cell::Usd(f.fee.price, Scale::Price),
                 Cell::Text(
                     f.fee
                         .minimum_minutes
@@ -186,7 +187,7 @@ pub fn tool_fees(doc: &SimulationDoc) -> DataTable {
                 Cell::Text(f.capabilities.join(", ")),
                 Cell::Int(f.calls),
                 Cell::Millis(f.busy_ms as f64),
-                Cell::Usd(f.charge, 4),
+                Cell::Usd(f.charge, Scale::Request),
                 Cell::Text(f.fee.source.clone()),
                 Cell::Text(f.fee.read_on.clone()),
             ]
@@ -240,7 +241,7 @@ pub fn attribution(doc: &SimulationDoc) -> DataTable {
                 Cell::Tokens(a.raw_tokens.lower),
                 Cell::Int(a.resends),
             ];
-            row.extend(a.cost.iter().map(|c| Cell::Usd(c.lower, 3)));
+            row.extend(a.cost.iter().map(|c| Cell::Usd(c.lower, Scale::Run)));
             row
         })
         .collect();
@@ -325,12 +326,12 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
             let mut row = vec![
                 Cell::Text(v.variant.variant.name.clone()),
                 Cell::Int(sim.assumptions.runs_per_day),
-                Cell::Usd(d.input.lower, 2),
-                Cell::Usd(d.input.upper, 2),
-                Cell::Usd(d.output.lower, 2),
-                Cell::Usd(d.data_fee.lower, 2),
+                Cell::Usd(d.input.lower, Scale::Cents),
+                Cell::Usd(d.input.upper, Scale::Cents),
+                Cell::Usd(d.output.lower, Scale::Cents),
+                Cell::Usd(d.data_fee.lower, Scale::Cents),
             ];
-            row.extend(tail.cells(d, 2, 2));
+            row.extend(tail.cells(d, Scale::Cents, Scale::Cents));
             row
         })
         .collect();
@@ -365,11 +366,11 @@ pub fn periods(doc: &SimulationDoc) -> Option<DataTable> {
         .map(|v| {
             let mut row = vec![Cell::Text(v.name.clone())];
             for (b, dp) in [
-                (v.run, 3),
-                (v.day, 2),
-                (v.week, 2),
-                (v.month, 2),
-                (v.year, 2),
+                (v.run, Scale::Run),
+                (v.day, Scale::Cents),
+                (v.week, Scale::Cents),
+                (v.month, Scale::Cents),
+                (v.year, Scale::Cents),
             ] {
                 row.push(Cell::Usd(b.lower, dp));
                 row.push(Cell::Usd(b.upper, dp));
@@ -443,7 +444,7 @@ pub fn requests(doc: &SimulationDoc) -> DataTable {
             row.extend(
                 sim.variants
                     .iter()
-                    .map(|v| Cell::Usd(v.request_costs[k].lower, 4)),
+                    .map(|v| Cell::Usd(v.request_costs[k].lower, Scale::Request)),
             );
             row
         })
@@ -500,7 +501,7 @@ pub fn ledger(doc: &SimulationDoc) -> DataTable {
                 c.trimmed_bytes
                     .map_or(Cell::Empty, |b| Cell::Bytes(b.into())),
                 Cell::Millis(c.latency_ms as f64),
-                Cell::Usd(c.charged_usd, 6),
+                Cell::Usd(c.charged_usd, Scale::Charge),
                 Cell::Text(billed.into()),
             ]
         })
@@ -527,7 +528,7 @@ pub fn prices(doc: &SimulationDoc) -> DataTable {
     // Exact prices: at least cents, and every decimal the book gives.
     let price = |v: Option<Decimal>| {
         v.map_or(Cell::Text("not given".into()), |d| {
-            Cell::Usd(d, d.normalize().scale().max(2))
+            Cell::Usd(d, Scale::Price)
         })
     };
     let models: Vec<&crate::pricing::ModelPrices> = std::iter::once(&sim.prices)
@@ -691,18 +692,21 @@ pub fn models(doc: &SimulationDoc, full: bool) -> Option<DataTable> {
                 let mut row = vec![
                     Cell::Int(i as u64 + 1),
                     Cell::Text(m.model.clone()),
-                    m.total
-                        .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.lower, 3)),
-                    m.total
-                        .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.upper, 3)),
+                    m.total.map_or(Cell::Missing("unpriced"), |t| {
+                        Cell::Usd(t.lower, Scale::Run)
+                    }),
+                    m.total.map_or(Cell::Missing("unpriced"), |t| {
+                        Cell::Usd(t.upper, Scale::Run)
+                    }),
                     m.versus_scenario.map_or(Cell::Empty, Cell::Share),
                     m.cheapest.clone().map_or(Cell::Empty, Cell::Text),
                     Cell::Text(m.cache.clone()),
                 ];
                 if full {
                     row.extend(m.variants.iter().map(|v| {
-                        v.total
-                            .map_or(Cell::Missing("unpriced"), |t| Cell::Usd(t.lower, 3))
+                        v.total.map_or(Cell::Missing("unpriced"), |t| {
+                            Cell::Usd(t.lower, Scale::Run)
+                        })
                     }));
                     let notes: Vec<String> = m
                         .variants

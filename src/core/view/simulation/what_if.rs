@@ -5,6 +5,7 @@ use crate::engine::context::StrategyRun;
 use crate::pricing::Cache;
 use crate::scenario::Content;
 use crate::view::format;
+use crate::view::format::Scale;
 use crate::view::table::{col, variant_key, Cell, DataTable};
 use crate::view::Fmt;
 use rust_decimal::Decimal;
@@ -33,10 +34,10 @@ fn strategy_row(plain: &StrategyRun, r: &StrategyRun) -> Vec<Cell> {
         Cell::Int(r.events[0]),
         Cell::Tokens(r.peak_prompt.lower),
         Cell::Tokens(r.cache_write_tokens.lower),
-        Cell::Usd(r.cache_write_cost.lower, 4),
-        Cell::Usd(r.cost.lower, 4),
-        Cell::Usd(r.cost.upper, 4),
-        Cell::Usd(saving.lower, 4),
+        Cell::Usd(r.cache_write_cost.lower, Scale::Run),
+        Cell::Usd(r.cost.lower, Scale::Run),
+        Cell::Usd(r.cost.upper, Scale::Run),
+        Cell::Usd(saving.lower, Scale::Run),
     ]
 }
 
@@ -120,10 +121,10 @@ pub fn retry(doc: &SimulationDoc) -> Option<DataTable> {
             .map(|p| {
                 vec![
                     Cell::Int(p.attempts),
-                    Cell::Usd(p.baseline_total, 2),
-                    Cell::Usd(p.baseline_per_accepted, 3),
-                    Cell::Usd(p.candidate_total, 2),
-                    Cell::Usd(p.candidate_per_accepted, 3),
+                    Cell::Usd(p.baseline_total, Scale::Cents),
+                    Cell::Usd(p.baseline_per_accepted, Scale::Run),
+                    Cell::Usd(p.candidate_total, Scale::Cents),
+                    Cell::Usd(p.candidate_per_accepted, Scale::Run),
                     Cell::Text(
                         if p.candidate_total <= r.baseline_total {
                             "yes"
@@ -151,8 +152,8 @@ pub fn cache_lifetime(fmt: &Fmt, doc: &SimulationDoc) -> Option<DataTable> {
                 Cell::Text(t.results.to_string()),
                 Cell::Text(tier.key().into()),
                 Cell::Int(expiries),
-                Cell::Usd(cost.lower, 3),
-                Cell::Usd(cost.upper, 3),
+                Cell::Usd(cost.lower, Scale::Run),
+                Cell::Usd(cost.upper, Scale::Run),
                 Cell::Text(if t.cheaper == tier { "cheaper" } else { "" }.into()),
             ]);
         }
@@ -162,13 +163,13 @@ pub fn cache_lifetime(fmt: &Fmt, doc: &SimulationDoc) -> Option<DataTable> {
             Cell::Text(e.results.to_string()),
             Cell::Text("5m, one expiry before the final request".into()),
             Cell::Int(1),
-            Cell::Usd(e.extra_cost.lower, 3),
-            Cell::Usd(e.extra_cost.upper, 3),
+            Cell::Usd(e.extra_cost.lower, Scale::Run),
+            Cell::Usd(e.extra_cost.upper, Scale::Run),
             Cell::Text(format!(
                 "extra; rewrite of {} tokens = {}; the 1-hour tier costs {} more",
                 format::count(e.rewrite_tokens.lower),
-                fmt.money(e.rewrite_cost.lower, 3),
-                fmt.money(e.one_hour_premium.lower, 3)
+                fmt.money(e.rewrite_cost.lower, Scale::Run),
+                fmt.money(e.one_hour_premium.lower, Scale::Run)
             )),
         ]);
     }
@@ -217,8 +218,8 @@ pub fn lifetime_sweep(doc: &SimulationDoc) -> Option<DataTable> {
                 let mut row = vec![Cell::Int(p.model_seconds)];
                 for t in &p.tiers {
                     row.push(Cell::Int(t.expiries_5m));
-                    row.push(Cell::Usd(t.input_5m.lower, 3));
-                    row.push(Cell::Usd(t.input_1h.lower, 3));
+                    row.push(Cell::Usd(t.input_5m.lower, Scale::Run));
+                    row.push(Cell::Usd(t.input_1h.lower, Scale::Run));
                     row.push(Cell::Text(t.cheaper.key().into()));
                 }
                 row
@@ -262,9 +263,9 @@ pub fn effort(doc: &SimulationDoc) -> Option<DataTable> {
                     Cell::Text(r.preset.clone()),
                     Cell::Int(r.output_tokens_per_step),
                     Cell::Int(r.output_tokens),
-                    Cell::Usd(r.output_cost[sync], 3),
+                    Cell::Usd(r.output_cost[sync], Scale::Run),
                 ];
-                row.extend(r.total.iter().map(|t| Cell::Usd(*t, 3)));
+                row.extend(r.total.iter().map(|t| Cell::Usd(*t, Scale::Run)));
                 row
             })
             .collect(),
@@ -296,8 +297,8 @@ pub fn restart(doc: &SimulationDoc) -> Option<DataTable> {
             .iter()
             .map(|row| {
                 let mut cells = vec![Cell::Int(row.before_request)];
-                cells.extend(row.resume.iter().map(|c| Cell::Usd(*c, 3)));
-                cells.extend(row.start_over.iter().map(|c| Cell::Usd(*c, 3)));
+                cells.extend(row.resume.iter().map(|c| Cell::Usd(*c, Scale::Run)));
+                cells.extend(row.start_over.iter().map(|c| Cell::Usd(*c, Scale::Run)));
                 cells
             })
             .collect(),
@@ -313,14 +314,14 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
     if let Some(r) = &w.retry {
         let mut s = format!(
             "Retry break-even: an attempt costs {} on {} and {} on {}. {} attempts on {} cost {} ({} per accepted answer).",
-            fmt.money(r.baseline_cost_per_attempt, 2),
+            fmt.money(r.baseline_cost_per_attempt, Scale::Cents),
             r.baseline_model,
-            fmt.money(r.candidate_cost_per_attempt, 2),
+            fmt.money(r.candidate_cost_per_attempt, Scale::Cents),
             r.candidate_model,
             r.baseline_attempts,
             r.baseline_model,
-            fmt.money(r.baseline_total, 2),
-            fmt.money(r.baseline_cost_per_accepted, 3),
+            fmt.money(r.baseline_total, Scale::Cents),
+            fmt.money(r.baseline_cost_per_accepted, Scale::Run),
         );
         match r.break_even_attempts {
             Some(b) => {
@@ -333,8 +334,8 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
                     s.push_str(&format!(
                         "; attempt {} makes it {}, {} per accepted answer",
                         b + 1,
-                        fmt.money(p.candidate_total, 2),
-                        fmt.money(p.candidate_per_accepted, 3)
+                        fmt.money(p.candidate_total, Scale::Cents),
+                        fmt.money(p.candidate_per_accepted, Scale::Run)
                     ));
                 }
                 s.push('.');
@@ -372,9 +373,9 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
                 Decimal::from(l.model_ms_per_step) / Decimal::from(1000),
                 t.cheaper.lifetime_name(),
                 format::count(e.rewrite_tokens.lower),
-                fmt.money(e.rewrite_cost.lower, 2),
-                fmt.money(e.extra_cost.lower, 3),
-                fmt.money(e.one_hour_premium.lower, 2),
+                fmt.money(e.rewrite_cost.lower, Scale::Cents),
+                fmt.money(e.extra_cost.lower, Scale::Run),
+                fmt.money(e.one_hour_premium.lower, Scale::Cents),
                 flip.map_or(" The cheaper tier does not change over the sweep.".to_string(), |s| format!(" The cheaper tier flips at {s} s model time per step."))
             ));
         }
@@ -387,7 +388,7 @@ pub fn summary(fmt: &Fmt, doc: &SimulationDoc) -> Vec<String> {
         out.push(format!(
             "Restarts: the cheapest variant ({}) leads by {} a run; it absorbs {} restarts resumed from a stored session, or {} started over, at an average step, before it loses the lead.",
             r.cheapest,
-            fmt.money(r.lead, 3),
+            fmt.money(r.lead, Scale::Run),
             n(r.absorbed_resuming),
             n(r.absorbed_starting_over)
         ));
@@ -400,7 +401,7 @@ fn context_sentence(fmt: &Fmt, c: &crate::analysis::context::ContextManagement) 
     let mut s = format!(
         "Context management on `{}`: the plain run costs {} (lower bound) and writes {} tokens to the cache.",
         c.variant,
-        fmt.money(c.plain.cost.lower, 3),
+        fmt.money(c.plain.cost.lower, Scale::Run),
         format::count(c.plain.cache_write_tokens.lower)
     );
     let best = |runs: &[StrategyRun], i: Option<usize>, none: &str| match i {
@@ -412,8 +413,8 @@ fn context_sentence(fmt: &Fmt, c: &crate::analysis::context::ContextManagement) 
                 runs.len(),
                 if runs.len() == 1 { "" } else { "s" },
                 describe(&r.strategy),
-                fmt.money(r.cost.lower, 3),
-                fmt.money(d.abs(), 3),
+                fmt.money(r.cost.lower, Scale::Run),
+                fmt.money(d.abs(), Scale::Run),
                 if d >= Decimal::ZERO { "less" } else { "more" },
                 r.events[0],
                 if r.events[0] == 1 { "" } else { "s" },
