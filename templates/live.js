@@ -177,7 +177,7 @@
         var dt = document.createElement("dt");
         var dd = document.createElement("dd");
         dt.textContent = f.label;
-        dd.textContent = f.value;
+        prose(dd, f.value);
         return [dt, dd];
       }));
     }

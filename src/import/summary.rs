@@ -556,7 +556,7 @@ impl<'a> Summary<'a> {
                 .opts
                 .calibration
                 .and_then(|c| c.families.get(&family))
-                .map(|f| f.breaks())
+                .map(crate::import::calibrate::TurnBreaks::from)
                 .filter(|b| b.turns > 0);
             let spec = ScenarioSpec {
                 source: self.opts.source,
@@ -734,7 +734,7 @@ impl<'a> Summary<'a> {
 
     /// Bytes per token per model family over every thread read so far.
     pub fn calibration(&self) -> crate::import::calibrate::Calibration {
-        crate::import::calibrate::Calibration::of(&self.observations, &self.breaks)
+        crate::import::calibrate::calibration_of(&self.observations, &self.breaks)
     }
 
     /// The document, with the import's counts and problems.

@@ -343,3 +343,31 @@ fn compared_models_are_ranked_again_at_every_change() {
         dec("0.0228")
     );
 }
+
+#[test]
+fn a_calibration_the_scenario_names_is_read_from_the_page_and_can_be_overridden() {
+    // 8,000 bytes over 4,000 tokens: 2 bytes a token; p10 1.6, p90 2.5, no
+    // framing. The band's lower bound is bytes ÷ 2.5.
+    let calibration = "[families.m]\nsteps = 20\nbytes = 8000\ntokens = 4000\noverhead = 0\np10 = \"1.6\"\np50 = \"2\"\np90 = \"2.5\"\n";
+    let mut req = request(&[]);
+    req.scenario = SCENARIO.replace(
+        "bytes_per_token = 4\ntokenizer_uplift = 1.25\n",
+        "calibration = \"cal.toml\"\n",
+    );
+    req.files.insert("cal.toml".into(), calibration.into());
+    let (_, _, _, doc) = ok(run(&req));
+    // Raw: input 1,000 + (1,000 + 100 + 4,000 ÷ 2.5) = 3,700 tokens × $2/M,
+    // output 500 tokens × $10/M: $0.0074 + $0.005.
+    assert_eq!(total(&doc, 0), dec("0.0124"));
+    // Trimmed: 1,000 + (1,000 + 100 + 2,000 ÷ 2.5) = 2,900 tokens × $2/M.
+    assert_eq!(total(&doc, 1), dec("0.0108"));
+    // The reader's bytes per token takes the calibration's place.
+    req.changes = [("assumptions.bytes_per_token".to_string(), "4".to_string())].into();
+    let (text, _, _, doc) = ok(run(&req));
+    assert!(text.contains("calibration = \"cal.toml\"\n"), "{text}");
+    assert_eq!(total(&doc, 0), dec("0.0112"));
+    // Without its file, the page says which file is missing.
+    req.files.remove("cal.toml");
+    let why = invalid(run(&req));
+    assert!(why.contains("cal.toml"), "{why}");
+}

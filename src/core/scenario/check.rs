@@ -92,7 +92,8 @@ impl Scenario {
                 .unwrap_or_default(),
             context: None,
         };
-        let assumptions = check_assumptions(src, raw.assumptions)?;
+        let assumptions =
+            check_assumptions(src, files, raw.assumptions, &prices.model, &mut inputs)?;
         if let Some(c) = raw.context_management {
             what_if.context = Some(check_context(src, c, &variants, &assumptions)?);
         }

@@ -261,7 +261,10 @@ pub(super) fn effort_presets(
 /// Keeps every exact sum of the replay within `rust_decimal`'s 96 bits.
 pub(super) fn check_assumptions(
     src: &SourceText,
+    files: &dyn Files,
     a: RawAssumptions,
+    model: &str,
+    inputs: &mut Vec<InputFile>,
 ) -> Result<Assumptions, InputError> {
     // Located at the key's line when it can be found.
     let problem = |p: String, help: &str| {
@@ -273,11 +276,36 @@ pub(super) fn check_assumptions(
         )
         .with_help(help)
     };
+    let band = match &a.calibration {
+        Some(path) => {
+            let (band, file) = calibrated(src, files, path, &a, model)?;
+            inputs.push(input_file(&file));
+            band
+        }
+        None => {
+            let missing = |key: &str| {
+                InputError::new(format!("{}: [assumptions] has no `{key}`", src.name)).with_help(
+                    "give bytes_per_token and tokenizer_uplift (the seed's band: 4 and 1.3), or name a saved calibration: calibration = \"FILE\" (`tokencast import … --save-calibration FILE`)",
+                )
+            };
+            Band {
+                bytes_per_token: a
+                    .bytes_per_token
+                    .ok_or_else(|| missing("bytes_per_token"))?,
+                tokenizer_uplift: a
+                    .tokenizer_uplift
+                    .ok_or_else(|| missing("tokenizer_uplift"))?,
+                estimate: a.estimate_bytes_per_token,
+                step_overhead_tokens: a.step_overhead_tokens.unwrap_or(0),
+                calibration: None,
+            }
+        }
+    };
     for (field, v) in [
         ("prefix_tokens", a.prefix_tokens),
         ("output_tokens_per_step", a.output_tokens_per_step),
         ("final_output_tokens", a.final_output_tokens),
-        ("step_overhead_tokens", a.step_overhead_tokens),
+        ("step_overhead_tokens", band.step_overhead_tokens),
     ] {
         limits::tokens(field, v)
             .map_err(|p| problem(p, "token counts per request are at most in the millions"))?;
@@ -285,11 +313,11 @@ pub(super) fn check_assumptions(
     limits::runs_per_day(a.runs_per_day)
         .map_err(|p| problem(p, "a projection needs at most a billion runs a day"))?;
     for (field, v) in [
-        ("bytes_per_token", a.bytes_per_token),
-        ("tokenizer_uplift", a.tokenizer_uplift),
+        ("bytes_per_token", band.bytes_per_token),
+        ("tokenizer_uplift", band.tokenizer_uplift),
         (
             "estimate_bytes_per_token",
-            a.estimate_bytes_per_token.unwrap_or(Decimal::ONE),
+            band.estimate.unwrap_or(Decimal::ONE),
         ),
     ] {
         limits::factor(field, v).map_err(|p| {
@@ -303,13 +331,14 @@ pub(super) fn check_assumptions(
         prefix_tokens: a.prefix_tokens,
         output_tokens_per_step: a.output_tokens_per_step,
         final_output_tokens: a.final_output_tokens,
-        bytes_per_token: a.bytes_per_token,
-        tokenizer_uplift: a.tokenizer_uplift,
+        bytes_per_token: band.bytes_per_token,
+        tokenizer_uplift: band.tokenizer_uplift,
         runs_per_day: a.runs_per_day,
         prefix_measured: a.prefix_measured,
         prefix_cached_tokens: a.prefix_cached_tokens.min(a.prefix_tokens),
-        step_overhead_tokens: a.step_overhead_tokens,
-        estimate_bytes_per_token: a.estimate_bytes_per_token,
+        step_overhead_tokens: band.step_overhead_tokens,
+        estimate_bytes_per_token: band.estimate,
+        calibration: band.calibration,
     })
 }
 
@@ -355,4 +384,87 @@ pub(super) fn to_ms(seconds: Decimal, src: &SourceText, field: &str) -> Result<u
         ))
         .with_help("give seconds with at most three decimals, e.g. 2.5")
     })
+}
+
+/// How the scenario turns bytes into tokens: written in it, or from a
+/// saved calibration.
+struct Band {
+    bytes_per_token: Decimal,
+    tokenizer_uplift: Decimal,
+    estimate: Option<Decimal>,
+    step_overhead_tokens: u64,
+    calibration: Option<CalibrationUse>,
+}
+
+/// The band of the calibration at `path` for `model`'s family, and the
+/// file it was read from. A value written beside the calibration is kept
+/// in its place (as a reader of a live page who changes bytes per token
+/// keeps the rest of the calibration), and said to be.
+fn calibrated(
+    src: &SourceText,
+    files: &dyn Files,
+    path: &Spanned<String>,
+    a: &RawAssumptions,
+    model: &str,
+) -> Result<(Band, SourceText), InputError> {
+    let file = files.read(path.get_ref(), "calibration").map_err(|e| {
+        src.error_at(e.message().to_string(), path.span(), "calibration path")
+            .with_help(e.help_text().unwrap_or("check the path"))
+    })?;
+    let saved = super::calibration::Calibration::parse(&file)?;
+    let family = super::calibration::family(model);
+    let Some(fit) = saved.fit_for(model) else {
+        let has: Vec<&str> = saved.families.keys().map(String::as_str).collect();
+        return Err(src
+            .error_at(
+                format!(
+                    "{}: the calibration `{}` has no fit for the model's family `{}`",
+                    src.name,
+                    crate::text::display(&file.name),
+                    crate::text::display(&family)
+                ),
+                path.span(),
+                "no fit for this model",
+            )
+            .with_help(if has.is_empty() {
+                "the file holds no family; save one from logs of this model with `tokencast import … --save-calibration FILE`".to_string()
+            } else {
+                format!(
+                    "it has {}; name a calibration saved from logs of this model, or write bytes_per_token and tokenizer_uplift instead",
+                    has.iter()
+                        .map(|f| format!("`{}`", crate::text::display(f)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }));
+    };
+    let (bytes_per_token, tokenizer_uplift, estimate) = fit.band();
+    let written: Vec<String> = [
+        ("bytes_per_token", a.bytes_per_token.is_some()),
+        ("tokenizer_uplift", a.tokenizer_uplift.is_some()),
+        (
+            "estimate_bytes_per_token",
+            a.estimate_bytes_per_token.is_some(),
+        ),
+        ("step_overhead_tokens", a.step_overhead_tokens.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, given)| *given)
+    .map(|(key, _)| key.to_string())
+    .collect();
+    Ok((
+        Band {
+            bytes_per_token: a.bytes_per_token.unwrap_or(bytes_per_token),
+            tokenizer_uplift: a.tokenizer_uplift.unwrap_or(tokenizer_uplift),
+            estimate: a.estimate_bytes_per_token.or(Some(estimate)),
+            step_overhead_tokens: a.step_overhead_tokens.unwrap_or(fit.overhead),
+            calibration: Some(CalibrationUse {
+                file: path.get_ref().clone(),
+                family,
+                steps: fit.steps,
+                written,
+            }),
+        },
+        file,
+    ))
 }

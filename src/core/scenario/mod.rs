@@ -4,6 +4,7 @@
 //! is deserialized into raw structs (`deny_unknown_fields`, exact decimals),
 //! then checked once into a [`Scenario`] whose fields the engine trusts.
 
+pub mod calibration;
 pub mod change;
 mod check;
 mod check_what_if;
@@ -178,6 +179,25 @@ pub struct Assumptions {
     /// pooled fit of recorded prompt growth), between the two bounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate_bytes_per_token: Option<Decimal>,
+    /// The saved calibration that set the band, the estimate and the
+    /// framing a step, when the scenario names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationUse>,
+}
+
+/// A saved calibration a scenario applies (`[assumptions] calibration`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalibrationUse {
+    /// The file, as the scenario names it.
+    pub file: String,
+    /// The model family whose fit was taken.
+    pub family: String,
+    /// The measured steps behind that fit.
+    pub steps: u64,
+    /// The keys the scenario writes beside it, which keep their written
+    /// values (`bytes_per_token`, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub written: Vec<String>,
 }
 
 fn is_zero_u64(n: &u64) -> bool {

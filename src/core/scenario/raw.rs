@@ -157,17 +157,23 @@ pub(super) struct RawAssumptions {
     pub(super) prefix_tokens: u64,
     pub(super) output_tokens_per_step: u64,
     pub(super) final_output_tokens: u64,
-    #[serde(deserialize_with = "positive_decimal")]
-    pub(super) bytes_per_token: Decimal,
-    #[serde(deserialize_with = "positive_decimal")]
-    pub(super) tokenizer_uplift: Decimal,
+    /// Required unless `calibration` gives it.
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    pub(super) bytes_per_token: Option<Decimal>,
+    /// Required unless `calibration` gives it.
+    #[serde(default, deserialize_with = "optional_positive_decimal")]
+    pub(super) tokenizer_uplift: Option<Decimal>,
+    /// A saved calibration whose fit for the scenario's model family sets
+    /// the band, the estimate and the framing a step.
+    #[serde(default)]
+    pub(super) calibration: Option<Spanned<String>>,
     pub(super) runs_per_day: u64,
     #[serde(default)]
     pub(super) prefix_measured: bool,
     #[serde(default)]
     pub(super) prefix_cached_tokens: u64,
     #[serde(default)]
-    pub(super) step_overhead_tokens: u64,
+    pub(super) step_overhead_tokens: Option<u64>,
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     pub(super) estimate_bytes_per_token: Option<Decimal>,
 }

@@ -14,7 +14,9 @@ use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
 use crate::report::format::Scale;
 use crate::report::Fmt;
-use tokencast_core::view::simulation::{blocks, budget_lines, facts, headline, models_line};
+use tokencast_core::view::simulation::{
+    blocks, budget_lines, facts, headline, models_line, tokens_rule,
+};
 
 impl Render for SimulationDoc {
     fn currency(&self) -> crate::pricing::Currency {
@@ -73,13 +75,12 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
     };
     let a = &sim.assumptions;
     s.push_str(&format!(
-        "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = bytes ÷ {} (lower), × {} (upper).\n\n",
+        "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = {}.\n\n",
         sim.tool_results,
         format::int(a.prefix_tokens),
         format::int(a.output_tokens_per_step),
         format::int(a.final_output_tokens),
-        a.bytes_per_token,
-        a.tokenizer_uplift
+        tokens_rule(a)
     ));
     s.push_str(&sideways(
         fmt,

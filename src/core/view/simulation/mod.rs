@@ -137,19 +137,44 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
             "final answer",
             format!("{} tokens", format::int(a.final_output_tokens)),
         ),
-        fact(
-            "token estimate",
-            format!(
-                "bytes ÷ {} (lower), × {} (upper)",
-                a.bytes_per_token, a.tokenizer_uplift
-            ),
-        ),
+        fact("token estimate", tokens_rule(a)),
         fact("runs per day", format::int(a.runs_per_day)),
         fact(
             "data fee per run (charged)",
             fmt.money(sim.ledger.total_usd, Scale::Request),
         ),
     ]
+}
+
+/// How bytes become tokens, as every output words it: the band, the
+/// estimate when there is one, and the calibration that set them.
+pub fn tokens_rule(a: &crate::scenario::Assumptions) -> String {
+    let mut s = format!(
+        "bytes ÷ {} (lower), × {} (upper)",
+        a.bytes_per_token, a.tokenizer_uplift
+    );
+    if let Some(e) = a.estimate_bytes_per_token {
+        s.push_str(&format!(", estimate bytes ÷ {e}"));
+    }
+    if let Some(c) = &a.calibration {
+        s.push_str(&format!(
+            ", from the calibration `{}` (family {}, {} measured steps)",
+            crate::text::display(&c.file),
+            crate::text::display(&c.family),
+            format::int(c.steps)
+        ));
+        if !c.written.is_empty() {
+            s.push_str(&format!(
+                "; {} as the scenario writes",
+                c.written
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    s
 }
 
 /// The page's blocks in order, with a [`ChartSlot`] where charts go.

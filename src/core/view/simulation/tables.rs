@@ -612,6 +612,33 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
         ),
     ];
     let mut rows = rows;
+    // What a calibration or an import fitted, where there is something.
+    if let Some(e) = a.estimate_bytes_per_token {
+        rows.push((
+            "estimate_bytes_per_token",
+            "bytes per token (estimate)",
+            Cell::Text(e.to_string()),
+        ));
+    }
+    if a.step_overhead_tokens > 0 {
+        rows.push((
+            "step_overhead_tokens",
+            "framing a step (tokens)",
+            Cell::Int(a.step_overhead_tokens),
+        ));
+    }
+    if let Some(c) = &a.calibration {
+        rows.push((
+            "calibration",
+            "calibration (file · family · measured steps)",
+            Cell::Text(format!(
+                "{} · {} · {}",
+                crate::text::display(&c.file),
+                crate::text::display(&c.family),
+                c.steps
+            )),
+        ));
+    }
     if !sim.currency.is_usd() {
         let c = &sim.currency;
         rows.push((

@@ -1,0 +1,320 @@
+//! A scenario that names a saved calibration (`[assumptions] calibration =
+//! "FILE"`): the fit for its model's family sets the band, the estimate and
+//! the framing a step, every output says so, and a wrong use is a located
+//! error with exit code 2.
+
+mod common;
+use common::{edit, run_in, sandbox, simulate_json};
+
+/// A calibration as `import --save-calibration` writes it, with round
+/// numbers: 30,000 bytes over 10,000 tokens in 40 steps, 12 tokens of
+/// framing a step, per-step ratios p10 2.5, p50 3, p90 3.5.
+const CALIBRATION: &str = r#"# tokencast calibration: bytes per token fitted per model family from recorded prompt growth
+[families.fixture-model]
+steps = 40
+bytes = 30000
+tokens = 10000
+overhead = 12
+p10 = "2.5"
+p50 = "3"
+p90 = "3.5"
+
+[families.other-model]
+steps = 9
+bytes = 900
+tokens = 300
+overhead = 0
+p10 = "2"
+p50 = "3"
+p90 = "4"
+"#;
+
+const BAND: &str = "bytes_per_token = 4\ntokenizer_uplift = 1.25\n";
+
+fn calibrated() -> tempfile::TempDir {
+    let dir = sandbox("tests/fixtures");
+    std::fs::write(dir.path().join("team.toml"), CALIBRATION).unwrap();
+    edit(
+        dir.path(),
+        "tiny.toml",
+        BAND,
+        "calibration = \"team.toml\"\n",
+    );
+    dir
+}
+
+#[test]
+fn a_named_calibration_sets_the_band_the_estimate_and_the_framing() {
+    let dir = calibrated();
+    let doc = simulate_json(dir.path(), "tiny.toml");
+    let a = &doc["assumptions"];
+    // By hand from the file: the estimate is the pooled 30,000 ÷ 10,000 =
+    // 3 bytes a token; the band runs from max(p90, pooled) = 3.5 (fewest
+    // tokens) to min(p10, pooled) = 2.5, so the uplift is 3.5 ÷ 2.5 = 1.4.
+    assert_eq!(a["bytes_per_token"], "3.5");
+    assert_eq!(a["tokenizer_uplift"], "1.4");
+    assert_eq!(a["estimate_bytes_per_token"], "3");
+    assert_eq!(a["step_overhead_tokens"], 12);
+    assert_eq!(
+        a["calibration"],
+        serde_json::json!({"file": "team.toml", "family": "fixture-model", "steps": 40})
+    );
+
+    // The calibration means exactly those four values: the same scenario
+    // with them written by hand replays to the same figures.
+    let by_hand = sandbox("tests/fixtures");
+    edit(
+        by_hand.path(),
+        "tiny.toml",
+        BAND,
+        "bytes_per_token = 3.5\ntokenizer_uplift = 1.4\nestimate_bytes_per_token = 3\nstep_overhead_tokens = 12\n",
+    );
+    let hand = simulate_json(by_hand.path(), "tiny.toml");
+    assert_eq!(doc["comparison"], hand["comparison"]);
+    assert_eq!(doc["variants"], hand["variants"]);
+    // And they differ from the seed's ÷4 … ×1.25 the fixture had.
+    let seed = simulate_json(sandbox("tests/fixtures").path(), "tiny.toml");
+    assert_ne!(doc["variants"], seed["variants"]);
+
+    // The terminal says where the band came from.
+    let out = common::tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "tiny.toml", "--no-report"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    // Words as printed, whatever the terminal's width wrapped.
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("tokens = bytes ÷ 3.5 (lower), × 1.4 (upper), estimate bytes ÷ 3, from the calibration `team.toml` (family fixture-model, 40 measured steps)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_value_written_beside_the_calibration_keeps_its_place() {
+    // As a live page's reader who changes the uplift keeps the rest.
+    let dir = calibrated();
+    edit(
+        dir.path(),
+        "tiny.toml",
+        "calibration = \"team.toml\"\n",
+        "calibration = \"team.toml\"\ntokenizer_uplift = 1.3\n",
+    );
+    let doc = simulate_json(dir.path(), "tiny.toml");
+    let a = &doc["assumptions"];
+    assert_eq!(a["tokenizer_uplift"], "1.3");
+    assert_eq!(a["bytes_per_token"], "3.5");
+    assert_eq!(a["estimate_bytes_per_token"], "3");
+    assert_eq!(a["step_overhead_tokens"], 12);
+    assert_eq!(
+        a["calibration"]["written"],
+        serde_json::json!(["tokenizer_uplift"])
+    );
+    let out = common::tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "tiny.toml", "--no-report", "--brief"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let page = dir.path().join("tiny.html");
+    let out = common::tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "tiny.toml", "--report", "tiny.html"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(
+        html.contains("from the calibration <code>team.toml</code> (family fixture-model, 40 measured steps); <code>tokenizer_uplift</code> as the scenario writes"),
+        "the page names the calibration"
+    );
+}
+
+#[test]
+fn a_calibration_is_an_input_of_the_run() {
+    // Its file enters the inputs' fingerprint: another fit, another run.
+    let dir = calibrated();
+    let before = simulate_json(dir.path(), "tiny.toml");
+    edit(dir.path(), "team.toml", "overhead = 12", "overhead = 13");
+    let after = simulate_json(dir.path(), "tiny.toml");
+    let inputs = |d: &serde_json::Value| d["inputs"].clone();
+    assert!(
+        inputs(&before)
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == "team.toml"),
+        "{}",
+        inputs(&before)
+    );
+    assert_ne!(inputs(&before), inputs(&after));
+    assert_eq!(after["assumptions"]["step_overhead_tokens"], 13);
+}
+
+#[test]
+fn a_wrong_calibration_is_a_located_error() {
+    // No fit for the model's family: the families it has are named.
+    let dir = calibrated();
+    edit(
+        dir.path(),
+        "team.toml",
+        "[families.fixture-model]",
+        "[families.fixture-model-2]",
+    );
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("has no fit for the model's family `fixture-model`")
+            && err.contains("`fixture-model-2`, `other-model`"),
+        "{err}"
+    );
+
+    // A file that is not there, pointed at in the scenario.
+    let dir = calibrated();
+    edit(
+        dir.path(),
+        "tiny.toml",
+        "calibration = \"team.toml\"",
+        "calibration = \"nowhere.toml\"",
+    );
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("nowhere.toml") && err.contains("calibration path"),
+        "{err}"
+    );
+
+    // A file that is not a calibration: its own line is named.
+    let dir = calibrated();
+    edit(dir.path(), "team.toml", "steps = 40", "steps = \"many\"");
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("team.toml: not a tokencast calibration") && err.contains("team.toml:3"),
+        "{err}"
+    );
+
+    // Neither a band nor a calibration.
+    let dir = calibrated();
+    edit(dir.path(), "tiny.toml", "calibration = \"team.toml\"\n", "");
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("[assumptions] has no `bytes_per_token`")
+            && err.contains("calibration = \"FILE\""),
+        "{err}"
+    );
+}
+
+/// A Claude Code session whose nine tool results of 600, 1,200, …, 5,400
+/// bytes each grow the next prompt by exactly a third of their bytes in
+/// tokens, beside the 50 output tokens sent back.
+fn three_bytes_a_token_log() -> String {
+    let sid = "11111111-2222-3333-4444-555555555555";
+    let at = |s: u32| format!("2026-11-20T10:{:02}:{:02}.000Z", s / 60, s % 60);
+    let mut lines = vec![
+        serde_json::json!({"type": "user", "sessionId": sid, "version": "2.1.126",
+        "timestamp": at(0), "message": {"role": "user", "content": "hello"}}),
+    ];
+    let (mut prompt, mut previous) = (5_000u64, 0u64);
+    for k in 1..=9u32 {
+        let usage = if k == 1 {
+            serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - 10,
+                "cache_read_input_tokens": 0, "output_tokens": 50})
+        } else {
+            serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - previous,
+                "cache_read_input_tokens": previous - 10, "output_tokens": 50})
+        };
+        lines.push(serde_json::json!({"type": "assistant", "sessionId": sid, "version": "2.1.126",
+            "timestamp": at(2 * k - 1), "requestId": format!("req_{k}"),
+            "message": {"model": "claude-sonnet-4-5", "id": format!("m{k}"), "role": "assistant",
+                "content": [{"type": "tool_use", "id": format!("t{k}"), "name": "Read", "input": {}}],
+                "usage": usage}}));
+        let size = 600 * u64::from(k);
+        lines.push(serde_json::json!({"type": "user", "sessionId": sid, "version": "2.1.126",
+            "timestamp": at(2 * k), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("t{k}"), "content": "x".repeat(size as usize)}]}}));
+        previous = prompt;
+        prompt += 50 + size / 3;
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn a_calibration_saved_by_an_import_prices_a_plan_written_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("s.jsonl"), three_bytes_a_token_log()).unwrap();
+    let (code, err) = run_in(
+        dir.path(),
+        &[
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--save-calibration",
+            "team.toml",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/prices/litellm-1.110.2/anthropic.toml");
+    let plan = format!(
+        r#"name = "plan"
+question = "What will the agent cost on our own bytes per token?"
+model = "claude-sonnet-4-5"
+prices = {book:?}
+date = "2026-11-30"
+
+[trace]
+[[trace.calls]]
+call = 1
+capability = "docs/read"
+status = 200
+items = 1
+raw_bytes = 9000
+trimmed_bytes = 3000
+latency_ms = 1000
+charged_usd = "0"
+
+[assumptions]
+prefix_tokens = 1000
+output_tokens_per_step = 0
+final_output_tokens = 0
+calibration = "team.toml"
+runs_per_day = 1
+
+[[variants]]
+results = "raw"
+cache = "none"
+"#
+    );
+    std::fs::write(dir.path().join("plan.toml"), plan).unwrap();
+    let doc = simulate_json(dir.path(), "plan.toml");
+    let a = &doc["assumptions"];
+    // Eight measured steps (the ninth result has no request after it):
+    // each grew the prompt by its bytes ÷ 3, so p10 = p90 = pooled = 3 and
+    // the uplift is 3 ÷ 3 = 1; no near-empty step, so no framing.
+    assert_eq!(a["bytes_per_token"], "3");
+    assert_eq!(a["tokenizer_uplift"], "1");
+    assert_eq!(a["estimate_bytes_per_token"], "3");
+    assert_eq!(a["calibration"]["family"], "claude-sonnet-4-5");
+    assert_eq!(a["calibration"]["steps"], 8);
+    // The 9,000-byte result is 9,000 ÷ 3 = 3,000 tokens in the final
+    // request, after the 1,000-token prefix: at the book's $3 per million
+    // input tokens, 1,000 × 3 = $0.003, then 4,000 × 3 = $0.012.
+    let v = &doc["variants"][0];
+    assert_eq!(
+        v["request_costs"],
+        serde_json::json!([{"lower": "0.003", "upper": "0.003"}, {"lower": "0.012", "upper": "0.012"}]),
+        "{v}"
+    );
+    assert_eq!(v["rates"]["input"], "3");
+}
