@@ -426,6 +426,12 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
             pick(rng, &["0", "5", "20", "45.5", "120", "400"])
         }
         "context_management.summary_tokens" => rng.random_range(100..6000u32).to_string(),
+        // Lists: thresholds above the research run's prefix and summary,
+        // steps kept from 0 to 17.
+        "context_management.thresholds" => {
+            pick(rng, &["60000", "60000, 90000", "45000, 120000, 150000", ""])
+        }
+        "context_management.keep_steps" => pick(rng, &["[0]", "[1, 3]", "[2, 4, 8, 16]", "[]"]),
         "plan.working_days_per_week" => rng.random_range(1..=7u32).to_string(),
         "plan.monthly_growth" => pick(rng, &["0", "0.02", "0.05", "0.1"]),
         "plan.budget_per_month" => pick(rng, &["500", "5000", "50000", "250000"]),
@@ -498,9 +504,20 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         if attempt > 0 {
             controls(&tab);
         }
-        // One to four controls changed at once.
-        let n = rng.random_range(1..5);
+        // One to four controls changed at once; first, the two lists.
+        let n = if attempt == 0 {
+            0
+        } else {
+            rng.random_range(1..5)
+        };
         let mut settings = serde_json::Map::new();
+        if attempt == 0 {
+            settings.insert(
+                "context_management.thresholds".into(),
+                "[60000, 90000]".into(),
+            );
+            settings.insert("context_management.keep_steps".into(), "[2, 4]".into());
+        }
         for _ in 0..n {
             let c = &all[rng.random_range(0..all.len())];
             let param = c["param"].as_str().unwrap();

@@ -155,54 +155,47 @@ fn a_calibration_is_an_input_of_the_run() {
     assert_eq!(after["assumptions"]["step_overhead_tokens"], 13);
 }
 
+/// The calibrated fixture with one edit: simulate's stderr, after checking
+/// it exits with code 2.
+fn refused(file: &str, from: &str, to: &str) -> String {
+    let dir = calibrated();
+    edit(dir.path(), file, from, to);
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    err
+}
+
 #[test]
 fn a_wrong_calibration_is_a_located_error() {
     // No fit for the model's family: the families it has are named.
-    let dir = calibrated();
-    edit(
-        dir.path(),
+    let err = refused(
         "team.toml",
         "[families.fixture-model]",
         "[families.fixture-model-2]",
     );
-    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
-    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("has no fit for the model's family `fixture-model`")
             && err.contains("`fixture-model-2`, `other-model`"),
         "{err}"
     );
-
     // A file that is not there, pointed at in the scenario.
-    let dir = calibrated();
-    edit(
-        dir.path(),
+    let err = refused(
         "tiny.toml",
         "calibration = \"team.toml\"",
         "calibration = \"nowhere.toml\"",
     );
-    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
-    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("nowhere.toml") && err.contains("calibration path"),
         "{err}"
     );
-
     // A file that is not a calibration: its own line is named.
-    let dir = calibrated();
-    edit(dir.path(), "team.toml", "steps = 40", "steps = \"many\"");
-    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
-    assert_eq!(code, Some(2), "{err}");
+    let err = refused("team.toml", "steps = 40", "steps = \"many\"");
     assert!(
         err.contains("team.toml: not a tokencast calibration") && err.contains("team.toml:3"),
         "{err}"
     );
-
     // Neither a band nor a calibration.
-    let dir = calibrated();
-    edit(dir.path(), "tiny.toml", "calibration = \"team.toml\"\n", "");
-    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
-    assert_eq!(code, Some(2), "{err}");
+    let err = refused("tiny.toml", "calibration = \"team.toml\"\n", "");
     assert!(
         err.contains("[assumptions] has no `bytes_per_token`")
             && err.contains("calibration = \"FILE\""),
@@ -250,20 +243,8 @@ fn a_calibration_saved_by_an_import_prices_a_plan_written_by_hand() {
     let logs = dir.path().join("logs/proj");
     std::fs::create_dir_all(&logs).unwrap();
     std::fs::write(logs.join("s.jsonl"), three_bytes_a_token_log()).unwrap();
-    let (code, err) = run_in(
-        dir.path(),
-        &[
-            "import",
-            "claude-code",
-            "logs",
-            "--out",
-            "out",
-            "--no-report",
-            "--save-calibration",
-            "team.toml",
-        ],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let summary = common::import_logs(dir.path(), &["--save-calibration", "team.toml"]);
+    assert_eq!(summary["totals"]["sessions"], 1, "{summary}");
     let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenarios/prices/litellm-1.110.2/anthropic.toml");
     let plan = format!(

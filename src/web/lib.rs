@@ -368,8 +368,25 @@ fn typed_like(old: &toml_edit::Item, value: &str) -> Result<toml_edit::Value, St
             "false" => false.into(),
             _ => return Err(format!("`{value}` is not true or false")),
         },
+        toml_edit::Value::Array(_) => list(value)?,
         _ => value.into(),
     })
+}
+
+/// A list of numbers as a control writes it (`[60000, 90000]`, the
+/// brackets optional where the scenario already has a list; `[]` for
+/// none), as a TOML array.
+fn list(value: &str) -> Result<toml_edit::Value, String> {
+    let inner = value.trim();
+    let inner = inner
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .unwrap_or(inner);
+    let mut out = toml_edit::Array::new();
+    for part in inner.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        out.push(decimal(part).map_err(|_| format!("`{part}` in `{value}` is not a number"))?);
+    }
+    Ok(toml_edit::Value::Array(out))
 }
 
 /// A decimal as TOML writes it: a whole number stays an integer.
@@ -390,6 +407,9 @@ fn inferred(value: &str) -> toml_edit::Value {
     match value {
         "true" => true.into(),
         "false" => false.into(),
+        // A list in brackets is a list (the scenario's check explains a
+        // value in it that is not a number).
+        _ if value.trim_start().starts_with('[') => list(value).unwrap_or_else(|_| value.into()),
         _ => decimal(value).unwrap_or_else(|_| value.into()),
     }
 }

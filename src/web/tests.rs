@@ -371,3 +371,28 @@ fn a_calibration_the_scenario_names_is_read_from_the_page_and_can_be_overridden(
     let why = invalid(run(&req));
     assert!(why.contains("cal.toml"), "{why}");
 }
+
+#[test]
+fn a_list_control_writes_a_toml_array() {
+    let mut root: toml_edit::DocumentMut =
+        "[context_management]\nthresholds = [1]\n".parse().unwrap();
+    set(
+        root.as_table_mut(),
+        "context_management.thresholds",
+        "60000, 90000",
+    )
+    .unwrap();
+    assert_eq!(
+        root.to_string(),
+        "[context_management]\nthresholds = [60000, 90000]\n"
+    );
+    set(root.as_table_mut(), "context_management.thresholds", "").unwrap();
+    assert_eq!(root.to_string(), "[context_management]\nthresholds = []\n");
+    let why = set(
+        root.as_table_mut(),
+        "context_management.thresholds",
+        "6e4x, 1",
+    )
+    .unwrap_err();
+    assert!(why.contains("`6e4x` in `6e4x, 1` is not a number"), "{why}");
+}

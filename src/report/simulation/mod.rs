@@ -10,6 +10,7 @@ use super::table::DataTable;
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
 use crate::document::SimulationDoc;
+use crate::engine::context::Strategy;
 use crate::engine::Simulation;
 use crate::output::HTML_GENERATOR;
 use crate::report::format::Scale;
@@ -264,6 +265,13 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
         options: Vec::new(),
         step,
     };
+    let text = |param: &str, label: &str, value: String| Control {
+        param: param.into(),
+        label: label.into(),
+        value,
+        options: Vec::new(),
+        step: "list",
+    };
     let choice = |param: String, label: &str, value: &str, options: &[&str]| Control {
         param,
         label: label.into(),
@@ -351,6 +359,34 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
             "compaction summary (tokens)",
             c.summary_tokens.to_string(),
             "1",
+        ));
+        // The settings tried, as TOML lists.
+        let listed = |runs: &[crate::engine::context::StrategyRun],
+                      of: fn(&Strategy) -> Option<u64>| {
+            let values: Vec<String> = runs
+                .iter()
+                .filter_map(|r| of(&r.strategy))
+                .map(|v| v.to_string())
+                .collect();
+            format!("[{}]", values.join(", "))
+        };
+        plan.push(text(
+            "context_management.thresholds",
+            "compaction thresholds (tokens, a list)",
+            listed(&c.compaction, |s| match s {
+                Strategy::Compact {
+                    threshold_tokens, ..
+                } => Some(*threshold_tokens),
+                _ => None,
+            }),
+        ));
+        plan.push(text(
+            "context_management.keep_steps",
+            "clearing: steps kept (a list)",
+            listed(&c.clearing, |s| match s {
+                Strategy::Clear { keep_steps } => Some(*keep_steps),
+                _ => None,
+            }),
         ));
     }
     if let Some(p) = &doc.periods {
