@@ -422,6 +422,7 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
         "assumptions.final_output_tokens" => rng.random_range(0..8000u32).to_string(),
         "assumptions.bytes_per_token" => pick(rng, &["2", "3", "3.5", "4", "4.25", "5"]),
         "assumptions.tokenizer_uplift" => pick(rng, &["1", "1.1", "1.25", "1.3", "1.45", "2"]),
+        "assumptions.trim" => pick(rng, &["", "4096", "25%", "100000", "1%"]),
         "cache_lifetime.model_seconds_per_step" => {
             pick(rng, &["0", "5", "20", "45.5", "120", "400"])
         }

@@ -19,50 +19,7 @@ pub use crate::scenario::trace::TRACE_HEADER;
 /// (the previous request's output is all that entered).
 pub const NOTHING_NEW: &str = "(no new context)";
 
-/// How results are trimmed for the "trimmed" variants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trim {
-    /// Trimmed is raw (the default: nothing known about trimming).
-    None,
-    /// Keep at most this many bytes of each result.
-    KeepBytes(u64),
-    /// Keep this percentage of each result (0–100).
-    KeepPercent(u64),
-}
-
-impl Trim {
-    /// Parses `4096` (bytes kept per result) or `25%` (share kept).
-    pub fn parse(s: &str) -> Option<Trim> {
-        let s = s.trim();
-        match s.strip_suffix('%') {
-            Some(p) => p
-                .trim()
-                .parse()
-                .ok()
-                .filter(|p| *p <= 100)
-                .map(Trim::KeepPercent),
-            None => s.parse().ok().map(Trim::KeepBytes),
-        }
-    }
-
-    /// The trimmed size of a result of `raw` bytes.
-    pub fn apply(self, raw: u64) -> u64 {
-        match self {
-            Trim::None => raw,
-            Trim::KeepBytes(n) => raw.min(n),
-            Trim::KeepPercent(p) => raw * p / 100,
-        }
-    }
-
-    /// How the rule reads in a scenario's comment.
-    pub fn describe(self) -> String {
-        match self {
-            Trim::None => "trimmed = raw (no --trim rule given)".into(),
-            Trim::KeepBytes(n) => format!("trimmed = at most {n} bytes per result (--trim {n})"),
-            Trim::KeepPercent(p) => format!("trimmed = {p}% of each result (--trim {p}%)"),
-        }
-    }
-}
+pub use crate::scenario::trim::Trim;
 
 /// The results of a thread that reached the model (carried by a request), in order.
 pub fn sent_results(t: &Thread) -> impl Iterator<Item = &super::ToolResult> {

@@ -362,6 +362,9 @@ fn typed_like(old: &toml_edit::Item, value: &str) -> Result<toml_edit::Value, St
     Ok(match v {
         // A whole number stays one; a decimal where the file has a whole
         // number is for the scenario's check to accept or explain.
+        // A share (`25%`) where the file has a number is text the
+        // scenario's check reads (a trim rule).
+        toml_edit::Value::Integer(_) if value.trim_end().ends_with('%') => value.into(),
         toml_edit::Value::Integer(_) | toml_edit::Value::Float(_) => decimal(value)?,
         toml_edit::Value::Boolean(_) => match value {
             "true" => true.into(),

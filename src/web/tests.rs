@@ -396,3 +396,12 @@ fn a_list_control_writes_a_toml_array() {
     .unwrap_err();
     assert!(why.contains("`6e4x` in `6e4x, 1` is not a number"), "{why}");
 }
+
+#[test]
+fn a_share_replaces_a_number_of_bytes_as_text() {
+    let mut root: toml_edit::DocumentMut = "[assumptions]\ntrim = 4096\n".parse().unwrap();
+    set(root.as_table_mut(), "assumptions.trim", "25%").unwrap();
+    assert_eq!(root.to_string(), "[assumptions]\ntrim = \"25%\"\n");
+    set(root.as_table_mut(), "assumptions.trim", "1000").unwrap();
+    assert_eq!(root.to_string(), "[assumptions]\ntrim = \"1000\"\n");
+}

@@ -87,6 +87,7 @@ pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario 
             prefix_cached_tokens: 0,
             step_overhead_tokens: 0,
             estimate_bytes_per_token: None,
+            trim: Default::default(),
             calibration: None,
         },
         variants,

@@ -354,6 +354,7 @@ impl Scenario {
                 prefix_cached_tokens: 0,
                 step_overhead_tokens: 0,
                 estimate_bytes_per_token: None,
+                trim: Default::default(),
                 calibration: None,
             },
             timing: None,

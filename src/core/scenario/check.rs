@@ -4,6 +4,7 @@
 
 use super::check_what_if::*;
 use super::raw::*;
+use super::trim::Trim;
 use super::*;
 use jiff::civil::Date;
 use toml::Spanned;
@@ -67,6 +68,14 @@ impl Scenario {
                 c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
             }
         }
+        let trim = check_trim(src, raw.assumptions.trim.as_ref())?;
+        if trim != Trim::None {
+            for c in &mut trace {
+                if let Some(raw) = c.raw_bytes {
+                    c.trimmed_bytes = Some(trim.apply(raw));
+                }
+            }
+        }
         let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
         let recorded_prices = trace
             .iter()
@@ -92,8 +101,9 @@ impl Scenario {
                 .unwrap_or_default(),
             context: None,
         };
-        let assumptions =
+        let mut assumptions =
             check_assumptions(src, files, raw.assumptions, &prices.model, &mut inputs)?;
+        assumptions.trim = trim;
         if let Some(c) = raw.context_management {
             what_if.context = Some(check_context(src, c, &variants, &assumptions)?);
         }
@@ -696,4 +706,26 @@ pub(super) fn too_long(src: &SourceText, key: &str, max: usize) -> InputError {
         "too long",
     )
     .with_help(format!("shorten `{key}` to at most {max} characters"))
+}
+
+/// The scenario's trim rule, or a located error saying how to write one.
+fn check_trim(src: &SourceText, t: Option<&Spanned<RawTrim>>) -> Result<Trim, InputError> {
+    let Some(t) = t else {
+        return Ok(Trim::None);
+    };
+    let rule = match t.get_ref() {
+        RawTrim::Bytes(n) => u64::try_from(*n)
+            .map(Trim::KeepBytes)
+            .map_err(|_| format!("{n} bytes: a size kept is 0 or more")),
+        RawTrim::Fraction(x) => Err(format!("{x}: bytes kept are a whole number")),
+        RawTrim::Text(s) => Trim::try_from(s.clone()),
+    };
+    rule.map_err(|why| {
+        src.error_at(
+            format!("{}: assumptions.trim: {why}", src.name),
+            t.span(),
+            "trim rule",
+        )
+        .with_help("trim = 4096 keeps at most 4,096 bytes of each result, trim = \"25%\" a quarter; leave it out to use the trace's trimmed_bytes")
+    })
 }

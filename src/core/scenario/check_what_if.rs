@@ -338,6 +338,8 @@ pub(super) fn check_assumptions(
         prefix_cached_tokens: a.prefix_cached_tokens.min(a.prefix_tokens),
         step_overhead_tokens: band.step_overhead_tokens,
         estimate_bytes_per_token: band.estimate,
+        // Set by the scenario's check, which applies it to the trace.
+        trim: Default::default(),
         calibration: band.calibration,
     })
 }

@@ -12,6 +12,7 @@ pub mod generate;
 mod raw;
 pub mod trace;
 mod trace_columns;
+pub mod trim;
 pub mod variant;
 
 #[cfg(test)]
@@ -179,6 +180,10 @@ pub struct Assumptions {
     /// pooled fit of recorded prompt growth), between the two bounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimate_bytes_per_token: Option<Decimal>,
+    /// The trim rule the trimmed variants follow instead of the trace's
+    /// `trimmed_bytes`, when the scenario gives one.
+    #[serde(default, skip_serializing_if = "trim::Trim::is_none")]
+    pub trim: trim::Trim,
     /// The saved calibration that set the band, the estimate and the
     /// framing a step, when the scenario names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -151,6 +151,15 @@ pub(super) struct RawTrace {
     pub(super) generate: Option<Spanned<super::generate::Plan>>,
 }
 
+/// A trim rule as a scenario writes it: a number of bytes, or text.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum RawTrim {
+    Bytes(i64),
+    Fraction(f64),
+    Text(String),
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawAssumptions {
@@ -167,6 +176,10 @@ pub(super) struct RawAssumptions {
     /// the band, the estimate and the framing a step.
     #[serde(default)]
     pub(super) calibration: Option<Spanned<String>>,
+    /// A trim rule for the trimmed variants (`4096` bytes kept per result,
+    /// `"25%"` kept), in place of the trace's `trimmed_bytes`.
+    #[serde(default)]
+    pub(super) trim: Option<Spanned<RawTrim>>,
     pub(super) runs_per_day: u64,
     #[serde(default)]
     pub(super) prefix_measured: bool,

@@ -270,7 +270,7 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
         label: label.into(),
         value,
         options: Vec::new(),
-        step: "list",
+        step: "text",
     };
     let choice = |param: String, label: &str, value: &str, options: &[&str]| Control {
         param,
@@ -316,6 +316,11 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
                 "final answer (tokens)",
                 a.final_output_tokens.to_string(),
                 "1",
+            ),
+            text(
+                "assumptions.trim",
+                "trim rule (bytes or %; empty: the trace's)",
+                a.trim.to_string(),
             ),
             number(
                 "assumptions.bytes_per_token",

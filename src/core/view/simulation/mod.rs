@@ -138,6 +138,12 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
             format!("{} tokens", format::int(a.final_output_tokens)),
         ),
         fact("token estimate", tokens_rule(a)),
+        fact(
+            "trimmed results",
+            a.trim
+                .sentence()
+                .unwrap_or_else(|| "as the trace gives them (`trimmed_bytes`)".to_string()),
+        ),
         fact("runs per day", format::int(a.runs_per_day)),
         fact(
             "data fee per run (charged)",

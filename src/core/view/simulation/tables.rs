@@ -620,6 +620,13 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
             Cell::Text(e.to_string()),
         ));
     }
+    if !a.trim.is_none() {
+        rows.push((
+            "trim",
+            "trim rule of the trimmed variants",
+            Cell::Text(a.trim.to_string()),
+        ));
+    }
     if a.step_overhead_tokens > 0 {
         rows.push((
             "step_overhead_tokens",
