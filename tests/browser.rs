@@ -758,6 +758,18 @@ fn at_400_pixels_charts_are_redrawn_narrow_with_text_of_11_px_or_more() {
                 "cache=none,5m,1h",
             ],
         ),
+        // A two-axis sweep: a heat map whose cells carry their figures.
+        (
+            "sweep-grid.html",
+            vec![
+                "sweep",
+                "scenarios/research.toml",
+                "--vary",
+                "calls=10..40:10",
+                "--vary",
+                "output_tokens_per_step=250..1000:250",
+            ],
+        ),
     ];
     let (browser, _profile) = launch();
     for (name, args) in pages {

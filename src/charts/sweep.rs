@@ -161,7 +161,9 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
             .y_desc(s.axes[1].param.name());
         quiet_mesh(&mut mesh);
         mesh.draw()?;
-        let labelled = xs.len() * ys.len() <= 150 && !fmt.canvas.is_narrow();
+        // Each cell names its cost and variant at the axis labels' size
+        // (11 px or more on screen) where the cells have room for it.
+        let labelled = xs.len() <= 12 && ys.len() <= 10 && !fmt.canvas.is_narrow();
         for (i, (variant, v)) in cheapest.iter().enumerate() {
             let (x, y) = ((i / ys.len()) as f64, (i % ys.len()) as f64);
             let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.0 };
@@ -171,7 +173,7 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
             )))?;
             if labelled {
                 let ink = if t > 0.5 { WHITE } else { INK };
-                let style = (FONT, 11).into_font().color(&ink);
+                let style = (FONT, LABEL_SIZE).into_font().color(&ink);
                 chart.draw_series(std::iter::once(
                     EmptyElement::at((x, y))
                         + Text::new(
@@ -179,10 +181,10 @@ fn heat_map(fmt: &Fmt, s: &Sweep, title: &str) -> Result<String, String> {
                                 rust_decimal::Decimal::from_f64_retain(*v).unwrap_or_default(),
                                 scale,
                             ),
-                            (-22, -12),
+                            (-26, -13),
                             style.clone(),
                         )
-                        + Text::new(format!("v{}", variant + 1), (-8, 2), style),
+                        + Text::new(format!("v{}", variant + 1), (-9, 2), style),
                 ))?;
             }
         }

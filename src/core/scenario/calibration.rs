@@ -79,7 +79,7 @@ pub struct FamilyFit {
     /// 90th percentile.
     pub p90: Decimal,
     /// New turns that dropped earlier reasoning, and how many of them broke
-    /// the cache ([`TurnBreaks`]); absent in files written before.
+    /// the cache (the import's `TurnBreaks`); absent in files written before.
     #[serde(default)]
     pub turns: u64,
     /// Of them, those after which the cache held only about the first prompt.
