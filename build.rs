@@ -33,8 +33,27 @@ fn main() {
     if found {
         println!("cargo::rustc-cfg=has_chromium");
     }
+    firefox();
     duckdb();
     web_engine();
+}
+
+/// Sets `has_firefox` when Firefox ESR (or `$FIREFOX`) is there: the live
+/// page is tested in it too.
+fn firefox() {
+    const FIREFOX: &str = "/usr/bin/firefox-esr";
+    println!("cargo::rustc-check-cfg=cfg(has_firefox)");
+    println!("cargo::rerun-if-env-changed=FIREFOX");
+    let watched = Path::new(FIREFOX);
+    match watched.parent() {
+        Some(dir) if !watched.exists() => println!("cargo::rerun-if-changed={}", dir.display()),
+        _ => println!("cargo::rerun-if-changed={FIREFOX}"),
+    }
+    let found =
+        std::env::var_os("FIREFOX").is_some_and(|p| Path::new(&p).exists()) || watched.exists();
+    if found {
+        println!("cargo::rustc-cfg=has_firefox");
+    }
 }
 
 /// Sets `has_duckdb` when `python3` can import DuckDB's Python package
