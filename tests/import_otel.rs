@@ -179,3 +179,115 @@ fn one_pretty_printed_document_reads_as_its_lines_do() {
     // The broken line of the fixture is not in the document: no problem.
     assert_eq!(w["problems"].as_array().unwrap().len(), 0);
 }
+
+/// Claude Code's own OpenTelemetry events (`tests/fixtures/otel-claude-code`,
+/// written for this test as the collector's file exporter writes logs):
+/// a user prompt, two `claude_code.api_request` events and a
+/// `claude_code.tool_result` between them, the second export written twice.
+#[test]
+fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otel-claude-code");
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "otel"])
+        .arg(&fixtures)
+        .args(["--format", "json", "--no-report", "--out", "out"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &doc["sessions"][0];
+    assert_eq!(s["session"], "sess-1");
+    assert_eq!(s["project"], "claude-code", "the resource's service.name");
+    assert_eq!(s["requests"], 2);
+    assert_eq!(s["tool_results"], 1);
+    // Anthropic's classes as the events give them: input_tokens is the
+    // uncached input, cache_creation_tokens are writes.
+    let u = &s["usage"];
+    assert_eq!(
+        (
+            &u["input"],
+            &u["cache_write_5m"],
+            &u["cache_read"],
+            &u["output"]
+        ),
+        (
+            &(10 + 5).into(),
+            &(5000 + 700).into(),
+            &5010.into(),
+            &(50 + 20).into()
+        )
+    );
+    // claude-sonnet-4-5 ($3 input, $3.75 5-minute write, $0.30 read, $15
+    // output per million): 10×3 + 5,000×3.75 + 50×15 = 19,530 and
+    // 5×3 + 700×3.75 + 5,010×0.3 + 20×15 = 4,443 millionths.
+    assert_eq!(dec(&s["recorded_cost"]), Decimal::new(23_973, 6));
+    // The retried export counts once; the user prompt is no request.
+    assert_eq!(doc["skipped"]["duplicate_messages"], 2);
+    assert_eq!(doc["skipped"]["other_lines"], 1);
+    // The 400-byte Read result enters before the second request, which
+    // started at its end time less its duration (10:00:06 − 1 s).
+    let trace = fs::read_to_string(dir.path().join("out/sess-1/main.csv")).unwrap();
+    let row: Vec<&str> = trace.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[1], row[4], row[6]), ("Read", "400", "500"), "{trace}");
+    assert_eq!(
+        (row[11], row[12]),
+        ("2", "2026-11-20T10:00:05.000Z"),
+        "{trace}"
+    );
+    // No attribute text (the user id) reaches any output.
+    assert_nowhere("SECRET", &[out.stdout, out.stderr], dir.path());
+}
+
+#[test]
+fn an_events_size_past_the_limit_is_capped_for_that_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otel-claude-code/logs.jsonl");
+    let text = fs::read_to_string(fixture).unwrap().replacen(
+        r#"{"key": "tool_result_size_bytes", "value": {"intValue": "400"}}"#,
+        r#"{"key": "tool_result_size_bytes", "value": {"intValue": "18446744073709551615"}}"#,
+        1,
+    );
+    assert!(text.contains("18446744073709551615"));
+    fs::create_dir_all(dir.path().join("logs")).unwrap();
+    fs::write(dir.path().join("logs/logs.jsonl"), text).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "otel",
+            "logs",
+            "--format",
+            "json",
+            "--no-report",
+            "--out",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The session is kept, with the result at the 10 GB limit, and the
+    // event is named among the problems.
+    assert_eq!(doc["sessions"][0]["requests"], 2);
+    let problems = doc["problems"].to_string();
+    assert!(
+        problems.contains("tool_result#2: a result size above 10000000000 bytes"),
+        "{problems}"
+    );
+    let trace = fs::read_to_string(dir.path().join("out/sess-1/main.csv")).unwrap();
+    assert!(
+        trace.lines().nth(1).unwrap().contains(",10000000000,"),
+        "{trace}"
+    );
+}

@@ -1,6 +1,8 @@
-//! OpenTelemetry span exports (OTLP/JSON: `{"resourceSpans": [...]}`, one
-//! export per line as the collector's file exporter writes them, or one
-//! document per file) following the GenAI semantic conventions.
+//! OpenTelemetry exports (OTLP/JSON: `{"resourceSpans": [...]}` or
+//! `{"resourceLogs": [...]}`, one export per line as the collector's file
+//! exporter writes them, or one document per file): spans following the
+//! GenAI semantic conventions, and Claude Code's own events (logs; see
+//! `claude_code_event`).
 //!
 //! - A model request is a span with `gen_ai.usage.*` attributes; its model is
 //!   `gen_ai.response.model` (else `gen_ai.request.model`).
@@ -198,6 +200,7 @@ impl<'de> Visitor<'de> for Export<'_> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
                 "resourceSpans" => map.next_value_seed(EachResource(&mut *self.0))?,
+                "resourceLogs" => map.next_value_seed(EachResourceLogs(&mut *self.0))?,
                 _ => drop(map.next_value::<IgnoredAny>()?),
             }
         }
@@ -281,6 +284,247 @@ impl<'de> Visitor<'de> for EachSpan<'_> {
         }
         Ok(())
     }
+}
+
+/// The `resourceLogs` array (Claude Code's own events), one entry at a time.
+struct EachResourceLogs<'a>(&'a mut Vec<Batch>);
+
+/// One `resourceLogs` entry: its resource's service name and its records.
+struct OneResourceLogs<'a>(&'a mut Vec<Batch>);
+
+/// The `scopeLogs` array of one resource.
+struct EachScopeLogs<'a>(&'a mut Vec<Seen>);
+
+/// One `scopeLogs` entry: its log records.
+struct OneScopeLogs<'a>(&'a mut Vec<Seen>);
+
+/// The `logRecords` array: each record converted as it is read.
+struct EachLogRecord<'a>(&'a mut Vec<Seen>);
+
+seed_of!(EachResourceLogs => deserialize_seq, OneResourceLogs => deserialize_map,
+    EachScopeLogs => deserialize_seq, OneScopeLogs => deserialize_map,
+    EachLogRecord => deserialize_seq);
+
+impl<'de> Visitor<'de> for EachResourceLogs<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of resource logs")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq
+            .next_element_seed(OneResourceLogs(&mut *self.0))?
+            .is_some()
+        {}
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for OneResourceLogs<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("resource logs")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut service = String::new();
+        let mut seen = Vec::new();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "resource" => {
+                    let r: Option<Resource> = map.next_value()?;
+                    service = r
+                        .and_then(|r| r.attributes.into_iter().find(|a| a.key == "service.name"))
+                        .and_then(|a| a.value.string_value)
+                        .unwrap_or_default();
+                }
+                "scopeLogs" => map.next_value_seed(EachScopeLogs(&mut seen))?,
+                _ => drop(map.next_value::<IgnoredAny>()?),
+            }
+        }
+        self.0.push((service, seen));
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for EachScopeLogs<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of scope logs")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(OneScopeLogs(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for OneScopeLogs<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("scope logs")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "logRecords" => map.next_value_seed(EachLogRecord(&mut *self.0))?,
+                _ => drop(map.next_value::<IgnoredAny>()?),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for EachLogRecord<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of log records")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(record) = seq.next_element::<LogRecord>()? {
+            if let Some(seen) = claude_code_event(record) {
+                self.0.push(seen);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One OTLP log record (an event).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LogRecord {
+    #[serde(default)]
+    time_unix_nano: Option<Nanos>,
+    #[serde(default)]
+    observed_time_unix_nano: Option<Nanos>,
+    #[serde(default)]
+    body: AnyValue,
+    #[serde(default)]
+    attributes: Vec<KeyValue>,
+}
+
+/// Claude Code's own events (`CLAUDE_CODE_ENABLE_TELEMETRY=1`, logs over
+/// OTLP): `claude_code.api_request` is a request, with Anthropic's token
+/// classes (`input_tokens` is the uncached input; `cache_creation_tokens`
+/// are taken as 5-minute writes, the only split the event gives), its end
+/// at `event.timestamp` and its start `duration_ms` earlier;
+/// `claude_code.tool_result` is a tool call ending at its timestamp, of
+/// `tool_result_size_bytes` where the event carries it (0 where not). Both
+/// belong to `session.id`. Other events, and records without a session,
+/// are not kept (and counted as other lines).
+fn claude_code_event(record: LogRecord) -> Option<Seen> {
+    // Its attributes, read as a span's are.
+    let attrs = Span {
+        trace_id: String::new(),
+        span_id: String::new(),
+        start_time_unix_nano: None,
+        end_time_unix_nano: None,
+        attributes: record.attributes,
+    };
+    let name = attrs
+        .text("event.name")
+        .map(str::to_string)
+        .or_else(|| {
+            record
+                .body
+                .string_value
+                .as_deref()
+                .and_then(|b| b.strip_prefix("claude_code."))
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    let session = attrs.text("session.id")?.to_string();
+    let at = attrs
+        .text("event.timestamp")
+        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+        .and_then(|t| u64::try_from(t.as_nanosecond()).ok())
+        .or(record.time_unix_nano.map(Nanos::get))
+        .or(record.observed_time_unix_nano.map(Nanos::get))
+        .unwrap_or(0);
+    let duration_ms = attrs.int("duration_ms").unwrap_or(0);
+    let size = attrs.int("tool_result_size_bytes").unwrap_or(0);
+    // Values past a limit are capped for this event and said.
+    let over = duration_ms > crate::limits::MAX_GAP_MS || size > crate::limits::MAX_RESULT_BYTES;
+    let duration_ns = duration_ms.min(crate::limits::MAX_GAP_MS) * 1_000_000;
+    let start = at.saturating_sub(duration_ns);
+    // The event's place in its session, as its own id.
+    let id = attrs
+        .int("event.sequence")
+        .map_or_else(|| format!("{name}@{at}"), |n| format!("{name}#{n}"));
+    let conv = match name.as_str() {
+        "api_request" => {
+            let i = |k: &str| attrs.int(k).unwrap_or(0);
+            let u = Usage {
+                input: i("input_tokens"),
+                cache_write_5m: i("cache_creation_tokens"),
+                cache_write_1h: 0,
+                cache_read: i("cache_read_tokens"),
+                output: i("output_tokens"),
+            };
+            let (u, capped) = u.capped(crate::limits::MAX_TOKENS);
+            let over = capped || duration_ms > crate::limits::MAX_GAP_MS;
+            let event = Event::Request(Request {
+                hidden_output: 0,
+                output_bytes: 0,
+                thinking_bytes: 0,
+                compacted_before: false,
+                message_id: format!("{session}/{id}"),
+                timestamp: Some(rfc3339(start)),
+                at_ms: i64::try_from(start / 1_000_000).ok(),
+                model: attrs.text("model").unwrap_or("unknown").to_string(),
+                usage: u,
+            });
+            if over {
+                Conv::Capped(
+                    event,
+                    format!(
+                        "event {id}: a usage count above {} tokens or a duration above {} ms; capped there for this event",
+                        crate::limits::MAX_TOKENS,
+                        crate::limits::MAX_GAP_MS
+                    ),
+                )
+            } else {
+                Conv::Event(event)
+            }
+        }
+        "tool_result" => {
+            let event = Event::Tool {
+                end_ns: at,
+                result: ToolResult {
+                    kind: super::ContextKind::Tool,
+                    tool: attrs.text("tool_name").unwrap_or("unknown").to_string(),
+                    bytes: size.min(crate::limits::MAX_RESULT_BYTES),
+                    images: 0,
+                    documents: 0,
+                    is_error: attrs.text("success") == Some("false"),
+                    latency_ms: duration_ns / 1_000_000,
+                    carried_by: None,
+                    at_ms: i64::try_from(at / 1_000_000).ok(),
+                },
+            };
+            if over {
+                Conv::Capped(
+                    event,
+                    format!(
+                        "event {id}: a result size above {} bytes or a duration above {} ms; capped there for this event",
+                        crate::limits::MAX_RESULT_BYTES,
+                        crate::limits::MAX_GAP_MS
+                    ),
+                )
+            } else {
+                Conv::Event(event)
+            }
+        }
+        _ => Conv::Other,
+    };
+    Some(Seen {
+        trace_id: session.clone(),
+        span_id: id,
+        session,
+        start: match &conv {
+            Conv::Event(Event::Tool { .. }) | Conv::Capped(Event::Tool { .. }, _) => at,
+            _ => start,
+        },
+        conv,
+    })
 }
 
 /// What a span is: a tool call, a request (its usage checked and capped),
