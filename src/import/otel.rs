@@ -25,6 +25,7 @@ use super::{Filter, Import, Request, Session, Thread, ToolResult, Usage};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
@@ -154,32 +155,71 @@ struct Seen {
     conv: Conv,
 }
 
-/// The spans of one `resourceSpans` entry, with its `service.name`.
+/// The items of one resource entry, with its `service.name`.
 type Batch = (String, Vec<Seen>);
 
-/// Reads one export (`{"resourceSpans": [...]}`) as a stream: each span is
-/// converted as soon as it is read and its text dropped, so neither a line
-/// nor a whole-file document is ever held as a tree.
+/// Reads one export (`{"resourceSpans": [...]}`, `{"resourceLogs": [...]}`)
+/// as a stream: each span or record is converted as soon as it is read and
+/// its text dropped, so neither a line nor a whole-file document is ever
+/// held as a tree.
 struct Export<'a>(&'a mut Vec<Batch>);
 
-/// The `resourceSpans` array, one entry at a time.
-struct EachResource<'a>(&'a mut Vec<Batch>);
+/// What is read of one signal: spans (GenAI) or log records (Claude Code's
+/// events). The resource and scope levels around them are the same.
+trait Signal {
+    /// The keys of the resource list in an export, of the scope list in a
+    /// resource, and of the item list in a scope.
+    const KEYS: [&'static str; 3];
+    /// What an item is called in messages.
+    const ITEMS: &'static str;
+    /// One item as read.
+    type Item: serde::de::DeserializeOwned;
+    /// What the item became (its text dropped), or `None` to leave it out.
+    fn seen(item: Self::Item) -> Option<Seen>;
+}
 
-/// One `resourceSpans` entry: its resource's service name and its spans.
-struct OneResource<'a>(&'a mut Vec<Batch>);
+/// GenAI spans.
+struct Spans;
 
-/// A `scopeSpans` array (or, inside it, one scope's `spans`).
-struct EachScope<'a>(&'a mut Vec<Seen>);
+impl Signal for Spans {
+    const KEYS: [&'static str; 3] = ["resourceSpans", "scopeSpans", "spans"];
+    const ITEMS: &'static str = "spans";
+    type Item = Span;
+    fn seen(span: Span) -> Option<Seen> {
+        Some(convert(span))
+    }
+}
 
-/// One `scopeSpans` entry.
-struct OneScope<'a>(&'a mut Vec<Seen>);
+/// Claude Code's events.
+struct Logs;
 
-/// A `spans` array: each span converted as it is read.
-struct EachSpan<'a>(&'a mut Vec<Seen>);
+impl Signal for Logs {
+    const KEYS: [&'static str; 3] = ["resourceLogs", "scopeLogs", "logRecords"];
+    const ITEMS: &'static str = "log records";
+    type Item = LogRecord;
+    fn seen(record: LogRecord) -> Option<Seen> {
+        claude_code_event(record)
+    }
+}
+
+/// A resource list, one entry at a time.
+struct EachResource<'a, S>(&'a mut Vec<Batch>, PhantomData<S>);
+
+/// One resource: its service name and its items.
+struct OneResource<'a, S>(&'a mut Vec<Batch>, PhantomData<S>);
+
+/// A scope list.
+struct EachScope<'a, S>(&'a mut Vec<Seen>, PhantomData<S>);
+
+/// One scope.
+struct OneScope<'a, S>(&'a mut Vec<Seen>, PhantomData<S>);
+
+/// An item list: each item converted as it is read.
+struct EachItem<'a, S>(&'a mut Vec<Seen>, PhantomData<S>);
 
 macro_rules! seed_of {
     ($($t:ident => $method:ident),*) => {$(
-        impl<'de> DeserializeSeed<'de> for $t<'_> {
+        impl<'de, S: Signal> DeserializeSeed<'de> for $t<'_, S> {
             type Value = ();
             fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
                 d.$method(self)
@@ -187,9 +227,15 @@ macro_rules! seed_of {
         }
     )*};
 }
-seed_of!(Export => deserialize_map, EachResource => deserialize_seq,
-    OneResource => deserialize_map, EachScope => deserialize_seq,
-    OneScope => deserialize_map, EachSpan => deserialize_seq);
+seed_of!(EachResource => deserialize_seq, OneResource => deserialize_map,
+    EachScope => deserialize_seq, OneScope => deserialize_map, EachItem => deserialize_seq);
+
+impl<'de> DeserializeSeed<'de> for Export<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
 
 impl<'de> Visitor<'de> for Export<'_> {
     type Value = ();
@@ -199,73 +245,12 @@ impl<'de> Visitor<'de> for Export<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
-                "resourceSpans" => map.next_value_seed(EachResource(&mut *self.0))?,
-                "resourceLogs" => map.next_value_seed(EachResourceLogs(&mut *self.0))?,
-                _ => drop(map.next_value::<IgnoredAny>()?),
-            }
-        }
-        Ok(())
-    }
-}
-
-impl<'de> Visitor<'de> for EachResource<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of resource spans")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(OneResource(&mut *self.0))?.is_some() {}
-        Ok(())
-    }
-}
-
-impl<'de> Visitor<'de> for OneResource<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("resource spans")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut service = String::new();
-        let mut seen = Vec::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "resource" => {
-                    let r: Option<Resource> = map.next_value()?;
-                    service = r
-                        .and_then(|r| r.attributes.into_iter().find(|a| a.key == "service.name"))
-                        .and_then(|a| a.value.string_value)
-                        .unwrap_or_default();
+                k if k == Spans::KEYS[0] => {
+                    map.next_value_seed(EachResource::<Spans>(&mut *self.0, PhantomData))?;
                 }
-                "scopeSpans" => map.next_value_seed(EachScope(&mut seen))?,
-                _ => drop(map.next_value::<IgnoredAny>()?),
-            }
-        }
-        // The resource may come after its spans: the batch is named at its end.
-        self.0.push((service, seen));
-        Ok(())
-    }
-}
-
-impl<'de> Visitor<'de> for EachScope<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of scope spans")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(OneScope(&mut *self.0))?.is_some() {}
-        Ok(())
-    }
-}
-
-impl<'de> Visitor<'de> for OneScope<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("scope spans")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "spans" => map.next_value_seed(EachSpan(&mut *self.0))?,
+                k if k == Logs::KEYS[0] => {
+                    map.next_value_seed(EachResource::<Logs>(&mut *self.0, PhantomData))?;
+                }
                 _ => drop(map.next_value::<IgnoredAny>()?),
             }
         }
@@ -273,56 +258,24 @@ impl<'de> Visitor<'de> for OneScope<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for EachSpan<'_> {
+impl<'de, S: Signal> Visitor<'de> for EachResource<'_, S> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of spans")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(span) = seq.next_element::<Span>()? {
-            self.0.push(convert(span));
-        }
-        Ok(())
-    }
-}
-
-/// The `resourceLogs` array (Claude Code's own events), one entry at a time.
-struct EachResourceLogs<'a>(&'a mut Vec<Batch>);
-
-/// One `resourceLogs` entry: its resource's service name and its records.
-struct OneResourceLogs<'a>(&'a mut Vec<Batch>);
-
-/// The `scopeLogs` array of one resource.
-struct EachScopeLogs<'a>(&'a mut Vec<Seen>);
-
-/// One `scopeLogs` entry: its log records.
-struct OneScopeLogs<'a>(&'a mut Vec<Seen>);
-
-/// The `logRecords` array: each record converted as it is read.
-struct EachLogRecord<'a>(&'a mut Vec<Seen>);
-
-seed_of!(EachResourceLogs => deserialize_seq, OneResourceLogs => deserialize_map,
-    EachScopeLogs => deserialize_seq, OneScopeLogs => deserialize_map,
-    EachLogRecord => deserialize_seq);
-
-impl<'de> Visitor<'de> for EachResourceLogs<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of resource logs")
+        write!(f, "a list of resource {}", S::ITEMS)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq
-            .next_element_seed(OneResourceLogs(&mut *self.0))?
+            .next_element_seed(OneResource::<S>(&mut *self.0, PhantomData))?
             .is_some()
         {}
         Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for OneResourceLogs<'_> {
+impl<'de, S: Signal> Visitor<'de> for OneResource<'_, S> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("resource logs")
+        write!(f, "resource {}", S::ITEMS)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut service = String::new();
@@ -336,35 +289,43 @@ impl<'de> Visitor<'de> for OneResourceLogs<'_> {
                         .and_then(|a| a.value.string_value)
                         .unwrap_or_default();
                 }
-                "scopeLogs" => map.next_value_seed(EachScopeLogs(&mut seen))?,
+                k if k == S::KEYS[1] => {
+                    map.next_value_seed(EachScope::<S>(&mut seen, PhantomData))?;
+                }
                 _ => drop(map.next_value::<IgnoredAny>()?),
             }
         }
+        // The resource may come after its items: the batch is named at its end.
         self.0.push((service, seen));
         Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for EachScopeLogs<'_> {
+impl<'de, S: Signal> Visitor<'de> for EachScope<'_, S> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of scope logs")
+        write!(f, "a list of scope {}", S::ITEMS)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(OneScopeLogs(&mut *self.0))?.is_some() {}
+        while seq
+            .next_element_seed(OneScope::<S>(&mut *self.0, PhantomData))?
+            .is_some()
+        {}
         Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for OneScopeLogs<'_> {
+impl<'de, S: Signal> Visitor<'de> for OneScope<'_, S> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("scope logs")
+        write!(f, "scope {}", S::ITEMS)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
-                "logRecords" => map.next_value_seed(EachLogRecord(&mut *self.0))?,
+                k if k == S::KEYS[2] => {
+                    map.next_value_seed(EachItem::<S>(&mut *self.0, PhantomData))?;
+                }
                 _ => drop(map.next_value::<IgnoredAny>()?),
             }
         }
@@ -372,14 +333,14 @@ impl<'de> Visitor<'de> for OneScopeLogs<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for EachLogRecord<'_> {
+impl<'de, S: Signal> Visitor<'de> for EachItem<'_, S> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a list of log records")
+        write!(f, "a list of {}", S::ITEMS)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(record) = seq.next_element::<LogRecord>()? {
-            if let Some(seen) = claude_code_event(record) {
+        while let Some(item) = seq.next_element::<S::Item>()? {
+            if let Some(seen) = S::seen(item) {
                 self.0.push(seen);
             }
         }
