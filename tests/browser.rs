@@ -588,20 +588,7 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         // Every data-figure (the Answer box's and the variants table's) is the
         // JSON document's value, character for character.
-        let figures = answer["figures"].as_object().unwrap();
-        assert!(
-            figures.len() >= 6 * 10 + 6,
-            "only {} figures are marked",
-            figures.len()
-        );
-        for (ptr, value) in figures {
-            let want = match json.pointer(ptr) {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-                None => panic!("{ptr} is not in the document"),
-            };
-            assert_eq!(value.as_str(), Some(want.as_str()), "{set}: {ptr}");
-        }
+        common::assert_figures(&answer["figures"], &json, &set);
         tab.navigate_to(&format!("file://{}", cli_page.display()))
             .unwrap()
             .wait_until_navigated()

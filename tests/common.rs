@@ -96,6 +96,27 @@ pub fn json_of(cmd: &mut assert_cmd::Command) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// A live page's `data-figure` values (JSON Pointer → `data-value`) are
+/// the command line's JSON document's, character for character; `what`
+/// names the setting in a failure. At least the Answer box's and the six
+/// variants' figures are marked.
+pub fn assert_figures(figures: &serde_json::Value, json: &serde_json::Value, what: &str) {
+    let figures = figures.as_object().unwrap();
+    assert!(
+        figures.len() >= 6 * 10 + 6,
+        "{what}: only {} figures are marked",
+        figures.len()
+    );
+    for (ptr, value) in figures {
+        let want = match json.pointer(ptr) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => panic!("{ptr} is not in the document"),
+        };
+        assert_eq!(value.as_str(), Some(want.as_str()), "{what}: {ptr}");
+    }
+}
+
 /// `scenarios/research.toml` with its price book and trace paths made
 /// absolute, so a copy can live in any folder.
 pub fn research_absolute() -> String {

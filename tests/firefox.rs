@@ -175,24 +175,14 @@ fn firefox_runs_the_live_pages_engine_to_the_command_lines_figures() {
     // the page shows, character for character.
     std::fs::write(dir.path().join("what-if.toml"), scenario).unwrap();
     let json = common::simulate_json(dir.path(), "what-if.toml");
-    let figures = answer["figures"].as_object().unwrap();
-    assert!(
-        figures.len() >= 6 * 10 + 6,
-        "only {} figures",
-        figures.len()
-    );
-    for (ptr, value) in figures {
-        let want = match json.pointer(ptr) {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            Some(v) => v.to_string(),
-            None => panic!("{ptr} is not in the document"),
-        };
-        assert_eq!(value.as_str(), Some(want.as_str()), "{ptr}");
-    }
+    common::assert_figures(&answer["figures"], &json, "Firefox");
     // And the changes moved them: 300 runs a day, not the scenario's 100,
     // and the first variant in batch.
     assert_eq!(json["assumptions"]["runs_per_day"], 300);
-    assert_eq!(figures["/variants/0/name"], "raw, no cache, batch");
+    assert_eq!(
+        answer["figures"]["/variants/0/name"],
+        "raw, no cache, batch"
+    );
     assert!(
         ff.errors.is_empty(),
         "the page logged errors: {:?}",

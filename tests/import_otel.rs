@@ -180,18 +180,13 @@ fn one_pretty_printed_document_reads_as_its_lines_do() {
     assert_eq!(w["problems"].as_array().unwrap().len(), 0);
 }
 
-/// Claude Code's own OpenTelemetry events (`tests/fixtures/otel-claude-code`,
-/// written for this test as the collector's file exporter writes logs):
-/// a user prompt, two `claude_code.api_request` events and a
-/// `claude_code.tool_result` between them, the second export written twice.
-#[test]
-fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
-    let dir = tempfile::tempdir().unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otel-claude-code");
+/// `import otel PATH --format json --no-report --out out` run in `dir`,
+/// which must succeed: its output and its summary document.
+fn import_json(dir: &Path, path: &Path) -> (std::process::Output, serde_json::Value) {
     let out = tokencast()
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args(["import", "otel"])
-        .arg(&fixtures)
+        .arg(path)
         .args(["--format", "json", "--no-report", "--out", "out"])
         .output()
         .unwrap();
@@ -200,7 +195,19 @@ fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = serde_json::from_slice(&out.stdout).unwrap();
+    (out, doc)
+}
+
+/// Claude Code's own OpenTelemetry events (`tests/fixtures/otel-claude-code`,
+/// written for this test as the collector's file exporter writes logs):
+/// a user prompt, two `claude_code.api_request` events and a
+/// `claude_code.tool_result` between them, the second export written twice.
+#[test]
+fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/otel-claude-code");
+    let (out, doc) = import_json(dir.path(), &fixtures);
     let s = &doc["sessions"][0];
     assert_eq!(s["session"], "sess-1");
     assert_eq!(s["project"], "claude-code", "the resource's service.name");
@@ -257,26 +264,7 @@ fn an_events_size_past_the_limit_is_capped_for_that_event() {
     assert!(text.contains("18446744073709551615"));
     fs::create_dir_all(dir.path().join("logs")).unwrap();
     fs::write(dir.path().join("logs/logs.jsonl"), text).unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args([
-            "import",
-            "otel",
-            "logs",
-            "--format",
-            "json",
-            "--no-report",
-            "--out",
-            "out",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, doc) = import_json(dir.path(), &dir.path().join("logs"));
     // The session is kept, with the result at the 10 GB limit, and the
     // event is named among the problems.
     assert_eq!(doc["sessions"][0]["requests"], 2);
