@@ -261,7 +261,10 @@ impl Table {
             for ((name, data), i) in table.columns.iter_mut().zip(&at) {
                 let before = data.len();
                 match i {
-                    Some(i) => read_column(name, group.get_column_reader(*i)?, group_rows, data)?,
+                    Some(i) => {
+                        check_pages(g, name, group.get_column_page_reader(*i)?)?;
+                        read_column(name, group.get_column_reader(*i)?, group_rows, data)?
+                    }
                     // A column an older file lacks is null throughout.
                     None => pad_nulls(data, group_rows),
                 }
@@ -308,6 +311,39 @@ fn check_chunks(meta: &ParquetMetaData, size: usize) -> Result<(), ColumnsError>
                      written whole"
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a column chunk whose data pages are dictionary-encoded with no
+/// dictionary page before them (the `parquet` crate's decoder panics on
+/// one). Reading the page headers decodes no value.
+fn check_pages(
+    g: usize,
+    name: &str,
+    pages: Box<dyn parquet::column::page::PageReader>,
+) -> Result<(), ColumnsError> {
+    use parquet::basic::Encoding;
+    use parquet::column::page::Page;
+    let mut dictionary = false;
+    for page in pages {
+        let encoding = match page? {
+            Page::DictionaryPage { .. } => {
+                dictionary = true;
+                continue;
+            }
+            Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => encoding,
+        };
+        if matches!(
+            encoding,
+            Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+        ) && !dictionary
+        {
+            return Err(ColumnsError::Layout(format!(
+                "row group {g}, column {name:?}: a data page refers to a dictionary the \
+                 column does not have; the file is damaged or was not written whole"
+            )));
         }
     }
     Ok(())
