@@ -2,7 +2,9 @@
 # Benchmark: how long a live page takes to recompute and redraw after a
 # change, in headless Chromium, for the research run and for a
 # 100,000-row trace (benches/gen_trace.py; the page holds an outline of the
-# rows). Also prints each page's size and its engine's.
+# rows), and for the research run's forecast page (100,000 runs of 20
+# tool results, drawn again at each change). Also prints each page's size
+# and its engine's.
 #
 #   bash benches/live_page.sh
 set -euo pipefail
@@ -15,7 +17,9 @@ mkdir -p "$D/100k"
 [ -f "$D/100k/trace.csv" ] || python3 benches/gen_trace.py "$D/100k" 100000
 target/release/tokencast simulate scenarios/research.toml --report "$D/research.html" --force >/dev/null
 target/release/tokencast simulate "$D/100k/plain.toml" --report "$D/100k.html" --force >/dev/null
+target/release/tokencast forecast scenarios/research.toml --calls 20 --report "$D/research-forecast.html" --force >/dev/null
 wasm=target/web-engine/wasm32-wasip1/web/tokencast_web.wasm
 echo "engine: $(stat -c %s "$wasm") bytes of wasm, $(gzip -9c "$wasm" | wc -c) gzipped (base64 in the page: 4/3 of that)"
 target/release/examples/live_timing "$D/research.html" "$N"
 target/release/examples/live_timing "$D/100k.html" "$N"
+target/release/examples/live_timing "$D/research-forecast.html" "$N" assumptions.prefix_tokens

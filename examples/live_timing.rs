@@ -1,10 +1,11 @@
 //! Times a live page's recompute in headless Chromium: opens the page, waits
-//! for its engine, then changes `assumptions.runs_per_day` N times and
+//! for its engine, then changes a numeric control N times (PARAM, by default
+//! `assumptions.runs_per_day`; a forecast page has `assumptions.prefix_tokens`) and
 //! measures, in the page, the engine's answer plus the redraw (tables
 //! replaced and the layout forced). Prints the median, minimum and maximum
 //! in milliseconds. Used by `benches/live_page.sh`.
 //!
-//!     cargo run --release --example live_timing -- PAGE.html [N]
+//!     cargo run --release --example live_timing -- PAGE.html [N] [PARAM]
 
 use headless_chrome::{Browser, LaunchOptions};
 use std::path::PathBuf;
@@ -13,6 +14,9 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let page = PathBuf::from(args.next().expect("usage: live_timing PAGE.html [N]"));
     let n: usize = args.next().map_or(15, |s| s.parse().expect("N is a count"));
+    let param = args
+        .next()
+        .unwrap_or_else(|| "assumptions.runs_per_day".into());
     let page = std::fs::canonicalize(&page).expect("the page exists");
     let chrome = std::env::var_os("CHROMIUM")
         .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
@@ -37,7 +41,7 @@ fn main() {
           const t0 = performance.now();
           await window.tokencast.ready;
           const ready = performance.now() - t0;
-          const c = document.querySelector('[data-param="assumptions.runs_per_day"]');
+          const c = document.querySelector('[data-param="{param}"]');
           const base = Number(c.dataset.original);
           const times = [];
           const engine = [];

@@ -462,20 +462,28 @@ fn assert_same(live: &serde_json::Value, cli: &serde_json::Value, set: &str) {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(has_chromium),
-    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
-)]
-fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
+/// How a page's what-ifs are checked: the command that made it (its
+/// subcommand, then the options after the scenario), the settings tried
+/// first, and the least number of figures it marks.
+struct WhatIfCheck<'a> {
+    command: &'a [&'a str],
+    first: &'a [(&'a str, &'a str)],
+    min_figures: usize,
+    seed: u64,
+}
+
+/// Sets at least 20 random what-ifs on the live page at `page`, in `dir`
+/// beside its scenario's files: each one the page computes is run by the
+/// command line on the scenario the page downloads, and every `data-figure`,
+/// table, list and chart is the same, character for character; each one the
+/// page refuses, the command line refuses with exit code 2.
+fn what_ifs_equal_the_command_lines(
+    dir: &std::path::Path,
+    page: &std::path::Path,
+    check: &WhatIfCheck,
+) {
     use rand::{RngExt, SeedableRng};
-    // Every part is bound, so the folders live as long as the test.
-    let LivePage {
-        dir,
-        page,
-        browser,
-        _profile,
-    } = live_page();
+    let (browser, _profile) = launch();
     let tab = browser.new_tab().unwrap();
     let (requests, errors) = watch(&tab);
     let url = format!("file://{}", page.display());
@@ -495,9 +503,10 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
     };
     let all = controls(&tab);
     let all = all.as_array().unwrap().clone();
-    assert!(all.len() >= 7 + 5 + 3 * 6, "{all:?}");
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(20_261_201);
+    assert!(all.len() >= 7 + 3 * 6, "{all:?}");
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(check.seed);
     let (mut compared, mut refused) = (0, 0);
+    let (command, options) = check.command.split_first().unwrap();
     for attempt in 0..80 {
         if compared >= 24 {
             break;
@@ -505,7 +514,7 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         if attempt > 0 {
             controls(&tab);
         }
-        // One to four controls changed at once; first, the two lists.
+        // One to four controls changed at once, after the settings tried first.
         let n = if attempt == 0 {
             0
         } else {
@@ -513,11 +522,9 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         };
         let mut settings = serde_json::Map::new();
         if attempt == 0 {
-            settings.insert(
-                "context_management.thresholds".into(),
-                "[60000, 90000]".into(),
-            );
-            settings.insert("context_management.keep_steps".into(), "[2, 4]".into());
+            for (k, v) in check.first {
+                settings.insert(k.to_string(), v.to_string().into());
+            }
         }
         for _ in 0..n {
             let c = &all[rng.random_range(0..all.len())];
@@ -551,8 +558,8 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
             continue; // every value drawn was the scenario's own
         }
         let scenario = answer["scenario"].as_str();
-        let what_if = dir.path().join(format!("what-if-{attempt}.toml"));
-        let cli_page = dir.path().join(format!("what-if-{attempt}.html"));
+        let what_if = dir.join(format!("what-if-{attempt}.toml"));
+        let cli_page = dir.join(format!("what-if-{attempt}.html"));
         if answer["status"] != "ok" {
             // The page refused the what-if; the command line refuses the
             // same scenario, with exit code 2.
@@ -562,8 +569,9 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
             if let Some(text) = scenario {
                 std::fs::write(&what_if, text).unwrap();
                 let out = common::tokencast()
-                    .arg("simulate")
+                    .arg(command)
                     .arg(&what_if)
+                    .args(options)
                     .arg("--no-report")
                     .output()
                     .unwrap();
@@ -574,8 +582,9 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         let live = eval_json(&tab, PROBE);
         std::fs::write(&what_if, scenario.unwrap()).unwrap();
         let out = common::tokencast()
-            .arg("simulate")
+            .arg(command)
             .arg(&what_if)
+            .args(options)
             .args(["--format", "json", "--report"])
             .arg(&cli_page)
             .output()
@@ -586,9 +595,8 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
             String::from_utf8_lossy(&out.stderr)
         );
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        // Every data-figure (the Answer box's and the variants table's) is the
-        // JSON document's value, character for character.
-        common::assert_figures(&answer["figures"], &json, &set);
+        // Every data-figure is the JSON document's value, character for character.
+        common::assert_figures(&answer["figures"], &json, &set, check.min_figures);
         tab.navigate_to(&format!("file://{}", cli_page.display()))
             .unwrap()
             .wait_until_navigated()
@@ -598,7 +606,7 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         compared += 1;
     }
     eprintln!(
-        "live page: {compared} what-ifs equal to the command line's, {refused} refused by both"
+        "live {command} page: {compared} what-ifs equal to the command line's, {refused} refused by both"
     );
     assert!(compared >= 20, "only {compared} what-ifs were compared");
     let errors = errors.lock().unwrap();
@@ -611,6 +619,76 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         .cloned()
         .collect();
     assert!(external.is_empty(), "network requests: {external:?}");
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+    let (dir, page) = research_copy();
+    what_ifs_equal_the_command_lines(
+        dir.path(),
+        &page,
+        &WhatIfCheck {
+            command: &["simulate"],
+            // First, the two lists.
+            first: &[
+                ("context_management.thresholds", "[60000, 90000]"),
+                ("context_management.keep_steps", "[2, 4]"),
+            ],
+            // The Answer box's and the six variants' figures.
+            min_figures: 6 * 10 + 6,
+            seed: 20_261_201,
+        },
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_forecast_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+    let (dir, _) = research_copy();
+    let options = [
+        "--calls", "20", "--runs", "4000", "--seed", "11", "--budget", "5",
+    ];
+    let page = dir.path().join("research-forecast.html");
+    let out = common::tokencast()
+        .arg("forecast")
+        .arg(dir.path().join("research.toml"))
+        .args(options)
+        .arg("--report")
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut command = vec!["forecast"];
+    command.extend(options);
+    what_ifs_equal_the_command_lines(
+        dir.path(),
+        &page,
+        &WhatIfCheck {
+            command: &command,
+            first: &[("assumptions.trim", "25%"), ("variants.0.cache", "1h")],
+            // Each of the six variants: its name, six percentiles, the
+            // mean and the share over the budget.
+            min_figures: 6 * 9,
+            seed: 20_261_202,
+        },
+    );
 }
 
 #[test]

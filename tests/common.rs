@@ -98,12 +98,16 @@ pub fn json_of(cmd: &mut assert_cmd::Command) -> serde_json::Value {
 
 /// A live page's `data-figure` values (JSON Pointer → `data-value`) are
 /// the command line's JSON document's, character for character; `what`
-/// names the setting in a failure. At least the Answer box's and the six
-/// variants' figures are marked.
-pub fn assert_figures(figures: &serde_json::Value, json: &serde_json::Value, what: &str) {
+/// names the setting in a failure. At least `min` figures are marked.
+pub fn assert_figures(
+    figures: &serde_json::Value,
+    json: &serde_json::Value,
+    what: &str,
+    min: usize,
+) {
     let figures = figures.as_object().unwrap();
     assert!(
-        figures.len() >= 6 * 10 + 6,
+        figures.len() >= min,
         "{what}: only {} figures are marked",
         figures.len()
     );

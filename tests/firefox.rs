@@ -175,7 +175,8 @@ fn firefox_runs_the_live_pages_engine_to_the_command_lines_figures() {
     // the page shows, character for character.
     std::fs::write(dir.path().join("what-if.toml"), scenario).unwrap();
     let json = common::simulate_json(dir.path(), "what-if.toml");
-    common::assert_figures(&answer["figures"], &json, "Firefox");
+    // The Answer box's and the six variants' figures.
+    common::assert_figures(&answer["figures"], &json, "Firefox", 6 * 10 + 6);
     // And the changes moved them: 300 runs a day, not the scenario's 100,
     // and the first variant in batch.
     assert_eq!(json["assumptions"]["runs_per_day"], 300);

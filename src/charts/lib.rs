@@ -625,6 +625,30 @@ pub fn simulation_slot(
         ChartSlot::Backtest => vec![run::backtest(fmt, doc)],
         ChartSlot::WhatIf => what_if::all(fmt, doc),
         ChartSlot::Models => run::models(fmt, doc),
+        ChartSlot::ForecastFan | ChartSlot::ForecastHistograms => Vec::new(),
+    }
+}
+
+/// The charts a forecast page draws at `slot`, in order.
+pub fn forecast_slot(
+    fmt: &Fmt,
+    f: &tokencast_core::document::Forecast,
+    slot: tokencast_core::view::page::ChartSlot,
+) -> Vec<Chart> {
+    use tokencast_core::view::page::ChartSlot;
+    match slot {
+        ChartSlot::ForecastFan => vec![forecast::forecast_fan(fmt, f)],
+        ChartSlot::ForecastHistograms => f
+            .variants
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut chart = forecast::forecast_histogram(fmt, v, f.runs);
+                chart.id = format!("chart-forecast-histogram-{}", i + 1);
+                chart
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

@@ -269,7 +269,9 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     // What the page holds, not how it was asked for: a short run holds
     // every row either way, so `--csv` does not change its page.
     let every_row = doc.simulation.rows != tokencast_core::engine::RowsKept::Outline;
-    let live = live_inputs(loaded, today, every_row, compared);
+    let live = live_inputs(loaded, today, every_row, compared, |models| {
+        crate::report::simulation::controls(&doc, models)
+    });
     let terminal = TerminalOptions {
         requests: args.requests,
         width: terminal_width(),
@@ -295,6 +297,7 @@ fn live_inputs(
     today: jiff::civil::Date,
     all_rows: bool,
     compared: Vec<crate::pricing::ModelPrices>,
+    controls: impl FnOnce(&[String]) -> Vec<crate::report::html::ControlGroup>,
 ) -> Result<crate::report::Live, String> {
     let crate::files::LoadedWithTexts {
         src, files, models, ..
@@ -319,8 +322,9 @@ fn live_inputs(
             changes: Default::default(),
             figures: Vec::new(),
             compared,
+            forecast: None,
         },
-        models,
+        controls: controls(&models),
     })
 }
 
@@ -403,9 +407,6 @@ fn with_variants(path: &Path, given: &[String]) -> Result<Scenario, AppError> {
     })
 }
 
-/// Draws of a `[trace.generate]` run a forecast samples from.
-const PLANNED_DRAWS: u64 = 1000;
-
 fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let gates = gate::stats(&args.fail_over)?;
     if args.paths.len() > 1 || args.paths[0].is_dir() || corpus::is_dataset(&args.paths[0]) {
@@ -421,21 +422,46 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     gate::per_run_only(&gates)?;
     let scenario_path = &args.paths[0];
     let spec = spec::forecast_spec(&args)?;
-    let scenario = with_variants(scenario_path, &args.variant)?;
-    // A run that has not happened is drawn from its distributions: 1,000
-    // draws of the described run, from the forecast's seed.
-    let planned = scenario.plan().map(|p| p.draws(PLANNED_DRAWS, spec.seed));
-    let sampler =
-        forecast::Sampler::new(planned.as_deref().unwrap_or(scenario.trace()), spec.method)?;
+    let today = today();
+    // The page carries its engine's inputs only when the scenario is the
+    // file's own (a `--variant` lives on the command line only).
+    let (scenario, live) = if args.variant.is_empty() {
+        let loaded = crate::files::load_recorded(
+            scenario_path,
+            Some(today),
+            crate::report::MAX_LIVE_INPUT_BYTES,
+        )?;
+        (loaded.scenario.clone(), Some(loaded))
+    } else {
+        (with_variants(scenario_path, &args.variant)?, None)
+    };
+    let (sampler, planned) = forecast::sampler_for(&scenario, &spec)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);
     let mut doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
-    doc.planned = planned.is_some();
+    doc.planned = planned;
+    let live = match live {
+        Some(loaded) => live_inputs(loaded, today, false, Vec::new(), |models| {
+            crate::report::simulation::scenario_controls(&scenario, models)
+        })
+        .map(|mut l| {
+            l.request.forecast = Some(tokencast_web::ForecastRun {
+                spec: spec.clone(),
+                capabilities: args.capabilities.clone(),
+            });
+            l
+        }),
+        None => Err(
+            "its variants given with --variant are not in the scenario file; add them to the file for a page that recomputes"
+                .to_string(),
+        ),
+    };
     let stdout = plain_stdout(&doc, args.format, args.brief);
-    let mut files: Vec<PlannedFile> = page_file(&doc, scenario_path, &args.page, "-forecast")?
-        .into_iter()
-        .collect();
+    let mut files: Vec<PlannedFile> =
+        live_page_file(&doc, scenario_path, &args.page, "-forecast", live)?
+            .into_iter()
+            .collect();
     files.extend(csv_files(&doc, args.csv.as_deref()));
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);

@@ -73,14 +73,15 @@ pub struct HtmlOptions {
 pub const MAX_LIVE_INPUT_BYTES: usize = 16 << 20;
 
 /// A page's own engine's inputs: the request it answers when nothing is
-/// changed (the scenario's text and every file it names), and the price
-/// book's models for the model control.
+/// changed (the scenario's text and every file it names), and the controls
+/// the reader changes it with.
 #[derive(Debug, Clone)]
 pub struct Live {
     /// The scenario, its files and its price date.
     pub request: tokencast_web::Request,
-    /// Every model of the scenario's price book.
-    pub models: Vec<String>,
+    /// The controls, at the scenario's values
+    /// ([`simulation::controls`], [`simulation::scenario_controls`]).
+    pub controls: Vec<html::ControlGroup>,
 }
 
 /// A renderer failed: a template or chart bug, never the user's input.

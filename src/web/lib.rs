@@ -58,6 +58,20 @@ pub struct Request {
     /// with their prices: the page ranks them again at every change.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub compared: Vec<tokencast_core::pricing::ModelPrices>,
+    /// A forecast's page: the runs it draws (`tokencast forecast`), answered
+    /// with the forecast's figures instead of the simulation's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<ForecastRun>,
+}
+
+/// What a forecast page forecasts, as its command line gave it.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ForecastRun {
+    /// Calls a run, runs, seed, method and budget.
+    pub spec: tokencast_core::analysis::forecast::ForecastSpec,
+    /// Only these capabilities are drawn (`--capability`); empty: all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capabilities: Vec<String>,
 }
 
 /// A change the page asks about, once its [`Request`] is loaded: only the
@@ -213,6 +227,9 @@ fn compute(
         }
         None => Scenario::check_with(&src, &files as &dyn Files, Some(today), given)?,
     };
+    if let Some(run) = &req.forecast {
+        return forecast(req, text, &scenario, run);
+    }
     let mut doc = SimulationDoc::build(&scenario, Contents::simulate(&scenario, req.all_rows));
     if !req.compared.is_empty() {
         doc.models = Some(tokencast_core::analysis::models::rank(
@@ -225,33 +242,10 @@ fn compute(
         doc.simulation.currency.clone(),
         doc.simulation.price_date.clone(),
     );
-    let figures = if req.figures.is_empty() {
-        BTreeMap::new()
-    } else {
-        let document = serde_json::to_value(Envelope::of(&doc)).map_err(|e| {
-            InputError::new(format!("the document could not be written as JSON: {e}"))
-        })?;
-        req.figures
-            .iter()
-            .map(|p| {
-                let v = document
-                    .pointer(p)
-                    .cloned()
-                    .unwrap_or(serde_json::Value::Null);
-                (p.clone(), v)
-            })
-            .collect()
-    };
-    let (slots, blocks): (Vec<Block>, Vec<Block>) = blocks(&fmt, &doc)
-        .into_iter()
-        .partition(|b| b.slot.is_some());
-    let charts = slots
-        .iter()
-        .filter_map(|b| b.slot)
-        .flat_map(|slot| {
-            tokencast_charts::views(&fmt, |f| tokencast_charts::simulation_slot(f, &doc, slot))
-        })
-        .collect();
+    let figures = figures_of(&doc, &req.figures)?;
+    let (blocks, charts) = drawn(&fmt, blocks(&fmt, &doc), |f, slot| {
+        tokencast_charts::simulation_slot(f, &doc, slot)
+    });
     Ok(Answer::Ok {
         scenario: text.to_string(),
         headline: headline(&fmt, &doc),
@@ -260,6 +254,83 @@ fn compute(
         charts,
         figures,
     })
+}
+
+/// A forecast page's answer: the changed scenario forecast as the command
+/// line forecasts it (the same draws, seed and method).
+fn forecast(
+    req: &Request,
+    text: &str,
+    scenario: &Scenario,
+    run: &ForecastRun,
+) -> Result<Answer, InputError> {
+    use tokencast_core::analysis::forecast as f;
+    let (sampler, planned) = f::sampler_for(scenario, &run.spec)?;
+    let sampler = sampler.only(&run.capabilities);
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let mut doc = match f::run(scenario, &run.spec, &sampler, &never, &|_| {}) {
+        Ok(doc) => doc,
+        Err(f::ForecastError::Input(e)) => return Err(e),
+        Err(f::ForecastError::Interrupted) => {
+            return Err(InputError::new("the forecast stopped before its last run"))
+        }
+    };
+    doc.planned = planned;
+    let fmt = Fmt::new(doc.currency.clone(), doc.price_date.clone());
+    let figures = figures_of(&doc, &req.figures)?;
+    let (blocks, charts) = drawn(
+        &fmt,
+        tokencast_core::view::forecast::blocks(&fmt, &doc),
+        |f, slot| tokencast_charts::forecast_slot(f, &doc, slot),
+    );
+    Ok(Answer::Ok {
+        scenario: text.to_string(),
+        headline: None,
+        facts: Vec::new(),
+        blocks,
+        charts,
+        figures,
+    })
+}
+
+/// The value at each of `pointers` in `doc`'s JSON document (`null` where
+/// it has none).
+fn figures_of<D: tokencast_core::document::Document + Serialize>(
+    doc: &D,
+    pointers: &[String],
+) -> Result<BTreeMap<String, serde_json::Value>, InputError> {
+    if pointers.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let document = serde_json::to_value(Envelope::of(doc))
+        .map_err(|e| InputError::new(format!("the document could not be written as JSON: {e}")))?;
+    Ok(pointers
+        .iter()
+        .map(|p| {
+            let v = document
+                .pointer(p)
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            (p.clone(), v)
+        })
+        .collect())
+}
+
+/// The page's blocks without their chart places, and the charts `draw`
+/// makes at those places, on both canvases, in page order.
+fn drawn(
+    fmt: &Fmt,
+    blocks: Vec<Block>,
+    draw: impl Fn(&Fmt, tokencast_core::view::page::ChartSlot) -> Vec<tokencast_charts::Chart>,
+) -> (Vec<Block>, Vec<ChartView>) {
+    let (slots, blocks): (Vec<Block>, Vec<Block>) =
+        blocks.into_iter().partition(|b| b.slot.is_some());
+    let charts = slots
+        .iter()
+        .filter_map(|b| b.slot)
+        .flat_map(|slot| tokencast_charts::views(fmt, |f| draw(f, slot)))
+        .collect();
+    (blocks, charts)
 }
 
 /// The located message, in words (no colours, no box drawing).

@@ -68,6 +68,7 @@ fn request(changes: &[(&str, &str)]) -> Request {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         compared: Vec::new(),
+        forecast: None,
     }
 }
 
@@ -404,4 +405,74 @@ fn a_share_replaces_a_number_of_bytes_as_text() {
     assert_eq!(root.to_string(), "[assumptions]\ntrim = \"25%\"\n");
     set(root.as_table_mut(), "assumptions.trim", "1000").unwrap();
     assert_eq!(root.to_string(), "[assumptions]\ntrim = \"1000\"\n");
+}
+
+/// A forecast page's request: runs of two calls, each the one recorded
+/// result (a bootstrap of one call draws it every time).
+fn forecast_request(changes: &[(&str, &str)]) -> Request {
+    Request {
+        figures: vec![
+            "/variants/0/cost_lower/p50".into(),
+            "/variants/0/cost_upper/p99".into(),
+            "/variants/1/cost_lower/mean".into(),
+        ],
+        forecast: Some(ForecastRun {
+            spec: tokencast_core::analysis::forecast::ForecastSpec {
+                calls: 2,
+                runs: 50,
+                seed: 1,
+                method: tokencast_core::analysis::forecast::Method::Bootstrap,
+                budget: None,
+            },
+            capabilities: Vec::new(),
+        }),
+        ..request(changes)
+    }
+}
+
+#[test]
+fn a_forecast_page_draws_the_same_runs_again_with_the_change() {
+    let figures = |a: Answer| match a {
+        Answer::Ok {
+            figures,
+            blocks,
+            charts,
+            headline,
+            ..
+        } => {
+            assert!(headline.is_none());
+            let ids: Vec<_> = blocks.iter().filter_map(|b| b.id.clone()).collect();
+            assert_eq!(
+                ids,
+                [
+                    "answer",
+                    "forecast_variants",
+                    "forecast_context",
+                    "forecast_fan",
+                    "forecast_capabilities"
+                ]
+            );
+            // The fan and one histogram per variant, each drawn wide and narrow.
+            assert_eq!(charts.len(), 3);
+            assert!(charts.iter().all(|c| c.svg.is_some() && c.narrow.is_some()));
+            figures
+        }
+        Answer::Invalid { message, .. } => panic!("expected figures, got: {message}"),
+    };
+    // Every run is the same three requests. Raw, lower bound: input 1,000 +
+    // (1,000 + 100 + 1,000) + (1,000 + 200 + 2,000) = 6,300 tokens × $2/M,
+    // output 2 × 100 + 400 = 600 × $10/M: $0.0126 + $0.006 = $0.0186.
+    // Upper: the prefix and results × 1.25: 7,800 tokens: $0.0216.
+    // Trimmed (500 tokens a result): 4,800 tokens: $0.0096 + $0.006.
+    let f = figures(run(&forecast_request(&[])));
+    assert_eq!(f["/variants/0/cost_lower/p50"], "0.0186");
+    assert_eq!(f["/variants/0/cost_upper/p99"], "0.0216");
+    assert_eq!(f["/variants/1/cost_lower/mean"], "0.0156");
+    // At 2 bytes a token a result is 2,000 tokens: 9,300 input tokens,
+    // $0.0186 + $0.006 = $0.0246.
+    let f = figures(run(&forecast_request(&[(
+        "assumptions.bytes_per_token",
+        "2",
+    )])));
+    assert_eq!(f["/variants/0/cost_lower/p50"], "0.0246");
 }

@@ -42,8 +42,12 @@ pub const PERCENTILES: [f64; 3] = [0.50, 0.90, 0.99];
 /// Points of the context fan (numbers of calls).
 pub const FAN_POINTS: u64 = 10;
 
+/// Draws of a `[trace.generate]` run a forecast samples from: 1,000 draws
+/// of the described run, from the forecast's seed.
+pub const PLANNED_DRAWS: u64 = 1000;
+
 /// What to forecast.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ForecastSpec {
     /// Tool results per run (N).
     pub calls: u64,
@@ -64,6 +68,15 @@ pub enum ForecastError {
     Input(InputError),
     /// Ctrl-C.
     Interrupted,
+}
+
+/// The sampler a forecast of `s` draws from: its trace's calls, or for a
+/// run described by distributions, [`PLANNED_DRAWS`] draws of it. The flag
+/// says whether it was drawn.
+pub fn sampler_for(s: &Scenario, spec: &ForecastSpec) -> Result<(Sampler, bool), InputError> {
+    let planned = s.plan().map(|p| p.draws(PLANNED_DRAWS, spec.seed));
+    let sampler = Sampler::new(planned.as_deref().unwrap_or(s.trace()), spec.method)?;
+    Ok((sampler, planned.is_some()))
 }
 
 impl From<InputError> for ForecastError {

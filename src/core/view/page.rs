@@ -21,6 +21,10 @@ pub enum ChartSlot {
     WhatIf,
     /// The same run on each compared model.
     Models,
+    /// A forecast's context fan.
+    ForecastFan,
+    /// A forecast's cost histogram per variant.
+    ForecastHistograms,
 }
 
 /// A label and its value (a key assumption, an input file).

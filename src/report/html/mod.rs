@@ -43,23 +43,24 @@ pub(crate) struct LiveView {
 }
 
 /// Controls under one heading (the run's assumptions, one variant).
-#[derive(Serialize)]
-pub(crate) struct ControlGroup {
-    pub(crate) title: String,
-    pub(crate) controls: Vec<Control>,
+#[derive(Serialize, Debug, Clone)]
+pub struct ControlGroup {
+    pub title: String,
+    pub controls: Vec<Control>,
 }
 
 /// One control: the scenario key it sets and its value in the scenario.
-#[derive(Serialize)]
-pub(crate) struct Control {
+#[derive(Serialize, Debug, Clone)]
+pub struct Control {
     /// The dotted scenario key (`assumptions.runs_per_day`, `variants.2.cache`).
-    pub(crate) param: String,
-    pub(crate) label: String,
-    pub(crate) value: String,
+    pub param: String,
+    pub label: String,
+    pub value: String,
     /// The choices of a select; empty for a number.
-    pub(crate) options: Vec<String>,
-    /// A number's step (`1` for whole numbers, `any` for decimals).
-    pub(crate) step: &'static str,
+    pub options: Vec<String>,
+    /// A number's step (`1` for whole numbers, `any` for decimals), or
+    /// `text` for a text field.
+    pub step: &'static str,
 }
 
 impl LiveView {
@@ -89,6 +90,50 @@ fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
         .replace('>', "\\u003e")
         .replace('&', "\\u0026")
+}
+
+/// A page's live parts from its options: the engine and controls, or why
+/// it is a still picture.
+pub(crate) fn live_parts(opts: &crate::report::HtmlOptions) -> (Option<LiveView>, Option<String>) {
+    let live = opts
+        .live
+        .as_ref()
+        .and_then(|l| LiveView::of(&l.request, l.controls.clone()));
+    let missing = match (&opts.live, &live) {
+        (_, Some(_)) => None,
+        (None, None) => opts.still.clone(),
+        (Some(_), None) => NO_ENGINE.map(str::to_string),
+    };
+    (live, missing)
+}
+
+/// The page's blocks with each chart slot filled with the charts `draw`
+/// makes for it, on both canvases; the slot's heading and note go to the
+/// first chart.
+pub(crate) fn with_slots(
+    fmt: &Fmt,
+    blocks: Vec<Block>,
+    draw: impl Fn(&Fmt, tokencast_core::view::page::ChartSlot) -> Vec<charts::Chart>,
+) -> Vec<Block> {
+    let mut out = Vec::with_capacity(blocks.len() + 8);
+    for b in blocks {
+        let Some(slot) = b.slot else {
+            out.push(b);
+            continue;
+        };
+        for (i, c) in charts::views(fmt, |f| draw(f, slot))
+            .into_iter()
+            .enumerate()
+        {
+            let mut chart = view_block(c);
+            if i == 0 {
+                chart.heading = b.heading.clone();
+                chart.note = b.note.clone();
+            }
+            out.push(chart);
+        }
+    }
+    out
 }
 
 #[derive(Serialize)]
@@ -182,6 +227,8 @@ pub(crate) fn input_facts(inputs: &[InputFile]) -> Vec<Fact> {
 
 #[derive(Serialize)]
 pub(crate) struct SimplePage {
+    pub(crate) live: Option<LiveView>,
+    pub(crate) live_missing: Option<String>,
     pub(crate) generator: &'static str,
     pub(crate) title: String,
     pub(crate) question: String,
@@ -211,6 +258,8 @@ pub(crate) fn simple_page(
 ) -> SimplePage {
     let fingerprint = crate::scenario::fingerprint(inputs);
     SimplePage {
+        live: None,
+        live_missing: None,
         generator: HTML_GENERATOR,
         title,
         question: with_basis(fmt, question),

@@ -3,8 +3,7 @@
 pub use tokencast_core::view::simulation::{backtest, tables, what_if};
 
 use super::html::{
-    charts, input_facts, render_template, view_block, Block, Control, ControlGroup, LiveView, Page,
-    NO_ENGINE,
+    charts, input_facts, live_parts, render_template, with_slots, Control, ControlGroup, Page,
 };
 use super::table::DataTable;
 use super::terminal::{plain_table, transposed as sideways, wrap_prose};
@@ -200,15 +199,7 @@ fn most_expensive_result(fmt: &Fmt, sim: &Simulation) -> Option<String> {
 
 fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, tera::Error> {
     let sim = &doc.simulation;
-    let live = opts
-        .live
-        .as_ref()
-        .and_then(|l| LiveView::of(&l.request, controls(doc, &l.models)));
-    let live_missing = match (&opts.live, &live) {
-        (_, Some(_)) => None,
-        (None, None) => opts.still.clone(),
-        (Some(_), None) => NO_ENGINE.map(str::to_string),
-    };
+    let (live, live_missing) = live_parts(opts);
     let page = Page {
         live,
         live_missing,
@@ -218,7 +209,9 @@ fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, t
         model: sim.prices.model.clone(),
         facts: facts(fmt, sim),
         headline: headline(fmt, doc),
-        blocks: with_charts(fmt, doc, blocks(fmt, doc)),
+        blocks: with_slots(fmt, blocks(fmt, doc), |f, slot| {
+            charts::simulation_slot(f, doc, slot)
+        }),
         price_source: sim.prices.source.clone(),
         price_read_on: sim.prices.read_on.clone(),
         version: sim.tokencast_version.clone(),
@@ -230,113 +223,181 @@ fn html(fmt: &Fmt, doc: &SimulationDoc, opts: &HtmlOptions) -> Result<Vec<u8>, t
     render_template("report.html", &page)
 }
 
-/// The page's blocks with each chart slot filled with its charts.
-fn with_charts(fmt: &Fmt, doc: &SimulationDoc, blocks: Vec<Block>) -> Vec<Block> {
-    let mut out = Vec::with_capacity(blocks.len() + 8);
-    for b in blocks {
-        let Some(slot) = b.slot else {
-            out.push(b);
-            continue;
-        };
-        for (i, c) in charts::views(fmt, |f| charts::simulation_slot(f, doc, slot))
-            .into_iter()
-            .enumerate()
-        {
-            let mut chart = view_block(c);
-            if i == 0 {
-                chart.heading = b.heading.clone();
-                chart.note = b.note.clone();
-            }
-            out.push(chart);
-        }
-    }
-    out
-}
-
-/// The controls of a live page: the model, the run's assumptions and each
-/// variant's results, cache tier and mode, at their values in the scenario.
-fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
-    let sim = &doc.simulation;
-    let a = &sim.assumptions;
-    let number = |param: &str, label: &str, value: String, step: &'static str| Control {
+fn number(param: &str, label: &str, value: String, step: &'static str) -> Control {
+    Control {
         param: param.into(),
         label: label.into(),
         value,
         options: Vec::new(),
         step,
-    };
-    let text = |param: &str, label: &str, value: String| Control {
+    }
+}
+
+fn text(param: &str, label: &str, value: String) -> Control {
+    Control {
         param: param.into(),
         label: label.into(),
         value,
         options: Vec::new(),
         step: "text",
-    };
-    let choice = |param: String, label: &str, value: &str, options: &[&str]| Control {
+    }
+}
+
+fn choice(param: String, label: &str, value: &str, options: &[&str]) -> Control {
+    Control {
         param,
         label: label.into(),
         value: value.into(),
         options: options.iter().map(|o| o.to_string()).collect(),
         step: "",
-    };
-    let mut model_options: Vec<String> = models.to_vec();
-    if !model_options.contains(&sim.prices.model) {
-        model_options.insert(0, sim.prices.model.clone());
     }
-    let run = ControlGroup {
+}
+
+/// The run's group: the model (any of `models`, the scenario's first) and
+/// the assumptions; the runs a day only where the page shows days.
+fn run_group(
+    model: &str,
+    models: &[String],
+    a: &crate::scenario::Assumptions,
+    runs_per_day: bool,
+) -> ControlGroup {
+    let mut model_options: Vec<String> = models.to_vec();
+    if !model_options.iter().any(|m| m == model) {
+        model_options.insert(0, model.to_string());
+    }
+    let mut controls = vec![Control {
+        param: "model".into(),
+        label: "model".into(),
+        value: model.to_string(),
+        options: model_options,
+        step: "",
+    }];
+    if runs_per_day {
+        controls.push(number(
+            "assumptions.runs_per_day",
+            "runs per day",
+            a.runs_per_day.to_string(),
+            "1",
+        ));
+    }
+    controls.extend([
+        number(
+            "assumptions.prefix_tokens",
+            "prefix (tokens)",
+            a.prefix_tokens.to_string(),
+            "1",
+        ),
+        number(
+            "assumptions.output_tokens_per_step",
+            "output per step (tokens)",
+            a.output_tokens_per_step.to_string(),
+            "1",
+        ),
+        number(
+            "assumptions.final_output_tokens",
+            "final answer (tokens)",
+            a.final_output_tokens.to_string(),
+            "1",
+        ),
+        text(
+            "assumptions.trim",
+            "trim rule (bytes or %; empty: the trace's)",
+            a.trim.to_string(),
+        ),
+        number(
+            "assumptions.bytes_per_token",
+            "bytes per token",
+            a.bytes_per_token.to_string(),
+            "any",
+        ),
+        number(
+            "assumptions.tokenizer_uplift",
+            "tokenizer uplift",
+            a.tokenizer_uplift.to_string(),
+            "any",
+        ),
+    ]);
+    ControlGroup {
         title: "The run".into(),
-        controls: vec![
-            Control {
-                param: "model".into(),
-                label: "model".into(),
-                value: sim.prices.model.clone(),
-                options: model_options,
-                step: "",
-            },
-            number(
-                "assumptions.runs_per_day",
-                "runs per day",
-                a.runs_per_day.to_string(),
-                "1",
-            ),
-            number(
-                "assumptions.prefix_tokens",
-                "prefix (tokens)",
-                a.prefix_tokens.to_string(),
-                "1",
-            ),
-            number(
-                "assumptions.output_tokens_per_step",
-                "output per step (tokens)",
-                a.output_tokens_per_step.to_string(),
-                "1",
-            ),
-            number(
-                "assumptions.final_output_tokens",
-                "final answer (tokens)",
-                a.final_output_tokens.to_string(),
-                "1",
-            ),
-            text(
-                "assumptions.trim",
-                "trim rule (bytes or %; empty: the trace's)",
-                a.trim.to_string(),
-            ),
-            number(
-                "assumptions.bytes_per_token",
-                "bytes per token",
-                a.bytes_per_token.to_string(),
-                "any",
-            ),
-            number(
-                "assumptions.tokenizer_uplift",
-                "tokenizer uplift",
-                a.tokenizer_uplift.to_string(),
-                "any",
-            ),
-        ],
-    };
-    let mut out = vec![run];
+        controls,
+    }
+}
+
+/// One group per variant: its results, cache tier and mode.
+fn variant_groups<'a>(
+    variants: impl Iterator<Item = &'a crate::scenario::Variant>,
+) -> Vec<ControlGroup> {
+    variants
+        .enumerate()
+        .map(|(i, variant)| ControlGroup {
+            title: format!("Variant {}: {}", i + 1, variant.name),
+            controls: vec![
+                choice(
+                    format!("variants.{i}.results"),
+                    "results",
+                    &variant.results.to_string(),
+                    &["raw", "trimmed"],
+                ),
+                choice(
+                    format!("variants.{i}.cache"),
+                    "cache",
+                    variant.cache.key(),
+                    &["none", "5m", "1h"],
+                ),
+                choice(
+                    format!("variants.{i}.mode"),
+                    "mode",
+                    variant.mode.key(),
+                    &["sync", "batch"],
+                ),
+            ],
+        })
+        .collect()
+}
+
+/// The currency rate, for amounts not in USD.
+fn currency_control(c: &crate::pricing::Currency) -> Option<Control> {
+    (!c.is_usd()).then(|| {
+        number(
+            "currency.per_usd",
+            &format!("{} per USD", c.code),
+            c.per_usd.normalize().to_string(),
+            "any",
+        )
+    })
+}
+
+/// The controls of a forecast's live page: the model, the run's
+/// assumptions (no runs a day: a forecast is per run), each variant, and
+/// the currency rate, at their values in `scenario`.
+pub fn scenario_controls(
+    scenario: &crate::scenario::Scenario,
+    models: &[String],
+) -> Vec<ControlGroup> {
+    let mut out = vec![run_group(
+        &scenario.prices().model,
+        models,
+        scenario.assumptions(),
+        false,
+    )];
+    if let Some(c) = currency_control(scenario.currency()) {
+        out.push(ControlGroup {
+            title: "Currency".into(),
+            controls: vec![c],
+        });
+    }
+    out.extend(variant_groups(
+        scenario.variants().iter().map(|v| &v.variant),
+    ));
+    out
+}
+
+/// The controls of a simulation's live page: the model, the run's
+/// assumptions and each variant's results, cache tier and mode, at their
+/// values in the scenario (`models`: every model of its price book).
+pub fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
+    let sim = &doc.simulation;
+    let mut out = vec![run_group(&sim.prices.model, models, &sim.assumptions, true)];
     let seconds = |ms: u64| {
         (rust_decimal::Decimal::from(ms) / rust_decimal::Decimal::ONE_THOUSAND)
             .normalize()
@@ -416,45 +477,15 @@ fn controls(doc: &SimulationDoc, models: &[String]) -> Vec<ControlGroup> {
             "any",
         ));
     }
-    if !sim.currency.is_usd() {
-        plan.push(number(
-            "currency.per_usd",
-            &format!("{} per USD", sim.currency.code),
-            sim.currency.per_usd.normalize().to_string(),
-            "any",
-        ));
-    }
+    plan.extend(currency_control(&sim.currency));
     if !plan.is_empty() {
         out.push(ControlGroup {
             title: "Time, plan and currency".into(),
             controls: plan,
         });
     }
-    for (i, v) in sim.variants.iter().enumerate() {
-        let variant = &v.variant.variant;
-        out.push(ControlGroup {
-            title: format!("Variant {}: {}", i + 1, variant.name),
-            controls: vec![
-                choice(
-                    format!("variants.{i}.results"),
-                    "results",
-                    &variant.results.to_string(),
-                    &["raw", "trimmed"],
-                ),
-                choice(
-                    format!("variants.{i}.cache"),
-                    "cache",
-                    variant.cache.key(),
-                    &["none", "5m", "1h"],
-                ),
-                choice(
-                    format!("variants.{i}.mode"),
-                    "mode",
-                    variant.mode.key(),
-                    &["sync", "batch"],
-                ),
-            ],
-        });
-    }
+    out.extend(variant_groups(
+        sim.variants.iter().map(|v| &v.variant.variant),
+    ));
     out
 }
