@@ -5,7 +5,10 @@
   "use strict";
   var request = null;
   var engine = null;
+  // The last answer with figures (what the page shows and downloads), and
+  // the latest answer, which may be a refusal.
   var last = null;
+  var latest = null;
   var timing = { engine: 0, total: 0 };
   // What each block shows now (its JSON), so an unchanged one is not redrawn.
   var drawn = {};
@@ -167,6 +170,7 @@
 
   function show(answer) {
     last = answer;
+    if (answer.question) { prose(one("#question"), answer.question); }
     var h = answer.headline || {};
     every("[data-headline]").forEach(function (el) {
       el.textContent = h[el.dataset.headline] == null ? "" : h[el.dataset.headline];
@@ -233,6 +237,7 @@
       answer = { status: "invalid", message: "the engine failed (" + e + ")" };
     }
     timing.engine = performance.now() - started;
+    latest = answer;
     var error = one("#live-error");
     var keys = Object.keys(ch);
     var hash = keys.length ? "#" + new URLSearchParams(ch).toString() : "";
@@ -264,10 +269,13 @@
 
   function download() {
     if (!last || last.status !== "ok") { return; }
-    var blob = new Blob([last.scenario], { type: "application/toml" });
+    var button = one("#live-download");
+    var file = button.dataset.file;
+    var type = /\.sh$/.test(file) ? "text/x-shellscript" : "application/toml";
+    var blob = new Blob([last.scenario], { type: type });
     var a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
-    a.download = request.name.replace(/\.toml$/, "") + "-what-if.toml";
+    a.download = file;
     document.body.appendChild(a);
     a.click();
     a.remove();
@@ -310,7 +318,8 @@
     changes: changes,
     recompute: recompute,
     scenario: function () { return last && last.scenario; },
-    answer: function () { return last; },
+    // The latest answer: figures, or why the change was refused.
+    answer: function () { return latest || last; },
     timing: function () { return Object.assign({}, timing); },
     fromAddress: function () { return fromAddress() && recompute(); }
   };

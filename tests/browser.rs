@@ -433,7 +433,11 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
             pick(rng, &["60000", "60000, 90000", "45000, 120000, 150000", ""])
         }
         "context_management.keep_steps" => pick(rng, &["[0]", "[1, 3]", "[2, 4, 8, 16]", "[]"]),
-        "plan.working_days_per_week" => rng.random_range(1..=7u32).to_string(),
+        "plan.working_days_per_week" | "working_days_per_week" => {
+            rng.random_range(1..=7u32).to_string()
+        }
+        // A corpus forecast's runs a day; now and then one out of range.
+        "runs_per_day" => pick(rng, &["1", "2", "5", "12", "0", "3"]),
         "plan.monthly_growth" => pick(rng, &["0", "0.02", "0.05", "0.1"]),
         "plan.budget_per_month" => pick(rng, &["500", "5000", "50000", "250000"]),
         other => panic!("no range for {other}"),
@@ -463,10 +467,12 @@ fn assert_same(live: &serde_json::Value, cli: &serde_json::Value, set: &str) {
 }
 
 /// How a page's what-ifs are checked: the command that made it (its
-/// subcommand, then the options after the scenario), the settings tried
-/// first, and the least number of figures it marks.
+/// subcommand, then the options after the scenario; none when the page
+/// gives the whole command of its what-if instead of a scenario), the
+/// settings tried first, and the least numbers of controls and figures.
 struct WhatIfCheck<'a> {
     command: &'a [&'a str],
+    min_controls: usize,
     first: &'a [(&'a str, &'a str)],
     min_figures: usize,
     seed: u64,
@@ -503,10 +509,27 @@ fn what_ifs_equal_the_command_lines(
     };
     let all = controls(&tab);
     let all = all.as_array().unwrap().clone();
-    assert!(all.len() >= 7 + 3 * 6, "{all:?}");
+    assert!(all.len() >= check.min_controls, "{all:?}");
     let mut rng = rand_pcg::Pcg64::seed_from_u64(check.seed);
     let (mut compared, mut refused) = (0, 0);
-    let (command, options) = check.command.split_first().unwrap();
+    // The command line of a what-if: the page's command with the scenario
+    // it wrote, or the command it gave.
+    let command_line = |what_if: &std::path::Path, text: &str| {
+        let mut c = common::tokencast();
+        match check.command.split_first() {
+            Some((command, options)) => {
+                std::fs::write(what_if, text).unwrap();
+                c.arg(command).arg(what_if).args(options);
+            }
+            None => {
+                let words = shlex::split(text).expect("a shell command");
+                assert_eq!(words[0], "tokencast", "{text}");
+                c.args(&words[1..]);
+            }
+        }
+        c
+    };
+    let command = check.command.first().copied().unwrap_or("forecast");
     for attempt in 0..80 {
         if compared >= 24 {
             break;
@@ -567,11 +590,7 @@ fn what_ifs_equal_the_command_lines(
             let error = answer["error"].as_str().unwrap();
             assert!(error.starts_with("Not recomputed: "), "{answer}");
             if let Some(text) = scenario {
-                std::fs::write(&what_if, text).unwrap();
-                let out = common::tokencast()
-                    .arg(command)
-                    .arg(&what_if)
-                    .args(options)
+                let out = command_line(&what_if, text)
                     .arg("--no-report")
                     .output()
                     .unwrap();
@@ -580,11 +599,7 @@ fn what_ifs_equal_the_command_lines(
             continue;
         }
         let live = eval_json(&tab, PROBE);
-        std::fs::write(&what_if, scenario.unwrap()).unwrap();
-        let out = common::tokencast()
-            .arg(command)
-            .arg(&what_if)
-            .args(options)
+        let out = command_line(&what_if, scenario.unwrap())
             .args(["--format", "json", "--report"])
             .arg(&cli_page)
             .output()
@@ -636,6 +651,7 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
         &page,
         &WhatIfCheck {
             command: &["simulate"],
+            min_controls: 7 + 5 + 3 * 6,
             // First, the two lists.
             first: &[
                 ("context_management.thresholds", "[60000, 90000]"),
@@ -682,11 +698,73 @@ fn a_live_forecast_pages_figures_equal_the_command_lines_on_the_downloaded_scena
         &page,
         &WhatIfCheck {
             command: &command,
+            // The run's seven, six variants' three.
+            min_controls: 7 + 3 * 6,
             first: &[("assumptions.trim", "25%"), ("variants.0.cache", "1h")],
             // Each of the six variants: its name, six percentiles, the
             // mean and the share over the budget.
             min_figures: 6 * 9,
             seed: 20_261_202,
+        },
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_corpus_forecast_gives_the_command_of_its_what_if_and_the_command_agrees() {
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+    // The Claude Code fixtures' sessions, imported, then forecast.
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let out = common::tokencast()
+        .args(["import", "claude-code"])
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code"))
+        .arg("--out")
+        .arg(&sessions)
+        .arg("--no-report")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = dir.path().join("sessions-forecast.html");
+    let out = common::tokencast()
+        .arg("forecast")
+        .arg(&sessions)
+        .args([
+            "--runs",
+            "300",
+            "--runs-per-day",
+            "4",
+            "--working-days",
+            "5",
+            "--report",
+        ])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    what_ifs_equal_the_command_lines(
+        dir.path(),
+        &page,
+        &WhatIfCheck {
+            command: &[],
+            min_controls: 2,
+            // First, one the command line refuses too.
+            first: &[("runs_per_day", "0")],
+            min_figures: 0,
+            seed: 20_261_203,
         },
     );
 }

@@ -625,7 +625,23 @@ pub fn simulation_slot(
         ChartSlot::Backtest => vec![run::backtest(fmt, doc)],
         ChartSlot::WhatIf => what_if::all(fmt, doc),
         ChartSlot::Models => run::models(fmt, doc),
-        ChartSlot::ForecastFan | ChartSlot::ForecastHistograms => Vec::new(),
+        ChartSlot::ForecastFan | ChartSlot::ForecastHistograms | ChartSlot::CorpusSessions => {
+            Vec::new()
+        }
+    }
+}
+
+/// The charts a corpus forecast's page draws at `slot`.
+pub fn corpus_slot(
+    fmt: &Fmt,
+    f: &tokencast_core::document::CorpusForecast,
+    slot: tokencast_core::view::page::ChartSlot,
+) -> Vec<Chart> {
+    match slot {
+        tokencast_core::view::page::ChartSlot::CorpusSessions => {
+            vec![corpus::distribution(fmt, f)]
+        }
+        _ => Vec::new(),
     }
 }
 

@@ -323,6 +323,7 @@ fn live_inputs(
             figures: Vec::new(),
             compared,
             forecast: None,
+            corpus: None,
         },
         controls: controls(&models),
     })
@@ -487,36 +488,93 @@ fn run_corpus_forecast(
         .num_threads(threads.unwrap_or(0))
         .build()
         .map_err(|e| AppError::Render(e.to_string()))?;
-    let doc = pool.install(|| -> Result<document::CorpusForecast, AppError> {
+    let (corpus, spec) = pool.install(|| -> Result<_, AppError> {
         let loaded = corpus::load(&args.paths, today())?;
         let weights = args
             .weights
             .as_deref()
             .map(|w| corpus::weights(w, &loaded.recorded.kinds))
             .transpose()?;
-        let spec = crate::analysis::corpus::CorpusSpec { weights, ..spec };
-        let title = loaded.recorded.kinds.join(" + ");
-        let mut doc =
-            crate::analysis::corpus::forecast(&loaded.recorded, &spec, title, loaded.left_out);
-        doc.currency = loaded.currency;
-        doc.price_date = loaded.price_date;
-        doc.inputs = loaded.inputs;
-        doc.sessions_left_out = loaded
-            .unpriced
-            .iter()
-            .map(|(s, m)| format!("{s} (`{m}` is not in the price book)"))
-            .collect();
-        Ok(doc)
+        let corpus = crate::analysis::corpus::Corpus {
+            recorded: loaded.recorded,
+            left_out: loaded.left_out,
+            currency: loaded.currency,
+            price_date: loaded.price_date,
+            inputs: loaded.inputs,
+            sessions_left_out: loaded
+                .unpriced
+                .iter()
+                .map(|(s, m)| format!("{s} (`{m}` is not in the price book)"))
+                .collect(),
+        };
+        Ok((
+            corpus,
+            crate::analysis::corpus::CorpusSpec { weights, ..spec },
+        ))
     })?;
+    let doc = pool.install(|| corpus.forecast(&spec));
+    let live = corpus_live(&args, corpus, spec);
     let stdout = plain_stdout(&doc, args.format, args.brief);
-    let mut files: Vec<PlannedFile> = page_file(&doc, &args.paths[0], &args.page, "-forecast")?
-        .into_iter()
-        .collect();
+    let mut files: Vec<PlannedFile> =
+        live_page_file(&doc, &args.paths[0], &args.page, "-forecast", live)?
+            .into_iter()
+            .collect();
     files.extend(csv_files(&doc, args.csv.as_deref()));
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
     outcome.gates_crossed = gate::check_corpus(&doc, gates);
     Ok(outcome)
+}
+
+/// What a corpus forecast's page needs to forecast again at other runs a
+/// day and working days: the sessions' costs, and the command's words that
+/// do not change (its paths, weights, days and seed), so the page can give
+/// the command of the reader's what-if.
+fn corpus_live(
+    args: &ForecastArgs,
+    corpus: crate::analysis::corpus::Corpus,
+    spec: crate::analysis::corpus::CorpusSpec,
+) -> Result<crate::report::Live, String> {
+    let mut command: Vec<String> = vec!["tokencast".into(), "forecast".into()];
+    command.extend(args.paths.iter().map(|p| p.display().to_string()));
+    if let Some(w) = &args.weights {
+        command.extend(["--weights".into(), w.clone()]);
+    }
+    command.extend([
+        "--runs".into(),
+        spec.days.to_string(),
+        "--seed".into(),
+        spec.seed.to_string(),
+    ]);
+    let size = serde_json::to_vec(&corpus).map_or(usize::MAX, |j| j.len());
+    if size > crate::report::MAX_LIVE_INPUT_BYTES {
+        return Err(format!(
+            "its {} sessions' costs take {} MB, more than the {} MB a page carries",
+            corpus.recorded.sessions.len(),
+            size >> 20,
+            crate::report::MAX_LIVE_INPUT_BYTES >> 20
+        ));
+    }
+    let controls = crate::report::simulation::corpus_controls(&spec);
+    Ok(crate::report::Live {
+        request: tokencast_web::Request {
+            name: "forecast".into(),
+            scenario: String::new(),
+            files: Default::default(),
+            today: today().to_string(),
+            all_rows: false,
+            changes: Default::default(),
+            figures: Vec::new(),
+            compared: Vec::new(),
+            forecast: None,
+            corpus: Some(tokencast_web::CorpusRun {
+                corpus,
+                spec,
+                command,
+            }),
+        },
+        controls,
+    })
 }
 
 /// Runs the forecast on its own thread pool with a progress bar on stderr

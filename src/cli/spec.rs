@@ -301,41 +301,15 @@ pub fn corpus_spec(args: &ForecastArgs) -> Result<crate::analysis::corpus::Corpu
             .with_help(format!("leave out {flag}, or forecast one scenario file")));
         }
     }
-    if args.runs == 0 || args.runs > MAX_RUNS {
-        return Err(InputError::new(format!("--runs {} days", args.runs))
-            .with_help(format!("simulate 1 to {MAX_RUNS} days, e.g. --runs 100000")));
-    }
-    if args.runs_per_day == 0 || args.runs_per_day > MAX_RUNS_PER_DAY {
-        return Err(
-            InputError::new(format!("--runs-per-day {}", args.runs_per_day))
-                .with_help(format!("give 1 to {MAX_RUNS_PER_DAY} runs a day")),
-        );
-    }
-    if !(1..=7).contains(&args.working_days) {
-        return Err(
-            InputError::new(format!("--working-days {}", args.working_days))
-                .with_help("give the days a week the agent runs, 1 to 7"),
-        );
-    }
     if args.threads == Some(0) {
         return Err(InputError::new("--threads is 0").with_help("use at least one thread"));
     }
-    let spec = crate::analysis::corpus::CorpusSpec {
-        weights: None,
-        runs_per_day: args.runs_per_day,
-        working_days_per_week: args.working_days,
-        days: args.runs,
-        seed: args.seed,
-    };
-    let draws = spec.draws();
-    if draws > MAX_SESSION_DRAWS {
-        return Err(InputError::new(format!(
-            "--runs {} days of {} runs, their months and resamples are {draws} session draws, more than {MAX_SESSION_DRAWS}",
-            args.runs, args.runs_per_day
-        ))
-        .with_help("simulate fewer days (--runs); percentiles of days settle within a few thousand"));
-    }
-    Ok(spec)
+    crate::analysis::corpus::CorpusSpec::checked(
+        args.runs,
+        args.runs_per_day,
+        args.working_days,
+        args.seed,
+    )
 }
 
 /// Most worker threads per core `--threads` may ask for.

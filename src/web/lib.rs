@@ -62,6 +62,23 @@ pub struct Request {
     /// with the forecast's figures instead of the simulation's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forecast: Option<ForecastRun>,
+    /// A corpus forecast's page (`tokencast forecast DIR`): the sessions'
+    /// costs, forecast again at the runs a day and working days a week the
+    /// reader sets (changes `runs_per_day`, `working_days_per_week`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corpus: Option<CorpusRun>,
+}
+
+/// What a corpus forecast's page forecasts.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct CorpusRun {
+    /// The sessions' costs per variant, and where they came from.
+    pub corpus: tokencast_core::analysis::corpus::Corpus,
+    /// Days, runs a day, working days, seed and weights, as the page was made.
+    pub spec: tokencast_core::analysis::corpus::CorpusSpec,
+    /// The command's words that made the page, without the runs a day and
+    /// the working days (`tokencast forecast DIR --runs 100000 --seed 1`).
+    pub command: Vec<String>,
 }
 
 /// What a forecast page forecasts, as its command line gave it.
@@ -94,8 +111,12 @@ pub struct Change {
 pub enum Answer {
     /// The changed scenario's figures.
     Ok {
-        /// The scenario's text with the changes written in.
+        /// The scenario's text with the changes written in (a corpus
+        /// forecast's page: the command that gives the same figures).
         scenario: String,
+        /// The page's question, when a change words it anew.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        question: Option<String>,
         /// The Answer box.
         headline: Option<Headline>,
         /// The key assumptions.
@@ -159,6 +180,12 @@ impl Session {
 type SeenTrace = std::cell::RefCell<Option<(String, String)>>;
 
 fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>) -> Answer {
+    if let Some(run) = &req.corpus {
+        return corpus(req, run).unwrap_or_else(|e| Answer::Invalid {
+            message: explain(&e),
+            scenario: None,
+        });
+    }
     let text = match with_changes(&req.name, &req.scenario, &req.changes) {
         Ok(text) => text,
         Err(e) => {
@@ -248,6 +275,7 @@ fn compute(
     });
     Ok(Answer::Ok {
         scenario: text.to_string(),
+        question: None,
         headline: headline(&fmt, &doc),
         facts: facts(&fmt, &doc.simulation),
         blocks,
@@ -285,6 +313,73 @@ fn forecast(
     );
     Ok(Answer::Ok {
         scenario: text.to_string(),
+        question: None,
+        headline: None,
+        facts: Vec::new(),
+        blocks,
+        charts,
+        figures,
+    })
+}
+
+/// A corpus forecast's answer: the same sessions forecast at the reader's
+/// runs a day and working days; its "scenario" is the command that gives
+/// the same figures.
+fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
+    let mut runs_per_day = run.spec.runs_per_day;
+    let mut working_days = run.spec.working_days_per_week;
+    for (key, value) in &req.changes {
+        let slot = match key.as_str() {
+            "runs_per_day" => &mut runs_per_day,
+            "working_days_per_week" => &mut working_days,
+            _ => {
+                return Err(InputError::new(format!(
+                    "the change `{key} = {value}` cannot be made: a corpus forecast has no such setting"
+                ))
+                .with_help("change runs_per_day or working_days_per_week"))
+            }
+        };
+        *slot = value.trim().parse().map_err(|_| {
+            InputError::new(format!("{key} = `{value}` is not a whole number")).with_help(
+                "give a whole number of runs a day (1 to 100,000) or working days a week (1 to 7)",
+            )
+        })?;
+    }
+    let spec = tokencast_core::analysis::corpus::CorpusSpec {
+        weights: run.spec.weights.clone(),
+        ..tokencast_core::analysis::corpus::CorpusSpec::checked(
+            run.spec.days,
+            runs_per_day,
+            working_days,
+            run.spec.seed,
+        )?
+    };
+    let doc = run.corpus.forecast(&spec);
+    let fmt = Fmt::new(doc.currency.clone(), doc.price_date.clone());
+    let figures = figures_of(&doc, &req.figures)?;
+    let (blocks, charts) = drawn(
+        &fmt,
+        tokencast_core::view::corpus::blocks(&fmt, &doc),
+        |f, slot| tokencast_charts::corpus_slot(f, &doc, slot),
+    );
+    let mut words = run.command.clone();
+    words.extend([
+        "--runs-per-day".into(),
+        runs_per_day.to_string(),
+        "--working-days".into(),
+        working_days.to_string(),
+    ]);
+    let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
+        InputError::new(format!(
+            "the page's command cannot be written for a shell: {e}"
+        ))
+    })?;
+    Ok(Answer::Ok {
+        scenario: format!("{command}\n"),
+        question: Some(tokencast_core::view::page::with_basis(
+            &fmt,
+            tokencast_core::view::corpus::question(&doc),
+        )),
         headline: None,
         facts: Vec::new(),
         blocks,

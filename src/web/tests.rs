@@ -69,6 +69,7 @@ fn request(changes: &[(&str, &str)]) -> Request {
             .collect(),
         compared: Vec::new(),
         forecast: None,
+        corpus: None,
     }
 }
 
@@ -475,4 +476,131 @@ fn a_forecast_page_draws_the_same_runs_again_with_the_change() {
         "2",
     )])));
     assert_eq!(f["/variants/0/cost_lower/p50"], "0.0246");
+}
+
+/// A corpus forecast's page over two sessions of one kind, costing $1 and
+/// $3 a run (one variant, exact bounds).
+fn corpus_request(changes: &[(&str, &str)]) -> Request {
+    use tokencast_core::analysis::corpus::{Corpus, CorpusSpec, Recorded};
+    use tokencast_core::document::corpus::SessionCost;
+    use tokencast_core::engine::Bounds;
+    let session = |name: &str, usd: i64| SessionCost {
+        name: name.into(),
+        kind: 0,
+        cost: vec![Bounds::exact(rust_decimal::Decimal::from(usd))],
+    };
+    Request {
+        name: "forecast".into(),
+        scenario: String::new(),
+        files: BTreeMap::new(),
+        figures: vec![
+            "/variants/0/run/percentiles/0/upper/value".into(),
+            "/variants/0/day/runs".into(),
+            "/variants/0/day/percentiles/0/upper/value".into(),
+            "/variants/0/day/percentiles/2/upper/value".into(),
+            "/answer/runs_per_month".into(),
+        ],
+        corpus: Some(CorpusRun {
+            corpus: Corpus {
+                recorded: Recorded {
+                    kinds: vec!["imported".into()],
+                    variants: vec!["as recorded".into()],
+                    sessions: vec![session("a", 1), session("b", 3)],
+                },
+                left_out: Vec::new(),
+                currency: tokencast_core::pricing::Currency::usd(),
+                price_date: None,
+                inputs: Vec::new(),
+                sessions_left_out: Vec::new(),
+            },
+            spec: CorpusSpec::checked(100, 2, 7, 1).unwrap(),
+            command: [
+                "tokencast",
+                "forecast",
+                "my sessions/",
+                "--runs",
+                "100",
+                "--seed",
+                "1",
+            ]
+            .map(String::from)
+            .to_vec(),
+        }),
+        ..request(changes)
+    }
+}
+
+#[test]
+fn a_corpus_forecast_page_forecasts_the_sessions_again_at_other_runs_a_day() {
+    let answer = |changes: &[(&str, &str)]| match run(&corpus_request(changes)) {
+        Answer::Ok {
+            figures,
+            scenario,
+            question,
+            charts,
+            ..
+        } => {
+            assert_eq!(charts.len(), 1);
+            let number = |p: &str| -> rust_decimal::Decimal {
+                match &figures[p] {
+                    serde_json::Value::String(s) => s.parse().unwrap(),
+                    v => v.to_string().parse().unwrap(),
+                }
+            };
+            let f: Vec<_> = [
+                "/variants/0/run/percentiles/0/upper/value",
+                "/variants/0/day/runs",
+                "/variants/0/day/percentiles/2/upper/value",
+                "/answer/runs_per_month",
+            ]
+            .iter()
+            .map(|p| number(p))
+            .collect();
+            (
+                f,
+                scenario,
+                question.unwrap(),
+                number("/variants/0/day/percentiles/0/upper/value"),
+            )
+        }
+        Answer::Invalid { message, .. } => panic!("expected figures, got: {message}"),
+    };
+    // A run is one of the two sessions: the median run costs $1 (the
+    // nearest rank: half the sessions cost $1). A day of 2 runs costs $2,
+    // $4 or $6 (a quarter, a half, a quarter): its median is $4, and in
+    // 100 days one costs $6 (missed with chance 0.75¹⁰⁰). A month: 2 runs ×
+    // 7 days × 52 ÷ 12 = 60.67, rounded: 61 runs.
+    let (f, command, question, day_p50) = answer(&[]);
+    assert_eq!(f, [dec("1"), dec("2"), dec("6"), dec("61")]);
+    assert_eq!(day_p50, dec("4"));
+    assert_eq!(
+        command,
+        "tokencast forecast 'my sessions/' --runs 100 --seed 1 --runs-per-day 2 --working-days 7\n"
+    );
+    assert!(
+        question.starts_with("What do 2 runs a day cost"),
+        "{question}"
+    );
+    // 3 runs a day, 5 days a week: a day costs $3 to $9, and in 100 days
+    // one costs $9 (missed with chance (7/8)¹⁰⁰); a month is 3 × 5 × 52 ÷ 12
+    // = 65 runs.
+    let (f, command, question, _) =
+        answer(&[("runs_per_day", "3"), ("working_days_per_week", "5")]);
+    assert_eq!(f, [dec("1"), dec("3"), dec("9"), dec("65")]);
+    assert!(
+        command.ends_with("--runs-per-day 3 --working-days 5\n"),
+        "{command}"
+    );
+    assert!(
+        question.starts_with("What do 3 runs a day cost"),
+        "{question}"
+    );
+    // Out of range, or not a setting: explained as the command line would.
+    let message = invalid(run(&corpus_request(&[("working_days_per_week", "8")])));
+    assert!(message.contains("--working-days 8"), "{message}");
+    assert!(message.contains("1 to 7"), "{message}");
+    let message = invalid(run(&corpus_request(&[("runs_per_day", "many")])));
+    assert!(message.contains("not a whole number"), "{message}");
+    let message = invalid(run(&corpus_request(&[("model", "m")])));
+    assert!(message.contains("no such setting"), "{message}");
 }

@@ -33,6 +33,7 @@ pub use crate::document::corpus::{
     CorpusForecast, CorpusVariant, Estimate, KindShare, Percentile, PeriodCost, SessionCost,
 };
 use crate::engine::Bounds;
+use crate::error::InputError;
 use rand::distr::weighted::WeightedIndex;
 use rand::distr::Distribution;
 use rand::{RngExt, SeedableRng};
@@ -58,7 +59,7 @@ pub const LEVEL: f64 = 0.95;
 const SCALE: u32 = 12;
 
 /// The corpus: kinds, the variants every session has, and the sessions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Recorded {
     /// Kind names (one per path given).
     pub kinds: Vec<String>,
@@ -68,8 +69,39 @@ pub struct Recorded {
     pub sessions: Vec<SessionCost>,
 }
 
+/// A corpus as a forecast's document tells of it: the sessions' costs,
+/// and where they came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Corpus {
+    /// Kinds, variants and session costs.
+    pub recorded: Recorded,
+    /// Variants some sessions lack, left out.
+    pub left_out: Vec<String>,
+    /// The currency every session is priced in.
+    pub currency: crate::pricing::Currency,
+    /// The first scenario's price date.
+    pub price_date: Option<crate::scenario::PriceDate>,
+    /// Every input file, once.
+    pub inputs: Vec<crate::scenario::InputFile>,
+    /// Sessions left out, and why.
+    pub sessions_left_out: Vec<String>,
+}
+
+impl Corpus {
+    /// The forecast of `spec` over the corpus, its document complete.
+    pub fn forecast(&self, spec: &CorpusSpec) -> CorpusForecast {
+        let title = self.recorded.kinds.join(" + ");
+        let mut doc = forecast(&self.recorded, spec, title, self.left_out.clone());
+        doc.currency = self.currency.clone();
+        doc.price_date = self.price_date.clone();
+        doc.inputs = self.inputs.clone();
+        doc.sessions_left_out = self.sessions_left_out.clone();
+        doc
+    }
+}
+
 /// What to forecast.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CorpusSpec {
     /// Share per kind (any non-negative numbers; normalised); `None`: the recorded mix.
     pub weights: Option<Vec<Decimal>>,
@@ -84,6 +116,47 @@ pub struct CorpusSpec {
 }
 
 impl CorpusSpec {
+    /// A forecast of `days` days of `runs_per_day` runs on
+    /// `working_days_per_week` days a week from `seed`, in the recorded mix;
+    /// or what is out of range, named by the command line's option.
+    pub fn checked(
+        days: u64,
+        runs_per_day: u64,
+        working_days_per_week: u64,
+        seed: u64,
+    ) -> Result<CorpusSpec, InputError> {
+        use crate::limits::{MAX_CORPUS_RUNS_PER_DAY, MAX_RUNS, MAX_SESSION_DRAWS};
+        if days == 0 || days > MAX_RUNS {
+            return Err(InputError::new(format!("--runs {days} days"))
+                .with_help(format!("simulate 1 to {MAX_RUNS} days, e.g. --runs 100000")));
+        }
+        if runs_per_day == 0 || runs_per_day > MAX_CORPUS_RUNS_PER_DAY {
+            return Err(InputError::new(format!("--runs-per-day {runs_per_day}"))
+                .with_help(format!("give 1 to {MAX_CORPUS_RUNS_PER_DAY} runs a day")));
+        }
+        if !(1..=7).contains(&working_days_per_week) {
+            return Err(
+                InputError::new(format!("--working-days {working_days_per_week}"))
+                    .with_help("give the days a week the agent runs, 1 to 7"),
+            );
+        }
+        let spec = CorpusSpec {
+            weights: None,
+            runs_per_day,
+            working_days_per_week,
+            days,
+            seed,
+        };
+        let draws = spec.draws();
+        if draws > MAX_SESSION_DRAWS {
+            return Err(InputError::new(format!(
+                "--runs {days} days of {runs_per_day} runs, their months and resamples are {draws} session draws, more than {MAX_SESSION_DRAWS}"
+            ))
+            .with_help("simulate fewer days (--runs); percentiles of days settle within a few thousand"));
+        }
+        Ok(spec)
+    }
+
     /// Runs in a month: runs a day × working days × 52 ÷ 12, rounded.
     pub fn runs_per_month(&self) -> u64 {
         let runs = u128::from(self.runs_per_day) * u128::from(self.working_days_per_week) * 52;

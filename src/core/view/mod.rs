@@ -5,6 +5,7 @@
 //! It is here, in the engine crate, so the command line and the engine built
 //! for a web page round and word every figure with the same code.
 
+pub mod corpus;
 pub mod forecast;
 pub mod format;
 pub mod page;

@@ -25,6 +25,16 @@ pub enum ChartSlot {
     ForecastFan,
     /// A forecast's cost histogram per variant.
     ForecastHistograms,
+    /// A corpus forecast's recorded sessions.
+    CorpusSessions,
+}
+
+/// A page's subtitle with the currency and price-date note, if any.
+pub fn with_basis(fmt: &Fmt, question: String) -> String {
+    match fmt.basis_note() {
+        Some(note) => format!("{question} {note}"),
+        None => question,
+    }
 }
 
 /// A label and its value (a key assumption, an input file).

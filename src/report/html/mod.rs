@@ -40,6 +40,9 @@ pub(crate) struct LiveView {
     pub(crate) request: String,
     pub(crate) version: &'static str,
     pub(crate) groups: Vec<ControlGroup>,
+    /// What the download button saves, and its file name.
+    pub(crate) download: &'static str,
+    pub(crate) file: String,
 }
 
 /// Controls under one heading (the run's assumptions, one variant).
@@ -74,12 +77,27 @@ impl LiveView {
             return None;
         }
         let json = serde_json::to_string(request).expect("a request always serializes");
+        let (download, file) = match &request.corpus {
+            Some(_) => (
+                "Download the command of this what-if (shell)",
+                "forecast-what-if.sh".to_string(),
+            ),
+            None => (
+                "Download the changed scenario (TOML)",
+                format!(
+                    "{}-what-if.toml",
+                    request.name.strip_suffix(".toml").unwrap_or(&request.name)
+                ),
+            ),
+        };
         Some(LiveView {
             engine: ENGINE,
             script: LIVE_JS,
             request: script_safe(&json),
             version: tokencast_web::VERSION,
             groups,
+            download,
+            file,
         })
     }
 }
@@ -240,13 +258,7 @@ pub(crate) struct SimplePage {
     pub(crate) timestamp: Option<String>,
 }
 
-/// A page's subtitle with the currency and price-date note, if any.
-pub(crate) fn with_basis(fmt: &Fmt, question: String) -> String {
-    match fmt.basis_note() {
-        Some(note) => format!("{question} {note}"),
-        None => question,
-    }
-}
+pub(crate) use tokencast_core::view::page::with_basis;
 
 pub(crate) fn simple_page(
     fmt: &Fmt,

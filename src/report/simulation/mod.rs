@@ -367,6 +367,28 @@ fn currency_control(c: &crate::pricing::Currency) -> Option<Control> {
     })
 }
 
+/// The controls of a corpus forecast's live page: the runs a day and the
+/// working days a week (the document's keys).
+pub fn corpus_controls(spec: &crate::analysis::corpus::CorpusSpec) -> Vec<ControlGroup> {
+    vec![ControlGroup {
+        title: "The team's runs".into(),
+        controls: vec![
+            number(
+                "runs_per_day",
+                "runs per day",
+                spec.runs_per_day.to_string(),
+                "1",
+            ),
+            number(
+                "working_days_per_week",
+                "working days a week",
+                spec.working_days_per_week.to_string(),
+                "1",
+            ),
+        ],
+    }]
+}
+
 /// The controls of a forecast's live page: the model, the run's
 /// assumptions (no runs a day: a forecast is per run), each variant, and
 /// the currency rate, at their values in `scenario`.
