@@ -61,18 +61,23 @@ fn main() {
         for (name, data) in t.columns.iter_mut() {
             let name: &str = name;
             match data {
-                Data::Str(v) => v.push(match name {
-                    tables::HOST => Some(format!("machine-{machine}")),
-                    tables::USER => Some(format!("user-{}", machine % 37)),
-                    tables::SESSION => Some(format!("{:08x}-0000-4000-8000-{:012x}", i, i * 7919)),
-                    tables::LOG_FILE | "tokencast.log_files" => {
-                        Some(format!("-home-user-project-{}/{i}.jsonl", i % 12))
+                Data::Str(v) => v.push(
+                    match name {
+                        tables::HOST => Some(format!("machine-{machine}")),
+                        tables::USER => Some(format!("user-{}", machine % 37)),
+                        tables::SESSION => {
+                            Some(format!("{:08x}-0000-4000-8000-{:012x}", i, i * 7919))
+                        }
+                        tables::LOG_FILE | "tokencast.log_files" => {
+                            Some(format!("-home-user-project-{}/{i}.jsonl", i % 12))
+                        }
+                        "tokencast.project" => Some(format!("-home-user-project-{}", i % 12)),
+                        "tokencast.source" => Some("claude-code".into()),
+                        "tokencast.started_text" => Some(started.clone()),
+                        _ => None,
                     }
-                    "tokencast.project" => Some(format!("-home-user-project-{}", i % 12)),
-                    "tokencast.source" => Some("claude-code".into()),
-                    "tokencast.started_text" => Some(started.clone()),
-                    _ => None,
-                }),
+                    .as_deref(),
+                ),
                 Data::Time(v) => v.push(Some(match name {
                     tables::STARTED => started_ms,
                     _ => started_ms + requests as i64 * 20_000,

@@ -72,9 +72,9 @@ fn read_table(root: &Path, table: &str) -> Vec<(PathBuf, Table)> {
     out
 }
 
-fn strings<'a>(t: &'a Table, col: &str) -> &'a [Option<String>] {
+fn strings(t: &Table, col: &str) -> Vec<Option<String>> {
     match t.get(col).unwrap() {
-        Data::Str(v) => v,
+        Data::Str(v) => v.iter().map(|s| s.map(str::to_string)).collect(),
         other => panic!("{col} is {other:?}"),
     }
 }
@@ -378,7 +378,7 @@ fn ten_machines_write_one_dataset_at_once_and_its_totals_are_the_sum() {
         let hosts: std::collections::BTreeSet<String> =
             read_table(&dir.path().join(ds), tables::SESSIONS)
                 .iter()
-                .flat_map(|(_, t)| strings(t, "host.id").iter().flatten().cloned())
+                .flat_map(|(_, t)| strings(t, "host.id").into_iter().flatten())
                 .collect();
         assert_eq!(hosts.len(), 10, "{ds}");
         // Merged rows keep the source their sessions were first imported from.
@@ -460,7 +460,7 @@ fn names_hide_behind_the_teams_salted_hash_and_no_table_holds_log_text() {
         for (_, t) in read_table(&dir.path().join("ds"), table) {
             for (name, data) in &t.columns {
                 if let Data::Str(v) = data {
-                    every_string.extend(v.iter().flatten().map(|s| (*name, s.clone())));
+                    every_string.extend(v.iter().flatten().map(|s| (*name, s.to_string())));
                 }
             }
         }

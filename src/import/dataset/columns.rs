@@ -43,11 +43,74 @@ pub enum Data {
     /// `BOOLEAN`.
     Bool(Vec<Option<bool>>),
     /// `BYTE_ARRAY (STRING)`.
-    Str(Vec<Option<String>>),
+    Str(Strs),
     /// `INT64 (TIMESTAMP(MILLIS, true))`.
     Time(Vec<Option<i64>>),
     /// `FIXED_LEN_BYTE_ARRAY(16) (DECIMAL(38, 18))`.
     Money(Vec<Option<Decimal>>),
+}
+
+/// A string column as one buffer: each row's end in it, and whether the
+/// row has a value. A row costs no allocation of its own when it is built,
+/// read from Parquet or written to it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Strs {
+    text: String,
+    ends: Vec<usize>,
+    present: Vec<bool>,
+}
+
+impl Strs {
+    /// Rows.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True without rows.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Adds a row.
+    pub fn push(&mut self, v: Option<&str>) {
+        if let Some(v) = v {
+            self.text.push_str(v);
+        }
+        self.ends.push(self.text.len());
+        self.present.push(v.is_some());
+    }
+
+    /// Row `i`'s value.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        if !self.present[i] {
+            return None;
+        }
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        Some(&self.text[start..self.ends[i]])
+    }
+
+    /// Every row's value, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Option<&str>> + Clone {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Adds `other`'s rows after these.
+    pub fn append(&mut self, other: &Strs) {
+        let base = self.text.len();
+        self.text.push_str(&other.text);
+        self.ends.extend(other.ends.iter().map(|e| e + base));
+        self.present.extend_from_slice(&other.present);
+    }
+}
+
+impl<'a> FromIterator<Option<&'a str>> for Strs {
+    fn from_iter<I: IntoIterator<Item = Option<&'a str>>>(iter: I) -> Strs {
+        let mut out = Strs::default();
+        for v in iter {
+            out.push(v);
+        }
+        out
+    }
 }
 
 impl Data {
@@ -72,7 +135,7 @@ impl Data {
             Data::Int(_) => Data::Int(Vec::new()),
             Data::Time(_) => Data::Time(Vec::new()),
             Data::Bool(_) => Data::Bool(Vec::new()),
-            Data::Str(_) => Data::Str(Vec::new()),
+            Data::Str(_) => Data::Str(Strs::default()),
             Data::Money(_) => Data::Money(Vec::new()),
         }
     }
@@ -82,7 +145,7 @@ impl Data {
         match (self, other) {
             (Data::Int(a), Data::Int(b)) | (Data::Time(a), Data::Time(b)) => a.push(b[i]),
             (Data::Bool(a), Data::Bool(b)) => a.push(b[i]),
-            (Data::Str(a), Data::Str(b)) => a.push(b[i].clone()),
+            (Data::Str(a), Data::Str(b)) => a.push(b.get(i)),
             (Data::Money(a), Data::Money(b)) => a.push(b[i]),
             _ => unreachable!("columns of one table have one kind each"),
         }
@@ -164,7 +227,7 @@ impl Table {
             match (a, b) {
                 (Data::Int(a), Data::Int(b)) | (Data::Time(a), Data::Time(b)) => a.extend(b),
                 (Data::Bool(a), Data::Bool(b)) => a.extend(b),
-                (Data::Str(a), Data::Str(b)) => a.extend(b),
+                (Data::Str(a), Data::Str(b)) => a.append(&b),
                 (Data::Money(a), Data::Money(b)) => a.extend(b),
                 _ => unreachable!("columns of one table have one kind each"),
             }
@@ -409,19 +472,16 @@ fn write_column(w: &mut ColumnWriter<'_>, data: &Data) -> Result<(), ColumnsErro
         }
         (ColumnWriter::ByteArrayColumnWriter(w), Data::Str(v)) => {
             let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
-            let vals: Vec<ByteArray> = v
-                .iter()
-                .flatten()
-                .map(|s| ByteArray::from(s.as_bytes().to_vec()))
+            let vals: Vec<ByteArray> = slices(v.iter().flatten().map(str::as_bytes))
+                .map(ByteArray::from)
                 .collect();
             w.write_batch(&vals, Some(&defs), None)?;
         }
         (ColumnWriter::FixedLenByteArrayColumnWriter(w), Data::Money(v)) => {
             let defs: Vec<i16> = v.iter().map(|x| i16::from(x.is_some())).collect();
-            let vals: Vec<FixedLenByteArray> = v
-                .iter()
-                .flatten()
-                .map(|d| FixedLenByteArray::from(money_bytes(*d).to_vec()))
+            let money: Vec<[u8; 16]> = v.iter().flatten().map(|d| money_bytes(*d)).collect();
+            let vals: Vec<FixedLenByteArray> = slices(money.iter().map(|m| &m[..]))
+                .map(|b| FixedLenByteArray::from(ByteArray::from(b)))
                 .collect();
             w.write_batch(&vals, Some(&defs), None)?;
         }
@@ -430,11 +490,29 @@ fn write_column(w: &mut ColumnWriter<'_>, data: &Data) -> Result<(), ColumnsErro
     Ok(())
 }
 
+/// Each of `values` as a slice of one shared buffer: one allocation for a
+/// column's values, not one for each.
+fn slices<'a>(values: impl Iterator<Item = &'a [u8]> + Clone) -> impl Iterator<Item = Bytes> {
+    let mut buf = Vec::with_capacity(values.clone().map(<[u8]>::len).sum());
+    let mut ends = Vec::new();
+    for v in values {
+        buf.extend_from_slice(v);
+        ends.push(buf.len());
+    }
+    let buf = Bytes::from(buf);
+    let mut start = 0;
+    ends.into_iter().map(move |end| {
+        let s = buf.slice(start..end);
+        start = end;
+        s
+    })
+}
+
 fn pad_nulls(data: &mut Data, n: usize) {
     match data {
         Data::Int(v) | Data::Time(v) => v.extend(std::iter::repeat_n(None, n)),
         Data::Bool(v) => v.extend(std::iter::repeat_n(None, n)),
-        Data::Str(v) => v.extend(std::iter::repeat_n(None, n)),
+        Data::Str(v) => (0..n).for_each(|_| v.push(None)),
         Data::Money(v) => v.extend(std::iter::repeat_n(None, n)),
     }
 }
@@ -479,9 +557,12 @@ fn read_column(
         (ColumnReader::ByteArrayColumnReader(mut r), Data::Str(out)) => {
             let mut vals = Vec::with_capacity(rows);
             r.read_records(rows, Some(&mut defs), None, &mut vals)?;
-            out.extend(zip_defs(&defs, vals, |b: ByteArray| {
-                String::from_utf8(b.data().to_vec()).ok()
-            }));
+            let mut vals = vals.iter();
+            for d in &defs {
+                // A value that is not UTF-8 reads as null.
+                let v = if *d > 0 { vals.next() } else { None };
+                out.push(v.and_then(|b| std::str::from_utf8(b.data()).ok()));
+            }
         }
         (ColumnReader::FixedLenByteArrayColumnReader(mut r), Data::Money(out)) => {
             let mut vals = Vec::with_capacity(rows);
@@ -519,7 +600,7 @@ mod tests {
                 ("b", Data::Bool(vec![None, Some(true), Some(false)])),
                 (
                     "s",
-                    Data::Str(vec![Some("a.b".into()), Some(String::new()), None]),
+                    Data::Str([Some("a.b"), Some(""), None].into_iter().collect()),
                 ),
                 (
                     "t",
@@ -531,6 +612,34 @@ mod tests {
                 ),
             ],
         }
+    }
+
+    #[test]
+    fn a_string_column_keeps_each_row_apart_across_appends() {
+        let mut a: Strs = [Some("Read"), None, Some("")].into_iter().collect();
+        let b: Strs = [Some("é→x"), Some("Bash"), None].into_iter().collect();
+        a.append(&b);
+        let rows: Vec<Option<&str>> = a.iter().collect();
+        assert_eq!(
+            rows,
+            [
+                Some("Read"),
+                None,
+                Some(""),
+                Some("é→x"),
+                Some("Bash"),
+                None
+            ]
+        );
+        assert_eq!(a.len(), 6);
+        // Through a Parquet file and back, nulls and empty strings apart.
+        let t = Table {
+            columns: vec![("s", Data::Str(a.clone()))],
+        };
+        let bytes = t.to_parquet(&[]).unwrap();
+        let (back, _) =
+            Table::from_parquet(Bytes::from(bytes), &[("s", Data::Str(Strs::default()))]).unwrap();
+        assert_eq!(back.columns[0].1, Data::Str(a));
     }
 
     #[test]

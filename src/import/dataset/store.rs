@@ -277,7 +277,11 @@ fn kept_rows(t: &Table, drop: &BTreeSet<Key>, path: &Path) -> Result<Vec<usize>,
     let mut run: Option<(usize, bool)> = None;
     for i in 0..t.rows() {
         let keep = match run {
-            Some((j, keep)) if h[i] == h[j] && s[i] == s[j] && l[i] == l[j] => keep,
+            Some((j, keep))
+                if h.get(i) == h.get(j) && s.get(i) == s.get(j) && l.get(i) == l.get(j) =>
+            {
+                keep
+            }
             _ => {
                 let k = tables::key_of(&c, i).map_err(|e| bad(path, e))?;
                 let keep = !drop.contains(&k);
@@ -538,7 +542,7 @@ where
         let c = Cols(&session_tables[fi]);
         let info: SessionInfo =
             tables::session_info(&c, row).map_err(|e| bad(&found.files[0][fi], e))?;
-        let started = c.str("tokencast.started_text")[row].clone();
+        let started = c.str("tokencast.started_text").get(row).map(str::to_string);
         let th = threads.remove(&k).unwrap_or_default();
         let s = tables::session_of(&k.1, info, th);
         if filter.keeps(&s) {
@@ -660,7 +664,7 @@ fn cost_rows(
     let mut rows = Vec::with_capacity(t.rows());
     for i in 0..t.rows() {
         let at = |e| bad(p, e);
-        let (Some(s), Some(h), Some(l)) = (&session[i], &host[i], &log[i]) else {
+        let (Some(s), Some(h), Some(l)) = (session.get(i), host.get(i), log.get(i)) else {
             tables::key_of(&c, i).map_err(at)?;
             unreachable!("key_of fails on a null key column");
         };
@@ -672,7 +676,7 @@ fn cost_rows(
             c.count("tokencast.requests", i).map_err(at)?;
             unreachable!("count fails on a null or negative count");
         };
-        let unpriced = unpriced[i].clone();
+        let unpriced = unpriced.get(i).map(str::to_string);
         rows.push(CostRow {
             key: format!("{s}\0{h}\0{l}"),
             newness: (last[i], r as u64),

@@ -81,8 +81,8 @@ impl Builder {
     }
 
     fn str(&mut self, name: &'static str, v: Option<&str>) -> &mut Self {
-        match self.slot(name, Data::Str(Vec::new())) {
-            Data::Str(x) => x.push(v.map(str::to_string)),
+        match self.slot(name, Data::Str(Default::default())) {
+            Data::Str(x) => x.push(v),
             _ => unreachable!("{name} is a string column"),
         }
         self
@@ -437,7 +437,7 @@ impl<'a> Cols<'a> {
     }
 
     /// A string column.
-    pub fn str(&self, name: &'static str) -> &'a [Option<String>] {
+    pub fn str(&self, name: &'static str) -> &'a super::columns::Strs {
         match self.data(name) {
             Data::Str(v) => v,
             _ => unreachable!("{name} is a string column"),
@@ -487,7 +487,7 @@ impl<'a> Cols<'a> {
 
     /// Row `i` of a required string column.
     pub fn text(&self, name: &'static str, i: usize) -> Result<&'a str, BadValue> {
-        self.str(name)[i].as_deref().ok_or_else(|| BadValue {
+        self.str(name).get(i).ok_or_else(|| BadValue {
             row: i + 1,
             column: name,
             why: "is null; it names the row".into(),
@@ -537,12 +537,17 @@ pub fn session_info(c: &Cols, i: usize) -> Result<SessionInfo, BadValue> {
     Ok(SessionInfo {
         origin: Origin {
             machine: c.text(HOST, i)?.to_string(),
-            user: c.str(USER)[i].clone(),
-            source: c.str("tokencast.source")[i].clone(),
+            user: c.str(USER).get(i).map(str::to_string),
+            source: c.str("tokencast.source").get(i).map(str::to_string),
         },
-        project: c.str("tokencast.project")[i].clone().unwrap_or_default(),
-        files: c.str("tokencast.log_files")[i]
-            .as_deref()
+        project: c
+            .str("tokencast.project")
+            .get(i)
+            .map(str::to_string)
+            .unwrap_or_default(),
+        files: c
+            .str("tokencast.log_files")
+            .get(i)
             .map(|f| f.split('\n').map(str::to_string).collect())
             .unwrap_or_default(),
         compactions: c.count("tokencast.compaction_markers", i)?,
@@ -557,7 +562,7 @@ pub struct Threads(pub BTreeMap<u64, Thread>);
 impl Threads {
     fn thread(&mut self, c: &Cols, i: usize) -> Result<&mut Thread, BadValue> {
         let ti = c.count("tokencast.thread_index", i)?;
-        let agent = c.str("gen_ai.agent.id")[i].clone();
+        let agent = c.str("gen_ai.agent.id").get(i).map(str::to_string);
         let compaction = c.bool("tokencast.thread_compaction")[i].unwrap_or(false);
         Ok(self.0.entry(ti).or_insert_with(|| Thread {
             agent,
@@ -571,7 +576,7 @@ impl Threads {
     pub fn add_request(&mut self, c: &Cols, i: usize) -> Result<(), BadValue> {
         let r = Request {
             message_id: c.text("gen_ai.response.id", i)?.to_string(),
-            timestamp: c.str("tokencast.timestamp_text")[i].clone(),
+            timestamp: c.str("tokencast.timestamp_text").get(i).map(str::to_string),
             at_ms: c.int("tokencast.timestamp")[i],
             model: c.text("gen_ai.response.model", i)?.to_string(),
             usage: c.usage(i)?,
