@@ -351,6 +351,13 @@ fn eval_json(tab: &headless_chrome::Tab, js: &str) -> serde_json::Value {
     serde_json::from_str(value.as_str().expect("a JSON string")).unwrap()
 }
 
+/// Fails a live page's test in a build without the page's engine.
+fn engine_built() {
+    if cfg!(no_web_engine) {
+        panic!("this build has no page engine (see build.rs's warning)");
+    }
+}
+
 /// The research scenario's live page in a folder of its own, and a browser.
 struct LivePage {
     dir: tempfile::TempDir,
@@ -360,9 +367,7 @@ struct LivePage {
 }
 
 fn live_page() -> LivePage {
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
+    engine_built();
     let (dir, page) = research_copy();
     let (browser, _profile) = launch();
     LivePage {
@@ -388,17 +393,12 @@ fn research_copy() -> (tempfile::TempDir, PathBuf) {
         std::fs::copy(root.join(f), &to).unwrap();
     }
     let page = dir.path().join("research.html");
-    let out = common::tokencast()
-        .arg("simulate")
-        .arg(dir.path().join("research.toml"))
-        .arg("--report")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeded(
+        common::tokencast()
+            .arg("simulate")
+            .arg(dir.path().join("research.toml"))
+            .arg("--report")
+            .arg(&page),
     );
     (dir, page)
 }
@@ -642,9 +642,7 @@ fn what_ifs_equal_the_command_lines(
     ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
 )]
 fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
+    engine_built();
     let (dir, page) = research_copy();
     what_ifs_equal_the_command_lines(
         dir.path(),
@@ -670,26 +668,19 @@ fn a_live_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
     ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
 )]
 fn a_live_forecast_pages_figures_equal_the_command_lines_on_the_downloaded_scenario() {
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
+    engine_built();
     let (dir, _) = research_copy();
     let options = [
         "--calls", "20", "--runs", "4000", "--seed", "11", "--budget", "5",
     ];
     let page = dir.path().join("research-forecast.html");
-    let out = common::tokencast()
-        .arg("forecast")
-        .arg(dir.path().join("research.toml"))
-        .args(options)
-        .arg("--report")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeded(
+        common::tokencast()
+            .arg("forecast")
+            .arg(dir.path().join("research.toml"))
+            .args(options)
+            .arg("--report")
+            .arg(&page),
     );
     let mut command = vec!["forecast"];
     command.extend(options);
@@ -715,45 +706,35 @@ fn a_live_forecast_pages_figures_equal_the_command_lines_on_the_downloaded_scena
     ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
 )]
 fn a_live_corpus_forecast_gives_the_command_of_its_what_if_and_the_command_agrees() {
-    if cfg!(no_web_engine) {
-        panic!("this build has no page engine (see build.rs's warning)");
-    }
+    engine_built();
     // The Claude Code fixtures' sessions, imported, then forecast.
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("sessions");
-    let out = common::tokencast()
-        .args(["import", "claude-code"])
-        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code"))
-        .arg("--out")
-        .arg(&sessions)
-        .arg("--no-report")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeded(
+        common::tokencast()
+            .args(["import", "claude-code"])
+            .arg(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code"),
+            )
+            .arg("--out")
+            .arg(&sessions)
+            .arg("--no-report"),
     );
     let page = dir.path().join("sessions-forecast.html");
-    let out = common::tokencast()
-        .arg("forecast")
-        .arg(&sessions)
-        .args([
-            "--runs",
-            "300",
-            "--runs-per-day",
-            "4",
-            "--working-days",
-            "5",
-            "--report",
-        ])
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeeded(
+        common::tokencast()
+            .arg("forecast")
+            .arg(&sessions)
+            .args([
+                "--runs",
+                "300",
+                "--runs-per-day",
+                "4",
+                "--working-days",
+                "5",
+            ])
+            .arg("--report")
+            .arg(&page),
     );
     what_ifs_equal_the_command_lines(
         dir.path(),

@@ -11,23 +11,26 @@ pub fn tokencast() -> assert_cmd::Command {
     cmd
 }
 
-/// Runs `simulate` on the research scenario and parses the JSON document.
-pub fn research_json() -> serde_json::Value {
-    let out = tokencast()
-        .args([
-            "simulate",
-            "scenarios/research.toml",
-            "--format",
-            "json",
-            "--no-report",
-        ])
-        .output()
-        .unwrap();
+/// Runs `cmd`, which must succeed (its stderr is the failure's message).
+pub fn succeeded(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out
+}
+
+/// Runs `simulate` on the research scenario and parses the JSON document.
+pub fn research_json() -> serde_json::Value {
+    let out = succeeded(tokencast().args([
+        "simulate",
+        "scenarios/research.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 

@@ -231,9 +231,12 @@ pub fn statements(f: &CorpusForecast) -> Vec<String> {
 
 /// The page's question: what the runs a day cost, from how many sessions.
 pub fn question(f: &CorpusForecast) -> String {
+    let runs = match f.runs_per_day {
+        1 => "does one run".to_string(),
+        n => format!("do {} runs", format::int(n)),
+    };
     format!(
-        "What do {} runs a day cost, per run, day and month, and how sure can a budget from {} recorded sessions be?",
-        format::int(f.runs_per_day),
+        "What {runs} a day cost, per run, day and month, and how sure can a budget from {} recorded sessions be?",
         format::int(f.sessions)
     )
 }

@@ -40,6 +40,8 @@ pub(crate) struct LiveView {
     pub(crate) request: String,
     pub(crate) version: &'static str,
     pub(crate) groups: Vec<ControlGroup>,
+    /// What the page carries for its engine, in words.
+    pub(crate) carries: &'static str,
     /// What the download button saves, and its file name.
     pub(crate) download: &'static str,
     pub(crate) file: String,
@@ -77,12 +79,14 @@ impl LiveView {
             return None;
         }
         let json = serde_json::to_string(request).expect("a request always serializes");
-        let (download, file) = match &request.corpus {
+        let (carries, download, file) = match &request.corpus {
             Some(_) => (
+                "the recorded sessions' costs (per variant, as the forecast read them)",
                 "Download the command of this what-if (shell)",
                 "forecast-what-if.sh".to_string(),
             ),
             None => (
+                "the scenario, price book and trace",
                 "Download the changed scenario (TOML)",
                 format!(
                     "{}-what-if.toml",
@@ -96,6 +100,7 @@ impl LiveView {
             request: script_safe(&json),
             version: tokencast_web::VERSION,
             groups,
+            carries,
             download,
             file,
         })
