@@ -479,15 +479,13 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             _dataset_locks.push(output::FolderLock::take(&writer.lock_dir(m))?);
         }
         let (files, merged) = writer.files()?;
-        let files: Vec<PlannedFile> = files
-            .into_iter()
-            .map(|(path, bytes)| PlannedFile {
+        for (path, bytes) in files {
+            read.staging.stage(&PlannedFile {
                 path,
                 bytes,
                 marker: Marker::Parquet,
-            })
-            .collect();
-        read.staging.stage_all(&files)?;
+            })?;
+        }
         notes.push(dataset_note(&d.dir, &merged));
     }
     // The set under --out (and what the last import wrote there and this

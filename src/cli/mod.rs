@@ -426,33 +426,39 @@ fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let today = today();
     // The page carries its engine's inputs only when the scenario is the
     // file's own (a `--variant` lives on the command line only).
-    let (scenario, live) = if args.variant.is_empty() {
+    let (loaded, given) = if args.variant.is_empty() {
         let loaded = crate::files::load_recorded(
             scenario_path,
             Some(today),
             crate::report::MAX_LIVE_INPUT_BYTES,
         )?;
-        (loaded.scenario.clone(), Some(loaded))
+        (Some(loaded), None)
     } else {
-        (with_variants(scenario_path, &args.variant)?, None)
+        (None, Some(with_variants(scenario_path, &args.variant)?))
     };
-    let (sampler, planned) = forecast::sampler_for(&scenario, &spec)?;
+    let scenario = match (&loaded, &given) {
+        (Some(l), _) => &l.scenario,
+        (None, Some(s)) => s,
+        (None, None) => unreachable!("one of the two is loaded"),
+    };
+    let (sampler, planned) = forecast::sampler_for(scenario, &spec)?;
     spec::check_capabilities(&args.capabilities, &sampler)?;
     let sampler = sampler.only(&args.capabilities);
     let (threads, capped) = spec::threads(args.threads);
-    let mut doc = forecast_with_progress(&scenario, &spec, &sampler, threads)?;
+    let mut doc = forecast_with_progress(scenario, &spec, &sampler, threads)?;
     doc.planned = planned;
-    let live = match live {
-        Some(loaded) => live_inputs(loaded, today, false, Vec::new(), |models| {
-            crate::report::simulation::scenario_controls(&scenario, models)
-        })
-        .map(|mut l| {
-            l.request.forecast = Some(tokencast_web::ForecastRun {
-                spec: spec.clone(),
-                capabilities: args.capabilities.clone(),
-            });
-            l
-        }),
+    let live = match loaded {
+        Some(loaded) => {
+            let controls =
+                crate::report::simulation::scenario_controls(&loaded.scenario, &loaded.models);
+            live_inputs(loaded, today, false, Vec::new(), |_| controls).map(|mut l| {
+                l.request.forecast = Some(tokencast_web::ForecastRun {
+                    spec: spec.clone(),
+                    capabilities: args.capabilities.clone(),
+                });
+                l
+            })
+        }
         None => Err(
             "its variants given with --variant are not in the scenario file; add them to the file for a page that recomputes"
                 .to_string(),

@@ -449,25 +449,6 @@ impl Staging {
         Ok(())
     }
 
-    /// [`Staging::stage`] of many files: checked and their folders made in
-    /// order, then written beside their targets in parallel.
-    pub fn stage_all(&mut self, files: &[PlannedFile]) -> Result<(), OutputError> {
-        use rayon::prelude::*;
-        let targets = files
-            .iter()
-            .map(|f| self.prepare(f))
-            .collect::<Result<Vec<_>, _>>()?;
-        let temps: Vec<Result<tempfile::NamedTempFile, OutputError>> = files
-            .par_iter()
-            .zip(&targets)
-            .map(|(f, target)| stage(target, &f.bytes))
-            .collect();
-        for (tmp, target) in temps.into_iter().zip(targets) {
-            self.staged.push((tmp?.into_temp_path(), target));
-        }
-        Ok(())
-    }
-
     /// Checks `f` and makes its folder: where it lands.
     fn prepare(&mut self, f: &PlannedFile) -> Result<PathBuf, OutputError> {
         if interrupt::interrupted() {
