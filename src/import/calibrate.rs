@@ -25,6 +25,7 @@
 //! (nearest rank on the sorted ratios).
 
 use super::{write, Thread};
+pub use crate::document::import::Unmeasured;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 pub use tokencast_core::scenario::calibration::{
@@ -613,40 +614,8 @@ mod tests {
     }
 }
 
-/// Prompt growth the log does not account for (a system prompt that
-/// changed, tools added mid-session, content the log does not keep).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Unmeasured {
-    /// Steps whose prompt grew by more than [`UNMEASURED_MIN_TOKENS`] beyond
-    /// what entered, and by more than what entered.
-    pub steps: u64,
-    /// By how much, in tokens, summed.
-    pub tokens: u64,
-}
-
 /// Smallest unexplained growth of one step counted in [`Unmeasured`].
 pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
-
-impl Unmeasured {
-    /// The steps [`unmeasured_tokens`] found, and their tokens summed.
-    pub fn of(per_request: &[u64]) -> Unmeasured {
-        per_request
-            .iter()
-            .filter(|t| **t > 0)
-            .fold(Unmeasured::default(), |u, t| Unmeasured {
-                steps: u.steps + 1,
-                tokens: u.tokens.saturating_add(*t),
-            })
-    }
-
-    /// Both summed.
-    pub fn plus(self, o: Unmeasured) -> Unmeasured {
-        Unmeasured {
-            steps: self.steps + o.steps,
-            tokens: self.tokens.saturating_add(o.tokens),
-        }
-    }
-}
 
 /// The share of the previous prompt that the thread's requests read from
 /// the cache, as recorded: `Σ read ÷ Σ previous prompt` over the steps on

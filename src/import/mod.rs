@@ -22,11 +22,12 @@ pub mod lines;
 pub mod manifest;
 pub mod otel;
 pub mod summary;
-pub mod variant;
+pub use crate::scenario::combined as variant;
 pub mod write;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::document::import::{Problem, Skipped};
 pub use crate::pricing::Usage;
 
 /// One model request as the provider reported it.
@@ -279,32 +280,6 @@ impl Session {
     pub fn requests(&self) -> impl Iterator<Item = &Request> {
         self.threads.iter().flat_map(|t| t.requests.iter())
     }
-}
-
-/// Something in the logs that could not be imported, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Problem {
-    /// The file (relative to the path given).
-    pub file: String,
-    /// 1-based line; 0 for the file as a whole.
-    pub line: u64,
-    /// What is wrong (never the line's text).
-    pub what: String,
-}
-
-/// What counting rules removed, for the summary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Skipped {
-    /// Further lines of a message already counted (one per content block).
-    pub repeated_lines: u64,
-    /// Messages logged again in another file (resumed sessions).
-    pub duplicate_messages: u64,
-    /// `<synthetic>` lines with zero usage (errors, interruptions).
-    pub synthetic: u64,
-    /// Tool results logged again (resumed sessions).
-    pub duplicate_results: u64,
-    /// Lines of types that carry no usage (progress, snapshots …).
-    pub other_lines: u64,
 }
 
 /// What one import read: counts and problems (sessions are handed over one

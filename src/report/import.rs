@@ -5,7 +5,7 @@ use super::html::{chart_block, charts, render_template, simple_page, view, Block
 use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{format, HtmlOptions, Render, RenderError, TerminalOptions};
-use crate::import::summary::{ImportDoc, WhatIfs};
+use crate::document::import::{ImportDoc, WhatIfs};
 use crate::import::Usage;
 use crate::report::format::Scale;
 use crate::report::Fmt;
@@ -48,7 +48,7 @@ fn what_if_columns() -> Vec<super::table::Column> {
 }
 
 fn what_if_cells(recorded: rust_decimal::Decimal, w: Option<&WhatIfs>) -> Vec<Cell> {
-    let opt = |b: Option<crate::import::summary::Band>| {
+    let opt = |b: Option<crate::document::import::Band>| {
         b.map_or(Cell::Empty, |b| Cell::Usd(b.lower, Scale::Request))
     };
     match w {
@@ -127,7 +127,7 @@ fn compact_money_columns(doc: &ImportDoc) -> Vec<super::table::Column> {
 }
 
 fn compact_money_cells(recorded: Option<rust_decimal::Decimal>, w: Option<&WhatIfs>) -> Vec<Cell> {
-    let est = |b: Option<crate::import::summary::Band>| {
+    let est = |b: Option<crate::document::import::Band>| {
         b.map_or(Cell::Empty, |b| Cell::Usd(b.estimate, Scale::Request))
     };
     let mut out = vec![recorded_cell(recorded)];
@@ -523,7 +523,7 @@ fn combined_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
 fn ranking_line(fmt: &Fmt, doc: &ImportDoc) -> Option<String> {
     let (first, last) = (doc.ranking.first()?, doc.ranking.last()?);
     let dp = Scale::Request;
-    let versus = |m: &crate::import::summary::ModelRank| {
+    let versus = |m: &crate::document::import::ModelRank| {
         m.versus_as_recorded.map_or(String::new(), |v| {
             format!(
                 ", {} against {} as recorded",

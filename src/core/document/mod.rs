@@ -15,6 +15,7 @@ pub mod answer;
 pub mod corpus;
 pub mod diff;
 pub mod forecast;
+pub mod import;
 pub mod load;
 pub mod simulation;
 pub mod sweep;
@@ -22,6 +23,7 @@ pub mod sweep;
 pub use corpus::CorpusForecast;
 pub use diff::DiffDoc;
 pub use forecast::Forecast;
+pub use import::ImportDoc;
 pub use simulation::{Comparison, Contents, SimulationDoc};
 pub use sweep::Sweep;
 

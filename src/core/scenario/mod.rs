@@ -8,6 +8,7 @@ pub mod calibration;
 pub mod change;
 mod check;
 mod check_what_if;
+pub mod combined;
 pub mod generate;
 mod raw;
 pub mod trace;

@@ -5,8 +5,8 @@
 use super::columns::{ColumnsError, Data, Table};
 use super::tables::{self, Cols, Key, Replayed, Rows, SessionInfo, Threads};
 use super::{host_file, Anonymiser, Provenance, MARK};
+use crate::document::import::SessionRow;
 use crate::error::InputError;
-use crate::import::summary::SessionRow;
 use crate::import::{Filter, Import, Origin, Session};
 use bytes::Bytes;
 use rust_decimal::Decimal;

@@ -10,7 +10,7 @@
 //! again ([`session_of`]) give the import the same figures as the logs.
 
 use super::columns::{Data, Table};
-use crate::import::summary::{Band, SessionRow};
+use crate::document::import::{Band, SessionRow};
 use crate::import::{ContextKind, Origin, Request, Session, Thread, ToolResult, Usage};
 use rust_decimal::Decimal;
 use std::collections::BTreeMap;
@@ -405,7 +405,7 @@ pub fn schema(table: &str) -> Table {
         compactions: 0,
         origin: None,
     };
-    let row = crate::import::summary::empty_row();
+    let row = crate::document::import::empty_row();
     let mut rows = Rows::default();
     rows.add(&o, &s, &row, &Replayed::default(), "");
     let table = match table {

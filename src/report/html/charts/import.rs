@@ -1,13 +1,13 @@
 //! Import summary charts: recorded cost against the engine's replay and
 //! its what-ifs, per day; and the dearest sessions.
 
-use crate::import::summary::ImportDoc;
+use crate::document::import::ImportDoc;
 use crate::report::Fmt;
 use plotters::prelude::*;
 use tokencast_charts::*;
 
 /// Reads one what-if of a day.
-type WhatIfGet = fn(&crate::import::summary::WhatIfs) -> Option<crate::import::summary::Band>;
+type WhatIfGet = fn(&crate::document::import::WhatIfs) -> Option<crate::document::import::Band>;
 
 /// Most sessions drawn in the per-session chart (the dearest).
 pub const TOP_SESSIONS: usize = 30;
@@ -108,7 +108,7 @@ pub fn top_sessions(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "Dearest sessions, recorded cost";
     // A session with nothing priced is not drawn (a bar of $0 would say
     // it cost nothing); the caption counts it.
-    let (mut rows, unpriced): (Vec<&crate::import::summary::SessionRow>, Vec<_>) =
+    let (mut rows, unpriced): (Vec<&crate::document::import::SessionRow>, Vec<_>) =
         doc.sessions.iter().partition(|r| r.recorded_cost.is_some());
     rows.sort_by(|a, b| {
         b.recorded_cost
@@ -157,7 +157,7 @@ pub const TOP_MODELS: usize = 30;
 /// beside the threads as recorded: horizontal bars.
 pub fn models(fmt: &Fmt, doc: &ImportDoc) -> Chart {
     let title = "The same threads on each compared model (estimate)";
-    let shown: Vec<&crate::import::summary::ModelRank> =
+    let shown: Vec<&crate::document::import::ModelRank> =
         doc.ranking.iter().take(TOP_MODELS).collect();
     let as_recorded = doc
         .ranking
