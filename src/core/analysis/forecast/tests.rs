@@ -1,0 +1,93 @@
+//! Unit tests of the parent module.
+
+use super::*;
+use crate::engine::tests::call;
+
+fn result(cap: &str, items: u64, raw: u64, trimmed: u64, latency_ms: u64) -> TraceCall {
+    let mut c = call(1, raw, trimmed);
+    c.capability = cap.into();
+    c.items = items;
+    c.latency_ms = latency_ms;
+    c
+}
+
+#[test]
+fn a_trace_without_a_result_has_nothing_to_draw() {
+    let mut c = result("a", 1, 100, 10, 5);
+    c.status = 500;
+    assert!(Sampler::new(&[c], Method::Bootstrap).is_err());
+}
+
+#[test]
+fn the_mix_is_the_recorded_share_of_each_capability() {
+    let trace = [
+        result("a", 1, 100, 10, 5),
+        result("a", 2, 300, 30, 5),
+        result("a", 1, 100, 10, 5),
+        result("b", 4, 800, 80, 5),
+    ];
+    let s = Sampler::new(&trace, Method::Bootstrap).unwrap();
+    let fits = s.fits();
+    assert_eq!(fits.len(), 2);
+    assert_eq!(
+        (fits[0].capability.as_str(), fits[0].share, fits[0].calls),
+        ("a", 0.75, 3)
+    );
+    assert_eq!(
+        (fits[1].capability.as_str(), fits[1].share, fits[1].calls),
+        ("b", 0.25, 1)
+    );
+    // Restricted to b, every draw is b's one call.
+    let only_b = s.only(&["b".to_string()]);
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    for _ in 0..100 {
+        assert_eq!(only_b.draw(&mut rng), (800, 80, 5));
+    }
+}
+
+#[test]
+fn a_bootstrap_draw_is_recorded_items_times_recorded_bytes_per_item() {
+    // Calls of 1 and 3 items; bytes per item 100 (raw) and 10 (trimmed)
+    // in the first, 200 and 20 in the second. A draw is items from one
+    // call times bytes per item from one call: 100, 200, 300 or 600 raw.
+    let trace = [result("a", 1, 100, 10, 7), result("a", 3, 600, 60, 9)];
+    let s = Sampler::new(&trace, Method::Bootstrap).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(7);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..1000 {
+        let (raw, trimmed, latency) = s.draw(&mut rng);
+        assert!([100, 200, 300, 600].contains(&raw), "{raw}");
+        assert_eq!(trimmed * 10, raw, "trimmed keeps the pair's ratio");
+        assert!([7, 9].contains(&latency));
+        seen.insert(raw);
+    }
+    assert_eq!(seen.len(), 4, "every combination is drawn: {seen:?}");
+    // The same seed draws the same results.
+    let mut a = Pcg64Mcg::seed_from_u64(42);
+    let mut b = Pcg64Mcg::seed_from_u64(42);
+    let first: Vec<_> = (0..50).map(|_| s.draw(&mut a)).collect();
+    let again: Vec<_> = (0..50).map(|_| s.draw(&mut b)).collect();
+    assert_eq!(first, again);
+}
+
+#[test]
+fn a_log_normal_fit_is_the_mean_and_population_deviation_of_the_logs() {
+    // ln e = 1, ln e³ = 3: mean 2, population deviation 1.
+    let f = Fit::of([1f64.exp(), 3f64.exp()].into_iter()).unwrap();
+    assert!(
+        (f.mu - 2.0).abs() < 1e-12 && (f.sigma - 1.0).abs() < 1e-12,
+        "{f:?}"
+    );
+    assert_eq!(Fit::of([0.0, -1.0].into_iter()), None, "no positive value");
+}
+
+#[test]
+fn exact_sums_refuse_to_wrap() {
+    let mut overflow = None;
+    let mut a = i128::MAX - 1;
+    add_exact(&mut a, 1, &mut overflow);
+    assert_eq!((a, overflow.is_none()), (i128::MAX, true));
+    add_exact(&mut a, 1, &mut overflow);
+    assert_eq!(a, i128::MAX);
+    assert!(overflow.unwrap().contains("beyond exact arithmetic"));
+}

@@ -1,0 +1,251 @@
+//! Exact integer sums of a replay: the token numerators' fixed denominators
+//! ([`Scale`]), the sums per price class and tier ([`Sums`], [`Tally`]) and
+//! the integer prices that turn them into money ([`IntegerRates`]).
+
+use crate::engine::Bounds;
+use crate::pricing::Rates;
+use crate::scenario::Assumptions;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+
+/// Fixed denominators for the lower and upper token numerators.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scale {
+    pub(super) p: i128,
+    pub(super) o: i128,
+    pub(super) mb: i128,
+    pub(super) pb: i128,
+    pub(super) mu: i128,
+    pub(super) pu: i128,
+    pub(super) measured_prefix: bool,
+    /// Prefix tokens already cached at the first request.
+    pub(super) cached: i128,
+    /// Tokens each step adds besides its bytes and output.
+    pub(super) overhead: u128,
+}
+
+impl Scale {
+    pub(crate) fn new(a: &Assumptions) -> Scale {
+        let b = a.bytes_per_token.normalize();
+        let u = a.tokenizer_uplift.normalize();
+        Scale {
+            p: i128::from(a.prefix_tokens),
+            o: i128::from(a.output_tokens_per_step),
+            mb: b.mantissa(),
+            pb: 10i128.pow(b.scale()),
+            mu: u.mantissa(),
+            pu: 10i128.pow(u.scale()),
+            measured_prefix: a.prefix_measured,
+            cached: i128::from(a.prefix_cached_tokens),
+            overhead: u128::from(a.step_overhead_tokens),
+        }
+    }
+
+    /// Numerators of request k+1's input (k results before it, `cum` bytes).
+    pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
+        // `o` came from a u64, so it is not negative.
+        self.numerators_out(u128::from(k) * (self.o.unsigned_abs() + self.overhead), cum)
+    }
+
+    /// The prefix already cached at the first request, per bound (None: cold).
+    pub(crate) fn warm(&self) -> [Option<i128>; 2] {
+        if self.cached == 0 {
+            return [None, None];
+        }
+        let d = self.denominators();
+        [Some(self.cached * d[0]), Some(self.cached * d[1])]
+    }
+
+    /// Numerators of a request whose prompt holds `out` tokens of earlier
+    /// output sent back and `cum` bytes of results and other context.
+    /// Output is in the model's own tokens and never uplifted; so is the
+    /// prefix when it was measured.
+    pub(crate) fn numerators_out(&self, out: u128, cum: u128) -> [i128; 2] {
+        // `limits::replay_fits` keeps every replay's sums far below 2^127.
+        let out = out.cast_signed();
+        let cum = cum.cast_signed();
+        let carried = self.p * self.mb + cum * self.pb;
+        let upper = if self.measured_prefix {
+            self.p * self.mb * self.pu + self.mu * cum * self.pb
+        } else {
+            self.mu * carried
+        };
+        [carried + out * self.mb, upper + out * self.mb * self.pu]
+    }
+
+    /// Denominators: lower, upper.
+    pub(crate) fn denominators(&self) -> [i128; 2] {
+        [self.mb, self.mb * self.pu]
+    }
+
+    /// A whole number of tokens as a numerator of each bound.
+    pub(crate) fn tokens(&self, t: u64) -> [i128; 2] {
+        let d = self.denominators();
+        [i128::from(t) * d[0], i128::from(t) * d[1]]
+    }
+
+    /// A numerator pair as exact token counts.
+    pub(crate) fn tokens_of(&self, n: [i128; 2]) -> Bounds {
+        let d = self.denominators();
+        Bounds {
+            lower: ratio(n[0], d[0]),
+            upper: ratio(n[1], d[1]),
+        }
+    }
+}
+
+pub(super) fn ratio(n: i128, d: i128) -> Decimal {
+    (Decimal::from_i128_with_scale(n, 0) / Decimal::from_i128_with_scale(d, 0)).normalize()
+}
+
+/// Price tiers a request can fall in: the base and each long-context tier.
+pub(crate) const TIERS: usize = crate::pricing::MAX_LONG_TIERS + 1;
+
+/// Token sums by what they are billed as, per price tier (0 is the base,
+/// t the t-th long-context tier), and the cache's storage in token
+/// numerators × milliseconds.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Sums {
+    pub(super) uncached: [i128; TIERS],
+    pub(super) write: [i128; TIERS],
+    pub(super) read: [i128; TIERS],
+    pub(super) output: [i128; TIERS],
+    pub(super) storage: i128,
+}
+
+pub(super) fn add(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
+    std::array::from_fn(|t| a[t] + b[t])
+}
+
+pub(super) fn sub(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
+    std::array::from_fn(|t| a[t] - b[t])
+}
+
+impl Sums {
+    pub(super) fn plus(&self, o: &Sums) -> Sums {
+        Sums {
+            uncached: add(self.uncached, o.uncached),
+            write: add(self.write, o.write),
+            read: add(self.read, o.read),
+            output: add(self.output, o.output),
+            storage: self.storage + o.storage,
+        }
+    }
+
+    pub(super) fn minus(&self, o: &Sums) -> Sums {
+        Sums {
+            uncached: sub(self.uncached, o.uncached),
+            write: sub(self.write, o.write),
+            read: sub(self.read, o.read),
+            output: sub(self.output, o.output),
+            storage: self.storage - o.storage,
+        }
+    }
+}
+
+/// What one variant's replay counted besides money.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Requests whose cache had expired (lower bound).
+    pub expiries: u64,
+    /// Requests too short to cache (lower bound).
+    pub uncacheable: u64,
+    /// Requests above the long-context threshold (lower bound).
+    pub long_context: u64,
+}
+
+/// USD amounts of one replay, per bound.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Priced {
+    pub uncached_input: Bounds,
+    pub cache_write: Bounds,
+    pub cache_read: Bounds,
+    pub output: Bounds,
+    /// Explicit-cache storage.
+    pub storage: Bounds,
+    pub counts: Counts,
+}
+
+/// A replay's exact sums, before prices turn them into money.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tally {
+    /// Per bound (lower, upper).
+    pub sums: [Sums; 2],
+    /// Expiries and rule counts.
+    pub counts: Counts,
+}
+
+/// Integer prices per class, so that a tally's cost is an exact integer:
+/// `cost = Σ sums × coefficient ÷ divisor` for each bound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IntegerRates {
+    /// uncached, write, read, output × tier.
+    pub(super) coef: [[i128; TIERS]; 4],
+    /// Per bound: denominator × 10^scale × 1,000,000.
+    pub(super) divisor: [i128; 2],
+}
+
+impl IntegerRates {
+    /// Exact integer coefficients, when every rate has at most 12 decimals
+    /// and the model bills no cache storage.
+    pub(crate) fn new(scale: &Scale, rates: &Rates) -> Option<IntegerRates> {
+        if rates.cache_storage_per_hour.is_some() {
+            return None;
+        }
+        let at: [crate::pricing::ClassRates; TIERS] = std::array::from_fn(|t| rates.at(t));
+        let classes: [[Decimal; TIERS]; 4] = [
+            at.map(|c| c.input),
+            at.map(|c| c.cache_write),
+            at.map(|c| c.cache_read),
+            at.map(|c| c.output),
+        ];
+        let digits = classes
+            .iter()
+            .flatten()
+            .map(|d| d.normalize().scale())
+            .max()
+            .unwrap_or(0);
+        if digits > 12 {
+            return None;
+        }
+        let k = Decimal::from_i128_with_scale(10i128.pow(digits), 0);
+        let mut coef = [[0i128; TIERS]; 4];
+        for (c, class) in classes.iter().enumerate() {
+            for t in 0..TIERS {
+                coef[c][t] = (class[t] * k).trunc().to_i128().unwrap_or(0);
+            }
+        }
+        let dens = scale.denominators();
+        let per = 10i128.pow(digits) * 1_000_000;
+        Some(IntegerRates {
+            coef,
+            divisor: [dens[0] * per, dens[1] * per],
+        })
+    }
+
+    /// The cost of a tally, per bound, as an integer numerator over [`Self::divisor`].
+    pub(crate) fn numerators(&self, t: &Tally) -> [i128; 2] {
+        let mut out = [0i128; 2];
+        for (b, s) in t.sums.iter().enumerate() {
+            let classes = [s.uncached, s.write, s.read, s.output];
+            out[b] = classes
+                .iter()
+                .zip(&self.coef)
+                .map(|(v, c)| v.iter().zip(c).map(|(v, c)| v * c).sum::<i128>())
+                .sum();
+        }
+        out
+    }
+
+    /// Divisors of [`Self::numerators`], per bound.
+    pub(crate) fn divisor(&self) -> [i128; 2] {
+        self.divisor
+    }
+}
+
+impl Sums {
+    /// Token numerators written to the cache, over every tier.
+    pub(crate) fn written(&self) -> i128 {
+        self.write.iter().sum()
+    }
+}

@@ -1,0 +1,67 @@
+//! Unit tests of the parent module.
+
+use super::*;
+
+fn written(rows: &[TraceRow<&str>]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).unwrap();
+    }
+    String::from_utf8(w.into_inner().unwrap()).unwrap()
+}
+
+#[test]
+fn the_written_header_is_the_trace_header() {
+    let text = written(&[TraceRow::default()]);
+    assert_eq!(text.lines().next(), Some(TRACE_HEADER));
+}
+
+#[test]
+fn a_written_row_reads_back_as_the_same_call() {
+    let row = TraceRow {
+        call: Some(3),
+        capability: "web/fetch",
+        status: 200,
+        items: 1,
+        raw_bytes: Some(1200),
+        trimmed_bytes: Some(300),
+        latency_ms: 850,
+        charged_usd: Decimal::new(125, 5),
+        images: Some(0),
+        documents: Some(1),
+        request: Some(2),
+        timestamp: Some("2026-11-30T10:00:00Z"),
+        model: Some("m"),
+        recorded_input: Some(40),
+        recorded_cache_read: Some(1000),
+        recorded_output: Some(25),
+        resent_output: Some(20),
+        hidden_output: Some(5),
+        gap_ms: Some(1500),
+        note: "tool error",
+        ..TraceRow::default()
+    };
+    let src = SourceText {
+        name: "t.csv".into(),
+        text: written(&[row]),
+    };
+    let calls = parse_csv(&src).unwrap();
+    assert_eq!(calls.len(), 1);
+    let c = &calls[0];
+    assert_eq!(
+        (c.call, c.capability.as_str(), c.status),
+        (Some(3), "web/fetch", 200)
+    );
+    assert_eq!((c.raw_bytes, c.trimmed_bytes), (Some(1200), Some(300)));
+    assert_eq!(c.charged_usd, Decimal::new(125, 5));
+    assert_eq!(
+        (c.request, c.resent_output, c.hidden_output, c.gap_ms),
+        (Some(2), Some(20), Some(5), Some(1500))
+    );
+    let rec = c.recorded.as_ref().unwrap();
+    assert_eq!(rec.model.as_deref(), Some("m"));
+    assert_eq!(
+        (rec.usage.input, rec.usage.cache_read, rec.usage.output),
+        (40, 1000, 25)
+    );
+}

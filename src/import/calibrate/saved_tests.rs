@@ -1,0 +1,62 @@
+//! Unit tests of the parent module.
+
+use super::*;
+
+#[test]
+fn a_family_drops_the_date() {
+    assert_eq!(family("claude-sonnet-4-5-20250929"), "claude-sonnet-4-5");
+    assert_eq!(family("claude-opus-4-6"), "claude-opus-4-6");
+    assert_eq!(family("gpt-5-codex"), "gpt-5-codex");
+}
+
+#[test]
+fn merged_calibrations_pool_their_sums() {
+    let one = |bytes, tokens, steps, p10: i64, p90: i64| FamilyFit {
+        steps,
+        bytes,
+        tokens,
+        overhead: 10,
+        p10: Decimal::from(p10),
+        p50: Decimal::from(p10),
+        p90: Decimal::from(p90),
+        turns: 4,
+        turn_breaks: 1,
+    };
+    let a = Calibration {
+        families: [("m".to_string(), one(3000, 1000, 10, 2, 4))].into(),
+    };
+    let b = Calibration {
+        families: [("m".to_string(), one(1000, 1000, 30, 1, 2))].into(),
+    };
+    let m = Calibration::merge(&[a, b]);
+    let f = m.fit_for("m-20260101").unwrap();
+    // 4,000 bytes over 2,000 tokens; p10 (2×10 + 1×30)/40 = 1.25,
+    // p90 (4×10 + 2×30)/40 = 2.5.
+    assert_eq!(f.pooled, Decimal::from(2));
+    assert_eq!((f.p10, f.p90), (Decimal::new(125, 2), Decimal::new(25, 1)));
+    assert_eq!(f.steps, 40);
+    let text = m.to_toml();
+    assert!(text.starts_with(CALIBRATION_HEADER));
+    let src = crate::input::SourceText {
+        name: "c.toml".into(),
+        text,
+    };
+    assert_eq!(Calibration::parse(&src).unwrap(), m);
+}
+
+#[test]
+fn a_family_name_past_the_limit_is_refused() {
+    let fit =
+        "steps = 1\nbytes = 1\ntokens = 1\noverhead = 0\np10 = \"1\"\np50 = \"1\"\np90 = \"1\"\n";
+    for (n, ok) in [(200, true), (201, false)] {
+        let src = crate::input::SourceText {
+            name: "c.toml".into(),
+            text: format!("[families.{}]\n{fit}", "f".repeat(n)),
+        };
+        let got = Calibration::parse(&src);
+        assert_eq!(got.is_ok(), ok, "{n} characters");
+        if let Err(e) = got {
+            assert!(e.message().contains("longer than 200 characters"));
+        }
+    }
+}

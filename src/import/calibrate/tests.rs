@@ -1,0 +1,359 @@
+//! Unit tests of the fits.
+
+use super::*;
+use crate::import::{ContextKind, Request, ToolResult, Usage};
+
+fn request(model: &str, prompt: u64, output: u64) -> Request {
+    Request {
+        message_id: format!("m{prompt}"),
+        timestamp: None,
+        at_ms: None,
+        model: model.into(),
+        usage: Usage {
+            cache_read: prompt,
+            output,
+            ..Usage::default()
+        },
+        hidden_output: 0,
+        output_bytes: 0,
+        thinking_bytes: 0,
+        compacted_before: false,
+    }
+}
+
+fn result(bytes: u64, carried_by: usize) -> ToolResult {
+    ToolResult {
+        kind: ContextKind::Tool,
+        tool: "Read".into(),
+        bytes,
+        images: 0,
+        documents: 0,
+        is_error: false,
+        latency_ms: 0,
+        carried_by: Some(carried_by),
+        at_ms: None,
+    }
+}
+
+#[test]
+fn a_step_is_its_bytes_over_the_growth_less_the_output_sent_back() {
+    // Request 1 (prompt 1,000, output 50), then 3,000 bytes and request 2
+    // at 2,050: 1,050 − 50 = 1,000 tokens, 3 bytes a token. Two results
+    // of one request count once: 2,000 + 1,000 bytes.
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![request("m", 1000, 50), request("m", 2050, 10)],
+        results: vec![result(2000, 1), result(1000, 1)],
+    };
+    assert_eq!(
+        observations(&t),
+        vec![Observation {
+            bytes: 3000,
+            tokens: 1000
+        }]
+    );
+}
+
+#[test]
+fn reasoning_is_sent_back_within_a_turn_and_dropped_after_it() {
+    // Request 0 (prompt 1,000) bills 100 output, 60 of it reasoning; a
+    // tool result of 400 bytes follows and request 1 is at 1,200: all
+    // 100 output went back, so 100 tokens for the 400 bytes. Request 1
+    // bills 50 (30 reasoning); a user message of 800 bytes follows and
+    // request 2 is at 1,220: 20 visible output came back, request 1's
+    // 30 of reasoning did not, and request 0's 60 that had gone back
+    // left the context: 1,220 + 60 − 1,200 − 20 = 60 tokens.
+    let with = |prompt: u64, output: u64, hidden: u64| Request {
+        hidden_output: hidden,
+        ..request("m", prompt, output)
+    };
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![with(1000, 100, 60), with(1200, 50, 30), with(1220, 10, 0)],
+        results: vec![
+            result(400, 1),
+            ToolResult {
+                kind: ContextKind::User,
+                ..result(800, 2)
+            },
+        ],
+    };
+    let sent = write::sent_back(&t);
+    assert_eq!(
+        sent[1],
+        write::SentBack {
+            tokens: 100,
+            ..write::SentBack::default()
+        }
+    );
+    assert_eq!(
+        sent[2],
+        write::SentBack {
+            tokens: 20,
+            hidden: 30,
+            dropped: 60,
+            bytes: 0
+        }
+    );
+    assert_eq!(
+        observations(&t),
+        vec![
+            Observation {
+                bytes: 400,
+                tokens: 100
+            },
+            Observation {
+                bytes: 800,
+                tokens: 60
+            }
+        ]
+    );
+}
+
+#[test]
+fn claudes_earlier_thinking_leaves_at_a_new_turn_and_often_breaks_the_cache() {
+    // Sonnet 4.5, every request a second apart. Request 0 (prompt
+    // 20,000) bills 300 output over 1,200 bytes of content, 400 of them
+    // thinking: 300 × 400 ÷ 1,200 = 100 tokens of thinking. Request 1
+    // (after a tool result) bills 90 over 450 bytes, 150 thinking: 30.
+    // A user message then starts a new turn: request 2's prompt carries
+    // request 1's 60 visible tokens, not its 30 of thinking, and drops
+    // request 0's 100 that had gone back.
+    let thinking =
+        |ms: i64, prompt: u64, read: u64, output: u64, bytes: u64, thought: u64| Request {
+            at_ms: Some(ms),
+            output_bytes: bytes,
+            thinking_bytes: thought,
+            usage: Usage {
+                cache_read: read,
+                cache_write_5m: prompt - read,
+                output,
+                ..Usage::default()
+            },
+            ..request("claude-sonnet-4-5-20250929", prompt, output)
+        };
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            thinking(0, 20_000, 0, 300, 1200, 400),
+            thinking(1000, 30_000, 20_000, 90, 450, 150),
+            // Read back to 20,600, less than halfway to 30,000 from 20,000:
+            // the cache broke.
+            thinking(2000, 30_500, 20_600, 10, 50, 0),
+            thinking(3000, 31_000, 30_500, 10, 50, 0),
+        ],
+        results: vec![
+            result(30_000, 1),
+            ToolResult {
+                kind: ContextKind::User,
+                ..result(800, 2)
+            },
+            result(1_000, 3),
+        ],
+    };
+    assert_eq!(t.requests[0].reasoning_tokens(), 100);
+    assert_eq!(t.requests[1].reasoning_tokens(), 30);
+    let sent = write::sent_back(&t);
+    assert_eq!(
+        sent[2],
+        write::SentBack {
+            tokens: 60,
+            hidden: 30,
+            dropped: 100,
+            bytes: 0
+        }
+    );
+    // One new turn dropped thinking, and it broke the cache.
+    let b = TurnBreaks::of(&t, 300_000);
+    assert_eq!(
+        b,
+        TurnBreaks {
+            turns: 1,
+            breaks: 1
+        }
+    );
+    assert_eq!(b.share(), Some(Decimal::ONE));
+    // Past the cache lifetime the turn is an expiry, not a break.
+    assert_eq!(TurnBreaks::of(&t, 500), TurnBreaks::default());
+    // Opus 4.6 keeps earlier thinking: nothing is dropped, no turn counts.
+    let mut kept = t.clone();
+    for r in &mut kept.requests {
+        r.model = "claude-opus-4-6".into();
+    }
+    assert_eq!(kept.requests[0].reasoning_tokens(), 0);
+    assert_eq!(write::sent_back(&kept)[2].dropped, 0);
+    assert_eq!(TurnBreaks::of(&kept, 300_000), TurnBreaks::default());
+}
+
+#[test]
+fn which_claude_models_strip_earlier_thinking() {
+    use crate::import::strips_earlier_thinking as strips;
+    for m in [
+        "claude-sonnet-4-5-20250929",
+        "claude-haiku-4-5-20251001",
+        "claude-opus-4-1-20250805",
+        "claude-opus-4-20250514",
+        "claude-sonnet-4-20250514",
+        "claude-3-7-sonnet-20250219",
+        "claude-3-opus-20240229",
+    ] {
+        assert!(strips(m), "{m}");
+    }
+    for m in [
+        "claude-opus-4-5-20251101",
+        "claude-opus-4-6",
+        "claude-sonnet-4-6",
+        "claude-opus-5",
+        "gpt-5-codex",
+        "claude",
+    ] {
+        assert!(!strips(m), "{m}");
+    }
+}
+
+#[test]
+fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
+    // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
+    // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
+    let at = |ms: i64, prompt: u64, read: u64| Request {
+        at_ms: Some(ms),
+        usage: Usage {
+            input: prompt - read,
+            cache_read: read,
+            ..Usage::default()
+        },
+        ..request("m", 0, 0)
+    };
+    let mut t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![at(0, 2000, 0), at(1000, 3000, 1500), at(2000, 4000, 2500)],
+        results: vec![],
+    };
+    assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(8, 1)));
+    // A step after the lifetime is expiry, replayed apart: left out.
+    t.requests[2].at_ms = Some(1000 + 300_001);
+    assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(75, 2)));
+}
+
+#[test]
+fn growth_the_log_does_not_show_is_counted_with_its_size() {
+    // At 4 bytes a token and 10 of framing, 4,000 bytes should take
+    // 1,010 tokens. Request 1 grew 4,010 from 10,000: 3,000 it does not
+    // explain. Request 2 grew 1,500: within what entered. Request 3
+    // follows a compaction whose summary is 2,000 bytes: the first
+    // prompt and 500 tokens make 10,500 of its 14,500, and 4,000 are
+    // what the client restored.
+    let fit = Fit {
+        steps: 5,
+        overhead: 10,
+        pooled: Decimal::from(4),
+        p10: Decimal::from(3),
+        p50: Decimal::from(4),
+        p90: Decimal::from(5),
+    };
+    let mut compacted = request("m", 14_500, 0);
+    compacted.compacted_before = true;
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            request("m", 10_000, 0),
+            request("m", 14_010, 0),
+            request("m", 15_510, 0),
+            compacted,
+        ],
+        results: vec![
+            result(4000, 1),
+            result(4000, 2),
+            ToolResult {
+                kind: ContextKind::User,
+                ..result(2000, 3)
+            },
+        ],
+    };
+    let per_request = unmeasured_tokens(&t, &fit);
+    assert_eq!(per_request, vec![0, 3000, 0, 4000]);
+    assert_eq!(
+        Unmeasured::of(&per_request),
+        Unmeasured {
+            steps: 2,
+            tokens: 7000
+        }
+    );
+    // The compacted step is no observation of bytes per token.
+    assert_eq!(observations(&t).len(), 2);
+}
+
+#[test]
+fn steps_that_cannot_be_measured_are_left_out() {
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            request("a", 1000, 0),
+            request("b", 2000, 0), // model changed
+            request("b", 500, 0),  // prompt shrank (compaction)
+            request("b", 600, 0),  // 100 bytes in 100 tokens
+            request("b", 700, 0),  // 5,000 bytes in 100 tokens
+        ],
+        results: vec![
+            result(3000, 1),
+            result(3000, 2),
+            result(100, 3),
+            result(5000, 4),
+        ],
+    };
+    let obs = observations(&t);
+    assert_eq!(
+        obs,
+        vec![
+            Observation {
+                bytes: 100,
+                tokens: 100
+            },
+            Observation {
+                bytes: 5000,
+                tokens: 100
+            }
+        ]
+    );
+    // Neither makes a ratio: too few bytes, and 50 bytes a token is implausible.
+    assert!(fit(&[obs.clone(), obs.clone(), obs].concat()).is_none());
+}
+
+#[test]
+fn the_fit_takes_the_framing_off_and_pools_bytes_and_tokens() {
+    // Three near-empty steps grow by 40, 50 and 60 tokens: 50 a step of
+    // framing. Five steps of 200 … 1,000 bytes grow by 150 each: 100
+    // tokens of content, ratios 2, 3, 3, 4, 10. Pooled (200+300+300+400
+    // +1,000) ÷ 500 = 4.4; p10 = 2 (rank 1), p50 = 3 (rank 3), p90 = 10.
+    let mut obs: Vec<Observation> = [40, 50, 60]
+        .iter()
+        .map(|t| Observation {
+            bytes: 10,
+            tokens: *t,
+        })
+        .collect();
+    obs.extend([200, 300, 300, 400, 1000].iter().map(|b| Observation {
+        bytes: *b,
+        tokens: 150,
+    }));
+    let f = fit(&obs).unwrap();
+    assert_eq!(f.overhead, 50);
+    assert_eq!(f.steps, 5);
+    assert_eq!(f.pooled, Decimal::new(44, 1));
+    assert_eq!(
+        (f.p10, f.p50, f.p90),
+        (Decimal::from(2), Decimal::from(3), Decimal::from(10))
+    );
+    // The band: lower bound at 10 bytes a token, upper at 2 (uplift 5).
+    assert_eq!(
+        f.band(),
+        (Decimal::from(10), Decimal::from(5), Decimal::new(44, 1))
+    );
+    assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
+}

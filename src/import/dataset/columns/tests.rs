@@ -1,0 +1,158 @@
+//! Unit tests of the parent module.
+
+use super::*;
+use parquet::file::metadata::{
+    ColumnChunkMetaDataBuilder, ParquetMetaDataReader, ParquetMetaDataWriter,
+};
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+fn sample() -> Table {
+    Table {
+        columns: vec![
+            ("n", Data::Int(vec![Some(1), None, Some(-7)])),
+            ("b", Data::Bool(vec![None, Some(true), Some(false)])),
+            (
+                "s",
+                Data::Str([Some("a.b"), Some(""), None].into_iter().collect()),
+            ),
+            (
+                "t",
+                Data::Time(vec![Some(1_764_633_600_000), None, Some(0)]),
+            ),
+            (
+                "usd",
+                Data::Money(vec![Some(d("0.000000375")), Some(d("-12.5")), None]),
+            ),
+        ],
+    }
+}
+
+#[test]
+fn a_string_column_keeps_each_row_apart_across_appends() {
+    let mut a: Strs = [Some("Read"), None, Some("")].into_iter().collect();
+    let b: Strs = [Some("é→x"), Some("Bash"), None].into_iter().collect();
+    a.append(&b);
+    let rows: Vec<Option<&str>> = a.iter().collect();
+    assert_eq!(
+        rows,
+        [
+            Some("Read"),
+            None,
+            Some(""),
+            Some("é→x"),
+            Some("Bash"),
+            None
+        ]
+    );
+    assert_eq!(a.len(), 6);
+    // Through a Parquet file and back, nulls and empty strings apart.
+    let t = Table {
+        columns: vec![("s", Data::Str(a.clone()))],
+    };
+    let bytes = t.to_parquet(&[]).unwrap();
+    let (back, _) =
+        Table::from_parquet(Bytes::from(bytes), &[("s", Data::Str(Strs::default()))]).unwrap();
+    assert_eq!(back.columns[0].1, Data::Str(a));
+}
+
+#[test]
+fn a_table_reads_back_as_written_with_its_metadata() {
+    let t = sample();
+    let meta = vec![("tokencast.table".to_string(), "x".to_string())];
+    let bytes = t.to_parquet(&meta).unwrap();
+    assert_eq!(&bytes[..4], b"PAR1");
+    assert_eq!(&bytes[bytes.len() - 4..], b"PAR1");
+    let want: Vec<(&'static str, Data)> = t
+        .columns
+        .iter()
+        .map(|(n, d)| (*n, d.empty_like()))
+        .collect();
+    let (back, kv) = Table::from_parquet(Bytes::from(bytes.clone()), &want).unwrap();
+    assert_eq!(back, t);
+    assert!(kv.contains(&meta[0]));
+    // The same table gives the same bytes.
+    assert_eq!(t.to_parquet(&meta).unwrap(), bytes);
+}
+
+/// `sample()` written, with its first column chunk's metadata changed
+/// by `edit` and the footer written again.
+fn with_chunk(edit: impl Fn(ColumnChunkMetaDataBuilder) -> ColumnChunkMetaDataBuilder) -> Bytes {
+    let bytes = Bytes::from(sample().to_parquet(&[]).unwrap());
+    let meta = ParquetMetaDataReader::new()
+        .parse_and_finish(&bytes)
+        .unwrap();
+    let footer = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap());
+    let body = bytes.len() - 8 - footer as usize;
+    let group = meta.row_group(0).clone();
+    let mut columns = group.columns().to_vec();
+    columns[0] = edit(columns[0].clone().into_builder()).build().unwrap();
+    let group = group
+        .into_builder()
+        .set_column_metadata(columns)
+        .build()
+        .unwrap();
+    let meta = meta.into_builder().set_row_groups(vec![group]).build();
+    let mut out = bytes[..body].to_vec();
+    ParquetMetaDataWriter::new(&mut out, &meta)
+        .finish()
+        .unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn a_chunk_placed_outside_the_file_is_an_error_not_a_panic() {
+    let want: Vec<(&'static str, Data)> = sample()
+        .columns
+        .iter()
+        .map(|(n, d)| (*n, d.empty_like()))
+        .collect();
+    // The footer rewrite alone keeps the file readable.
+    let same = with_chunk(|c| c);
+    assert_eq!(Table::from_parquet(same, &want).unwrap().0, sample());
+    // A negative offset (the parquet crate asserts on it) and a size
+    // running past the end are both refused with the column named.
+    for bad in [
+        with_chunk(|c| c.set_data_page_offset(-5).set_dictionary_page_offset(None)),
+        with_chunk(|c| c.set_total_compressed_size(1 << 40)),
+        with_chunk(|c| c.set_total_compressed_size(-1)),
+    ] {
+        let err = Table::from_parquet(bad, &want).unwrap_err().to_string();
+        assert!(
+            err.contains("column \"n\"") && err.contains("outside the file"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn money_is_an_exact_decimal_of_eighteen_places() {
+    // 0.000000375 at scale 18 is the integer 375,000,000,000.
+    assert_eq!(
+        i128::from_be_bytes(money_bytes(d("0.000000375"))),
+        375_000_000_000
+    );
+    assert_eq!(
+        i128::from_be_bytes(money_bytes(d("-1"))),
+        -1_000_000_000_000_000_000
+    );
+    assert_eq!(money_of(&money_bytes(d("41819.75"))), Some(d("41819.75")));
+}
+
+#[test]
+fn a_missing_column_reads_as_nulls_and_a_wrong_kind_is_an_error() {
+    let bytes = sample().to_parquet(&[]).unwrap();
+    let (t, _) = Table::from_parquet(
+        Bytes::from(bytes.clone()),
+        &[("absent", Data::Int(Vec::new()))],
+    )
+    .unwrap();
+    assert_eq!(t.get("absent"), Some(&Data::Int(vec![None, None, None])));
+    let e = Table::from_parquet(Bytes::from(bytes), &[("s", Data::Int(Vec::new()))]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "column `s`: holds strings, where INT64 was expected"
+    );
+}

@@ -1,0 +1,57 @@
+//! Unit tests of the parent module.
+
+use super::*;
+
+#[test]
+fn cached_tokens_come_out_of_the_input_count() {
+    // 4,020 input of which 4,012 written to the cache and none read.
+    let u = usage(4020, 0, 4012, 4).unwrap();
+    assert_eq!(
+        (u.input, u.cache_write_5m, u.cache_read, u.output),
+        (8, 4012, 0, 4)
+    );
+    let u = usage(2006, 1920, 0, 300).unwrap();
+    assert_eq!((u.input, u.cache_read), (86, 1920));
+    assert_eq!(usage(10, 8, 3, 0), None);
+}
+
+#[test]
+fn a_resource_after_its_spans_still_names_them_and_unknown_keys_are_skipped() {
+    let text = r#"{"extra": [1, {"a": null}], "resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "t", "spanId": "s", "startTimeUnixNano": "1000000000",
+         "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                        {"key": "gen_ai.tool.call.result", "value": {"stringValue": "12345"}}]},
+        {"traceId": "t", "spanId": "u", "attributes": []}]}],
+      "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "svc"}}]}}]}"#;
+    let mut batches = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    Export(&mut batches).deserialize(&mut de).unwrap();
+    de.end().unwrap();
+    assert_eq!(batches.len(), 1);
+    let (service, seen) = &batches[0];
+    assert_eq!(service, "svc");
+    assert_eq!(seen.len(), 2);
+    match &seen[0].conv {
+        Conv::Event(Event::Tool { result, .. }) => assert_eq!(result.bytes, 5),
+        _ => panic!("the first span is a tool call"),
+    }
+    assert!(matches!(seen[1].conv, Conv::Other));
+    // Streamed from a file (as a document over 64 MiB is), the same
+    // spans, lines and bytes as from memory.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.json");
+    std::fs::write(&path, text).unwrap();
+    let (streamed_batches, lines, bytes) = streamed(std::fs::File::open(&path).unwrap()).unwrap();
+    let (in_memory, lines_m, bytes_m) = whole(&path).unwrap();
+    assert_eq!((lines, bytes), (lines_m, bytes_m));
+    assert_eq!(
+        (lines, bytes),
+        (text.lines().count() as u64, text.len() as u64)
+    );
+    assert_eq!(streamed_batches.len(), in_memory.len());
+    assert_eq!(streamed_batches[0].1.len(), in_memory[0].1.len());
+    assert_eq!(streamed_batches[0].0, "svc");
+    // A cut export is an error, not half of its spans.
+    let mut de = serde_json::Deserializer::from_str(&text[..text.len() - 3]);
+    assert!(Export(&mut Vec::new()).deserialize(&mut de).is_err());
+}

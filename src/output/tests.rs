@@ -1,0 +1,93 @@
+//! Unit tests of the parent module.
+
+use super::*;
+
+#[test]
+fn a_folder_in_use_is_refused_and_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let held = FolderLock::take(&out).unwrap();
+    assert!(matches!(FolderLock::take(&out), Err(OutputError::Busy(_))));
+    drop(held);
+    // Released, and the folder it made is gone again (it stayed empty).
+    assert!(!out.exists());
+    let again = FolderLock::take(&out).unwrap();
+    std::fs::write(out.join("kept"), "x").unwrap();
+    drop(again);
+    assert!(out.join("kept").exists() && !out.join(LOCK_FILE).exists());
+}
+
+#[test]
+fn refuses_to_overwrite_a_foreign_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.html");
+    std::fs::write(&path, "my notes").unwrap();
+    let plan = [PlannedFile {
+        path: path.clone(),
+        bytes: b"new".to_vec(),
+        marker: Marker::Html,
+    }];
+    assert!(matches!(
+        write_all(&plan, false),
+        Err(OutputError::NotOurs(_))
+    ));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "my notes");
+    write_all(&plan, true).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+}
+
+#[test]
+fn replaces_its_own_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, "a,b\n1,2\n").unwrap();
+    let plan = [PlannedFile {
+        path: path.clone(),
+        bytes: b"a,b\n3,4\n".to_vec(),
+        marker: Marker::Csv("a,b".into()),
+    }];
+    write_all(&plan, false).unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "a,b\n3,4\n");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+}
+
+#[test]
+fn undo_puts_back_what_a_failed_set_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("a.csv");
+    let new = dir.path().join("b.csv");
+    std::fs::write(&old, "a,b\nold\n").unwrap();
+    // The first target was replaced and the second created before a
+    // later rename failed.
+    let new_old = stage(&old, b"a,b\nnew\n").unwrap();
+    let aside = set_aside(&old, journal::aside_of(new_old.path())).unwrap();
+    new_old.persist(&old).unwrap();
+    stage(&new, b"x\n").unwrap().persist(&new).unwrap();
+    undo(vec![(old.clone(), aside), (new.clone(), None)]);
+    assert_eq!(std::fs::read_to_string(&old).unwrap(), "a,b\nold\n");
+    assert!(!new.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary file left behind");
+}
+
+#[test]
+fn json_is_ours_only_with_the_generator_key_first() {
+    assert!(Marker::Json.found_in(b"{\n  \"generator\": \"tokencast\",\n  \"document\": \"diff\"}"));
+    assert!(!Marker::Json.found_in(b"{\"my\": \"notes\"}"));
+    assert!(!Marker::Json.found_in(b"{\n  \"notes\": \"generator: tokencast\"}"));
+}
+
+#[test]
+fn text_and_csv_markers() {
+    assert!(Marker::Text.found_in(b"tokencast 0.1.0 \xc2\xb7 diff a.json \xe2\x86\x92 b.json\n"));
+    assert!(!Marker::Text.found_in(b"my notes about tokencast\n"));
+    assert!(Marker::Csv("a,b".into()).found_in(b"a,b\r\n1,2\r\n"));
+    assert!(!Marker::Csv("a,b".into()).found_in(b"a,b,c\n"));
+    // A trace an earlier version imported is still the import's own.
+    let earlier = format!("{}\n", crate::scenario::trace::EARLIER_TRACE_HEADERS[0]);
+    assert!(Marker::Trace.found_in(earlier.as_bytes()));
+    let now = format!("{}\r\n1,", crate::scenario::trace::TRACE_HEADER);
+    assert!(Marker::Trace.found_in(now.as_bytes()));
+    assert!(!Marker::Trace.found_in(b"call,capability\n"));
+}
