@@ -1,5 +1,6 @@
 //! Unit tests of the parent module.
 
+use super::staging::{set_aside, stage, undo};
 use super::*;
 
 #[test]

@@ -2,9 +2,9 @@
 //! cache tier, mode and service priced, and the rates of the models a
 //! recorded trace names.
 
+use super::{check_option, Book};
 use crate::scenario::raw::*;
 use crate::scenario::*;
-use super::{check_option, Book};
 use toml::Spanned;
 
 /// Names each variant, refuses duplicates, and resolves its rates.

@@ -1,0 +1,361 @@
+//! A set of files staged beside their targets, then renamed into place
+//! together: what was there is set aside and put back if any rename fails, and
+//! the set is made durable once.
+
+use super::{
+    check, folder_of, interrupt, journal, landing, name, remove_owned, remove_stale_temps,
+    OutputError, PlannedFile, Written,
+};
+use std::path::{Path, PathBuf};
+
+/// A set of files written as [`write_all`] writes them, one at a time: each
+/// is checked and written to a temporary file beside its target when it is
+/// staged (so its bytes need not stay in memory), and [`Staging::commit`]
+/// renames them all into place. Dropping a staging without committing
+/// removes every temporary file: nothing is left behind.
+pub struct Staging {
+    pub(super) force: bool,
+    pub(super) folders: std::collections::HashSet<PathBuf>,
+    /// Folders this staging created, parents first (removed if it is dropped).
+    pub(super) created: Vec<PathBuf>,
+    pub(super) staged: Vec<(tempfile::TempPath, PathBuf)>,
+    /// The folder whose part of the set is journaled ([`Staging::journal_in`]).
+    pub(super) root: Option<PathBuf>,
+    /// Files under `root` the set removes, relative to it.
+    pub(super) removals: Vec<String>,
+    pub(super) written: Written,
+    /// Dropped last: Ctrl-C waits until the temporary files are gone.
+    pub(super) _writing: interrupt::Writing,
+}
+
+impl Drop for Staging {
+    /// Without a commit: every temporary file goes, then the folders
+    /// created for them (when empty), so nothing is left behind.
+    fn drop(&mut self) {
+        self.staged.clear();
+        for dir in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+impl Staging {
+    /// An empty set; `force` replaces files tokencast did not write.
+    pub fn new(force: bool) -> Staging {
+        Staging {
+            force,
+            folders: std::collections::HashSet::new(),
+            created: Vec::new(),
+            staged: Vec::new(),
+            root: None,
+            removals: Vec::new(),
+            written: Written::default(),
+            _writing: interrupt::Writing::begin(),
+        }
+    }
+
+    /// Checks `f`'s target and writes its bytes to a temporary file beside it.
+    pub fn stage(&mut self, f: &PlannedFile) -> Result<(), OutputError> {
+        let target = self.prepare(f)?;
+        let tmp = stage(&target, &f.bytes)?;
+        self.staged.push((tmp.into_temp_path(), target));
+        Ok(())
+    }
+
+    /// Checks `f` and makes its folder: where it lands.
+    pub(super) fn prepare(&mut self, f: &PlannedFile) -> Result<PathBuf, OutputError> {
+        if interrupt::interrupted() {
+            return Err(OutputError::Interrupted);
+        }
+        let target = landing(&f.path);
+        check(f, &target, self.force)?;
+        let dir = folder_of(&target);
+        if self.folders.insert(dir.clone()) {
+            let missing: Vec<PathBuf> = dir
+                .ancestors()
+                .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+                .map(Path::to_path_buf)
+                .collect();
+            // A folder made now holds no stale temporary file.
+            let existed = missing.is_empty();
+            self.created.extend(missing.into_iter().rev());
+            std::fs::create_dir_all(&dir).map_err(|source| OutputError::Io {
+                path: dir.clone(),
+                source,
+            })?;
+            if existed {
+                self.written.stale_removed += remove_stale_temps(&dir);
+            }
+        }
+        Ok(target)
+    }
+
+    /// Files staged so far.
+    pub fn len(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// True when nothing is staged.
+    pub fn is_empty(&self) -> bool {
+        self.staged.is_empty()
+    }
+
+    /// Makes the part of the set under `root` (the folder this run holds)
+    /// whole across a kill: it is committed through a journal (see
+    /// [`journal`]); files outside `root` are each replaced whole after it.
+    pub fn journal_in(&mut self, root: PathBuf) {
+        self.root = Some(root);
+    }
+
+    /// Removes `rel`, a file of tokencast's own under the journaled folder,
+    /// in the same commit (a file without tokencast's marker is kept).
+    pub fn remove_on_commit(&mut self, rel: String) {
+        self.removals.push(rel);
+    }
+
+    /// Renames every staged file into place, keeping each old file aside
+    /// until all are in; on a failure the files already replaced are put back.
+    pub fn commit(self) -> Result<Written, OutputError> {
+        self.commit_until(usize::MAX)
+    }
+
+    /// [`Staging::commit`], stopping dead after `stop` renames of the
+    /// journaled part as a kill would (every file left where it is).
+    pub(super) fn commit_until(mut self, stop: usize) -> Result<Written, OutputError> {
+        if interrupt::interrupted() {
+            return Err(OutputError::Interrupted);
+        }
+        let staged = std::mem::take(&mut self.staged);
+        let io = |(path, source): (PathBuf, std::io::Error)| OutputError::Io { path, source };
+        // The temporary files lie beside their targets: their folders name
+        // every file system the set is on.
+        let mut folders: std::collections::BTreeSet<PathBuf> = staged
+            .iter()
+            .map(|(_, target)| folder_of(target).to_path_buf())
+            .collect();
+        folders.extend(self.root.clone());
+        let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
+        // Temporary files are named by absolute paths: so is everything
+        // compared with the journaled folder.
+        let root = match &self.root {
+            Some(r) => Some(std::path::absolute(r).map_err(|e| io((r.clone(), e)))?),
+            None => None,
+        };
+        let below =
+            |root: &Path, p: &Path| std::path::absolute(p).ok().and_then(|p| relative(root, &p));
+        let (inside, outside): (Vec<_>, Vec<_>) = staged.into_iter().partition(|(t, target)| {
+            root.as_ref()
+                .is_some_and(|r| below(r, target).is_some() && below(r, t).is_some())
+        });
+        // The new bytes reach the disk before any old file is replaced …
+        #[cfg(not(target_os = "linux"))]
+        let durable_set = || {
+            let temps: Vec<&Path> = inside
+                .iter()
+                .chain(&outside)
+                .map(|(t, _)| t.as_ref())
+                .collect();
+            durable(&temps).map_err(io)
+        };
+        #[cfg(target_os = "linux")]
+        let durable_set = || durable(&dirs).map_err(io);
+        match &root {
+            Some(root) if !inside.is_empty() || !self.removals.is_empty() => {
+                let plan = journal::Journal {
+                    generator: "tokencast".into(),
+                    files: inside
+                        .iter()
+                        .filter_map(|(t, target)| {
+                            Some(journal::Entry {
+                                temp: below(root, t)?,
+                                target: below(root, target)?,
+                            })
+                        })
+                        .collect(),
+                    remove: std::mem::take(&mut self.removals),
+                };
+                // Once the journal is in place the set is committed.
+                plan.write(root, durable_set)?;
+                if !Staging::rename_all(inside, stop).inspect_err(|_| {
+                    let _ = journal::finish(root);
+                })? {
+                    // Killed: the journal, the temporary files, the folders stay.
+                    std::mem::forget(self);
+                    return Ok(Written::default());
+                }
+                for rel in &plan.remove {
+                    if let Ok(p) = name::confined(root, Path::new(rel)) {
+                        let marker = journal::removal_marker(rel);
+                        self.written.removed += usize::from(remove_owned(&p, &marker));
+                    }
+                }
+                durable(&dirs).map_err(io)?;
+                journal::finish(root)?;
+            }
+            _ => durable_set()?,
+        }
+        let result = Staging::rename_all(outside, usize::MAX).map(|_| ());
+        // … and the renames (and any new folders) once all are in.
+        if result.is_ok() {
+            durable(&dirs).map_err(io)?;
+        }
+        if result.is_ok() {
+            // Keep the folders: they now hold the files.
+            self.created.clear();
+        }
+        result.map(|()| std::mem::take(&mut self.written))
+    }
+
+    /// Renames each file into place; true when all were, false when it
+    /// stopped after `stop` of them (leaving the rest as a kill would).
+    pub(super) fn rename_all(
+        staged: Vec<(tempfile::TempPath, PathBuf)>,
+        stop: usize,
+    ) -> Result<bool, OutputError> {
+        let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
+        let mut left = staged.into_iter();
+        while let Some((tmp, target)) = left.next() {
+            if done.len() == stop {
+                for (old, _) in done.into_iter().filter_map(|(_, a)| a.map(|a| (a, ()))) {
+                    let _ = old.keep();
+                }
+                let _ = tmp.keep();
+                left.for_each(|(t, _)| {
+                    let _ = t.keep();
+                });
+                return Ok(false);
+            }
+            let aside = match set_aside(&target, journal::aside_of(&tmp)) {
+                Ok(a) => a,
+                Err(e) => {
+                    undo(done);
+                    return Err(e);
+                }
+            };
+            if let Err(e) = tmp.persist(&target) {
+                if let Some(old) = aside {
+                    let _ = std::fs::rename(&old, &target);
+                    let _ = old.keep();
+                }
+                undo(done);
+                return Err(OutputError::Io {
+                    path: target.clone(),
+                    source: e.error,
+                });
+            }
+            done.push((target, aside));
+        }
+        if done.len() == stop {
+            // Killed after the last rename, before the removals.
+            done.into_iter().for_each(|(_, a)| {
+                let _ = a.map(tempfile::TempPath::keep);
+            });
+            return Ok(false);
+        }
+        // The old files set aside are dropped, so deleted.
+        Ok(true)
+    }
+}
+
+/// `path` relative to `root` as journal text, when it lies below it.
+pub(super) fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    (!rel.as_os_str().is_empty())
+        .then(|| rel.to_str().map(str::to_string))
+        .flatten()
+}
+
+/// Moves an existing target aside, to `aside` (a temporary name beside
+/// it: [`journal::aside_of`] its new file's, so a recovery knows it too).
+pub(super) fn set_aside(
+    target: &Path,
+    aside: PathBuf,
+) -> Result<Option<tempfile::TempPath>, OutputError> {
+    if !target.exists() {
+        return Ok(None);
+    }
+    let io = |source| OutputError::Io {
+        path: target.to_path_buf(),
+        source,
+    };
+    std::fs::rename(target, &aside).map_err(io)?;
+    Ok(Some(tempfile::TempPath::try_from_path(aside).map_err(io)?))
+}
+
+/// Puts back the files replaced so far (newest first).
+pub(super) fn undo(done: Vec<(PathBuf, Option<tempfile::TempPath>)>) {
+    for (target, aside) in done.into_iter().rev() {
+        match aside {
+            Some(old) => {
+                if std::fs::rename(&old, &target).is_ok() {
+                    let _ = old.keep();
+                }
+            }
+            None => {
+                let _ = std::fs::remove_file(&target);
+            }
+        }
+    }
+}
+
+/// Makes what is at `paths` (files, or folders after renames into them)
+/// durable with as few syncs as the platform allows: on Linux one
+/// `syncfs` per file system they lie on (a set of files is one or two
+/// syncs, not one per file, which on slow disks was most of an import's
+/// time); elsewhere one fsync per path.
+pub(super) fn durable(paths: &[&Path]) -> Result<(), (PathBuf, std::io::Error)> {
+    fn at(p: &Path) -> impl FnOnce(std::io::Error) -> (PathBuf, std::io::Error) + '_ {
+        move |e| (p.to_path_buf(), e)
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let mut seen = std::collections::BTreeSet::new();
+        for p in paths {
+            // A stat per path; a file is opened only for a new file system.
+            if seen.insert(std::fs::metadata(p).map_err(at(p))?.dev()) {
+                let f = std::fs::File::open(p).map_err(at(p))?;
+                rustix::fs::syncfs(&f).map_err(|e| at(p)(e.into()))?;
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        for p in paths {
+            // Windows cannot open a folder to sync it; its renames are
+            // journaled by the file system.
+            if cfg!(windows) && p.is_dir() {
+                continue;
+            }
+            std::fs::File::open(p)
+                .and_then(|f| f.sync_all())
+                .map_err(at(p))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `target`, with the permissions
+/// of the file it will replace (or 0644); [`durable`] syncs the set.
+pub(super) fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputError> {
+    use std::io::Write;
+    let io = |source| OutputError::Io {
+        path: target.to_path_buf(),
+        source,
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tokencast-")
+        .suffix(".tmp")
+        .tempfile_in(folder_of(target))
+        .map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(target).map_or(0o644, |m| m.permissions().mode());
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
+    }
+
+    Ok(tmp)
+}
