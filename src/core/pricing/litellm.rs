@@ -212,182 +212,270 @@ fn includes_cache(provider: &str) -> Option<bool> {
     }
 }
 
+/// One LiteLLM entry being read: the keys it has, and those used so far
+/// (a price-like key never used is reported as skipped).
+struct Entry<'e> {
+    entry: &'e serde_json::Map<String, Value>,
+    used: Vec<String>,
+}
+
+impl Entry<'_> {
+    /// A per-token price as a price per million tokens, marked used.
+    fn get(&mut self, key: &str) -> Option<Decimal> {
+        let d = self.entry.get(key).and_then(per_million)?;
+        self.used.push(key.to_string());
+        Some(d)
+    }
+
+    /// The base prices, by tokencast's class names. OpenAI and Google cache
+    /// automatically and charge no write premium: a write costs the input
+    /// price (LiteLLM gives no creation cost for them).
+    fn base_prices(&mut self, provider: &str) -> Option<BTreeMap<&'static str, Decimal>> {
+        let mut prices = BTreeMap::new();
+        for (from, to) in PRICES {
+            if let Some(d) = self.get(from) {
+                prices.insert(to, d);
+            }
+        }
+        let input = *prices.get("input")?;
+        prices.get("output")?;
+        if includes_cache(provider) == Some(true)
+            && prices.contains_key("cache_read")
+            && !prices.contains_key("cache_write_5m")
+        {
+            prices.insert("cache_write_5m", input);
+        }
+        Some(prices)
+    }
+
+    /// The long-context tiers with both an input and an output price.
+    fn long_context(&mut self) -> Vec<super::LongContext> {
+        let mut out = Vec::new();
+        for n in tiers(self.entry).into_iter().take(super::MAX_LONG_TIERS) {
+            let (Some(i), Some(o)) = (
+                self.get(&format!("input_cost_per_token_above_{n}k_tokens")),
+                self.get(&format!("output_cost_per_token_above_{n}k_tokens")),
+            ) else {
+                continue;
+            };
+            out.push(super::LongContext {
+                // `tiers` keeps only thresholds whose tokens fit.
+                threshold_tokens: n.saturating_mul(1000),
+                input: i,
+                output: o,
+                cache_read: self.get(&format!("cache_read_input_token_cost_above_{n}k_tokens")),
+                cache_write_5m: self.get(&format!(
+                    "cache_creation_input_token_cost_above_{n}k_tokens"
+                )),
+                cache_write_1h: None,
+            });
+        }
+        out
+    }
+
+    /// The service tiers (flex, priority) with both an input and an output price.
+    fn services(&mut self) -> BTreeMap<String, super::Service> {
+        let mut services = BTreeMap::new();
+        for (suffix, name) in SERVICES {
+            if let (Some(i), Some(o)) = (
+                self.get(&format!("input_cost_per_token_{suffix}")),
+                self.get(&format!("output_cost_per_token_{suffix}")),
+            ) {
+                services.insert(
+                    name.to_string(),
+                    super::Service::Prices(super::ServicePrices {
+                        input: i,
+                        output: o,
+                        cache_read: self.get(&format!("cache_read_input_token_cost_{suffix}")),
+                        cache_write_5m: None,
+                        cache_write_1h: None,
+                    }),
+                );
+            }
+        }
+        services
+    }
+
+    /// LiteLLM's combined prices (a long-context tier under flex, priority
+    /// or batch): tokencast derives them; each is checked against what
+    /// LiteLLM lists, and listed in `skipped` only if it differs.
+    fn check_combined(&mut self, model: &super::ModelPrices, skipped: &mut Vec<String>) {
+        let cache = if model.cache_read.is_some() && model.cache_write_5m.is_some() {
+            super::Cache::FiveMinutes
+        } else {
+            super::Cache::None
+        };
+        for (t, lc) in model.long_context.iter().enumerate() {
+            let n = lc.threshold_tokens / 1000;
+            for (suffix, service, mode) in [
+                ("flex", Some("flex"), super::Mode::Sync),
+                ("priority", Some("priority"), super::Mode::Sync),
+                ("batches", None, super::Mode::Batch),
+            ] {
+                let options = super::Options {
+                    service,
+                    region: None,
+                };
+                let derived = model
+                    .rates_with(cache, mode, options)
+                    .ok()
+                    .map(|r| r.at(t + 1));
+                for (class, key) in [
+                    (
+                        "input",
+                        format!("input_cost_per_token_above_{n}k_tokens_{suffix}"),
+                    ),
+                    (
+                        "output",
+                        format!("output_cost_per_token_above_{n}k_tokens_{suffix}"),
+                    ),
+                    (
+                        "cache_read",
+                        format!("cache_read_input_token_cost_above_{n}k_tokens_{suffix}"),
+                    ),
+                ] {
+                    let Some(listed) = self.entry.get(&key).and_then(per_million) else {
+                        continue;
+                    };
+                    let ours = derived.map(|c| match class {
+                        "input" => c.input,
+                        "output" => c.output,
+                        _ => c.cache_read,
+                    });
+                    if !ours.is_some_and(|o| o.normalize() == listed) {
+                        skipped.push(format!(
+                            "{key} (LiteLLM {listed}, tokencast derives {})",
+                            ours.map_or("nothing".into(), |o| o.normalize().to_string())
+                        ));
+                    }
+                    self.used.push(key);
+                }
+            }
+        }
+    }
+
+    /// Regional multipliers LiteLLM lists, each in (0, the book's largest].
+    fn regions(&mut self) -> BTreeMap<&'static str, String> {
+        let mut regions = BTreeMap::new();
+        for (key, name) in REGIONS {
+            let m = self.entry.get(key).and_then(|v| scaled(v, 1)).filter(|m| {
+                *m > Decimal::ZERO
+                    && *m <= Decimal::from(super::book::MAX_MULTIPLIER)
+                    && m.scale() <= 6
+            });
+            if let Some(m) = m {
+                self.used.push(key.to_string());
+                regions.insert(name, m.to_string());
+            }
+        }
+        regions
+    }
+
+    /// The web search fee per 1,000 calls (medium context), when listed.
+    fn web_search(&mut self, id: &str, file: &str, read_on: &str) -> Option<FeeOut> {
+        let price = self
+            .entry
+            .get("search_context_cost_per_query")
+            .and_then(|v| v.get("search_context_size_medium"))
+            .and_then(|v| scaled(v, 1000))?;
+        self.used.push("search_context_cost_per_query".into());
+        Some(FeeOut {
+            source: format!("LiteLLM {file}: search_context_cost_per_query (medium) of {id}"),
+            read_on: read_on.to_string(),
+            unit: "per_1000_calls",
+            price: price.to_string(),
+        })
+    }
+
+    /// Price-like keys never used, sorted, after `skipped`.
+    fn unused(&self, mut skipped: Vec<String>) -> Vec<String> {
+        skipped.extend(
+            self.entry
+                .keys()
+                .filter(|k| price_like(k) && !self.used.contains(k))
+                .cloned(),
+        );
+        skipped.sort();
+        skipped
+    }
+}
+
+/// The prices of one model as tokencast reads them, to derive and check
+/// LiteLLM's combined prices.
+fn model_prices(
+    id: &str,
+    prices: &BTreeMap<&'static str, Decimal>,
+    long_context: Vec<super::LongContext>,
+    services: BTreeMap<String, super::Service>,
+    provider: &str,
+) -> super::ModelPrices {
+    let price = |k: &str| prices.get(k).copied();
+    super::ModelPrices {
+        model: id.to_string(),
+        input: price("input").unwrap_or_default(),
+        output: price("output").unwrap_or_default(),
+        cache_write_5m: price("cache_write_5m"),
+        cache_write_1h: price("cache_write_1h"),
+        cache_read: price("cache_read"),
+        batch_input: price("batch_input"),
+        batch_output: price("batch_output"),
+        batch_cache_write_5m: price("batch_cache_write_5m"),
+        batch_cache_read: price("batch_cache_read"),
+        cache_storage_per_hour: price("cache_storage_per_hour"),
+        long_context,
+        services,
+        input_includes_cache: includes_cache(provider).unwrap_or(false),
+        ..super::ModelPrices::default()
+    }
+}
+
+/// The service tiers as the converted book writes them.
+fn services_out(
+    model: &super::ModelPrices,
+) -> BTreeMap<&'static str, BTreeMap<&'static str, String>> {
+    model
+        .services
+        .iter()
+        .filter_map(|(name, s)| {
+            let super::Service::Prices(p) = s else {
+                return None;
+            };
+            let name = SERVICES.iter().find(|(_, n)| n == name)?.1;
+            let mut m = BTreeMap::from([
+                ("input", p.input.to_string()),
+                ("output", p.output.to_string()),
+            ]);
+            if let Some(r) = p.cache_read {
+                m.insert("cache_read", r.to_string());
+            }
+            Some((name, m))
+        })
+        .collect()
+}
+
 fn convert_one(
     id: &str,
     entry: &serde_json::Map<String, Value>,
     file: &str,
     read_on: &str,
 ) -> Option<Converted> {
-    let mut used: Vec<String> = Vec::new();
-    let mut get = |key: &str| {
-        let d = entry.get(key).and_then(per_million)?;
-        used.push(key.to_string());
-        Some(d)
-    };
-    let mut prices = BTreeMap::new();
-    for (from, to) in PRICES {
-        if let Some(d) = get(from) {
-            prices.insert(to, d);
-        }
-    }
-    let (input, output) = (*prices.get("input")?, *prices.get("output")?);
     let provider = entry
         .get("litellm_provider")
         .and_then(Value::as_str)
         .unwrap_or("");
-    // OpenAI and Google cache automatically and charge no write premium:
-    // a write costs the input price. LiteLLM gives no creation cost for them.
-    if includes_cache(provider) == Some(true)
-        && prices.contains_key("cache_read")
-        && !prices.contains_key("cache_write_5m")
-    {
-        prices.insert("cache_write_5m", input);
-    }
-    let mut long_context = Vec::new();
-    for n in tiers(entry).into_iter().take(super::MAX_LONG_TIERS) {
-        let (Some(i), Some(o)) = (
-            get(&format!("input_cost_per_token_above_{n}k_tokens")),
-            get(&format!("output_cost_per_token_above_{n}k_tokens")),
-        ) else {
-            continue;
-        };
-        long_context.push(super::LongContext {
-            // `tiers` keeps only thresholds whose tokens fit.
-            threshold_tokens: n.saturating_mul(1000),
-            input: i,
-            output: o,
-            cache_read: get(&format!("cache_read_input_token_cost_above_{n}k_tokens")),
-            cache_write_5m: get(&format!(
-                "cache_creation_input_token_cost_above_{n}k_tokens"
-            )),
-            cache_write_1h: None,
-        });
-    }
-    let mut services = BTreeMap::new();
-    for (suffix, name) in SERVICES {
-        if let (Some(i), Some(o)) = (
-            get(&format!("input_cost_per_token_{suffix}")),
-            get(&format!("output_cost_per_token_{suffix}")),
-        ) {
-            services.insert(
-                name.to_string(),
-                super::Service::Prices(super::ServicePrices {
-                    input: i,
-                    output: o,
-                    cache_read: get(&format!("cache_read_input_token_cost_{suffix}")),
-                    cache_write_5m: None,
-                    cache_write_1h: None,
-                }),
-            );
-        }
-    }
-    let model = super::ModelPrices {
-        model: id.to_string(),
-        input,
-        output,
-        cache_write_5m: prices.get("cache_write_5m").copied(),
-        cache_write_1h: prices.get("cache_write_1h").copied(),
-        cache_read: prices.get("cache_read").copied(),
-        batch_input: prices.get("batch_input").copied(),
-        batch_output: prices.get("batch_output").copied(),
-        batch_cache_write_5m: prices.get("batch_cache_write_5m").copied(),
-        batch_cache_read: prices.get("batch_cache_read").copied(),
-        cache_storage_per_hour: prices.get("cache_storage_per_hour").copied(),
-        long_context,
-        services,
-        input_includes_cache: includes_cache(provider).unwrap_or(false),
-        ..super::ModelPrices::default()
+    let mut e = Entry {
+        entry,
+        used: Vec::new(),
     };
-    let mut skipped: Vec<String> = Vec::new();
-    // LiteLLM's combined prices (a tier under flex, priority or batch):
-    // tokencast derives them; each is checked, and listed only if it differs.
-    for (t, lc) in model.long_context.iter().enumerate() {
-        let n = lc.threshold_tokens / 1000;
-        for (suffix, service, mode) in [
-            ("flex", Some("flex"), super::Mode::Sync),
-            ("priority", Some("priority"), super::Mode::Sync),
-            ("batches", None, super::Mode::Batch),
-        ] {
-            let cache = if model.cache_read.is_some() && model.cache_write_5m.is_some() {
-                super::Cache::FiveMinutes
-            } else {
-                super::Cache::None
-            };
-            let derived = model
-                .rates_with(
-                    cache,
-                    mode,
-                    super::Options {
-                        service,
-                        region: None,
-                    },
-                )
-                .ok()
-                .map(|r| r.at(t + 1));
-            for (class, key) in [
-                (
-                    "input",
-                    format!("input_cost_per_token_above_{n}k_tokens_{suffix}"),
-                ),
-                (
-                    "output",
-                    format!("output_cost_per_token_above_{n}k_tokens_{suffix}"),
-                ),
-                (
-                    "cache_read",
-                    format!("cache_read_input_token_cost_above_{n}k_tokens_{suffix}"),
-                ),
-            ] {
-                let Some(listed) = entry.get(&key).and_then(per_million) else {
-                    continue;
-                };
-                let ours = derived.map(|c| match class {
-                    "input" => c.input,
-                    "output" => c.output,
-                    _ => c.cache_read,
-                });
-                if ours.is_some_and(|o| o.normalize() == listed) {
-                    used.push(key);
-                } else {
-                    used.push(key.clone());
-                    skipped.push(format!(
-                        "{key} (LiteLLM {listed}, tokencast derives {})",
-                        ours.map_or("nothing".into(), |o| o.normalize().to_string())
-                    ));
-                }
-            }
-        }
-    }
-    let mut regions = BTreeMap::new();
-    for (key, name) in REGIONS {
-        let m = entry.get(key).and_then(|v| scaled(v, 1)).filter(|m| {
-            *m > Decimal::ZERO && *m <= Decimal::from(super::book::MAX_MULTIPLIER) && m.scale() <= 6
-        });
-        if let Some(m) = m {
-            used.push(key.to_string());
-            regions.insert(name, m.to_string());
-        }
-    }
-    let web_search = entry
-        .get("search_context_cost_per_query")
-        .and_then(|v| v.get("search_context_size_medium"))
-        .and_then(|v| scaled(v, 1000))
-        .map(|price| {
-            used.push("search_context_cost_per_query".into());
-            FeeOut {
-                source: format!("LiteLLM {file}: search_context_cost_per_query (medium) of {id}"),
-                read_on: read_on.to_string(),
-                unit: "per_1000_calls",
-                price: price.to_string(),
-            }
-        });
-    skipped.extend(
-        entry
-            .keys()
-            .filter(|k| price_like(k) && !used.contains(k))
-            .cloned(),
-    );
-    skipped.sort();
+    let prices = e.base_prices(provider)?;
+    let long_context = e.long_context();
+    let services = e.services();
+    let model = model_prices(id, &prices, long_context, services, provider);
+    let mut skipped = Vec::new();
+    e.check_combined(&model, &mut skipped);
+    let regions = e.regions();
+    let web_search = e.web_search(id, file, read_on);
+    let skipped = e.unused(skipped);
     let source = match entry.get("source").and_then(Value::as_str) {
         Some(s) => format!("{s} (via LiteLLM, {file})"),
         None => format!("LiteLLM {file}"),
@@ -414,24 +502,7 @@ fn convert_one(
                     cache_write_5m: l.cache_write_5m.map(|d| d.to_string()),
                 })
                 .collect(),
-            services: model
-                .services
-                .iter()
-                .filter_map(|(name, s)| {
-                    let super::Service::Prices(p) = s else {
-                        return None;
-                    };
-                    let name = SERVICES.iter().find(|(_, n)| n == name)?.1;
-                    let mut m = BTreeMap::from([
-                        ("input", p.input.to_string()),
-                        ("output", p.output.to_string()),
-                    ]);
-                    if let Some(r) = p.cache_read {
-                        m.insert("cache_read", r.to_string());
-                    }
-                    Some((name, m))
-                })
-                .collect(),
+            services: services_out(&model),
             regions,
         },
         web_search,

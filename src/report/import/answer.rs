@@ -2,8 +2,8 @@
 //! and the ranking of models say, the counts read, and how far the recorded
 //! cost per session can be trusted.
 
-use crate::report::format;
 use crate::document::import::ImportDoc;
+use crate::report::format;
 use crate::report::format::Scale;
 use crate::report::Fmt;
 use crate::text::display;

@@ -1,10 +1,10 @@
 //! Each session's recorded and replayed costs read back from a dataset's
 //! sessions table, for a forecast over sessions gathered on many machines.
 
-use crate::import::dataset::columns::Data;
-use crate::import::dataset::tables::{self, Cols};
 use super::{bad, read_file, Found, Newness};
 use crate::error::InputError;
+use crate::import::dataset::columns::Data;
+use crate::import::dataset::tables::{self, Cols};
 use rust_decimal::Decimal;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
