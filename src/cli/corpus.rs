@@ -7,6 +7,7 @@
 use crate::analysis::corpus::{Recorded, SessionCost};
 use crate::engine::{simulate, Bounds, SimulateOptions};
 use crate::error::{AppError, InputError};
+use crate::import::dataset::store::SessionCosts;
 use crate::pricing::Currency;
 use crate::scenario::{InputFile, PriceDate, Scenario};
 use rayon::prelude::*;
@@ -140,21 +141,30 @@ fn kind_name(path: &Path) -> String {
     name.unwrap_or_else(|| path.display().to_string())
 }
 
-/// Reads every path, replays every scenario once, and sums each session's
-/// threads per variant.
-pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppError> {
-    let mut kinds: Vec<String> = Vec::new();
-    let mut sessions: Vec<(usize, String, Vec<PathBuf>)> = Vec::new();
-    let mut unpriced = Vec::new();
-    // Sessions read from datasets: (kind, name, cost per variant).
-    let mut from_datasets: Vec<(usize, crate::import::dataset::store::SessionCosts)> = Vec::new();
-    let mut band_names: Option<[String; 5]> = None;
-    let mut dataset_inputs: Vec<InputFile> = Vec::new();
-    let mut dataset_date: Option<PriceDate> = None;
-    for p in paths {
+/// Everything the PATHs hold, before any replay: the kinds, the scenario
+/// files of each session, and the sessions a dataset already priced.
+#[derive(Default)]
+struct Gathered {
+    kinds: Vec<String>,
+    /// (kind, session name, its scenario files).
+    sessions: Vec<(usize, String, Vec<PathBuf>)>,
+    /// Sessions left out: (session, its unpriced model).
+    unpriced: Vec<(String, String)>,
+    /// Sessions read from datasets, by kind.
+    from_datasets: Vec<(usize, SessionCosts)>,
+    /// The datasets' variant names (the five bands' columns).
+    band_names: Option<[String; 5]>,
+    /// The price books the datasets' imports used.
+    dataset_inputs: Vec<InputFile>,
+    dataset_date: Option<PriceDate>,
+}
+
+impl Gathered {
+    /// One PATH as a new kind: a dataset's sessions or a folder's scenarios.
+    fn add(&mut self, p: &PathBuf, paths: &[PathBuf]) -> Result<(), AppError> {
         crate::files::settled(p)?;
         let kind = kind_name(p);
-        if let Some(i) = kinds.iter().position(|k| *k == kind) {
+        if let Some(i) = self.kinds.iter().position(|k| *k == kind) {
             return Err(InputError::new(format!(
                 "{} and {} are both the kind `{kind}`",
                 paths[i].display(),
@@ -163,44 +173,18 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             .with_help("each PATH is a kind of session named by its file stem or directory name; rename one")
             .into());
         }
-        kinds.push(kind);
+        self.kinds.push(kind);
         if is_dataset(p) {
-            let costs = crate::import::dataset::store::costs(std::slice::from_ref(p))?;
-            if costs.sessions.is_empty() {
-                return Err(InputError::new(format!(
-                    "{}: no session of the dataset has a replayed thread on a priced model",
-                    p.display()
-                ))
-                .with_help("import sessions with tool results into it, with a price book that prices their models")
-                .into());
-            }
-            band_names = Some(crate::import::dataset::tables::band_names(
-                costs.compare_model.as_deref(),
-            ));
-            from_datasets.extend(costs.sessions.into_iter().map(|c| (kinds.len() - 1, c)));
-            unpriced.extend(costs.unpriced);
-            dataset_inputs.extend(
-                costs
-                    .books
-                    .into_iter()
-                    .map(|(name, sha256)| InputFile { name, sha256 }),
-            );
-            if dataset_date.is_none() {
-                dataset_date = costs.price_date.map(|date| PriceDate {
-                    date,
-                    from: "the dataset's import".into(),
-                });
-            }
-            continue;
+            return self.add_dataset(p);
         }
-        let before = sessions.len();
+        let before = self.sessions.len();
         for (name, files, model) in sessions_of(p)? {
             match model {
-                Some(m) => unpriced.push((name, m)),
-                None => sessions.push((kinds.len() - 1, name, files)),
+                Some(m) => self.unpriced.push((name, m)),
+                None => self.sessions.push((self.kinds.len() - 1, name, files)),
             }
         }
-        if sessions.len() == before {
+        if self.sessions.len() == before {
             return Err(InputError::new(format!(
                 "{}: every session has a thread on a model the price book does not price",
                 p.display()
@@ -208,8 +192,52 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             .with_help("add the models' prices to the book `import` wrote (prices.toml), or import with --prices")
             .into());
         }
+        Ok(())
     }
-    let files: Vec<&PathBuf> = sessions.iter().flat_map(|s| &s.2).collect();
+
+    /// A dataset's sessions, their costs as its import replayed them.
+    fn add_dataset(&mut self, p: &PathBuf) -> Result<(), AppError> {
+        let costs = crate::import::dataset::store::costs(std::slice::from_ref(p))?;
+        if costs.sessions.is_empty() {
+            return Err(InputError::new(format!(
+                "{}: no session of the dataset has a replayed thread on a priced model",
+                p.display()
+            ))
+            .with_help("import sessions with tool results into it, with a price book that prices their models")
+            .into());
+        }
+        self.band_names = Some(crate::import::dataset::tables::band_names(
+            costs.compare_model.as_deref(),
+        ));
+        let kind = self.kinds.len() - 1;
+        self.from_datasets
+            .extend(costs.sessions.into_iter().map(|c| (kind, c)));
+        self.unpriced.extend(costs.unpriced);
+        self.dataset_inputs.extend(
+            costs
+                .books
+                .into_iter()
+                .map(|(name, sha256)| InputFile { name, sha256 }),
+        );
+        if self.dataset_date.is_none() {
+            self.dataset_date = costs.price_date.map(|date| PriceDate {
+                date,
+                from: "the dataset's import".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The position of variant `n` among a dataset's five bands.
+    fn band_of(&self, n: &str) -> Option<usize> {
+        self.band_names
+            .as_ref()
+            .and_then(|b| b.iter().position(|x| x == n))
+    }
+}
+
+/// Every scenario file replayed once, in parallel, in order.
+fn replay_all(files: &[&PathBuf], today: jiff::civil::Date) -> Result<Vec<Replayed>, AppError> {
     let replayed: Vec<Result<Replayed, InputError>> = files
         .par_iter()
         .map(|f| {
@@ -227,8 +255,12 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
     for r in replayed {
         by_file.push(r?);
     }
+    Ok(by_file)
+}
+
+/// The one currency of every scenario (datasets hold US dollars).
+fn one_currency(by_file: &[Replayed], with_datasets: bool) -> Result<Currency, AppError> {
     let first = by_file.first().map(|(s, _)| s);
-    // Datasets hold US dollars.
     let currency = first.map_or_else(Currency::usd, |f| f.currency().clone());
     if let Some((s, _)) = by_file
         .iter()
@@ -244,7 +276,7 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         .with_help("forecast sessions priced in one currency")
         .into());
     }
-    if !from_datasets.is_empty() && currency.code != "USD" {
+    if with_datasets && currency.code != "USD" {
         return Err(InputError::new(format!(
             "the scenarios report in {} and a dataset's costs are in USD",
             currency.code
@@ -252,9 +284,16 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         .with_help("forecast sessions priced in one currency")
         .into());
     }
-    // The variants every scenario file and every dataset session has, in
-    // the first one's order (a dataset's in its column order).
-    let names: Vec<String> = match (by_file.first(), &band_names) {
+    Ok(currency)
+}
+
+/// The variants every scenario file and every dataset session has, in the
+/// first one's order (a dataset's in its column order), and those left out.
+fn shared_variants(
+    by_file: &[Replayed],
+    g: &Gathered,
+) -> Result<(Vec<String>, Vec<String>), AppError> {
+    let names: Vec<String> = match (by_file.first(), &g.band_names) {
         (Some((_, c)), _) => c.iter().map(|(n, _)| n.clone()).collect(),
         (None, Some(b)) => b.to_vec(),
         (None, None) => Vec::new(),
@@ -265,9 +304,9 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         .collect();
     // Which of the five a dataset's every session has.
     let mut in_all = [true; 5];
-    if let Some(b) = &band_names {
+    if let Some(b) = &g.band_names {
         let mut in_any = [false; 5];
-        for (_, c) in &from_datasets {
+        for (_, c) in &g.from_datasets {
             for (k, band) in c.bands.iter().enumerate() {
                 in_all[k] &= band.is_some();
                 in_any[k] |= band.is_some();
@@ -280,15 +319,10 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
                 .map(|(n, _)| n.clone()),
         );
     }
-    let band_of = |n: &str| {
-        band_names
-            .as_ref()
-            .and_then(|b| b.iter().position(|x| x == n))
-    };
     let variants: Vec<String> = names
         .into_iter()
         .filter(|n| by_file.iter().all(|(_, c)| c.iter().any(|(m, _)| m == n)))
-        .filter(|n| from_datasets.is_empty() || band_of(n).is_some_and(|k| in_all[k]))
+        .filter(|n| g.from_datasets.is_empty() || g.band_of(n).is_some_and(|k| in_all[k]))
         .collect();
     if variants.is_empty() {
         return Err(InputError::new(
@@ -301,12 +335,18 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
         .into_iter()
         .filter(|n| !variants.contains(n))
         .collect();
+    Ok((variants, left_out))
+}
+
+/// Each session's cost per variant: its scenario files' threads summed, or
+/// the dataset's bands.
+fn session_costs(g: Gathered, by_file: &[Replayed], variants: &[String]) -> Vec<SessionCost> {
     let mut at = 0;
-    let mut recorded = Vec::with_capacity(sessions.len());
-    for (kind, name, files) in &sessions {
+    let mut recorded = Vec::with_capacity(g.sessions.len() + g.from_datasets.len());
+    for (kind, name, files) in &g.sessions {
         let mut cost = vec![Bounds::exact(Decimal::ZERO); variants.len()];
         for (_, costs) in &by_file[at..at + files.len()] {
-            for (slot, v) in cost.iter_mut().zip(&variants) {
+            for (slot, v) in cost.iter_mut().zip(variants) {
                 let c = costs.iter().find(|(n, _)| n == v).map(|(_, c)| *c);
                 *slot = *slot + c.unwrap_or_default();
             }
@@ -318,38 +358,62 @@ pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppEr
             cost,
         });
     }
-    let at: Vec<Option<usize>> = variants.iter().map(|v| band_of(v)).collect();
-    for (kind, c) in from_datasets {
-        let cost =
-            at.iter()
-                .map(|k| {
-                    k.and_then(|k| c.bands[k]).map_or(
-                        Bounds::exact(Decimal::ZERO),
-                        |(lower, upper)| Bounds { lower, upper },
-                    )
-                })
-                .collect();
+    let bands: Vec<Option<usize>> = variants.iter().map(|v| g.band_of(v)).collect();
+    for (kind, c) in g.from_datasets {
+        let cost = bands
+            .iter()
+            .map(|k| {
+                k.and_then(|k| c.bands[k])
+                    .map_or(Bounds::exact(Decimal::ZERO), |(lower, upper)| Bounds {
+                        lower,
+                        upper,
+                    })
+            })
+            .collect();
         recorded.push(SessionCost {
             name: c.name,
             kind,
             cost,
         });
     }
+    recorded
+}
+
+/// Reads every path, replays every scenario once, and sums each session's
+/// threads per variant.
+pub fn load(paths: &[PathBuf], today: jiff::civil::Date) -> Result<Loaded, AppError> {
+    let mut g = Gathered::default();
+    for p in paths {
+        g.add(p, paths)?;
+    }
+    let files: Vec<&PathBuf> = g.sessions.iter().flat_map(|s| &s.2).collect();
+    let by_file = replay_all(&files, today)?;
+    let currency = one_currency(&by_file, !g.from_datasets.is_empty())?;
+    let (variants, left_out) = shared_variants(&by_file, &g)?;
     let mut inputs: Vec<InputFile> = by_file
         .iter()
         .flat_map(|(s, _)| s.inputs().iter().cloned())
-        .chain(dataset_inputs)
+        .chain(std::mem::take(&mut g.dataset_inputs))
         .collect();
     inputs.sort_by(|a, b| (&a.name, &a.sha256).cmp(&(&b.name, &b.sha256)));
     inputs.dedup();
+    let price_date = match by_file.first() {
+        Some((f, _)) => f.price_date().clone(),
+        None => g.dataset_date.take(),
+    };
+    let (kinds, unpriced) = (
+        std::mem::take(&mut g.kinds),
+        std::mem::take(&mut g.unpriced),
+    );
+    let sessions = session_costs(g, &by_file, &variants);
     Ok(Loaded {
         currency,
-        price_date: first.map_or(dataset_date, |f| f.price_date().clone()),
+        price_date,
         scenarios: by_file.len(),
         recorded: Recorded {
             kinds,
             variants,
-            sessions: recorded,
+            sessions,
         },
         left_out,
         inputs,

@@ -342,7 +342,7 @@ impl Entry<'_> {
                         "output" => c.output,
                         _ => c.cache_read,
                     });
-                    if !ours.is_some_and(|o| o.normalize() == listed) {
+                    if ours.is_none_or(|o| o.normalize() != listed) {
                         skipped.push(format!(
                             "{key} (LiteLLM {listed}, tokencast derives {})",
                             ours.map_or("nothing".into(), |o| o.normalize().to_string())
