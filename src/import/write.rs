@@ -313,17 +313,23 @@ pub fn fitted(t: &Thread) -> Fitted {
 
 /// The scenario TOML of one thread.
 pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
-    let s = spec.session;
     let f = fitted(t);
     // The first request's model: the replay starts there, and with
     // `recorded_models` each later request pays its own.
     let model = t.requests.first().map_or("unknown", |r| r.model.as_str());
-    let (tier, other) = if f.one_hour {
-        ("1h", "5m")
-    } else {
-        ("5m", "1h")
-    };
     let mut out = String::new();
+    write_header(&mut out, t, spec, model);
+    write_assumptions(&mut out, &f, spec);
+    let mut v = VariantWriter::new(&mut out, t, spec, &f);
+    v.standard(f.one_hour);
+    v.compared(model);
+    v.combined();
+    out
+}
+
+/// The comments, the scenario's name, question, model, price book and trace.
+fn write_header(out: &mut String, t: &Thread, spec: &ScenarioSpec, model: &str) {
+    let s = spec.session;
     let _ = writeln!(
         out,
         "# tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
@@ -360,6 +366,11 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let _ = writeln!(out, "model = {}", quoted(model));
     let _ = writeln!(out, "prices = {}", quoted(spec.prices_path));
     let _ = writeln!(out, "\n[trace]\nfile = {}", quoted(spec.trace_file));
+}
+
+/// `[assumptions]` (the fitted prefix and output, the calibration's band)
+/// and `[timing]`.
+fn write_assumptions(out: &mut String, f: &Fitted, spec: &ScenarioSpec) {
     let _ = writeln!(
         out,
         "\n[assumptions]\nprefix_tokens = {}           # the first request's recorded prompt (measured: not uplifted)\nprefix_measured = true\nprefix_cached_tokens = {}    # of it, read from a cache an earlier session wrote\noutput_tokens_per_step = {}   # recorded output, spread over the steps (the trace gives each request's own)\nfinal_output_tokens = {}      # the last request's output",
@@ -389,127 +400,172 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
         "\n[timing]\nmodel_seconds_per_step = {}   # median time from a result to the request carrying it",
         fmt_seconds(f.model_ms_per_step)
     );
-    let p = spec.prices;
-    let has = |get: fn(&ModelPrices) -> bool| p.is_some_and(get) && spec.others.iter().all(get);
-    let lifetime = cache_lifetime_ms(f.one_hour, p);
-    // Providers that cache every prefix on their own (OpenAI, Google: no
-    // write premium) miss part of it; explicit caches (Anthropic) read the
-    // whole prefix until it expires or changes, which the replay follows.
-    let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
-    let hit = super::calibrate::cache_hit_share(t, lifetime)
-        .filter(|_| automatic)
-        .map_or(String::new(), |h| {
-        format!("\ncache_hit_share = {h}   # of the previous prompt, read from the cache as recorded")
-    });
-    // Explicit caches lose the prefix past reasoning that a new turn drops
-    // as often as the log shows; automatic ones keep every prefix.
-    let breaks = spec
-        .turn_breaks
-        .as_ref()
-        .filter(|_| !automatic)
-        .and_then(|(b, from)| Some((b.share()?, b, from)))
-        .map_or(String::new(), |(share, b, from)| {
-            format!(
-                "\nturn_break_share = {share}   # of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
-                b.turns, b.breaks
-            )
-        });
-    let own = format!(
-        "{}{hit}{breaks}",
-        if spec.others.is_empty() {
-            ""
-        } else {
-            "\nrecorded_models = true   # each request on the model that served it"
-        }
-    );
-    let own = own.as_str();
-    let mut variant = |name: &str, results: &str, cache: &str, extra: &str| {
-        let _ = writeln!(
+}
+
+/// Writes a thread's `[[variants]]`: what its models price decides which.
+struct VariantWriter<'o, 's> {
+    out: &'o mut String,
+    spec: &'s ScenarioSpec<'s>,
+    /// What every variant on the thread's own models adds: each request on
+    /// its own model, the recorded cache hit share and turn breaks.
+    own: String,
+    /// The recorded tier where priced, else `none`.
+    main_cache: &'static str,
+}
+
+impl<'o, 's> VariantWriter<'o, 's> {
+    fn new(out: &'o mut String, t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
+        let p = spec.prices;
+        let lifetime = cache_lifetime_ms(f.one_hour, p);
+        // Providers that cache every prefix on their own (OpenAI, Google: no
+        // write premium) miss part of it; explicit caches (Anthropic) read the
+        // whole prefix until it expires or changes, which the replay follows.
+        let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
+        let hit = super::calibrate::cache_hit_share(t, lifetime)
+            .filter(|_| automatic)
+            .map_or(String::new(), |h| {
+                format!("\ncache_hit_share = {h}   # of the previous prompt, read from the cache as recorded")
+            });
+        // Explicit caches lose the prefix past reasoning that a new turn drops
+        // as often as the log shows; automatic ones keep every prefix.
+        let breaks = spec
+            .turn_breaks
+            .as_ref()
+            .filter(|_| !automatic)
+            .and_then(|(b, from)| Some((b.share()?, b, from)))
+            .map_or(String::new(), |(share, b, from)| {
+                format!(
+                    "\nturn_break_share = {share}   # of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
+                    b.turns, b.breaks
+                )
+            });
+        let own = format!(
+            "{}{hit}{breaks}",
+            if spec.others.is_empty() {
+                ""
+            } else {
+                "\nrecorded_models = true   # each request on the model that served it"
+            }
+        );
+        let mut w = VariantWriter {
             out,
+            spec,
+            own,
+            main_cache: "none",
+        };
+        let tier = if f.one_hour { "1h" } else { "5m" };
+        if w.tier_priced(tier) {
+            w.main_cache = tier;
+        }
+        w
+    }
+
+    /// Whether the thread's model and every other model it ran on have a price.
+    fn has(&self, get: fn(&ModelPrices) -> bool) -> bool {
+        self.spec.prices.is_some_and(get) && self.spec.others.iter().all(get)
+    }
+
+    /// Whether they price the cache tier `c` (reads and its writes).
+    fn tier_priced(&self, c: &str) -> bool {
+        self.has(|m| m.cache_read.is_some())
+            && match c {
+                "1h" => self.has(|m| m.cache_write_1h.is_some()),
+                _ => self.has(|m| m.cache_write_5m.is_some()),
+            }
+    }
+
+    fn batch_priced(&self) -> bool {
+        self.has(|m| m.batch_input.is_some() && m.batch_output.is_some())
+    }
+
+    fn variant(&mut self, name: &str, results: &str, cache: &str, extra: &str) {
+        let _ = writeln!(
+            self.out,
             "\n[[variants]]\nname = {}\nresults = \"{results}\"\ncache = \"{cache}\"{extra}",
             quoted(name)
         );
-    };
-    let tier_priced = |c: &str| {
-        has(|m| m.cache_read.is_some())
-            && match c {
-                "1h" => has(|m| m.cache_write_1h.is_some()),
-                _ => has(|m| m.cache_write_5m.is_some()),
-            }
-    };
-    let main_cache = if tier_priced(tier) { tier } else { "none" };
-    // Names stay the same whatever the tier, so that `forecast` can match
-    // the variants of many imported sessions; each variant's `cache` says it.
-    variant("as recorded", "raw", main_cache, own);
-    variant("trimmed", "trimmed", main_cache, own);
-    if tier_priced(other) {
-        variant("other cache tier", "raw", other, own);
     }
-    if has(|m| m.batch_input.is_some() && m.batch_output.is_some()) {
-        variant(
-            "batch",
-            "raw",
-            main_cache,
-            &format!("\nmode = \"batch\"{own}"),
-        );
-    }
-    for c in spec.compare.iter().filter(|c| c.model != model) {
-        let (cache, why) = compare_cache(main_cache, c);
-        let why = why.map_or(String::new(), |w| format!("\n# {} {w}", display(&c.model)));
-        variant(
-            &format!("on {}", c.model),
-            "raw",
-            cache,
-            &format!("\nmodel = {}{why}", quoted(&c.model)),
-        );
-    }
-    let mut left_out: Vec<String> = Vec::new();
-    for (v, on) in spec.variants {
-        let results = match v.results {
-            crate::scenario::Content::Raw => "raw",
-            crate::scenario::Content::Trimmed => "trimmed",
-        };
-        let mut extra = String::new();
-        if v.mode == crate::pricing::Mode::Batch {
-            extra.push_str("\nmode = \"batch\"");
+
+    /// As recorded, trimmed, on the other tier and in batch, where priced.
+    /// Names stay the same whatever the tier, so that `forecast` can match
+    /// the variants of many imported sessions; each variant's `cache` says it.
+    fn standard(&mut self, one_hour: bool) {
+        let own = self.own.clone();
+        let main = self.main_cache;
+        self.variant("as recorded", "raw", main, &own);
+        self.variant("trimmed", "trimmed", main, &own);
+        let other = if one_hour { "5m" } else { "1h" };
+        if self.tier_priced(other) {
+            self.variant("other cache tier", "raw", other, &own);
         }
-        if let Some(s) = &v.service {
-            extra.push_str(&format!("\nservice = {}", quoted(s)));
+        if self.batch_priced() {
+            self.variant("batch", "raw", main, &format!("\nmode = \"batch\"{own}"));
         }
-        let cache = match on {
-            // Checked against the book up front: its tier as asked, or the
-            // recorded one as that model offers it.
-            Some(m) => {
-                extra.push_str(&format!("\nmodel = {}", quoted(&m.model)));
-                match v.cache {
-                    Some(c) => c.key(),
-                    None => compare_cache(main_cache, m).0,
-                }
-            }
-            // On the thread's own models: a tier or mode they lack is noted,
-            // and the variant left out of this thread.
-            None => {
-                let want = v.cache.map_or(main_cache, Cache::key);
-                let batch_ok = v.mode == crate::pricing::Mode::Sync
-                    || has(|m| m.batch_input.is_some() && m.batch_output.is_some());
-                if (want != "none" && !tier_priced(want)) || !batch_ok {
-                    left_out.push(format!(
-                        "# variant {} left out: this thread's models have no {} prices",
-                        quoted(&v.name),
-                        if batch_ok { want } else { "batch" }
-                    ));
-                    continue;
-                }
-                extra.push_str(own);
-                want
-            }
-        };
-        variant(&v.name, results, cache, &extra);
     }
-    for line in left_out {
-        let _ = writeln!(out, "\n{line}");
+
+    /// One variant on each compared model the thread is not already on.
+    fn compared(&mut self, model: &str) {
+        for c in self.spec.compare.iter().filter(|c| c.model != model) {
+            let (cache, why) = compare_cache(self.main_cache, c);
+            let why = why.map_or(String::new(), |w| format!("\n# {} {w}", display(&c.model)));
+            self.variant(
+                &format!("on {}", c.model),
+                "raw",
+                cache,
+                &format!("\nmodel = {}{why}", quoted(&c.model)),
+            );
+        }
     }
-    out
+
+    /// The user's `--variant`s; one the thread's own models cannot price is
+    /// left out with a comment saying why.
+    fn combined(&mut self) {
+        let mut left_out: Vec<String> = Vec::new();
+        for (v, on) in self.spec.variants {
+            let results = match v.results {
+                crate::scenario::Content::Raw => "raw",
+                crate::scenario::Content::Trimmed => "trimmed",
+            };
+            let mut extra = String::new();
+            if v.mode == crate::pricing::Mode::Batch {
+                extra.push_str("\nmode = \"batch\"");
+            }
+            if let Some(s) = &v.service {
+                extra.push_str(&format!("\nservice = {}", quoted(s)));
+            }
+            let cache = match on {
+                // Checked against the book up front: its tier as asked, or the
+                // recorded one as that model offers it.
+                Some(m) => {
+                    extra.push_str(&format!("\nmodel = {}", quoted(&m.model)));
+                    match v.cache {
+                        Some(c) => c.key(),
+                        None => compare_cache(self.main_cache, m).0,
+                    }
+                }
+                // On the thread's own models: a tier or mode they lack is noted,
+                // and the variant left out of this thread.
+                None => {
+                    let want = v.cache.map_or(self.main_cache, Cache::key);
+                    let batch_ok = v.mode == crate::pricing::Mode::Sync || self.batch_priced();
+                    if (want != "none" && !self.tier_priced(want)) || !batch_ok {
+                        left_out.push(format!(
+                            "# variant {} left out: this thread's models have no {} prices",
+                            quoted(&v.name),
+                            if batch_ok { want } else { "batch" }
+                        ));
+                        continue;
+                    }
+                    extra.push_str(&self.own);
+                    want
+                }
+            };
+            self.variant(&v.name, results, cache, &extra);
+        }
+        for line in left_out {
+            let _ = writeln!(self.out, "\n{line}");
+        }
+    }
 }
 
 fn fmt_seconds(ms: u64) -> String {
