@@ -264,9 +264,44 @@ impl RowSite<'_> {
 }
 
 impl RawCall {
-    /// Checks one row; `row` is 1-based.
-    pub(crate) fn check(self, row: usize, site: &RowSite) -> Result<TraceCall, InputError> {
+    /// Checks one row; `row` is 1-based. The checks run in the order a
+    /// reader fixes a row: status and sizes, names and texts, token counts,
+    /// then the recorded usage.
+    pub(crate) fn check(mut self, row: usize, site: &RowSite) -> Result<TraceCall, InputError> {
         let _ = (self.round, &self.note);
+        self.check_status_and_sizes(row, site)?;
+        self.check_texts(row, site)?;
+        self.check_token_counts(row, site)?;
+        let recorded = self.recorded(row, site)?;
+        Ok(TraceCall {
+            request: self.request,
+            resent_output: self.resent_output,
+            hidden_output: self.hidden_output,
+            dropped_output: self.dropped_output,
+            unmeasured_tokens: self.unmeasured_tokens,
+            gap_ms: self.gap_ms,
+            compacted: self.compacted.unwrap_or(false),
+            images: self.images.unwrap_or(0),
+            documents: self.documents.unwrap_or(0),
+            recorded,
+            row,
+            call: self.call,
+            capability: self.capability.trim().to_string(),
+            params: self.params,
+            status: self.status,
+            items: self.items,
+            raw_bytes: self.raw_bytes,
+            trimmed_bytes: self.trimmed_bytes,
+            latency_ms: self.latency_ms,
+            charged_usd: self.charged_usd,
+            replayed: self.replayed,
+        })
+    }
+
+    /// An HTTP status; a size for every response that enters the context,
+    /// each within the limit and the trimmed one at most the raw one; the
+    /// fee within its limit.
+    fn check_status_and_sizes(&self, row: usize, site: &RowSite) -> Result<(), InputError> {
         let ok = (200..300).contains(&self.status);
         if !(100..600).contains(&self.status) {
             return Err(site.error(
@@ -276,25 +311,21 @@ impl RawCall {
                 "write the response's HTTP status code, e.g. 200 or 422",
             ));
         }
-        if ok && !self.replayed {
-            for (field, v) in [
-                ("raw_bytes", self.raw_bytes),
-                ("trimmed_bytes", self.trimmed_bytes),
-            ] {
-                if v.is_none() {
-                    return Err(site.error(
-                        row,
-                        field,
-                        "missing value",
-                        "a successful response enters the context, so its size in bytes is needed",
-                    ));
-                }
-            }
-        }
-        for (field, v) in [
+        let sizes = [
             ("raw_bytes", self.raw_bytes),
             ("trimmed_bytes", self.trimmed_bytes),
-        ] {
+        ];
+        if ok && !self.replayed {
+            if let Some((field, _)) = sizes.iter().find(|(_, v)| v.is_none()) {
+                return Err(site.error(
+                    row,
+                    field,
+                    "missing value",
+                    "a successful response enters the context, so its size in bytes is needed",
+                ));
+            }
+        }
+        for (field, v) in sizes {
             if v.is_some_and(|b| b > MAX_RESULT_BYTES) {
                 return Err(site.error(
                     row,
@@ -326,6 +357,11 @@ impl RawCall {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// A capability named; every text within its length.
+    fn check_texts(&self, row: usize, site: &RowSite) -> Result<(), InputError> {
         if self.capability.trim().is_empty() {
             return Err(site.error(
                 row,
@@ -351,6 +387,12 @@ impl RawCall {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// Output sent back, hidden, dropped or unmeasured, and the gap, each
+    /// within its limit.
+    fn check_token_counts(&self, row: usize, site: &RowSite) -> Result<(), InputError> {
         for (field, v) in [
             ("resent_output", self.resent_output),
             ("hidden_output", self.hidden_output),
@@ -380,6 +422,12 @@ impl RawCall {
                 "the milliseconds from the previous request to this one",
             ));
         }
+        Ok(())
+    }
+
+    /// The usage recorded for the request that carried this row, if any:
+    /// it names the request, and each count is within the limit.
+    fn recorded(&mut self, row: usize, site: &RowSite) -> Result<Option<Recorded>, InputError> {
         let usage = [
             self.recorded_input,
             self.recorded_cache_write_5m,
@@ -387,64 +435,40 @@ impl RawCall {
             self.recorded_cache_read,
             self.recorded_output,
         ];
-        let recorded = if usage.iter().any(Option::is_some) {
-            let Some(request) = self.request else {
-                return Err(site.error(
-                    row,
-                    "request",
-                    "missing value",
-                    "a row with recorded usage names the request that carried it (1, 2, …)",
-                ));
-            };
-            if usage
-                .iter()
-                .any(|u| u.is_some_and(|t| t > crate::limits::MAX_TOKENS))
-            {
-                return Err(site.error(
-                    row,
-                    "recorded_input",
-                    "a recorded token count is beyond what tokencast accepts",
-                    "recorded counts are the provider's usage of one request",
-                ));
-            }
-            Some(Recorded {
-                request,
-                timestamp: self.timestamp.filter(|t| !t.is_empty()),
-                model: self.model.filter(|m| !m.is_empty()),
-                usage: crate::pricing::Usage {
-                    input: usage[0].unwrap_or(0),
-                    cache_write_5m: usage[1].unwrap_or(0),
-                    cache_write_1h: usage[2].unwrap_or(0),
-                    cache_read: usage[3].unwrap_or(0),
-                    output: usage[4].unwrap_or(0),
-                },
-            })
-        } else {
-            None
+        if usage.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let Some(request) = self.request else {
+            return Err(site.error(
+                row,
+                "request",
+                "missing value",
+                "a row with recorded usage names the request that carried it (1, 2, …)",
+            ));
         };
-        Ok(TraceCall {
-            request: self.request,
-            resent_output: self.resent_output,
-            hidden_output: self.hidden_output,
-            dropped_output: self.dropped_output,
-            unmeasured_tokens: self.unmeasured_tokens,
-            gap_ms: self.gap_ms,
-            compacted: self.compacted.unwrap_or(false),
-            images: self.images.unwrap_or(0),
-            documents: self.documents.unwrap_or(0),
-            recorded,
-            row,
-            call: self.call,
-            capability: self.capability.trim().to_string(),
-            params: self.params,
-            status: self.status,
-            items: self.items,
-            raw_bytes: self.raw_bytes,
-            trimmed_bytes: self.trimmed_bytes,
-            latency_ms: self.latency_ms,
-            charged_usd: self.charged_usd,
-            replayed: self.replayed,
-        })
+        if usage
+            .iter()
+            .any(|u| u.is_some_and(|t| t > crate::limits::MAX_TOKENS))
+        {
+            return Err(site.error(
+                row,
+                "recorded_input",
+                "a recorded token count is beyond what tokencast accepts",
+                "recorded counts are the provider's usage of one request",
+            ));
+        }
+        Ok(Some(Recorded {
+            request,
+            timestamp: self.timestamp.take().filter(|t| !t.is_empty()),
+            model: self.model.take().filter(|m| !m.is_empty()),
+            usage: crate::pricing::Usage {
+                input: usage[0].unwrap_or(0),
+                cache_write_5m: usage[1].unwrap_or(0),
+                cache_write_1h: usage[2].unwrap_or(0),
+                cache_read: usage[3].unwrap_or(0),
+                output: usage[4].unwrap_or(0),
+            },
+        }))
     }
 }
 
