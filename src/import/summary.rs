@@ -5,7 +5,7 @@
 //! its token counts, never $0.
 
 use super::write::{self, ScenarioSpec, Trim};
-use super::{Import, Problem, Session, Usage};
+use super::{Import, Problem, Session, Thread, Usage};
 use crate::document::import::{
     add_bands, days, merge_rows, ranking, total, variant_totals, Band, Confidence, ImportDoc,
     Paired, SessionRow, Unpriced, WhatIfs,
@@ -62,6 +62,62 @@ pub struct Prepared {
     breaks: Vec<(String, crate::import::calibrate::TurnBreaks)>,
     /// Each request's cost and the threads written, for a dataset.
     replayed: super::dataset::tables::Replayed,
+}
+
+/// The price book's entries a session's models look up, each once.
+struct SessionPrices<'s, 'a> {
+    summary: &'s Summary<'a>,
+    priced: BTreeMap<String, Result<ModelPrices, String>>,
+}
+
+impl SessionPrices<'_, '_> {
+    /// A model's prices, or why it has none.
+    fn get(&mut self, model: &str) -> Result<ModelPrices, String> {
+        let summary = self.summary;
+        self.priced
+            .entry(model.to_string())
+            .or_insert_with(|| summary.prices(model))
+            .clone()
+    }
+
+    /// The other models a thread's requests ran on, when every one is priced.
+    fn others(&mut self, t: &Thread, model: &str) -> Vec<ModelPrices> {
+        let other_models: std::collections::BTreeSet<&str> = t
+            .requests
+            .iter()
+            .map(|r| r.model.as_str())
+            .filter(|m| *m != model)
+            .collect();
+        other_models
+            .iter()
+            .map(|m| self.get(m).ok())
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default()
+    }
+}
+
+impl Prepared {
+    /// Each request's recorded cost at its own model's prices, summed into
+    /// the row; an unpriced request is counted with its reason.
+    fn recorded_costs(&mut self, s: &Session, prices: &mut SessionPrices) {
+        for t in &s.threads {
+            let mut costs = Vec::with_capacity(t.requests.len());
+            for r in &t.requests {
+                match prices.get(&r.model).and_then(|p| p.cost_of(&r.usage)) {
+                    Ok(c) => {
+                        *self.row.recorded_cost.get_or_insert(Decimal::ZERO) += c;
+                        costs.push(Some(c));
+                    }
+                    Err(reason) => {
+                        self.row.unpriced_requests += 1;
+                        self.unpriced.push((r.model.clone(), reason, r.usage));
+                        costs.push(None);
+                    }
+                }
+            }
+            self.replayed.costs.push(costs);
+        }
+    }
 }
 
 impl Prepared {
@@ -203,170 +259,178 @@ impl<'a> Summary<'a> {
     /// checked by loading it as `simulate` would, and replayed by the
     /// engine for the what-ifs). Pure, so sessions are prepared in parallel.
     pub fn prepare(&self, s: &Session) -> Result<Prepared, InputError> {
-        let mut priced: BTreeMap<String, Result<ModelPrices, String>> = BTreeMap::new();
-        let mut price = |model: &str| {
-            priced
-                .entry(model.to_string())
-                .or_insert_with(|| self.prices(model))
-                .clone()
+        let mut prices = SessionPrices {
+            summary: self,
+            priced: BTreeMap::new(),
         };
-        let mut row = session_row(s);
-        let mut unpriced: Vec<(String, String, Usage)> = Vec::new();
-        let mut replayed = super::dataset::tables::Replayed::default();
-        for t in &s.threads {
-            let mut costs = Vec::with_capacity(t.requests.len());
-            for r in &t.requests {
-                match price(&r.model).and_then(|p| p.cost_of(&r.usage)) {
-                    Ok(c) => {
-                        *row.recorded_cost.get_or_insert(Decimal::ZERO) += c;
-                        costs.push(Some(c));
-                    }
-                    Err(reason) => {
-                        row.unpriced_requests += 1;
-                        unpriced.push((r.model.clone(), reason, r.usage));
-                        costs.push(None);
-                    }
-                }
-            }
-            replayed.costs.push(costs);
-        }
-        let mut threads = Vec::new();
-        let mut problems = Vec::new();
-        let mut observations = Vec::new();
-        let mut breaks = Vec::new();
-        for t in &s.threads {
-            // A thread of one request (a compaction call) has nothing to replay.
-            if t.requests.len() < 2 {
-                continue;
-            }
-            let model = t
-                .requests
-                .first()
-                .map_or("unknown".to_string(), |r| r.model.clone());
-            let prices = price(&model).ok();
-            let other_models: std::collections::BTreeSet<&str> = t
-                .requests
-                .iter()
-                .map(|r| r.model.as_str())
-                .filter(|m| *m != model)
-                .collect();
-            let others: Vec<ModelPrices> = other_models
-                .iter()
-                .map(|m| price(m).ok())
-                .collect::<Option<Vec<_>>>()
-                .unwrap_or_default();
-            let name = t.file_name();
-            let trace_name = format!("{name}.csv");
-            let own = crate::import::calibrate::observations(t);
-            let family = crate::import::calibrate::family(&model);
-            let lifetime = write::cache_lifetime_ms(write::fitted(t).one_hour, prices.as_ref());
-            let own_breaks = crate::import::calibrate::TurnBreaks::of(t, lifetime);
-            let saved_breaks = self
-                .opts
-                .calibration
-                .and_then(|c| c.families.get(&family))
-                .map(crate::import::calibrate::TurnBreaks::from)
-                .filter(|b| b.turns > 0);
-            let spec = ScenarioSpec {
-                source: self.opts.source,
-                session: s,
-                prices_path: "../prices.toml",
-                prices: prices.as_ref(),
-                trace_file: &trace_name,
-                trim: self.opts.trim,
-                compare: &self.compare,
-                variants: &self.variants,
-                calibration: match self.opts.calibration.and_then(|c| c.fit_for(&model)) {
-                    Some(fit) => Some((
-                        fit,
-                        format!(
-                            "the calibration {} (family {})",
-                            self.opts.calibration_name,
-                            crate::import::calibrate::family(&model)
-                        ),
-                    )),
-                    None => crate::import::calibrate::fit(&own)
-                        .map(|f| (f, "this thread's recorded prompt growth".to_string())),
-                },
-                others,
-                turn_breaks: match saved_breaks {
-                    Some(b) => Some((
-                        b,
-                        format!(
-                            "the calibration {} (family {family})",
-                            self.opts.calibration_name
-                        ),
-                    )),
-                    None => (own_breaks.turns > 0)
-                        .then(|| (own_breaks, "this thread's recorded cache reads".to_string())),
-                },
-            };
-            // What the log cannot measure is taken from the recorded prompt,
-            // where the fit shows it (the replay of every what-if carries it).
-            let unmeasured = spec.calibration.as_ref().map_or_else(
-                || vec![0; t.requests.len()],
-                |(fit, _)| crate::import::calibrate::unmeasured_tokens(t, fit),
-            );
-            let csv = write::trace_csv(t, self.opts.trim, &unmeasured);
-            row.unmeasured = row
-                .unmeasured
-                .plus(crate::import::calibrate::Unmeasured::of(&unmeasured));
-            observations.push((family.clone(), own));
-            breaks.push((family, own_breaks));
-            let toml = write::scenario_toml(t, &spec);
-            if prices.is_some() {
-                // A thread whose recorded numbers no scenario can hold (a
-                // corrupt log) is listed, not written; the import goes on.
-                let with = ReplayBook {
-                    src: self.book_src,
-                    book: &self.book,
-                    file: &self.book_file,
-                    today: self.opts.today,
-                };
-                let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
-                let ifs = match replay(s, name.as_str(), &toml, &csv, &with, &self.compare, &names)
-                {
-                    Ok((ifs, on_models, custom)) => {
-                        row.on_models = add_bands(std::mem::take(&mut row.on_models), on_models);
-                        row.variants = add_bands(std::mem::take(&mut row.variants), custom);
-                        ifs
-                    }
-                    Err(e) => {
-                        problems.push(Problem {
-                            file: s.files.first().cloned().unwrap_or_default(),
-                            line: 0,
-                            what: format!("thread {name} not written: {}", e.message()),
-                        });
-                        continue;
-                    }
-                };
-                let recorded: Decimal = t
-                    .requests
-                    .iter()
-                    .filter_map(|r| price(&r.model).ok()?.cost_of(&r.usage).ok())
-                    .sum();
-                row.replayed_recorded_cost += recorded;
-                row.what_if = Some(match row.what_if {
-                    Some(w) => w.plus(&ifs),
-                    None => ifs,
-                });
-            }
-            if prices.is_none() && replayed.unpriced_model.is_none() {
-                replayed.unpriced_model = Some(model.clone());
-            }
-            threads.push((name, csv, toml));
-        }
-        replayed.threads = threads.len() as u64;
-        Ok(Prepared {
-            replayed,
-            problems,
+        let mut p = Prepared {
+            replayed: Default::default(),
+            problems: Vec::new(),
             first_file: s.files.first().cloned(),
-            row,
-            unpriced,
-            threads,
-            observations,
-            breaks,
-        })
+            row: session_row(s),
+            unpriced: Vec::new(),
+            threads: Vec::new(),
+            observations: Vec::new(),
+            breaks: Vec::new(),
+        };
+        p.recorded_costs(s, &mut prices);
+        // A thread of one request (a compaction call) has nothing to replay.
+        for t in s.threads.iter().filter(|t| t.requests.len() >= 2) {
+            self.prepare_thread(s, t, &mut prices, &mut p);
+        }
+        p.replayed.threads = p.threads.len() as u64;
+        Ok(p)
+    }
+
+    /// One thread's scenario and trace, its calibration observations, and
+    /// (when its model is priced) its replays added to the session's row.
+    fn prepare_thread(
+        &self,
+        s: &Session,
+        t: &Thread,
+        prices: &mut SessionPrices,
+        p: &mut Prepared,
+    ) {
+        let model = t
+            .requests
+            .first()
+            .map_or("unknown".to_string(), |r| r.model.clone());
+        let model_prices = prices.get(&model).ok();
+        let name = t.file_name();
+        let trace_name = format!("{name}.csv");
+        let own = crate::import::calibrate::observations(t);
+        let family = crate::import::calibrate::family(&model);
+        let lifetime = write::cache_lifetime_ms(write::fitted(t).one_hour, model_prices.as_ref());
+        let own_breaks = crate::import::calibrate::TurnBreaks::of(t, lifetime);
+        let spec = ScenarioSpec {
+            source: self.opts.source,
+            session: s,
+            prices_path: "../prices.toml",
+            prices: model_prices.as_ref(),
+            trace_file: &trace_name,
+            trim: self.opts.trim,
+            compare: &self.compare,
+            variants: &self.variants,
+            calibration: self.calibration_for(&model, &own),
+            others: prices.others(t, &model),
+            turn_breaks: self.turn_breaks_for(&family, own_breaks),
+        };
+        // What the log cannot measure is taken from the recorded prompt,
+        // where the fit shows it (the replay of every what-if carries it).
+        let unmeasured = spec.calibration.as_ref().map_or_else(
+            || vec![0; t.requests.len()],
+            |(fit, _)| crate::import::calibrate::unmeasured_tokens(t, fit),
+        );
+        let csv = write::trace_csv(t, self.opts.trim, &unmeasured);
+        p.row.unmeasured = p
+            .row
+            .unmeasured
+            .plus(crate::import::calibrate::Unmeasured::of(&unmeasured));
+        p.observations.push((family.clone(), own));
+        p.breaks.push((family, own_breaks));
+        let toml = write::scenario_toml(t, &spec);
+        if model_prices.is_some() && !self.replay_thread(s, t, (&name, &toml, &csv), prices, p) {
+            return;
+        }
+        if model_prices.is_none() && p.replayed.unpriced_model.is_none() {
+            p.replayed.unpriced_model = Some(model);
+        }
+        p.threads.push((name, csv, toml));
+    }
+
+    /// Bytes per token for a thread on `model`: the saved calibration's fit
+    /// for its family, else the thread's own (when it has enough steps).
+    fn calibration_for(
+        &self,
+        model: &str,
+        own: &[crate::import::calibrate::Observation],
+    ) -> Option<(crate::import::calibrate::Fit, String)> {
+        match self.opts.calibration.and_then(|c| c.fit_for(model)) {
+            Some(fit) => Some((
+                fit,
+                format!(
+                    "the calibration {} (family {})",
+                    self.opts.calibration_name,
+                    crate::import::calibrate::family(model)
+                ),
+            )),
+            None => crate::import::calibrate::fit(own)
+                .map(|f| (f, "this thread's recorded prompt growth".to_string())),
+        }
+    }
+
+    /// How often a new turn broke the cache: the saved calibration's count
+    /// for the family, else the thread's own.
+    fn turn_breaks_for(
+        &self,
+        family: &str,
+        own: crate::import::calibrate::TurnBreaks,
+    ) -> Option<(crate::import::calibrate::TurnBreaks, String)> {
+        let saved = self
+            .opts
+            .calibration
+            .and_then(|c| c.families.get(family))
+            .map(crate::import::calibrate::TurnBreaks::from)
+            .filter(|b| b.turns > 0);
+        match saved {
+            Some(b) => Some((
+                b,
+                format!(
+                    "the calibration {} (family {family})",
+                    self.opts.calibration_name
+                ),
+            )),
+            None => {
+                (own.turns > 0).then(|| (own, "this thread's recorded cache reads".to_string()))
+            }
+        }
+    }
+
+    /// Replays a written thread (name, scenario, trace) and adds its
+    /// what-ifs to the session's row; a thread whose recorded numbers no
+    /// scenario can hold (a corrupt log) is listed as a problem, not
+    /// written (false), and the import goes on.
+    fn replay_thread(
+        &self,
+        s: &Session,
+        t: &Thread,
+        (name, toml, csv): (&FileName, &str, &[u8]),
+        prices: &mut SessionPrices,
+        p: &mut Prepared,
+    ) -> bool {
+        let with = ReplayBook {
+            src: self.book_src,
+            book: &self.book,
+            file: &self.book_file,
+            today: self.opts.today,
+        };
+        let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
+        let ifs = match replay(s, name.as_str(), toml, csv, &with, &self.compare, &names) {
+            Ok((ifs, on_models, custom)) => {
+                p.row.on_models = add_bands(std::mem::take(&mut p.row.on_models), on_models);
+                p.row.variants = add_bands(std::mem::take(&mut p.row.variants), custom);
+                ifs
+            }
+            Err(e) => {
+                p.problems.push(Problem {
+                    file: s.files.first().cloned().unwrap_or_default(),
+                    line: 0,
+                    what: format!("thread {name} not written: {}", e.message()),
+                });
+                return false;
+            }
+        };
+        let recorded: Decimal = t
+            .requests
+            .iter()
+            .filter_map(|r| prices.get(&r.model).ok()?.cost_of(&r.usage).ok())
+            .sum();
+        p.row.replayed_recorded_cost += recorded;
+        p.row.what_if = Some(match p.row.what_if {
+            Some(w) => w.plus(&ifs),
+            None => ifs,
+        });
+        true
     }
 
     /// Adds a prepared session and returns its files to write. A session id
