@@ -5,6 +5,7 @@
 
 use super::args::{Format, ImportArgs, PageArgs};
 use super::{page_file, stdout_of, terminal_width, today, Outcome};
+use crate::document::import::ImportDoc;
 use crate::error::{AppError, InputError};
 use crate::import::calibrate::Calibration;
 use crate::import::manifest::{Manifest, MANIFEST_FILE};
@@ -254,7 +255,8 @@ struct Read {
     dataset: Option<crate::import::dataset::store::Writer>,
 }
 
-/// Runs a checked import.
+/// Runs a checked import: read and stage every session, sum them into the
+/// document, stage the set's other files and the dataset's, then commit.
 pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     let opts = summary::Options {
         source: spec.source.key(),
@@ -277,18 +279,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         return Err(e.into());
     }
     let doc = sum.finish(&read.import);
-    if spec.strict && !doc.problems.is_empty() {
-        let p = &doc.problems[0];
-        return Err(InputError::new(format!(
-            "{}: line {}: {} ({} problem(s) in all)",
-            p.file,
-            p.line,
-            p.what,
-            doc.problems.len()
-        ))
-        .with_help("without --strict, unreadable lines are listed and the rest is imported")
-        .into());
-    }
+    strict(&spec, &doc)?;
     let stdout = stdout_of(
         &doc,
         spec.format,
@@ -299,12 +290,6 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             wide: spec.wide,
         },
     );
-    let page = page_file(
-        &doc,
-        Path::new(&format!("import-{}", spec.source.key())),
-        &spec.page,
-        "",
-    )?;
     let mut notes = Vec::new();
     if lock.finished() > 0 {
         notes.push(format!(
@@ -313,8 +298,55 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             lock.finished()
         ));
     }
+    let manifests = stage_set(&spec, &doc, &mut read, fitted, &mut notes)?;
+    // One tokencast at a time writes a machine's files of a dataset; other
+    // machines' imports go on beside it.
+    let _dataset_locks = stage_dataset(&spec, &mut read, &mut notes)?;
+    commit(&spec, read, manifests, &mut notes)?;
+    Ok(Outcome {
+        stdout,
+        notes,
+        gates_crossed: Vec::new(),
+    })
+}
+
+/// With `--strict`, the first problem read is an error.
+fn strict(spec: &ImportSpec, doc: &ImportDoc) -> Result<(), AppError> {
+    if !spec.strict || doc.problems.is_empty() {
+        return Ok(());
+    }
+    let p = &doc.problems[0];
+    Err(InputError::new(format!(
+        "{}: line {}: {} ({} problem(s) in all)",
+        p.file,
+        p.line,
+        p.what,
+        doc.problems.len()
+    ))
+    .with_help("without --strict, unreadable lines are listed and the rest is imported")
+    .into())
+}
+
+/// The manifest of what an earlier import wrote under `--out`, and this one's.
+type Manifests = (Option<Manifest>, Manifest);
+
+/// Stages the set's files besides the sessions': the price book, the
+/// manifest, a saved calibration, the page and the CSV tables.
+fn stage_set(
+    spec: &ImportSpec,
+    doc: &ImportDoc,
+    read: &mut Read,
+    fitted: Option<(&PathBuf, crate::import::calibrate::Calibration)>,
+    notes: &mut Vec<String>,
+) -> Result<Manifests, AppError> {
+    let page = page_file(
+        doc,
+        Path::new(&format!("import-{}", spec.source.key())),
+        &spec.page,
+        "",
+    )?;
     if read.scenarios > 0 {
-        stage_book(&spec, &mut read)?;
+        stage_book(spec, read)?;
     }
     let previous = std::fs::read_to_string(spec.out.join(MANIFEST_FILE))
         .ok()
@@ -344,7 +376,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         read.staging.stage(p)?;
         notes.push(format!("wrote {}", p.path.display()));
     }
-    let tables = super::csv_files(&doc, spec.csv.as_deref());
+    let tables = super::csv_files(doc, spec.csv.as_deref());
     for t in &tables {
         read.staging.stage(t)?;
     }
@@ -355,12 +387,20 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             dir.display()
         ));
     }
-    // One tokencast at a time writes a machine's files of a dataset; other
-    // machines' imports go on beside it.
-    let mut _dataset_locks = Vec::new();
+    Ok((previous, manifest))
+}
+
+/// Stages the dataset's day files, holding each machine's lock until the
+/// commit (the locks are returned).
+fn stage_dataset(
+    spec: &ImportSpec,
+    read: &mut Read,
+    notes: &mut Vec<String>,
+) -> Result<Vec<output::FolderLock>, AppError> {
+    let mut locks = Vec::new();
     if let (Some(writer), Some(d)) = (read.dataset.take(), &spec.dataset) {
         for m in writer.machines() {
-            _dataset_locks.push(output::FolderLock::take(&writer.lock_dir(m))?);
+            locks.push(output::FolderLock::take(&writer.lock_dir(m))?);
         }
         let (files, merged) = writer.files()?;
         for (path, bytes) in files {
@@ -372,8 +412,18 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         }
         notes.push(dataset_note(&d.dir, &merged));
     }
-    // The set under --out (and what the last import wrote there and this
-    // one did not) changes whole, even across a kill.
+    Ok(locks)
+}
+
+/// Renames the staged set into place. The set under `--out` (and what the
+/// last import wrote there and this one did not) changes whole, even
+/// across a kill.
+fn commit(
+    spec: &ImportSpec,
+    mut read: Read,
+    (previous, manifest): Manifests,
+    notes: &mut Vec<String>,
+) -> Result<(), AppError> {
     read.staging.journal_in(spec.out.clone());
     for rel in previous
         .map(|p| p.left_behind(&manifest))
@@ -397,11 +447,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         ));
     }
     notes.extend(super::stale_note(&done));
-    Ok(Outcome {
-        stdout,
-        notes,
-        gates_crossed: Vec::new(),
-    })
+    Ok(())
 }
 
 /// Reads the logs and stages each session's files as it comes. Staging runs
