@@ -95,13 +95,44 @@ impl ModelPrices {
         mode: Mode,
         opts: Options,
     ) -> Result<Rates, MissingPrices> {
-        let mut missing: Vec<String> = Vec::new();
-        let mut need = |v: Option<Decimal>, name: &str| {
-            if v.is_none() {
-                missing.push(name.to_string());
-            }
-            v.unwrap_or_default()
+        let (service, region) = self.service_and_region(opts)?;
+        let mut missing = Missing(Vec::new());
+        let std = self.standard_classes(cache, &mut missing);
+        let mut chosen = match service {
+            None => std,
+            Some(s) => self.service_classes(std, s, cache),
         };
+        if mode == Mode::Batch {
+            chosen = self.batch_classes(std, cache, opts.service, &mut missing);
+        }
+        if !missing.0.is_empty() {
+            return Err(MissingPrices(missing.0));
+        }
+        let caches = cache != Cache::None;
+        Ok(Rates {
+            input: (chosen.input * region),
+            output: (chosen.output * region),
+            cache_write: caches.then(|| chosen.write * region),
+            cache_read: caches.then(|| chosen.read * region),
+            min_cacheable_tokens: self.min_cacheable_tokens,
+            cache_lifetime_ms: self
+                .cache_lifetime_minutes
+                .filter(|_| caches && cache == Cache::FiveMinutes)
+                .map(|m| m * 60_000),
+            long_context: self.long_context_rates(std, chosen, cache, region),
+            cache_storage_per_hour: self
+                .cache_storage_per_hour
+                .filter(|_| caches)
+                .map(|s| s * region),
+        })
+    }
+
+    /// The service tier and the region's multiplier `opts` name (one the
+    /// entry lacks is missing).
+    fn service_and_region(
+        &self,
+        opts: Options,
+    ) -> Result<(Option<&Service>, Decimal), MissingPrices> {
         let service = match opts.service {
             None => None,
             Some(name) => match self.services.get(name) {
@@ -116,76 +147,100 @@ impl ModelPrices {
                 None => return Err(MissingPrices(vec![format!("region `{name}`")])),
             },
         };
-        let pick = |w5: Option<Decimal>, w1: Option<Decimal>| match cache {
-            Cache::None => None,
-            Cache::FiveMinutes => Some(w5),
-            Cache::OneHour => Some(w1),
-        };
+        Ok((service, region))
+    }
+
+    /// Standard classes: input, write, read, output (write and read only
+    /// when caching, each needed then).
+    fn standard_classes(&self, cache: Cache, missing: &mut Missing) -> Classes {
         let write_name = match cache {
             Cache::OneHour => "cache_write_1h",
             _ => "cache_write_5m",
         };
-        // Standard classes: input, write, read, output (write and read only when caching).
-        let caches = cache != Cache::None;
-        let std = Classes {
+        Classes {
             input: self.input,
-            write: pick(self.cache_write_5m, self.cache_write_1h)
-                .map(|w| need(w, write_name))
+            write: pick(cache, self.cache_write_5m, self.cache_write_1h)
+                .map(|w| missing.need(w, write_name))
                 .unwrap_or_default(),
-            read: if caches {
-                need(self.cache_read, "cache_read")
-            } else {
+            read: if cache == Cache::None {
                 Decimal::ZERO
+            } else {
+                missing.need(self.cache_read, "cache_read")
             },
             output: self.output,
-        };
-        // A price that keeps the standard ratio of `class` to input, on a new input price.
-        let keep_ratio = |class: Decimal, new_input: Decimal| {
-            if self.input.is_zero() {
-                class
-            } else {
-                class * new_input / self.input
-            }
-        };
-        let mut chosen = match service {
-            None => std,
-            Some(Service::Multiplier(m)) => Classes {
+        }
+    }
+
+    /// A price that keeps the standard ratio of `class` to input, on a new input price.
+    fn keep_ratio(&self, class: Decimal, new_input: Decimal) -> Decimal {
+        if self.input.is_zero() {
+            class
+        } else {
+            class * new_input / self.input
+        }
+    }
+
+    /// The classes under a service tier: a multiplier of every standard
+    /// price, or the tier's own prices (cache prices keeping the standard
+    /// ratio where it gives none).
+    fn service_classes(&self, std: Classes, service: &Service, cache: Cache) -> Classes {
+        match service {
+            Service::Multiplier(m) => Classes {
                 input: std.input * m,
                 write: std.write * m,
                 read: std.read * m,
                 output: std.output * m,
             },
-            Some(Service::Prices(sp)) => Classes {
+            Service::Prices(sp) => Classes {
                 input: sp.input,
-                write: pick(sp.cache_write_5m, sp.cache_write_1h)
+                write: pick(cache, sp.cache_write_5m, sp.cache_write_1h)
                     .flatten()
-                    .unwrap_or_else(|| keep_ratio(std.write, sp.input)),
+                    .unwrap_or_else(|| self.keep_ratio(std.write, sp.input)),
                 read: sp
                     .cache_read
-                    .unwrap_or_else(|| keep_ratio(std.read, sp.input)),
+                    .unwrap_or_else(|| self.keep_ratio(std.read, sp.input)),
                 output: sp.output,
             },
-        };
-        if mode == Mode::Batch {
-            if let Some(name) = opts.service {
-                need(None, &format!("batch prices of service tier `{name}`"));
-            }
-            let bi = need(self.batch_input, "batch_input");
-            chosen = Classes {
-                input: bi,
-                write: pick(self.batch_cache_write_5m, self.batch_cache_write_1h)
-                    .flatten()
-                    .unwrap_or_else(|| keep_ratio(std.write, bi)),
-                read: self
-                    .batch_cache_read
-                    .filter(|_| caches)
-                    .unwrap_or_else(|| keep_ratio(std.read, bi)),
-                output: need(self.batch_output, "batch_output"),
-            };
         }
-        if !missing.is_empty() {
-            return Err(MissingPrices(missing));
+    }
+
+    /// The batch classes: batch input and output needed, cache prices the
+    /// batch ones or the standard ratio on the batch input price. A service
+    /// tier has no batch prices.
+    fn batch_classes(
+        &self,
+        std: Classes,
+        cache: Cache,
+        service: Option<&str>,
+        missing: &mut Missing,
+    ) -> Classes {
+        if let Some(name) = service {
+            missing.need(None, &format!("batch prices of service tier `{name}`"));
         }
+        let bi = missing.need(self.batch_input, "batch_input");
+        Classes {
+            input: bi,
+            write: pick(cache, self.batch_cache_write_5m, self.batch_cache_write_1h)
+                .flatten()
+                .unwrap_or_else(|| self.keep_ratio(std.write, bi)),
+            read: self
+                .batch_cache_read
+                .filter(|_| cache != Cache::None)
+                .unwrap_or_else(|| self.keep_ratio(std.read, bi)),
+            output: missing.need(self.batch_output, "batch_output"),
+        }
+    }
+
+    /// Each long-context tier's prices, scaled from standard to `chosen`
+    /// as its class scales, times the region's multiplier.
+    fn long_context_rates(
+        &self,
+        std: Classes,
+        chosen: Classes,
+        cache: Cache,
+        region: Decimal,
+    ) -> Vec<LongContextRates> {
+        let caches = cache != Cache::None;
         // A standard price scaled as its class scales from standard to chosen.
         let scaled = |p: Decimal, std_class: Decimal, chosen_class: Decimal| {
             if std_class.is_zero() {
@@ -194,16 +249,15 @@ impl ModelPrices {
                 p * chosen_class / std_class
             }
         };
-        let long_context = self
-            .long_context
+        self.long_context
             .iter()
             .map(|lc| {
-                let std_write = pick(lc.cache_write_5m, lc.cache_write_1h)
+                let std_write = pick(cache, lc.cache_write_5m, lc.cache_write_1h)
                     .flatten()
-                    .unwrap_or_else(|| keep_ratio(std.write, lc.input));
+                    .unwrap_or_else(|| self.keep_ratio(std.write, lc.input));
                 let std_read = lc
                     .cache_read
-                    .unwrap_or_else(|| keep_ratio(std.read, lc.input));
+                    .unwrap_or_else(|| self.keep_ratio(std.read, lc.input));
                 LongContextRates {
                     threshold_tokens: lc.threshold_tokens,
                     input: (scaled(lc.input, std.input, chosen.input) * region),
@@ -213,23 +267,7 @@ impl ModelPrices {
                     cache_read: caches.then(|| scaled(std_read, std.read, chosen.read) * region),
                 }
             })
-            .collect();
-        Ok(Rates {
-            input: (chosen.input * region),
-            output: (chosen.output * region),
-            cache_write: caches.then(|| chosen.write * region),
-            cache_read: caches.then(|| chosen.read * region),
-            min_cacheable_tokens: self.min_cacheable_tokens,
-            cache_lifetime_ms: self
-                .cache_lifetime_minutes
-                .filter(|_| caches && cache == Cache::FiveMinutes)
-                .map(|m| m * 60_000),
-            long_context,
-            cache_storage_per_hour: self
-                .cache_storage_per_hour
-                .filter(|_| caches)
-                .map(|s| s * region),
-        })
+            .collect()
     }
 
     /// Every price of the entry with its name, in the order the book lists
@@ -395,5 +433,27 @@ impl ModelPrices {
         } else {
             Some(reported_input)
         }
+    }
+}
+
+/// The write price of the tier `cache` uses: none when uncached.
+fn pick(cache: Cache, w5: Option<Decimal>, w1: Option<Decimal>) -> Option<Option<Decimal>> {
+    match cache {
+        Cache::None => None,
+        Cache::FiveMinutes => Some(w5),
+        Cache::OneHour => Some(w1),
+    }
+}
+
+/// The prices a request needs that the entry does not give.
+struct Missing(Vec<String>);
+
+impl Missing {
+    /// `v`, or zero with `name` noted as missing.
+    fn need(&mut self, v: Option<Decimal>, name: &str) -> Decimal {
+        if v.is_none() {
+            self.0.push(name.to_string());
+        }
+        v.unwrap_or_default()
     }
 }
