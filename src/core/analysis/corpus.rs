@@ -176,6 +176,126 @@ impl CorpusSpec {
     }
 }
 
+/// How sessions are drawn: the sessions of each kind, each kind's share
+/// (as exact decimals) and each session's weight.
+struct Mix {
+    per_kind: Vec<u64>,
+    kind_share: Vec<Decimal>,
+    weight: Vec<Decimal>,
+}
+
+impl Mix {
+    fn of(rec: &Recorded, spec: &CorpusSpec) -> Mix {
+        let n = rec.sessions.len();
+        let per_kind: Vec<u64> = (0..rec.kinds.len())
+            .map(|k| rec.sessions.iter().filter(|s| s.kind == k).count() as u64)
+            .collect();
+        let kind_share: Vec<Decimal> = match &spec.weights {
+            Some(w) => {
+                let total: Decimal = w.iter().sum();
+                w.iter().map(|x| *x / total).collect()
+            }
+            None => per_kind
+                .iter()
+                .map(|c| Decimal::from(*c) / Decimal::from(n as u64))
+                .collect(),
+        };
+        let weight: Vec<Decimal> = rec
+            .sessions
+            .iter()
+            .map(|s| kind_share[s.kind] / Decimal::from(per_kind[s.kind]))
+            .collect();
+        Mix {
+            per_kind,
+            kind_share,
+            weight,
+        }
+    }
+
+    /// Each kind's sessions, recorded share and drawn share.
+    fn kinds(&self, rec: &Recorded) -> Vec<KindShare> {
+        let n = Decimal::from(rec.sessions.len() as u64);
+        rec.kinds
+            .iter()
+            .enumerate()
+            .map(|(k, name)| KindShare {
+                kind: name.clone(),
+                sessions: self.per_kind[k],
+                recorded_share: (Decimal::from(self.per_kind[k]) / n)
+                    .round_dp(4)
+                    .normalize(),
+                share: self.kind_share[k].round_dp(4).normalize(),
+            })
+            .collect()
+    }
+}
+
+/// Variant `v` per run: its mean and percentiles, its most expensive
+/// session, and the p99 budget.
+fn run_of(
+    rec: &Recorded,
+    spec: &CorpusSpec,
+    mix: &Mix,
+    v: usize,
+) -> (PeriodCost, Bounds, Option<Decimal>) {
+    let costs: [Vec<Decimal>; 2] = [0, 1].map(|b| {
+        rec.sessions
+            .iter()
+            .map(|s| {
+                if b == 0 {
+                    s.cost[v].lower
+                } else {
+                    s.cost[v].upper
+                }
+            })
+            .collect()
+    });
+    let shares: Vec<Decimal> = match &spec.weights {
+        Some(w) => w.clone(),
+        None => mix.per_kind.iter().map(|c| Decimal::from(*c)).collect(),
+    };
+    let mean = Bounds {
+        lower: mix_mean(&costs[0], rec, &mix.per_kind, &shares),
+        upper: mix_mean(&costs[1], rec, &mix.per_kind, &shares),
+    };
+    let (lo, _) = per_run(&costs[0], &mix.weight, rec, spec);
+    let (hi, budget) = per_run(&costs[1], &mix.weight, rec, spec);
+    let max = Bounds {
+        lower: costs[0].iter().copied().max().unwrap_or_default(),
+        upper: costs[1].iter().copied().max().unwrap_or_default(),
+    };
+    (
+        PeriodCost {
+            runs: 1,
+            mean,
+            percentiles: zip_percentiles(lo, hi),
+        },
+        max,
+        budget,
+    )
+}
+
+/// How sessions are drawn and how percentiles are stated, in words.
+fn sampling_and_method(spec: &CorpusSpec, n: usize) -> (String, String) {
+    let sampling = format!(
+        "whole sessions: a run is one of the {n} recorded sessions, drawn {}",
+        if spec.weights.is_some() {
+            "by the --weights share of its kind, split evenly among the kind's sessions"
+        } else {
+            "with equal chance (the recorded mix)"
+        }
+    );
+    let method = format!(
+        "percentiles are nearest-rank; 95 % intervals per run: {}; per day and month: {PERIOD_BOOTSTRAP} stratified bootstrap resamples of the sessions, {BOOT_DAYS} days and {BOOT_MONTHS} months each",
+        if spec.weights.is_some() {
+            format!("{BOOTSTRAP} stratified bootstrap resamples of the sessions (percentile method)")
+        } else {
+            "distribution-free order statistics".to_string()
+        }
+    );
+    (sampling, method)
+}
+
 /// The forecast. `weights`, when given, has one entry per kind.
 pub fn forecast(
     rec: &Recorded,
@@ -184,81 +304,14 @@ pub fn forecast(
     left_out: Vec<String>,
 ) -> CorpusForecast {
     let n = rec.sessions.len();
-    let per_kind: Vec<u64> = (0..rec.kinds.len())
-        .map(|k| rec.sessions.iter().filter(|s| s.kind == k).count() as u64)
-        .collect();
-    // Kind shares as exact decimals, then each session's weight.
-    let kind_share: Vec<Decimal> = match &spec.weights {
-        Some(w) => {
-            let total: Decimal = w.iter().sum();
-            w.iter().map(|x| *x / total).collect()
-        }
-        None => per_kind
-            .iter()
-            .map(|c| Decimal::from(*c) / Decimal::from(n as u64))
-            .collect(),
-    };
-    let weight: Vec<Decimal> = rec
-        .sessions
-        .iter()
-        .map(|s| kind_share[s.kind] / Decimal::from(per_kind[s.kind]))
-        .collect();
-    let kinds = rec
-        .kinds
-        .iter()
-        .enumerate()
-        .map(|(k, name)| KindShare {
-            kind: name.clone(),
-            sessions: per_kind[k],
-            recorded_share: (Decimal::from(per_kind[k]) / Decimal::from(n as u64))
-                .round_dp(4)
-                .normalize(),
-            share: kind_share[k].round_dp(4).normalize(),
-        })
-        .collect();
-    let draw = Drawer::new(&weight);
+    let mix = Mix::of(rec, spec);
+    let draw = Drawer::new(&mix.weight);
     // Each variant's per-run figures on their own (sorting a million
     // sessions' costs twice each), in parallel.
     let runs: Vec<(PeriodCost, Bounds, Option<Decimal>)> =
-        crate::par::map(0..rec.variants.len(), |v| {
-            let costs: [Vec<Decimal>; 2] = [0, 1].map(|b| {
-                rec.sessions
-                    .iter()
-                    .map(|s| {
-                        if b == 0 {
-                            s.cost[v].lower
-                        } else {
-                            s.cost[v].upper
-                        }
-                    })
-                    .collect()
-            });
-            let shares: Vec<Decimal> = match &spec.weights {
-                Some(w) => w.clone(),
-                None => per_kind.iter().map(|c| Decimal::from(*c)).collect(),
-            };
-            let mean = Bounds {
-                lower: mix_mean(&costs[0], rec, &per_kind, &shares),
-                upper: mix_mean(&costs[1], rec, &per_kind, &shares),
-            };
-            let (lo, _) = per_run(&costs[0], &weight, rec, spec);
-            let (hi, budget) = per_run(&costs[1], &weight, rec, spec);
-            let max = Bounds {
-                lower: costs[0].iter().copied().max().unwrap_or_default(),
-                upper: costs[1].iter().copied().max().unwrap_or_default(),
-            };
-            (
-                PeriodCost {
-                    runs: 1,
-                    mean,
-                    percentiles: zip_percentiles(lo, hi),
-                },
-                max,
-                budget,
-            )
-        });
+        crate::par::map(0..rec.variants.len(), |v| run_of(rec, spec, &mix, v));
     let means: Vec<Bounds> = runs.iter().map(|r| r.0.mean).collect();
-    let periods = Periods::new(rec, &weight, &draw, spec.seed);
+    let periods = Periods::new(rec, &mix.weight, &draw, spec.seed);
     let days = periods.period(spec.runs_per_day, spec.days, BOOT_DAYS, &means, 1);
     let months = periods.period(spec.runs_per_month(), spec.months(), BOOT_MONTHS, &means, 2);
     let variants = rec
@@ -277,29 +330,16 @@ pub fn forecast(
             },
         )
         .collect();
+    let (sampling, method) = sampling_and_method(spec, n);
     let mut doc = CorpusForecast {
         answer: None,
         title,
         currency: Default::default(),
         price_date: None,
-        sampling: format!(
-            "whole sessions: a run is one of the {n} recorded sessions, drawn {}",
-            if spec.weights.is_some() {
-                "by the --weights share of its kind, split evenly among the kind's sessions"
-            } else {
-                "with equal chance (the recorded mix)"
-            }
-        ),
-        method: format!(
-            "percentiles are nearest-rank; 95 % intervals per run: {}; per day and month: {PERIOD_BOOTSTRAP} stratified bootstrap resamples of the sessions, {BOOT_DAYS} days and {BOOT_MONTHS} months each",
-            if spec.weights.is_some() {
-                format!("{BOOTSTRAP} stratified bootstrap resamples of the sessions (percentile method)")
-            } else {
-                "distribution-free order statistics".to_string()
-            }
-        ),
+        sampling,
+        method,
         sessions: n as u64,
-        kinds,
+        kinds: mix.kinds(rec),
         weighted: spec.weights.is_some(),
         level: LEVEL,
         needed_for_p99: confidence::runs_needed(0.99, LEVEL),
