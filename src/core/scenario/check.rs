@@ -25,14 +25,16 @@ impl Scenario {
     }
 
     /// [`Scenario::check`] with some of the files already in memory (an
-    /// import checks the scenarios it is about to write).
+    /// import checks the scenarios it is about to write). The parts are
+    /// checked in the order the file reads, so the first error is the
+    /// first thing wrong: currency, date, price book, model, trace, trim,
+    /// fees, variants, timing, what-ifs, assumptions, names.
     pub fn check_with(
         src: &SourceText,
         files: &dyn Files,
         today: Option<Date>,
         given: Given,
     ) -> Result<Scenario, InputError> {
-        let trace_text = given.trace;
         let raw: RawScenario = src.parse_toml("scenario")?;
         let mut inputs = vec![input_file(src)];
         let currency = raw
@@ -57,7 +59,8 @@ impl Scenario {
             .generate
             .as_ref()
             .map(|p| p.get_ref().clone());
-        let mut trace = load_trace(
+        let trace_text = given.trace;
+        let trace = load_trace(
             src,
             files,
             raw.trace,
@@ -65,27 +68,10 @@ impl Scenario {
             trace_text,
             given.checked_trace,
         )?;
-        if !currency.is_usd() {
-            for c in &mut trace {
-                c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
-            }
-        }
         let trim = check_trim(src, raw.assumptions.trim.as_ref())?;
-        if trim != Trim::None {
-            for c in &mut trace {
-                if let Some(raw) = c.raw_bytes {
-                    c.trimmed_bytes = Some(trim.apply(raw));
-                }
-            }
-        }
+        let trace = in_currency_and_trimmed(trace, &currency, trim);
         let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
-        let recorded_prices = trace
-            .iter()
-            .filter_map(|c| c.recorded.as_ref()?.model.clone())
-            .collect::<std::collections::BTreeSet<String>>()
-            .into_iter()
-            .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
-            .collect();
+        let recorded_prices = recorded_prices(&trace, &book);
         let variants = check_variants(src, &book, &prices, raw.variants, &trace)?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let mut what_if = WhatIfs {
@@ -109,29 +95,7 @@ impl Scenario {
         if let Some(c) = raw.context_management {
             what_if.context = Some(check_context(src, c, &variants, &assumptions)?);
         }
-        if raw.name.trim().is_empty() {
-            return Err(InputError::new(format!("{}: `name` is empty", src.name))
-                .with_help("give the scenario a short name, e.g. name = \"research\""));
-        }
-        for (key, text, max) in [
-            ("name", &raw.name, limits::MAX_NAME_CHARS),
-            ("question", &raw.question, limits::MAX_TEXT_CHARS),
-        ] {
-            if !limits::text_fits(text, max) {
-                return Err(too_long(src, key, max));
-            }
-        }
-        let price_date = match (date, book.used_default.get()) {
-            (Some(d), _) => Some(PriceDate {
-                date: d,
-                from: "scenario".into(),
-            }),
-            (None, true) => book.date.map(|d| PriceDate {
-                date: d,
-                from: "today".into(),
-            }),
-            (None, false) => None,
-        };
+        check_names(src, &raw.name, &raw.question)?;
         let scenario = Scenario {
             name: raw.name,
             question: raw.question,
@@ -144,7 +108,7 @@ impl Scenario {
             plan,
             tool_fees,
             currency,
-            price_date,
+            price_date: price_date(date, &book),
             recorded_prices,
             inputs,
         };
@@ -560,4 +524,74 @@ fn check_trim(src: &SourceText, t: Option<&Spanned<RawTrim>>) -> Result<Trim, In
         )
         .with_help("trim = 4096 keeps at most 4,096 bytes of each result, trim = \"25%\" a quarter; leave it out to use the trace's trimmed_bytes")
     })
+}
+
+/// The trace's fees in the scenario's currency, and each result's trimmed
+/// size by the scenario's trim rule (when it has one).
+fn in_currency_and_trimmed(
+    mut trace: Vec<TraceCall>,
+    currency: &Currency,
+    trim: Trim,
+) -> Vec<TraceCall> {
+    if !currency.is_usd() {
+        for c in &mut trace {
+            c.charged_usd = (c.charged_usd * currency.per_usd).normalize();
+        }
+    }
+    if trim != Trim::None {
+        for c in &mut trace {
+            if let Some(raw) = c.raw_bytes {
+                c.trimmed_bytes = Some(trim.apply(raw));
+            }
+        }
+    }
+    trace
+}
+
+/// The prices of every model the trace's recorded requests name, where the
+/// book has them.
+fn recorded_prices(
+    trace: &[TraceCall],
+    book: &Book,
+) -> std::collections::BTreeMap<String, ModelPrices> {
+    trace
+        .iter()
+        .filter_map(|c| c.recorded.as_ref()?.model.clone())
+        .collect::<std::collections::BTreeSet<String>>()
+        .into_iter()
+        .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
+        .collect()
+}
+
+/// A name, and the name and question within their lengths.
+fn check_names(src: &SourceText, name: &str, question: &str) -> Result<(), InputError> {
+    if name.trim().is_empty() {
+        return Err(InputError::new(format!("{}: `name` is empty", src.name))
+            .with_help("give the scenario a short name, e.g. name = \"research\""));
+    }
+    for (key, text, max) in [
+        ("name", name, limits::MAX_NAME_CHARS),
+        ("question", question, limits::MAX_TEXT_CHARS),
+    ] {
+        if !limits::text_fits(text, max) {
+            return Err(too_long(src, key, max));
+        }
+    }
+    Ok(())
+}
+
+/// Where the price date came from: the scenario's `date`, or today when a
+/// dated entry was chosen by it.
+fn price_date(date: Option<Date>, book: &Book) -> Option<PriceDate> {
+    match (date, book.used_default.get()) {
+        (Some(d), _) => Some(PriceDate {
+            date: d,
+            from: "scenario".into(),
+        }),
+        (None, true) => book.date.map(|d| PriceDate {
+            date: d,
+            from: "today".into(),
+        }),
+        (None, false) => None,
+    }
 }
