@@ -171,46 +171,12 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants()
         .iter()
         .map(|pv| {
-            let run = Run {
-                hit_share: Run::share(pv.cache_hit_share),
-                turn_break: Run::share(pv.turn_break_share),
-                ..run_of(pv.variant.results)
-            };
-            let mut request_costs = Vec::new();
-            let keep = rows.any().then_some((&rows, &mut request_costs));
-            let priced = match sizes.model_index(pv) {
-                Some(index) => {
-                    let rates: Vec<&crate::pricing::Rates> = std::iter::once(&pv.rates)
-                        .chain(pv.by_model.iter().map(|m| &m.rates))
-                        .collect();
-                    run.price_by_model(pv.variant.cache, &rates, &index, keep)
-                }
-                None => run.price(pv.variant.cache, &pv.rates, keep),
-            };
-            let cost = breakdown(&priced, data_fee, tool_fee);
-            VariantResult {
-                variant: pv.clone(),
-                cost,
-                per_day: cost.times(runs),
-                expiries: priced.counts.expiries,
-                uncacheable_requests: priced.counts.uncacheable,
-                long_context_requests: priced.counts.long_context,
-                request_costs,
-            }
+            let run = run_of(pv.variant.results);
+            variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
         })
         .collect();
-
     let attribution = attribute(&sizes, a, scenario.variants(), &rows);
-    let trace = match &rows {
-        RowSet::Nothing => Vec::new(),
-        RowSet::Everything => scenario.trace().clone(),
-        RowSet::Selected(_) => results
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
-            .map(|(_, c)| (*c).clone())
-            .collect(),
-    };
+    let trace = kept_trace(scenario, &rows, &sizes);
 
     Simulation {
         tokencast_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -219,20 +185,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         fingerprint: scenario.fingerprint(),
         inputs: scenario.inputs().clone(),
         prices: scenario.prices().clone(),
-        other_prices: scenario.variants().iter().fold(Vec::new(), |mut out, v| {
-            let models = std::iter::once((&v.model, &v.prices))
-                .chain(v.by_model.iter().map(|m| (&m.model, &m.prices)));
-            for (model, prices) in models {
-                if *model != scenario.prices().model
-                    && !out
-                        .iter()
-                        .any(|p: &crate::pricing::ModelPrices| &p.model == model)
-                {
-                    out.push(prices.clone());
-                }
-            }
-            out
-        }),
+        other_prices: other_prices(scenario),
         assumptions: (*a).clone(),
         timing: scenario.timing().clone(),
         tool_results: results.len() as u64,
@@ -252,6 +205,78 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         price_date: scenario.price_date().clone(),
         trace,
     }
+}
+
+/// One variant replayed and priced: on its own model, or each request on
+/// the model that served it.
+fn variant_result(
+    pv: &crate::scenario::PricedVariant,
+    base: Run,
+    sizes: &Sizes,
+    rows: &RowSet,
+    (data_fee, tool_fee): (Bounds, Bounds),
+    runs: Decimal,
+) -> VariantResult {
+    let run = Run {
+        hit_share: Run::share(pv.cache_hit_share),
+        turn_break: Run::share(pv.turn_break_share),
+        ..base
+    };
+    let mut request_costs = Vec::new();
+    let keep = rows.any().then_some((rows, &mut request_costs));
+    let priced = match sizes.model_index(pv) {
+        Some(index) => {
+            let rates: Vec<&crate::pricing::Rates> = std::iter::once(&pv.rates)
+                .chain(pv.by_model.iter().map(|m| &m.rates))
+                .collect();
+            run.price_by_model(pv.variant.cache, &rates, &index, keep)
+        }
+        None => run.price(pv.variant.cache, &pv.rates, keep),
+    };
+    let cost = breakdown(&priced, data_fee, tool_fee);
+    VariantResult {
+        variant: pv.clone(),
+        cost,
+        per_day: cost.times(runs),
+        expiries: priced.counts.expiries,
+        uncacheable_requests: priced.counts.uncacheable,
+        long_context_requests: priced.counts.long_context,
+        request_costs,
+    }
+}
+
+/// The trace rows the result keeps: none, all, or the results of the kept
+/// requests.
+fn kept_trace(scenario: &Scenario, rows: &RowSet, sizes: &Sizes) -> Vec<TraceCall> {
+    match rows {
+        RowSet::Nothing => Vec::new(),
+        RowSet::Everything => scenario.trace().clone(),
+        RowSet::Selected(_) => sizes
+            .results
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
+            .map(|(_, c)| (*c).clone())
+            .collect(),
+    }
+}
+
+/// The prices of every model a variant runs on besides the scenario's, once each.
+fn other_prices(scenario: &Scenario) -> Vec<crate::pricing::ModelPrices> {
+    scenario.variants().iter().fold(Vec::new(), |mut out, v| {
+        let models = std::iter::once((&v.model, &v.prices))
+            .chain(v.by_model.iter().map(|m| (&m.model, &m.prices)));
+        for (model, prices) in models {
+            if *model != scenario.prices().model
+                && !out
+                    .iter()
+                    .any(|p: &crate::pricing::ModelPrices| &p.model == model)
+            {
+                out.push(prices.clone());
+            }
+        }
+        out
+    })
 }
 
 /// The share of the raw result bytes the trimmed profile does without.
