@@ -178,17 +178,7 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
             .collect();
         let root = &legend_below(root, &keys)?;
         let n = spec.categories.len();
-        let totals: Vec<f64> = (0..n)
-            .map(|i| {
-                let vals = spec.series.iter().map(|s| s.values[i]);
-                if spec.stacked {
-                    vals.sum()
-                } else {
-                    vals.fold(0.0, f64::max)
-                }
-            })
-            .collect();
-        let vmax = nice_max(totals.iter().copied().fold(0.0, f64::max));
+        let vmax = bar_top(&spec);
         let cats = (-0.5)..(n as f64 - 0.5);
         let label_len = spec
             .categories
@@ -198,34 +188,7 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
             .unwrap_or(1);
         let mut b = ChartBuilder::on(root);
         titled(&mut b, fmt, &fmt.in_code(spec.title)).margin(12);
-        let rects = |i: usize, s: usize, v_lo: f64, v_hi: f64| {
-            let k = spec.series.len() as f64;
-            let (c0, c1) = if spec.stacked {
-                (i as f64 - 0.35, i as f64 + 0.35)
-            } else {
-                let w = 0.8 / k;
-                let c0 = i as f64 - 0.4 + s as f64 * w;
-                (c0, c0 + w * 0.92)
-            };
-            (c0, c1, v_lo, v_hi)
-        };
-        let mut shapes: Vec<(f64, f64, f64, f64, usize)> = Vec::new();
-        // Horizontal charts read top-down: the first category gets the top slot.
-        let slot = |i: usize| if spec.horizontal { n - 1 - i } else { i };
-        for i in 0..n {
-            let mut base = 0.0;
-            for (s, series) in spec.series.iter().enumerate() {
-                let v = series.values[i];
-                let (lo, hi) = if spec.stacked {
-                    (base, base + v)
-                } else {
-                    (0.0, v)
-                };
-                base += v;
-                let (c0, c1, v0, v1) = rects(slot(i), s, lo, hi);
-                shapes.push((c0, c1, v0, v1, s));
-            }
-        }
+        let shapes = bar_shapes(&spec);
         // A horizontal chart's labels get at most 260 units and 40 % of its
         // width (7 units a character); a longer label is shortened with an
         // ellipsis.
@@ -292,6 +255,52 @@ pub fn bars(fmt: &Fmt, spec: Bars) -> Result<String, String> {
         }
         Ok(())
     })
+}
+
+/// The value axis's top: the tallest bar (a stack's sum), rounded up.
+fn bar_top(spec: &Bars) -> f64 {
+    let n = spec.categories.len();
+    let totals = (0..n).map(|i| {
+        let vals = spec.series.iter().map(|s| s.values[i]);
+        if spec.stacked {
+            vals.sum()
+        } else {
+            vals.fold(0.0, f64::max)
+        }
+    });
+    nice_max(totals.fold(0.0, f64::max))
+}
+
+/// Every bar as (category from, to, value from, to, series): stacked bars
+/// share a slot, grouped ones split it; horizontal charts read top-down,
+/// so the first category gets the top slot.
+fn bar_shapes(spec: &Bars) -> Vec<(f64, f64, f64, f64, usize)> {
+    let n = spec.categories.len();
+    let k = spec.series.len() as f64;
+    let slot = |i: usize| if spec.horizontal { n - 1 - i } else { i };
+    let mut shapes = Vec::with_capacity(n * spec.series.len());
+    for i in 0..n {
+        let c = slot(i) as f64;
+        let mut base = 0.0;
+        for (s, series) in spec.series.iter().enumerate() {
+            let v = series.values[i];
+            let (lo, hi) = if spec.stacked {
+                (base, base + v)
+            } else {
+                (0.0, v)
+            };
+            base += v;
+            let (c0, c1) = if spec.stacked {
+                (c - 0.35, c + 0.35)
+            } else {
+                let w = 0.8 / k;
+                let c0 = c - 0.4 + s as f64 * w;
+                (c0, c0 + w * 0.92)
+            };
+            shapes.push((c0, c1, lo, hi, s));
+        }
+    }
+    shapes
 }
 
 /// How a legend entry draws its series: as the series is drawn.
