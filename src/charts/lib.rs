@@ -13,6 +13,7 @@ pub mod run;
 pub mod sweep;
 pub mod what_if;
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use rust_decimal::prelude::ToPrimitive;
@@ -510,34 +511,7 @@ pub fn lines(fmt: &Fmt, spec: Lines) -> Result<String, String> {
 
 /// [`lines`] drawn as `shape` says.
 pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, String> {
-    let mut spec = spec;
-    if shape.steps {
-        for l in &mut spec.lines {
-            l.points = as_steps(&l.points);
-        }
-    }
-    // On a log axis a value is drawn at its log10, labelled with the value;
-    // a value of 0 or less sits at the axis's floor.
-    let floor = if shape.log_y {
-        let (a, _) = decades(spec.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
-        for l in &mut spec.lines {
-            for p in &mut l.points {
-                p.1 = if p.1 > 0.0 { p.1.log10().max(a) } else { a };
-            }
-        }
-        Some(a)
-    } else {
-        None
-    };
-    if let Some((p, _)) = &mut spec.mark {
-        if shape.log_y {
-            p.1 = if p.1 > 0.0 {
-                p.1.log10()
-            } else {
-                floor.unwrap_or(0.0)
-            };
-        }
-    }
+    let (spec, floor) = shaped(spec, shape);
     draw(fmt, |root| {
         let all = merged(spec.lines);
         let keys: Vec<Key> = all
@@ -548,17 +522,7 @@ pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, Stri
             })
             .collect();
         let root = &legend_below(root, &keys)?;
-        let xs = all.iter().flat_map(|l| l.points.iter().map(|p| p.0));
-        let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
-        let (x0, x1) = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
-        let top = all
-            .iter()
-            .flat_map(|l| l.points.iter().map(|p| p.1))
-            .fold(f64::MIN, f64::max);
-        let (y0, ymax) = match floor {
-            Some(a) => (a, top.ceil().max(a + 1.0)),
-            None => (0.0, nice_max(top.max(0.0))),
-        };
+        let ((x0, x1), (y0, ymax)) = line_ranges(&all, floor);
         let y_desc = match floor {
             Some(_) => format!("{} (log scale)", spec.y_desc),
             None => spec.y_desc.to_string(),
@@ -599,26 +563,75 @@ pub fn lines_shaped(fmt: &Fmt, spec: Lines, shape: Shape) -> Result<String, Stri
             }
         }
         if let Some((p, label)) = &spec.mark {
-            // The label sits above and to the side of its marker, never on it;
-            // to the left when the marker is in the right half.
-            let right_half = p.0 > (x0 + x1) / 2.0;
-            let dx = if right_half {
-                -(label.chars().count() as i32 * 7) - 12
-            } else {
-                12
-            };
-            chart.draw_series(std::iter::once(
-                EmptyElement::at(*p)
-                    + Circle::new((0, 0), 6, INK.stroke_width(2))
-                    + Text::new(
-                        label.trim().to_string(),
-                        (dx, -24),
-                        (FONT, LABEL_SIZE).into_font().color(&INK),
-                    ),
-            ))?;
+            draw_mark(&mut chart, *p, label, (x0 + x1) / 2.0)?;
         }
         Ok(())
     })
+}
+
+/// The lines as drawn: as steps if asked, and on a log axis each value at
+/// its log10 (a value of 0 or less at the axis's floor, returned).
+fn shaped(mut spec: Lines, shape: Shape) -> (Lines, Option<f64>) {
+    if shape.steps {
+        for l in &mut spec.lines {
+            l.points = as_steps(&l.points);
+        }
+    }
+    if !shape.log_y {
+        return (spec, None);
+    }
+    let (a, _) = decades(spec.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
+    for l in &mut spec.lines {
+        for p in &mut l.points {
+            p.1 = if p.1 > 0.0 { p.1.log10().max(a) } else { a };
+        }
+    }
+    if let Some((p, _)) = &mut spec.mark {
+        p.1 = if p.1 > 0.0 { p.1.log10() } else { a };
+    }
+    (spec, Some(a))
+}
+
+/// The x range of every point, and the y range: from the log floor to the
+/// next whole decade, or from 0 to a round top.
+fn line_ranges(all: &[Line], floor: Option<f64>) -> ((f64, f64), (f64, f64)) {
+    let xs = all.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+    let (x0, x1) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+    let x = if x0 < x1 { (x0, x1) } else { (0.0, 1.0) };
+    let top = all
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold(f64::MIN, f64::max);
+    let y = match floor {
+        Some(a) => (a, top.ceil().max(a + 1.0)),
+        None => (0.0, nice_max(top.max(0.0))),
+    };
+    (x, y)
+}
+
+/// A marked point: a ring, and its label above and to the side, never on
+/// it; to the left when the point is right of `middle`.
+fn draw_mark<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    p: (f64, f64),
+    label: &str,
+    middle: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let dx = if p.0 > middle {
+        -(label.chars().count() as i32 * 7) - 12
+    } else {
+        12
+    };
+    chart.draw_series(std::iter::once(
+        EmptyElement::at(p)
+            + Circle::new((0, 0), 6, INK.stroke_width(2))
+            + Text::new(
+                label.trim().to_string(),
+                (dx, -24),
+                (FONT, LABEL_SIZE).into_font().color(&INK),
+            ),
+    ))?;
+    Ok(())
 }
 
 /// The charts a simulation page draws at `slot`, in order.

@@ -29,23 +29,7 @@ pub fn context_growth(fmt: &Fmt, sim: &Simulation) -> Chart {
     let title = format!("(a) Input tokens per request, {}", versus(sim));
     let shown = contents(sim);
     let svg = draw(fmt, |root| {
-        let style_of = |c: Content| match c {
-            Content::Raw => (RAW, false),
-            Content::Trimmed => (TRIMMED, true),
-        };
-        let mut keys = Vec::new();
-        for &c in &shown {
-            let (color, dashed) = style_of(c);
-            keys.push(Key {
-                label: format!("{c} results, lower bound"),
-                swatch: Swatch::Line(color, dashed),
-            });
-            keys.push(Key {
-                label: format!("{c}: band up to the upper bound"),
-                swatch: Swatch::Fill(tint(color, 0.18)),
-            });
-        }
-        let root = &legend_below(root, &keys)?;
+        let root = &legend_below(root, &growth_keys(&shown))?;
         let last = shown
             .iter()
             .filter_map(|c| sim.profile(*c).per_request.last())
@@ -76,44 +60,10 @@ pub fn context_growth(fmt: &Fmt, sim: &Simulation) -> Chart {
             .y_desc("input tokens (thousands)");
         quiet_mesh(&mut mesh);
         mesh.draw()?;
+        // Markers only while they can be told apart.
+        let markers = rows_drawn <= MANY_BARS;
         for &c in &shown {
-            let rows = &sim.profile(c).per_request;
-            let (color, dashed) = style_of(c);
-            let mut band: Vec<(f64, f64)> = rows
-                .iter()
-                .map(|r| (r.request as f64, f(r.input.upper) / 1000.0))
-                .collect();
-            band.extend(
-                rows.iter()
-                    .rev()
-                    .map(|r| (r.request as f64, f(r.input.lower) / 1000.0)),
-            );
-            chart.draw_series(std::iter::once(Polygon::new(
-                band,
-                color.mix(0.18).filled(),
-            )))?;
-            let lower: Vec<(f64, f64)> = rows
-                .iter()
-                .map(|r| (r.request as f64, f(r.input.lower) / 1000.0))
-                .collect();
-            let style = color.stroke_width(2);
-            if dashed {
-                chart.draw_series(DashedLineSeries::new(lower.clone(), 6, 4, style))?;
-            } else {
-                chart.draw_series(LineSeries::new(lower.clone(), style))?;
-            }
-            // Markers only while they can be told apart.
-            if rows_drawn <= MANY_BARS {
-                if dashed {
-                    chart.draw_series(
-                        lower
-                            .iter()
-                            .map(|p| TriangleMarker::new(*p, 4, color.filled())),
-                    )?;
-                } else {
-                    chart.draw_series(lower.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
-                }
-            }
+            draw_growth(&mut chart, &sim.profile(c).per_request, c, markers)?;
         }
         Ok(())
     });
@@ -131,6 +81,77 @@ pub fn context_growth(fmt: &Fmt, sim: &Simulation) -> Chart {
         caption,
         svg,
     }
+}
+
+/// How a kind of result is drawn: its colour, and dashed for trimmed.
+fn style_of(c: Content) -> (RGBColor, bool) {
+    match c {
+        Content::Raw => (RAW, false),
+        Content::Trimmed => (TRIMMED, true),
+    }
+}
+
+/// The legend of chart (a): each kind's lower bound and its band.
+fn growth_keys(shown: &[Content]) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for &c in shown {
+        let (color, dashed) = style_of(c);
+        keys.push(Key {
+            label: format!("{c} results, lower bound"),
+            swatch: Swatch::Line(color, dashed),
+        });
+        keys.push(Key {
+            label: format!("{c}: band up to the upper bound"),
+            swatch: Swatch::Fill(tint(color, 0.18)),
+        });
+    }
+    keys
+}
+
+/// One kind's input tokens per request: the band from lower to upper
+/// bound shaded, the lower bound drawn, with markers when asked.
+fn draw_growth<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    rows: &[tokencast_core::engine::RequestTokens],
+    c: Content,
+    markers: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (color, dashed) = style_of(c);
+    let mut band: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r.request as f64, f(r.input.upper) / 1000.0))
+        .collect();
+    band.extend(
+        rows.iter()
+            .rev()
+            .map(|r| (r.request as f64, f(r.input.lower) / 1000.0)),
+    );
+    chart.draw_series(std::iter::once(Polygon::new(
+        band,
+        color.mix(0.18).filled(),
+    )))?;
+    let lower: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r.request as f64, f(r.input.lower) / 1000.0))
+        .collect();
+    let style = color.stroke_width(2);
+    if dashed {
+        chart.draw_series(DashedLineSeries::new(lower.clone(), 6, 4, style))?;
+    } else {
+        chart.draw_series(LineSeries::new(lower.clone(), style))?;
+    }
+    if markers {
+        if dashed {
+            chart.draw_series(
+                lower
+                    .iter()
+                    .map(|p| TriangleMarker::new(*p, 4, color.filled())),
+            )?;
+        } else {
+            chart.draw_series(lower.iter().map(|p| Circle::new(*p, 3, color.filled())))?;
+        }
+    }
+    Ok(())
 }
 
 fn call_labels(sim: &Simulation) -> Vec<String> {
