@@ -24,106 +24,140 @@ pub(super) fn check_variants(
     }
     let mut variants: Vec<PricedVariant> = Vec::with_capacity(raw.len());
     for spanned in raw {
-        let span = spanned.span();
-        let rv = spanned.into_inner();
-        let own = match &rv.model {
-            Some(m) if m.get_ref() != &prices.model => Some(book.model(src, m, "variant model")?),
-            _ => None,
-        };
-        let model = own.as_ref().unwrap_or(prices);
-        let model_id = &model.model;
-        let service = check_option(
-            src,
-            rv.service.as_ref(),
-            model,
-            "service tier",
-            model.services.keys(),
-        )?;
-        let region = check_option(
-            src,
-            rv.region.as_ref(),
-            model,
-            "region",
-            model.regions.keys(),
-        )?;
-        let name = rv.name.unwrap_or_else(|| {
-            let mut n = Variant::default_name(rv.results, rv.cache, rv.mode);
-            for extra in [&service, &region].into_iter().flatten() {
-                n.push_str(&format!(", {extra}"));
-            }
-            if own.is_some() {
-                n.push_str(&format!(", {model_id}"));
-            }
-            n
-        });
-        if !limits::text_fits(&name, limits::MAX_NAME_CHARS) {
-            return Err(src
-                .error_at(
-                    format!(
-                        "a variant's name is longer than {} characters",
-                        limits::MAX_NAME_CHARS
-                    ),
-                    span,
-                    "this variant",
-                )
-                .with_help("give the variant a short name, e.g. name = \"raw, 5-min cache\""));
-        }
-        if variants.iter().any(|v| v.variant.name == name) {
-            return Err(src
-                .error_at(
-                    format!("two variants are named `{name}`"),
-                    span,
-                    "duplicate",
-                )
-                .with_help("give each variant a different `name`"));
-        }
-        let variant = Variant {
-            name: name.clone(),
-            results: rv.results,
-            cache: rv.cache,
-            mode: rv.mode,
-            service,
-            region,
-        };
-        let recorded_models = rv.recorded_models;
-        for (key, share) in [
-            ("cache_hit_share", rv.cache_hit_share),
-            ("turn_break_share", rv.turn_break_share),
-        ] {
-            if let Some(h) = share.filter(|h| *h > Decimal::ONE || h.normalize().scale() > 4) {
-                return Err(src
-                    .error_at(
-                        format!("variant `{name}`: {key} = {h} is not a share of at most 1 with at most 4 decimals"),
-                        span,
-                        key,
-                    )
-                    .with_help("write a share between 0 and 1, e.g. 0.9"));
-            }
-        }
-        let hit_share = rv.cache_hit_share;
-        let mut priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
-            src.error_at(
-                format!(
-                    "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
-                    missing.join(" and ")
-                ),
-                span.clone(),
-                "needs unknown prices",
-            )
-            .with_help(format!(
-                "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
-                missing.join(", "),
-                book.src.name
-            ))
-        })?;
-        if recorded_models {
-            priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
-        }
-        priced.cache_hit_share = hit_share.map(|h| h.normalize());
-        priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
-        variants.push(priced);
+        let v = check_variant(src, book, prices, spanned, trace, &variants)?;
+        variants.push(v);
     }
     Ok(variants)
+}
+
+/// One variant: its model, service and region, a unique name, its shares,
+/// and its rates (each request's own model's too, with `recorded_models`).
+fn check_variant(
+    src: &SourceText,
+    book: &Book<'_>,
+    prices: &ModelPrices,
+    spanned: Spanned<RawVariant>,
+    trace: &[TraceCall],
+    earlier: &[PricedVariant],
+) -> Result<PricedVariant, InputError> {
+    let span = spanned.span();
+    let rv = spanned.into_inner();
+    let own = match &rv.model {
+        Some(m) if m.get_ref() != &prices.model => Some(book.model(src, m, "variant model")?),
+        _ => None,
+    };
+    let model = own.as_ref().unwrap_or(prices);
+    let model_id = &model.model;
+    let service = check_option(
+        src,
+        rv.service.as_ref(),
+        model,
+        "service tier",
+        model.services.keys(),
+    )?;
+    let region = check_option(
+        src,
+        rv.region.as_ref(),
+        model,
+        "region",
+        model.regions.keys(),
+    )?;
+    let name = rv.name.clone().unwrap_or_else(|| {
+        let mut n = Variant::default_name(rv.results, rv.cache, rv.mode);
+        for extra in [&service, &region].into_iter().flatten() {
+            n.push_str(&format!(", {extra}"));
+        }
+        if own.is_some() {
+            n.push_str(&format!(", {model_id}"));
+        }
+        n
+    });
+    check_name(src, &name, span.clone(), earlier)?;
+    check_shares(src, &rv, &name, span.clone())?;
+    let variant = Variant {
+        name: name.clone(),
+        results: rv.results,
+        cache: rv.cache,
+        mode: rv.mode,
+        service,
+        region,
+    };
+    let mut priced = PricedVariant::new(variant, model).map_err(|MissingPrices(missing)| {
+        src.error_at(
+            format!(
+                "variant `{name}` needs {} for `{model_id}`, which the price book does not give",
+                missing.join(" and ")
+            ),
+            span.clone(),
+            "needs unknown prices",
+        )
+        .with_help(format!(
+            "add {} to [models.{model_id}] in `{}` (with its source), or choose another cache tier or mode",
+            missing.join(", "),
+            book.src.name
+        ))
+    })?;
+    if rv.recorded_models {
+        priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
+    }
+    priced.cache_hit_share = rv.cache_hit_share.map(|h| h.normalize());
+    priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
+    Ok(priced)
+}
+
+/// A variant's name within its length and unlike every earlier one's.
+fn check_name(
+    src: &SourceText,
+    name: &str,
+    span: std::ops::Range<usize>,
+    earlier: &[PricedVariant],
+) -> Result<(), InputError> {
+    if !limits::text_fits(name, limits::MAX_NAME_CHARS) {
+        return Err(src
+            .error_at(
+                format!(
+                    "a variant's name is longer than {} characters",
+                    limits::MAX_NAME_CHARS
+                ),
+                span,
+                "this variant",
+            )
+            .with_help("give the variant a short name, e.g. name = \"raw, 5-min cache\""));
+    }
+    if earlier.iter().any(|v| v.variant.name == name) {
+        return Err(src
+            .error_at(
+                format!("two variants are named `{name}`"),
+                span,
+                "duplicate",
+            )
+            .with_help("give each variant a different `name`"));
+    }
+    Ok(())
+}
+
+/// The recorded cache hit and turn break shares: at most 1, at most 4 decimals.
+fn check_shares(
+    src: &SourceText,
+    rv: &RawVariant,
+    name: &str,
+    span: std::ops::Range<usize>,
+) -> Result<(), InputError> {
+    for (key, share) in [
+        ("cache_hit_share", rv.cache_hit_share),
+        ("turn_break_share", rv.turn_break_share),
+    ] {
+        if let Some(h) = share.filter(|h| *h > Decimal::ONE || h.normalize().scale() > 4) {
+            return Err(src
+                .error_at(
+                    format!("variant `{name}`: {key} = {h} is not a share of at most 1 with at most 4 decimals"),
+                    span,
+                    key,
+                )
+                .with_help("write a share between 0 and 1, e.g. 0.9"));
+        }
+    }
+    Ok(())
 }
 
 /// The rates of every model other than the variant's that the trace
