@@ -222,69 +222,8 @@ fn claude_code_event(record: LogRecord) -> Option<Seen> {
         .int("event.sequence")
         .map_or_else(|| format!("{name}@{at}"), |n| format!("{name}#{n}"));
     let conv = match name.as_str() {
-        "api_request" => {
-            let i = |k: &str| attrs.int(k).unwrap_or(0);
-            let u = Usage {
-                input: i("input_tokens"),
-                cache_write_5m: i("cache_creation_tokens"),
-                cache_write_1h: 0,
-                cache_read: i("cache_read_tokens"),
-                output: i("output_tokens"),
-            };
-            let (u, capped) = u.capped(crate::limits::MAX_TOKENS);
-            let over = capped || duration_ms > crate::limits::MAX_GAP_MS;
-            let event = Event::Request(Request {
-                hidden_output: 0,
-                output_bytes: 0,
-                thinking_bytes: 0,
-                compacted_before: false,
-                message_id: format!("{session}/{id}"),
-                timestamp: Some(rfc3339(start)),
-                at_ms: i64::try_from(start / 1_000_000).ok(),
-                model: attrs.text("model").unwrap_or("unknown").to_string(),
-                usage: u,
-            });
-            if over {
-                Conv::Capped(
-                    event,
-                    format!(
-                        "event {id}: a usage count above {} tokens or a duration above {} ms; capped there for this event",
-                        crate::limits::MAX_TOKENS,
-                        crate::limits::MAX_GAP_MS
-                    ),
-                )
-            } else {
-                Conv::Event(event)
-            }
-        }
-        "tool_result" => {
-            let event = Event::Tool {
-                end_ns: at,
-                result: ToolResult {
-                    kind: super::ContextKind::Tool,
-                    tool: attrs.text("tool_name").unwrap_or("unknown").to_string(),
-                    bytes: size.min(crate::limits::MAX_RESULT_BYTES),
-                    images: 0,
-                    documents: 0,
-                    is_error: attrs.text("success") == Some("false"),
-                    latency_ms: duration_ns / 1_000_000,
-                    carried_by: None,
-                    at_ms: i64::try_from(at / 1_000_000).ok(),
-                },
-            };
-            if over {
-                Conv::Capped(
-                    event,
-                    format!(
-                        "event {id}: a result size above {} bytes or a duration above {} ms; capped there for this event",
-                        crate::limits::MAX_RESULT_BYTES,
-                        crate::limits::MAX_GAP_MS
-                    ),
-                )
-            } else {
-                Conv::Event(event)
-            }
-        }
+        "api_request" => api_request(&attrs, &session, &id, start, duration_ms),
+        "tool_result" => tool_result(&attrs, &id, (at, duration_ns), size, over),
         _ => Conv::Other,
     };
     Some(Seen {
@@ -297,6 +236,81 @@ fn claude_code_event(record: LogRecord) -> Option<Seen> {
         },
         conv,
     })
+}
+
+/// Claude Code's `api_request` event as a request: its usage checked and
+/// capped, its model, and when it started.
+fn api_request(attrs: &Span, session: &str, id: &str, start: u64, duration_ms: u64) -> Conv {
+    let i = |k: &str| attrs.int(k).unwrap_or(0);
+    let u = Usage {
+        input: i("input_tokens"),
+        cache_write_5m: i("cache_creation_tokens"),
+        cache_write_1h: 0,
+        cache_read: i("cache_read_tokens"),
+        output: i("output_tokens"),
+    };
+    let (u, capped) = u.capped(crate::limits::MAX_TOKENS);
+    let over = capped || duration_ms > crate::limits::MAX_GAP_MS;
+    let event = Event::Request(Request {
+        hidden_output: 0,
+        output_bytes: 0,
+        thinking_bytes: 0,
+        compacted_before: false,
+        message_id: format!("{session}/{id}"),
+        timestamp: Some(rfc3339(start)),
+        at_ms: i64::try_from(start / 1_000_000).ok(),
+        model: attrs.text("model").unwrap_or("unknown").to_string(),
+        usage: u,
+    });
+    if over {
+        Conv::Capped(
+            event,
+            format!(
+                "event {id}: a usage count above {} tokens or a duration above {} ms; capped there for this event",
+                crate::limits::MAX_TOKENS,
+                crate::limits::MAX_GAP_MS
+            ),
+        )
+    } else {
+        Conv::Event(event)
+    }
+}
+
+/// Claude Code's `tool_result` event as a tool result that ended at `at`
+/// (nanoseconds) after `duration_ns`: its tool, size (capped) and outcome.
+fn tool_result(
+    attrs: &Span,
+    id: &str,
+    (at, duration_ns): (u64, u64),
+    size: u64,
+    over: bool,
+) -> Conv {
+    let event = Event::Tool {
+        end_ns: at,
+        result: ToolResult {
+            kind: super::ContextKind::Tool,
+            tool: attrs.text("tool_name").unwrap_or("unknown").to_string(),
+            bytes: size.min(crate::limits::MAX_RESULT_BYTES),
+            images: 0,
+            documents: 0,
+            is_error: attrs.text("success") == Some("false"),
+            latency_ms: duration_ns / 1_000_000,
+            carried_by: None,
+            at_ms: i64::try_from(at / 1_000_000).ok(),
+        },
+    };
+    if over {
+        Conv::Capped(
+            event,
+            format!(
+                "event {id}: a result size above {} bytes or a duration above {} ms; capped there for this event",
+                crate::limits::MAX_RESULT_BYTES,
+                crate::limits::MAX_GAP_MS
+            ),
+        )
+    } else {
+        Conv::Event(event)
+    }
 }
 
 /// What a span is: a tool call, a request (its usage checked and capped),
@@ -555,35 +569,8 @@ pub fn read<E>(
         });
     }
     let mut ready = Vec::new();
-    for (id, (project, mut events)) in sessions {
-        events.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut thread = Thread {
-            agent: None,
-            compaction: false,
-            requests: Vec::new(),
-            results: Vec::new(),
-        };
-        let mut pending: Vec<(u64, usize)> = Vec::new();
-        for (start, _, e) in events {
-            match e {
-                Event::Request(r) => {
-                    let k = thread.requests.len();
-                    pending.retain(|(end, j)| {
-                        if *end <= start {
-                            thread.results[*j].carried_by = Some(k);
-                            false
-                        } else {
-                            true
-                        }
-                    });
-                    thread.requests.push(r);
-                }
-                Event::Tool { end_ns, result } => {
-                    pending.push((end_ns, thread.results.len()));
-                    thread.results.push(result);
-                }
-            }
-        }
+    for (id, (project, events)) in sessions {
+        let thread = thread_of(events);
         if thread.requests.is_empty() {
             continue;
         }
@@ -604,6 +591,40 @@ pub fn read<E>(
     }
     each(ready)?;
     Ok(import)
+}
+
+/// A session's events in time order as one thread: each tool result is
+/// carried by the first request that starts after it ended.
+fn thread_of(mut events: Vec<Timed>) -> Thread {
+    events.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut thread = Thread {
+        agent: None,
+        compaction: false,
+        requests: Vec::new(),
+        results: Vec::new(),
+    };
+    let mut pending: Vec<(u64, usize)> = Vec::new();
+    for (start, _, e) in events {
+        match e {
+            Event::Request(r) => {
+                let k = thread.requests.len();
+                pending.retain(|(end, j)| {
+                    if *end <= start {
+                        thread.results[*j].carried_by = Some(k);
+                        false
+                    } else {
+                        true
+                    }
+                });
+                thread.requests.push(r);
+            }
+            Event::Tool { end_ns, result } => {
+                pending.push((end_ns, thread.results.len()));
+                thread.results.push(result);
+            }
+        }
+    }
+    thread
 }
 
 #[cfg(test)]
