@@ -80,73 +80,38 @@ impl<'a> Sizes<'a> {
             sizes.calls[k] = c.call.or(sizes.calls[k]);
             sizes.step_of.push(k);
         }
-        if grouped && firsts.iter().all(|c| c.resent_output.is_some()) {
-            let mut resent = Vec::with_capacity(firsts.len() + 1);
-            resent.push(0u128);
-            let mut total = 0u128;
-            let mut billed = Vec::with_capacity(firsts.len());
-            let mut drops = Vec::with_capacity(firsts.len() + 1);
-            drops.push(false);
-            let mut unmeasured = Vec::with_capacity(firsts.len() + 1);
-            unmeasured.push(0u128);
-            for c in &firsts {
-                let u = unmeasured.last().copied().unwrap_or(0);
-                unmeasured.push(u + u128::from(c.unmeasured_tokens.unwrap_or(0)));
-                drops.push(c.dropped_output.is_some_and(|d| d > 0));
-                let r = c.resent_output.unwrap_or(0);
-                // What a finished turn drops was sent back before it.
-                total = (total + u128::from(r))
-                    .saturating_sub(u128::from(c.dropped_output.unwrap_or(0)));
-                resent.push(total);
-                billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
-            }
-            sizes.outputs = Some(StepOutputs {
-                billed,
-                resent,
-                drops,
-                unmeasured,
-            });
-        }
-        if grouped && firsts.iter().all(|c| c.gap_ms.is_some()) {
-            let mut gaps = Vec::with_capacity(firsts.len() + 1);
-            gaps.push(0);
-            gaps.extend(firsts.iter().map(|c| c.gap_ms.unwrap_or(0)));
-            sizes.gaps = Some(gaps);
-        }
         if grouped {
-            sizes.models.push(None);
-            sizes.models.extend(
-                firsts
-                    .iter()
-                    .map(|c| c.recorded.as_ref().and_then(|r| r.model.as_deref())),
-            );
-        }
-        if grouped && firsts.iter().any(|c| c.compacted) {
-            let of = |bytes: &[u64]| {
-                let n = firsts.len();
-                let mut c = Compactions {
-                    bytes: vec![0; n + 1],
-                    since: vec![0; n + 1],
-                    at: vec![false; n + 1],
-                };
-                let (mut cum, mut base, mut since) = (0u128, 0u128, 0u64);
-                for (k, first) in firsts.iter().enumerate() {
-                    // Step k precedes request k+1: everything before it is gone.
-                    if first.compacted {
-                        base = cum;
-                        since = k as u64 + 1;
-                        c.at[k + 1] = true;
-                    }
-                    cum += u128::from(bytes[k]);
-                    c.bytes[k + 1] = base;
-                    c.since[k + 1] = since;
-                }
-                c
-            };
-            sizes.compactions = Some([of(&sizes.raw), of(&sizes.trimmed)]);
+            sizes.recorded_steps(&firsts);
         }
         sizes.results = results;
         sizes
+    }
+
+    /// What an imported trace records per request (from each step's first
+    /// row): the output billed and sent back, the gaps, the models, and the
+    /// compactions.
+    fn recorded_steps(&mut self, firsts: &[&'a TraceCall]) {
+        if firsts.iter().all(|c| c.resent_output.is_some()) {
+            self.outputs = Some(step_outputs(firsts));
+        }
+        if firsts.iter().all(|c| c.gap_ms.is_some()) {
+            let mut gaps = Vec::with_capacity(firsts.len() + 1);
+            gaps.push(0);
+            gaps.extend(firsts.iter().map(|c| c.gap_ms.unwrap_or(0)));
+            self.gaps = Some(gaps);
+        }
+        self.models.push(None);
+        self.models.extend(
+            firsts
+                .iter()
+                .map(|c| c.recorded.as_ref().and_then(|r| r.model.as_deref())),
+        );
+        if firsts.iter().any(|c| c.compacted) {
+            self.compactions = Some([
+                compactions(firsts, &self.raw),
+                compactions(firsts, &self.trimmed),
+            ]);
+        }
     }
 
     pub(crate) fn of_results(&self, results: Content) -> &[u64] {
@@ -193,4 +158,57 @@ impl<'a> Sizes<'a> {
         timing.gaps_into(self.tool_ms.iter().copied(), &mut gaps);
         gaps
     }
+}
+
+/// Each request's output billed, the output sent back in each prompt (less
+/// what a finished turn dropped), where reasoning was dropped, and the
+/// unmeasured tokens that entered, cumulated.
+fn step_outputs(firsts: &[&TraceCall]) -> StepOutputs {
+    let mut resent = Vec::with_capacity(firsts.len() + 1);
+    resent.push(0u128);
+    let mut total = 0u128;
+    let mut billed = Vec::with_capacity(firsts.len());
+    let mut drops = Vec::with_capacity(firsts.len() + 1);
+    drops.push(false);
+    let mut unmeasured = Vec::with_capacity(firsts.len() + 1);
+    unmeasured.push(0u128);
+    for c in firsts {
+        let u = unmeasured.last().copied().unwrap_or(0);
+        unmeasured.push(u + u128::from(c.unmeasured_tokens.unwrap_or(0)));
+        drops.push(c.dropped_output.is_some_and(|d| d > 0));
+        let r = c.resent_output.unwrap_or(0);
+        // What a finished turn drops was sent back before it.
+        total = (total + u128::from(r)).saturating_sub(u128::from(c.dropped_output.unwrap_or(0)));
+        resent.push(total);
+        billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
+    }
+    StepOutputs {
+        billed,
+        resent,
+        drops,
+        unmeasured,
+    }
+}
+
+/// Where the context was compacted, for steps of `bytes`: step k precedes
+/// request k+1, and at a compaction everything before it is gone.
+fn compactions(firsts: &[&TraceCall], bytes: &[u64]) -> Compactions {
+    let n = firsts.len();
+    let mut c = Compactions {
+        bytes: vec![0; n + 1],
+        since: vec![0; n + 1],
+        at: vec![false; n + 1],
+    };
+    let (mut cum, mut base, mut since) = (0u128, 0u128, 0u64);
+    for (k, first) in firsts.iter().enumerate() {
+        if first.compacted {
+            base = cum;
+            since = k as u64 + 1;
+            c.at[k + 1] = true;
+        }
+        cum += u128::from(bytes[k]);
+        c.bytes[k + 1] = base;
+        c.since[k + 1] = since;
+    }
+    c
 }
