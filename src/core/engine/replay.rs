@@ -377,21 +377,10 @@ impl Run<'_> {
         mut at: impl FnMut(&Step),
     ) -> ([Sums; 2], Counts) {
         let n = self.bytes.len() as u64;
-        let dens = self.scale.denominators();
-        let caches = cache != Cache::None && rates.cache_write.is_some();
-        let lifetime = rates.lifetime_ms(cache);
-        let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
-        let thresholds: Vec<[i128; 2]> = rates
-            .long_context
-            .iter()
-            .map(|lc| self.scale.tokens(lc.threshold_tokens))
-            .collect();
-        let stores = caches && rates.cache_storage_per_hour.is_some();
-        let prefix = self.scale.numerators_out(0, 0);
+        let rules = Rules::new(&self.scale, cache, rates);
         let mut sums = [Sums::default(); 2];
         // What an earlier run left in the cache for the first request.
-        let warm = self.scale.warm();
-        let mut prev: [Option<i128>; 2] = warm;
+        let mut prev: [Option<i128>; 2] = self.scale.warm();
         let mut counts = Counts::default();
         let mut cum: u128 = 0;
         for k in 0..=n {
@@ -402,73 +391,26 @@ impl Run<'_> {
                 prev = [None, None];
                 continue;
             }
-            let num = self.numerators(k, cum);
-            let out = self.billed(k);
             let gap = match (k, self.gaps_ms) {
                 (1.., Some(gaps)) => gaps[ix(k)],
                 _ => 0,
             };
-            let expired =
-                matches!((k, lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life);
-            let compacted = self.compacted(k);
-            let drops = self.drops(k);
-            let kept = wants(ix(k));
-            let before = if kept { sums } else { [Sums::default(); 2] };
-
+            let req = Billed {
+                last: k == n,
+                num: self.numerators(k, cum),
+                out: self.billed(k),
+                gap,
+                expired: matches!((k, rules.lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life),
+                compacted: self.compacted(k),
+                drops: self.drops(k),
+            };
+            // Copied only for a kept request (a large copy).
+            let before = if wants(ix(k)) { Some(sums) } else { None };
             let mut read_now = [None; 2];
             for i in 0..2 {
-                let tier = thresholds.iter().filter(|t| num[i] > t[i]).count();
-                let s = &mut sums[i];
-                // An explicit cache is stored from one request to the next,
-                // for at most its lifetime.
-                if let (true, Some(p), Some(life)) = (stores, prev[i], lifetime) {
-                    s.storage += p * i128::from(gap.min(life));
-                }
-                s.output[tier] += i128::from(out) * dens[i];
-                let cacheable = min.is_none_or(|m| num[i] >= m[i]);
-                if !caches || !cacheable {
-                    s.uncached[tier] += num[i];
-                    prev[i] = None;
-                    if i == 0 && caches {
-                        counts.uncacheable += 1;
-                    }
-                } else {
-                    // After a compaction only the prefix is still cached;
-                    // after a new turn that drops earlier reasoning, the
-                    // prefix and what did not break; never more than the
-                    // prompt itself.
-                    let shared = prev[i]
-                        .map(|p| if compacted { p.min(prefix[i]) } else { p })
-                        .map(|p| {
-                            if drops {
-                                self.after_drop(p, prefix[i])
-                            } else {
-                                p
-                            }
-                        })
-                        .map(|p| self.hit(p).min(num[i]));
-                    match shared {
-                        Some(p) if !expired => {
-                            s.write[tier] += num[i] - p;
-                            s.read[tier] += p;
-                            read_now[i] = Some((tier, p));
-                        }
-                        _ => s.write[tier] += num[i],
-                    }
-                    if i == 0 && expired && prev[i].is_some() {
-                        counts.expiries += 1;
-                    }
-                    prev[i] = Some(num[i]);
-                }
-                if i == 0 && tier > 0 {
-                    counts.long_context += 1;
-                }
-                // After the final answer the cache lives out its lifetime.
-                if let (true, true, Some(p), Some(life)) = (stores, k == n, prev[i], lifetime) {
-                    s.storage += p * i128::from(life);
-                }
+                read_now[i] = self.bill(&rules, &req, i, &mut sums[i], &mut prev[i], &mut counts);
             }
-            if kept {
+            if let Some(before) = before {
                 at(&Step {
                     k: ix(k),
                     before,
@@ -478,6 +420,75 @@ impl Run<'_> {
             }
         }
         (sums, counts)
+    }
+
+    /// Bills one request for bound `i` into `s`: its output, and its prompt
+    /// uncached, or written and read against what the previous request
+    /// (`prev`) left in the cache; the cache's storage since then. Returns
+    /// the tier and tokens read from the cache, if any. Counts (on the
+    /// lower bound) uncacheable requests, expiries and long-context requests.
+    #[inline(always)]
+    fn bill(
+        &self,
+        rules: &Rules,
+        req: &Billed,
+        i: usize,
+        s: &mut Sums,
+        prev: &mut Option<i128>,
+        counts: &mut Counts,
+    ) -> Option<(usize, i128)> {
+        let num = req.num[i];
+        let tier = rules.thresholds.iter().filter(|t| num > t[i]).count();
+        let mut read_now = None;
+        // An explicit cache is stored from one request to the next, for at
+        // most its lifetime.
+        if let (true, Some(p), Some(life)) = (rules.stores, *prev, rules.lifetime) {
+            s.storage += p * i128::from(req.gap.min(life));
+        }
+        s.output[tier] += i128::from(req.out) * rules.dens[i];
+        let cacheable = rules.min.is_none_or(|m| num >= m[i]);
+        if !rules.caches || !cacheable {
+            s.uncached[tier] += num;
+            *prev = None;
+            if i == 0 && rules.caches {
+                counts.uncacheable += 1;
+            }
+        } else {
+            // After a compaction only the prefix is still cached; after a
+            // new turn that drops earlier reasoning, the prefix and what did
+            // not break; never more than the prompt itself.
+            let prefix = rules.prefix[i];
+            let shared = prev
+                .map(|p| if req.compacted { p.min(prefix) } else { p })
+                .map(|p| {
+                    if req.drops {
+                        self.after_drop(p, prefix)
+                    } else {
+                        p
+                    }
+                })
+                .map(|p| self.hit(p).min(num));
+            match shared {
+                Some(p) if !req.expired => {
+                    s.write[tier] += num - p;
+                    s.read[tier] += p;
+                    read_now = Some((tier, p));
+                }
+                _ => s.write[tier] += num,
+            }
+            if i == 0 && req.expired && prev.is_some() {
+                counts.expiries += 1;
+            }
+            *prev = Some(num);
+        }
+        if i == 0 && tier > 0 {
+            counts.long_context += 1;
+        }
+        // After the final answer the cache lives out its lifetime.
+        if let (true, true, Some(p), Some(life)) = (rules.stores, req.last, *prev, rules.lifetime) {
+            s.storage += p * i128::from(life);
+        }
+        read_now
     }
 
     /// Replays, for bound `bound` (0 lower, 1 upper), an arbitrary sequence
@@ -611,6 +622,51 @@ pub(crate) struct Request {
     pub gap_ms: u64,
     /// A summarisation request a strategy added (not one of the run's own).
     pub added: bool,
+}
+
+/// What a walk's prices and cache tier fix for every request: denominators,
+/// whether and how long the cache keeps a prompt, the minimum cacheable
+/// length, the long-context thresholds, whether storage is billed, and the
+/// prefix's numerators.
+struct Rules {
+    dens: [i128; 2],
+    caches: bool,
+    lifetime: Option<u64>,
+    min: Option<[i128; 2]>,
+    thresholds: Vec<[i128; 2]>,
+    stores: bool,
+    prefix: [i128; 2],
+}
+
+impl Rules {
+    fn new(scale: &Scale, cache: Cache, rates: &Rates) -> Rules {
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        Rules {
+            dens: scale.denominators(),
+            caches,
+            lifetime: rates.lifetime_ms(cache),
+            min: rates.min_cacheable_tokens.map(|t| scale.tokens(t)),
+            thresholds: rates
+                .long_context
+                .iter()
+                .map(|lc| scale.tokens(lc.threshold_tokens))
+                .collect(),
+            stores: caches && rates.cache_storage_per_hour.is_some(),
+            prefix: scale.numerators_out(0, 0),
+        }
+    }
+}
+
+/// One request of a walk: whether it is the last, its prompt's numerators
+/// per bound, its output, the gap before it, and what happened to the cache.
+struct Billed {
+    last: bool,
+    num: [i128; 2],
+    out: u64,
+    gap: u64,
+    expired: bool,
+    compacted: bool,
+    drops: bool,
 }
 
 /// One kept request of a replay: the sums before and after it, and the
