@@ -73,28 +73,42 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         Some(t) => format!("{s}{}\n", plain_table(fmt, &t, opts.width)),
         None => s,
     };
+    s.push_str(&run_section(fmt, doc, opts.width));
+    s.push_str(&backtest_section(fmt, doc, opts.width));
+    s.push_str(&what_if_section(fmt, doc, opts.width));
+    if opts.requests {
+        s.push('\n');
+        s.push_str(&plain_table(fmt, &tables::requests(doc), opts.width));
+    }
+    wrap_prose(&s, opts.width)
+}
+
+/// The run's tables: the variants, what each result costs, the
+/// capabilities, the data fee, tool fees, and per day and period.
+fn run_section(fmt: &Fmt, doc: &SimulationDoc, width: usize) -> String {
+    let sim = &doc.simulation;
     let a = &sim.assumptions;
-    s.push_str(&format!(
+    let mut s = format!(
         "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = {}.\n\n",
         sim.tool_results,
         format::int(a.prefix_tokens),
         format::int(a.output_tokens_per_step),
         format::int(a.final_output_tokens),
         tokens_rule(a)
-    ));
+    );
     s.push_str(&sideways(
         fmt,
         &tables::variants(doc),
         tables::variant_identity_columns(doc),
-        opts.width,
+        width,
     ));
     s.push('\n');
-    s.push_str(&plain_table(fmt, &tables::attribution(doc), opts.width));
+    s.push_str(&plain_table(fmt, &tables::attribution(doc), width));
     if let Some(top) = most_expensive_result(fmt, sim) {
         s.push_str(&top);
     }
     s.push('\n');
-    s.push_str(&plain_table(fmt, &tables::capabilities(doc), opts.width));
+    s.push_str(&plain_table(fmt, &tables::capabilities(doc), width));
     s.push_str(&format!(
         "Data fee: {} over {} charged responses; {} replay(s) skipped, {} uncharged; median latency of calls with data {}.\n\n",
         fmt.money(sim.ledger.total_usd, Scale::Request),
@@ -104,56 +118,67 @@ fn terminal(fmt: &Fmt, doc: &SimulationDoc, opts: &TerminalOptions) -> String {
         format::seconds(sim.ledger.median_latency_with_data_ms)
     ));
     if !sim.tool_fees.is_empty() {
-        s.push_str(&plain_table(fmt, &tables::tool_fees(doc), opts.width));
+        s.push_str(&plain_table(fmt, &tables::tool_fees(doc), width));
         s.push('\n');
     }
-    s.push_str(&sideways(fmt, &tables::per_day(doc), 2, opts.width));
+    s.push_str(&sideways(fmt, &tables::per_day(doc), 2, width));
     if let Some(t) = tables::periods(doc) {
         s.push('\n');
-        s.push_str(&sideways(fmt, &t, 1, opts.width));
+        s.push_str(&sideways(fmt, &t, 1, width));
         for line in budget_lines(fmt, doc) {
             s.push_str(&format!("{line}\n"));
         }
     }
+    s
+}
+
+/// The backtest of a recorded trace: its summary lines, compactions and
+/// cache breaks (empty for a hand-written trace).
+fn backtest_section(fmt: &Fmt, doc: &SimulationDoc, width: usize) -> String {
     let recorded = backtest::summary(fmt, doc);
-    if !recorded.is_empty() {
-        s.push_str("\nBacktest\n");
-        for line in recorded {
-            s.push_str(&format!("- {line}\n"));
-        }
-        for t in [backtest::compaction(doc), backtest::breaks(doc)]
-            .into_iter()
-            .flatten()
-        {
-            s.push('\n');
-            s.push_str(&plain_table(fmt, &t, opts.width));
-        }
+    let mut s = String::new();
+    if recorded.is_empty() {
+        return s;
     }
-    let summary = what_if::summary(fmt, doc);
-    if !summary.is_empty() {
-        s.push_str("\nWhat if\n");
-        for line in summary {
-            s.push_str(&format!("- {line}\n"));
-        }
-        // The long tables (sweep, restarts) are in the HTML report and the CSV exports.
-        for t in [
-            what_if::retry(doc),
-            what_if::cache_lifetime(fmt, doc),
-            what_if::effort(doc),
-            what_if::context(doc),
-        ]
+    s.push_str("\nBacktest\n");
+    for line in recorded {
+        s.push_str(&format!("- {line}\n"));
+    }
+    for t in [backtest::compaction(doc), backtest::breaks(doc)]
         .into_iter()
         .flatten()
-        {
-            s.push('\n');
-            s.push_str(&plain_table(fmt, &t, opts.width));
-        }
-    }
-    if opts.requests {
+    {
         s.push('\n');
-        s.push_str(&plain_table(fmt, &tables::requests(doc), opts.width));
+        s.push_str(&plain_table(fmt, &t, width));
     }
-    wrap_prose(&s, opts.width)
+    s
+}
+
+/// The what-ifs' summary lines and their short tables (the long ones,
+/// sweep and restarts, are in the HTML report and the CSV exports).
+fn what_if_section(fmt: &Fmt, doc: &SimulationDoc, width: usize) -> String {
+    let summary = what_if::summary(fmt, doc);
+    let mut s = String::new();
+    if summary.is_empty() {
+        return s;
+    }
+    s.push_str("\nWhat if\n");
+    for line in summary {
+        s.push_str(&format!("- {line}\n"));
+    }
+    for t in [
+        what_if::retry(doc),
+        what_if::cache_lifetime(fmt, doc),
+        what_if::effort(doc),
+        what_if::context(doc),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        s.push('\n');
+        s.push_str(&plain_table(fmt, &t, width));
+    }
+    s
 }
 
 /// The answer, first: the cheapest and dearest variant and the saving a run
