@@ -400,6 +400,7 @@ pub fn periods(doc: &SimulationDoc) -> Option<DataTable> {
     })
 }
 
+/// Every table, in report order.
 pub fn all(fmt: &Fmt, doc: &SimulationDoc) -> Vec<DataTable> {
     let mut out = vec![
         variants(doc),

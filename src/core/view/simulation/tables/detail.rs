@@ -187,7 +187,7 @@ pub fn prices(doc: &SimulationDoc) -> DataTable {
 pub fn assumptions(doc: &SimulationDoc) -> DataTable {
     let sim = &doc.simulation;
     let a = &sim.assumptions;
-    let rows = vec![
+    let rows: Vec<AssumptionRow> = vec![
         (
             "prefix_tokens",
             "prefix: system prompt, tools, question (tokens)",
@@ -221,7 +221,29 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
         ),
     ];
     let mut rows = rows;
-    // What a calibration or an import fitted, where there is something.
+    rows.extend(fitted_rows(a));
+    rows.extend(basis_rows(sim));
+    DataTable {
+        id: "assumptions",
+        title: "Assumptions".into(),
+        columns: vec![
+            col("assumption", "assumption"),
+            col("description", "description"),
+            col("value", "value"),
+        ],
+        rows: rows
+            .into_iter()
+            .map(|(k, label, v)| vec![Cell::Text(k.into()), Cell::Text(label.into()), v])
+            .collect(),
+    }
+}
+
+/// An assumption row: its key, its description, its value.
+type AssumptionRow = (&'static str, &'static str, Cell);
+
+/// What a calibration or an import fitted, where there is something.
+fn fitted_rows(a: &crate::scenario::Assumptions) -> Vec<AssumptionRow> {
+    let mut rows = Vec::new();
     if let Some(e) = a.estimate_bytes_per_token {
         rows.push((
             "estimate_bytes_per_token",
@@ -255,6 +277,12 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
             )),
         ));
     }
+    rows
+}
+
+/// The currency (when not US dollars) and the date that chose the prices.
+fn basis_rows(sim: &crate::engine::Simulation) -> Vec<AssumptionRow> {
+    let mut rows = Vec::new();
     if !sim.currency.is_usd() {
         let c = &sim.currency;
         rows.push((
@@ -280,22 +308,9 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
             Cell::Text(format!("{} ({})", d.date, d.from)),
         ));
     }
-    DataTable {
-        id: "assumptions",
-        title: "Assumptions".into(),
-        columns: vec![
-            col("assumption", "assumption"),
-            col("description", "description"),
-            col("value", "value"),
-        ],
-        rows: rows
-            .into_iter()
-            .map(|(k, label, v)| vec![Cell::Text(k.into()), Cell::Text(label.into()), v])
-            .collect(),
-    }
+    rows
 }
 
-/// Every table, in report order.
 /// The same run on each compared model (`simulate --models`), cheapest
 /// first: its cheapest variant's total for one run, against the scenario's;
 /// `full`: every variant's total and the notes too (the CSV's table).
