@@ -318,32 +318,7 @@ impl Plan<'_> {
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
-            // Context after n calls, and the fan points.
-            for (c, bytes) in [&raw, &trimmed].into_iter().enumerate() {
-                let mut cum: u128 = 0;
-                let mut next = 0;
-                for (k, b) in bytes.iter().enumerate() {
-                    cum += u128::from(*b);
-                    if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
-                        let num = self.scale.numerators(k as u64 + 1, cum);
-                        let den = self.scale.denominators();
-                        acc.fan[next][c].add(num[0] as f64 / den[0] as f64);
-                        next += 1;
-                    }
-                }
-                let num = self.scale.numerators(n as u64, cum);
-                acc.context[c][0].add(num[0] as f64);
-                acc.context[c][1].add(num[1] as f64);
-                add_exact(&mut acc.context_sum[c][0], num[0], &mut acc.overflow);
-                add_exact(&mut acc.context_sum[c][1], num[1], &mut acc.overflow);
-                widen(&mut acc.context_range[c][0], num[0]);
-                widen(&mut acc.context_range[c][1], num[1]);
-                if let Some(w) = self.window_num {
-                    if num[1] > w[1] {
-                        acc.over_window[c] += 1;
-                    }
-                }
-            }
+            self.add_context(&mut acc, [&raw, &trimmed]);
             let runs = [&raw, &trimmed].map(|bytes| Run {
                 scale: self.scale,
                 bytes,
@@ -354,37 +329,83 @@ impl Plan<'_> {
                 hit_share: None,
                 turn_break: None,
             });
-            let totals = [runs[0].totals(), runs[1].totals()];
-            for (v, pv) in variants.iter().enumerate() {
-                let c = usize::from(pv.variant.results == Content::Trimmed);
-                let tally: Tally =
-                    runs[c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[c]));
-                let ir = self.rates[v].as_ref().expect("checked when planning");
-                let (cost, div) = (ir.numerators(&tally), ir.divisor());
-                acc.cost[v][0].add(cost[0] as f64);
-                acc.cost[v][1].add(cost[1] as f64);
-                add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
-                add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
-                widen(&mut acc.cost_range[v][0], cost[0]);
-                widen(&mut acc.cost_range[v][1], cost[1]);
-                if let Some(limit) = self.budget_num[v][1] {
-                    if cost[1] > limit {
-                        acc.over_budget[v] += 1;
-                    }
-                }
-                let usd = cost[0] as f64 / div[0] as f64;
-                let bin = self.edges.get(v * (BINS + 1) + BINS).map_or(BINS, |top| {
-                    let lo = self.edges[v * (BINS + 1)];
-                    if usd > *top || top <= &lo {
-                        BINS
-                    } else {
-                        (((usd - lo) / (top - lo) * BINS as f64) as usize).min(BINS - 1)
-                    }
-                });
-                acc.hist[v][bin] += 1;
-            }
+            self.add_costs(&mut acc, &runs);
         }
         acc
+    }
+}
+
+impl Plan<'_> {
+    /// One drawn run's context after its last call and at the fan points,
+    /// for raw and trimmed results (index 0 and 1).
+    #[inline(always)]
+    fn add_context(&self, acc: &mut Acc, results: [&[u64]; 2]) {
+        let n = self.spec.calls;
+        for (c, bytes) in results.into_iter().enumerate() {
+            let mut cum: u128 = 0;
+            let mut next = 0;
+            for (k, b) in bytes.iter().enumerate() {
+                cum += u128::from(*b);
+                if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
+                    let num = self.scale.numerators(k as u64 + 1, cum);
+                    let den = self.scale.denominators();
+                    acc.fan[next][c].add(num[0] as f64 / den[0] as f64);
+                    next += 1;
+                }
+            }
+            let num = self.scale.numerators(n, cum);
+            acc.context[c][0].add(num[0] as f64);
+            acc.context[c][1].add(num[1] as f64);
+            add_exact(&mut acc.context_sum[c][0], num[0], &mut acc.overflow);
+            add_exact(&mut acc.context_sum[c][1], num[1], &mut acc.overflow);
+            widen(&mut acc.context_range[c][0], num[0]);
+            widen(&mut acc.context_range[c][1], num[1]);
+            if let Some(w) = self.window_num {
+                if num[1] > w[1] {
+                    acc.over_window[c] += 1;
+                }
+            }
+        }
+    }
+
+    /// One drawn run's cost on every variant (raw or trimmed replay), its
+    /// bound sums and ranges, the runs over budget and the histogram bin.
+    #[inline(always)]
+    fn add_costs(&self, acc: &mut Acc, runs: &[Run; 2]) {
+        let totals = [runs[0].totals(), runs[1].totals()];
+        for (v, pv) in self.s.variants().iter().enumerate() {
+            let c = usize::from(pv.variant.results == Content::Trimmed);
+            let tally: Tally =
+                runs[c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[c]));
+            let ir = self.rates[v].as_ref().expect("checked when planning");
+            let (cost, div) = (ir.numerators(&tally), ir.divisor());
+            acc.cost[v][0].add(cost[0] as f64);
+            acc.cost[v][1].add(cost[1] as f64);
+            add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
+            add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
+            widen(&mut acc.cost_range[v][0], cost[0]);
+            widen(&mut acc.cost_range[v][1], cost[1]);
+            if let Some(limit) = self.budget_num[v][1] {
+                if cost[1] > limit {
+                    acc.over_budget[v] += 1;
+                }
+            }
+            let usd = cost[0] as f64 / div[0] as f64;
+            acc.hist[v][self.bin(v, usd)] += 1;
+        }
+    }
+
+    /// The histogram bin of a run costing `usd` on variant `v` (the last
+    /// bin past the top edge).
+    fn bin(&self, v: usize, usd: f64) -> usize {
+        self.edges.get(v * (BINS + 1) + BINS).map_or(BINS, |top| {
+            let lo = self.edges[v * (BINS + 1)];
+            if usd > *top || top <= &lo {
+                BINS
+            } else {
+                (((usd - lo) / (top - lo) * BINS as f64) as usize).min(BINS - 1)
+            }
+        })
     }
 }
 
