@@ -562,79 +562,9 @@ impl<'a> Plan<'a> {
     /// The forecast document from the merged accumulator.
     fn summarise(&self, total: &Acc) -> Forecast {
         let (s, spec) = (self.s, self.spec);
-        let variants = s
-            .variants()
-            .iter()
-            .enumerate()
-            .map(|(v, pv)| {
-                let div = self.divisor(v);
-                let q = |b: usize| {
-                    quantiles(
-                        &total.cost[v][b],
-                        total.cost_sum[v][b],
-                        total.cost_range[v][b],
-                        div[b],
-                    )
-                };
-                let (lower, upper) = (q(0), q(1));
-                VariantForecast {
-                    name: pv.variant.name.clone(),
-                    recommended_budget: upper.p99,
-                    cost_lower: lower,
-                    cost_upper: upper,
-                    over_budget: spec.budget.map(|_| share(total.over_budget[v], spec.runs)),
-                    histogram_edges: self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
-                    histogram_counts: total.hist[v].clone(),
-                }
-            })
-            .collect();
-        let dens = self.scale.denominators();
-        let context = [Content::Raw, Content::Trimmed]
-            .into_iter()
-            .enumerate()
-            .map(|(c, results)| {
-                let q = |b: usize| {
-                    quantiles(
-                        &total.context[c][b],
-                        total.context_sum[c][b],
-                        total.context_range[c][b],
-                        dens[b],
-                    )
-                };
-                ContextForecast {
-                    results,
-                    lower: q(0),
-                    upper: q(1),
-                    over_context_window: self
-                        .window_num
-                        .map(|_| share(total.over_window[c], spec.runs)),
-                }
-            })
-            .collect();
-        let fan = self
-            .fan_at
-            .iter()
-            .enumerate()
-            .map(|(i, &calls)| {
-                let q = |sk: &DDSketch| {
-                    let [p10, p50, p90, p99] = [0.10, 0.50, 0.90, 0.99].map(|p| {
-                        let v = sk
-                            .quantile(p)
-                            .ok()
-                            .flatten()
-                            .unwrap_or(0.0)
-                            .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0));
-                        estimate(v, 1)
-                    });
-                    FanQuantiles { p10, p50, p90, p99 }
-                };
-                FanPoint {
-                    calls,
-                    raw: q(&total.fan[i][0]),
-                    trimmed: q(&total.fan[i][1]),
-                }
-            })
-            .collect();
+        let variants = self.variant_forecasts(total);
+        let context = self.context_forecasts(total);
+        let fan = self.fan(total);
         let mut doc = Forecast {
             answer: None,
             planned: false,
@@ -662,6 +592,93 @@ impl<'a> Plan<'a> {
         };
         doc.answer = crate::document::answer::ForecastAnswer::of(&doc);
         doc
+    }
+}
+
+impl Plan<'_> {
+    /// Each variant's cost per run: lower and upper quantiles, the share
+    /// over budget, the histogram.
+    fn variant_forecasts(&self, total: &Acc) -> Vec<VariantForecast> {
+        let spec = self.spec;
+        self.s
+            .variants()
+            .iter()
+            .enumerate()
+            .map(|(v, pv)| {
+                let div = self.divisor(v);
+                let q = |b: usize| {
+                    quantiles(
+                        &total.cost[v][b],
+                        total.cost_sum[v][b],
+                        total.cost_range[v][b],
+                        div[b],
+                    )
+                };
+                let (lower, upper) = (q(0), q(1));
+                VariantForecast {
+                    name: pv.variant.name.clone(),
+                    recommended_budget: upper.p99,
+                    cost_lower: lower,
+                    cost_upper: upper,
+                    over_budget: spec.budget.map(|_| share(total.over_budget[v], spec.runs)),
+                    histogram_edges: self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
+                    histogram_counts: total.hist[v].clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The context after the last call, raw and trimmed: quantiles per
+    /// bound and the share over the context window.
+    fn context_forecasts(&self, total: &Acc) -> Vec<ContextForecast> {
+        let dens = self.scale.denominators();
+        [Content::Raw, Content::Trimmed]
+            .into_iter()
+            .enumerate()
+            .map(|(c, results)| {
+                let q = |b: usize| {
+                    quantiles(
+                        &total.context[c][b],
+                        total.context_sum[c][b],
+                        total.context_range[c][b],
+                        dens[b],
+                    )
+                };
+                ContextForecast {
+                    results,
+                    lower: q(0),
+                    upper: q(1),
+                    over_context_window: self
+                        .window_num
+                        .map(|_| share(total.over_window[c], self.spec.runs)),
+                }
+            })
+            .collect()
+    }
+
+    /// The context's p10–p99 (lower bound) at each fan point.
+    fn fan(&self, total: &Acc) -> Vec<FanPoint> {
+        let q = |sk: &DDSketch| {
+            let [p10, p50, p90, p99] = [0.10, 0.50, 0.90, 0.99].map(|p| {
+                let v = sk
+                    .quantile(p)
+                    .ok()
+                    .flatten()
+                    .unwrap_or(0.0)
+                    .clamp(sk.min().unwrap_or(0.0), sk.max().unwrap_or(0.0));
+                estimate(v, 1)
+            });
+            FanQuantiles { p10, p50, p90, p99 }
+        };
+        self.fan_at
+            .iter()
+            .enumerate()
+            .map(|(i, &calls)| FanPoint {
+                calls,
+                raw: q(&total.fan[i][0]),
+                trimmed: q(&total.fan[i][1]),
+            })
+            .collect()
     }
 }
 
