@@ -467,28 +467,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     let mut scenarios = 0usize;
     let mut sessions_read = 0usize;
     let mut written: Vec<PathBuf> = Vec::new();
-    let mut dataset = spec.dataset.as_ref().map(|d| {
-        let book = crate::scenario::input_file(&spec.book);
-        crate::import::dataset::store::Writer::new(
-            d.dir.clone(),
-            crate::import::dataset::Provenance {
-                price_book: spec.book.name.clone(),
-                price_book_sha256: book.sha256,
-                assumptions: serde_json::json!({
-                    "trim": spec.trim.describe(),
-                    "compare_model": spec.compare_models.first(),
-                    "compare_models": spec.compare_models,
-                    "calibration": spec.calibration.as_ref().map(|(_, n)| n),
-                    "price_date": today().to_string(),
-                    "price_book": spec.book.name,
-                })
-                .to_string(),
-            },
-            d.origin.clone(),
-            d.anonymiser.clone(),
-            spec.source.key(),
-        )
-    });
+    let mut dataset = dataset_writer(spec);
     let read = crate::import::read(
         spec.source,
         &spec.paths,
@@ -519,23 +498,9 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
                 }
                 for f in sum.accept(p) {
                     scenarios += usize::from(!f.csv);
-                    let path = output::name::confined(&spec.out, &f.path).map_err(|e| {
-                        InputError::new(format!(
-                            "{}: not written: {} would leave {}",
-                            e.path.display(),
-                            e.why,
-                            spec.out.display()
-                        ))
-                        .with_help("tokencast writes imported files only inside --out")
-                    })?;
                     written.push(f.path.clone());
-                    let planned = PlannedFile {
-                        path,
-                        marker: if f.csv { Marker::Trace } else { Marker::Toml },
-                        bytes: f.bytes,
-                    };
                     // A closed channel means the writer stopped on an error, reported below.
-                    if send.send(planned).is_err() {
+                    if send.send(planned_in(spec, f)?).is_err() {
                         return Ok(());
                     }
                 }
@@ -553,6 +518,52 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         sessions: sessions_read,
         written,
         dataset,
+    })
+}
+
+/// The dataset's writer, when `--dataset` is given: its provenance is the
+/// price book (name and digest) and the import's assumptions.
+fn dataset_writer(spec: &ImportSpec) -> Option<crate::import::dataset::store::Writer> {
+    spec.dataset.as_ref().map(|d| {
+        let book = crate::scenario::input_file(&spec.book);
+        crate::import::dataset::store::Writer::new(
+            d.dir.clone(),
+            crate::import::dataset::Provenance {
+                price_book: spec.book.name.clone(),
+                price_book_sha256: book.sha256,
+                assumptions: serde_json::json!({
+                    "trim": spec.trim.describe(),
+                    "compare_model": spec.compare_models.first(),
+                    "compare_models": spec.compare_models,
+                    "calibration": spec.calibration.as_ref().map(|(_, n)| n),
+                    "price_date": today().to_string(),
+                    "price_book": spec.book.name,
+                })
+                .to_string(),
+            },
+            d.origin.clone(),
+            d.anonymiser.clone(),
+            spec.source.key(),
+        )
+    })
+}
+
+/// A session's file as a file to write, confined to `--out` (a name from
+/// the log that would leave it is an error).
+fn planned_in(spec: &ImportSpec, f: summary::OutFile) -> Result<PlannedFile, AppError> {
+    let path = output::name::confined(&spec.out, &f.path).map_err(|e| {
+        InputError::new(format!(
+            "{}: not written: {} would leave {}",
+            e.path.display(),
+            e.why,
+            spec.out.display()
+        ))
+        .with_help("tokencast writes imported files only inside --out")
+    })?;
+    Ok(PlannedFile {
+        path,
+        marker: if f.csv { Marker::Trace } else { Marker::Toml },
+        bytes: f.bytes,
     })
 }
 
