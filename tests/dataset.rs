@@ -256,7 +256,7 @@ fn importing_again_replaces_each_session_and_an_older_copy_never_replaces_a_newe
     assert!(!String::from_utf8_lossy(&lines.concat()).contains("msg_3"));
     std::fs::write(old.join(&name), lines.join(&b'\n')).unwrap();
     std::fs::create_dir_all(old.join(S1)).unwrap();
-    copy_dir(&fixtures().join("proj-a").join(S1), &old.join(S1));
+    common::copy_dir(&fixtures().join("proj-a").join(S1), &old.join(S1));
     let out = tokencast()
         .current_dir(dir.path())
         .args([
@@ -284,18 +284,6 @@ fn importing_again_replaces_each_session_and_an_older_copy_never_replaces_a_newe
         "{note}"
     );
     assert_eq!(snapshot(&dir.path().join("ds")), first);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from) {
-        let e = e.unwrap();
-        let rel = e.path().strip_prefix(from).unwrap();
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(to.join(rel)).unwrap();
-        } else {
-            std::fs::copy(e.path(), to.join(rel)).unwrap();
-        }
-    }
 }
 
 #[test]
