@@ -34,7 +34,7 @@ pub(super) fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
         let loaded = crate::files::load_recorded(
             scenario_path,
             Some(today),
-            crate::report::MAX_LIVE_INPUT_BYTES,
+            crate::limits::MAX_LIVE_INPUT_BYTES,
         )?;
         (Some(loaded), None)
     } else {
@@ -157,12 +157,12 @@ pub(super) fn corpus_live(
         spec.seed.to_string(),
     ]);
     let size = serde_json::to_vec(&corpus).map_or(usize::MAX, |j| j.len());
-    if size > crate::report::MAX_LIVE_INPUT_BYTES {
+    if size > crate::limits::MAX_LIVE_INPUT_BYTES {
         return Err(format!(
             "its {} sessions' costs take {} MB, more than the {} MB a page carries",
             corpus.recorded.sessions.len(),
             size >> 20,
-            crate::report::MAX_LIVE_INPUT_BYTES >> 20
+            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
         ));
     }
     let controls = crate::report::simulation::corpus_controls(&spec);

@@ -244,7 +244,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     let loaded = crate::files::load_recorded(
         &args.scenario,
         Some(today),
-        crate::report::MAX_LIVE_INPUT_BYTES,
+        crate::limits::MAX_LIVE_INPUT_BYTES,
     )?;
     let scenario = &loaded.scenario;
     let all_rows = args.all_rows || args.csv.is_some();
@@ -293,7 +293,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
 }
 
 /// What a simulation page needs to replay its scenario itself, or why it
-/// cannot carry it (inputs over [`crate::report::MAX_LIVE_INPUT_BYTES`]).
+/// cannot carry it (inputs over [`crate::limits::MAX_LIVE_INPUT_BYTES`]).
 fn live_inputs(
     loaded: crate::files::LoadedWithTexts,
     today: jiff::civil::Date,
@@ -308,7 +308,7 @@ fn live_inputs(
         format!(
             "its scenario, price book and trace take {} MB, more than the {} MB a page carries",
             size >> 20,
-            crate::report::MAX_LIVE_INPUT_BYTES >> 20
+            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
         )
     })?;
     let name = std::path::Path::new(&src.name)

@@ -154,6 +154,33 @@ pub const MAX_CALLS: u64 = 10_000_000;
 /// of more than a thousand.
 pub const MAX_REPLAY_MAGNITUDE: f64 = 1e25;
 
+/// Longest name an `import --variant` may have, in characters: it becomes a
+/// variant of every written scenario and a column of the import's tables.
+pub const MAX_VARIANT_NAME_CHARS: usize = 100;
+
+/// Most calls a forecast's sample of a described run (`[trace.generate]`)
+/// holds: its memory.
+pub const MAX_SAMPLE_ROWS: u64 = 1_000_000;
+
+/// Longest latency a generated call may have (one day).
+pub const MAX_GENERATED_LATENCY_MS: u64 = 86_400_000;
+
+/// Longest log line an importer keeps, in bytes (a tool result of 64 MiB is
+/// far beyond any context); a longer line is a located problem.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The longest file name tokencast makes from input, in bytes (well under
+/// every file system's 255).
+pub const MAX_FILE_NAME: usize = 64;
+
+/// The largest write journal read back (a million entries of ~200 bytes).
+pub const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
+
+/// A page carries its engine's inputs up to this size (scenario, price book
+/// and trace together); a larger run's page is a still picture. Below
+/// [`MAX_INPUT_BYTES`], so a page never carries a file the CLI would refuse.
+pub const MAX_LIVE_INPUT_BYTES: usize = 16 << 20;
+
 /// Checks runs per day.
 pub fn runs_per_day(v: u64) -> Result<(), String> {
     if v > MAX_RUNS_PER_DAY {

@@ -5,9 +5,6 @@ use super::{Import, Problem};
 use std::io::{self, BufRead};
 use std::path::Path;
 
-/// Longest line kept (a tool result of 64 MiB is far beyond any context).
-pub const MAX_LINE_BYTES: usize = 64 << 20;
-
 /// One line read.
 pub enum Line<'a> {
     /// The line's bytes, without its newline.
@@ -130,7 +127,10 @@ pub fn each_line(
             return false;
         }
     };
-    let mut lines = Lines::new(io::BufReader::with_capacity(1 << 20, file), MAX_LINE_BYTES);
+    let mut lines = Lines::new(
+        io::BufReader::with_capacity(1 << 20, file),
+        crate::limits::MAX_LINE_BYTES,
+    );
     loop {
         match lines.next_line() {
             Ok(Some((n, Line::Text(t)))) => {
@@ -143,7 +143,7 @@ pub fn each_line(
                 n,
                 format!(
                     "line of {len} bytes is longer than {} MiB; skipped",
-                    MAX_LINE_BYTES >> 20
+                    crate::limits::MAX_LINE_BYTES >> 20
                 ),
             ),
             Ok(None) => break,

@@ -437,7 +437,7 @@ fn first_line_is_an_export(path: &Path) -> bool {
         return true;
     };
     let mut lines =
-        super::lines::Lines::new(std::io::BufReader::new(file), super::lines::MAX_LINE_BYTES);
+        super::lines::Lines::new(std::io::BufReader::new(file), crate::limits::MAX_LINE_BYTES);
     while let Ok(Some((_, line))) = lines.next_line() {
         match line {
             super::lines::Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
@@ -478,7 +478,7 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 /// A whole-file document up to this size is read into memory and parsed
 /// from there (serde_json parses a slice about twice as fast as a reader);
 /// a larger one is streamed, so memory stays bounded.
-const IN_MEMORY_DOCUMENT: u64 = super::lines::MAX_LINE_BYTES as u64;
+const IN_MEMORY_DOCUMENT: u64 = crate::limits::MAX_LINE_BYTES as u64;
 
 /// The file at `path` as one export; with the lines and bytes it holds.
 fn whole(path: &Path) -> Option<(Vec<Batch>, u64, u64)> {

@@ -30,14 +30,12 @@
 //! a located error and nothing is changed.
 
 use super::{name::confined, Marker, OutputError};
+use crate::limits::MAX_JOURNAL_BYTES;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The journal's file name in the folder it makes whole.
 pub const JOURNAL_FILE: &str = ".tokencast-journal.json";
-
-/// The largest journal read back (a million entries of ~200 bytes).
-const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
 
 /// What a commit will do, paths relative to the folder.
 #[derive(Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -157,12 +155,15 @@ pub fn recover(root: &Path) -> Result<usize, OutputError> {
     }
     let mut bytes = Vec::new();
     std::fs::File::open(&path)
-        .and_then(|f| f.take(MAX_JOURNAL_BYTES + 1).read_to_end(&mut bytes))
+        .and_then(|f| {
+            f.take(crate::limits::MAX_JOURNAL_BYTES + 1)
+                .read_to_end(&mut bytes)
+        })
         .map_err(|source| OutputError::Io {
             path: path.clone(),
             source,
         })?;
-    if bytes.len() as u64 > MAX_JOURNAL_BYTES {
+    if bytes.len() as u64 > crate::limits::MAX_JOURNAL_BYTES {
         return Err(not_ours(
             root,
             format!("it is larger than {MAX_JOURNAL_BYTES} bytes"),

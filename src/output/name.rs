@@ -5,7 +5,7 @@
 //! [`FileName`] is the only way such a name reaches a path: it has no
 //! separator, no `.`/`..`, no absolute form, no reserved device name, no
 //! leading dot (tokencast's own temporary and lock files start with one), no
-//! control or invisible character, and at most [`MAX_FILE_NAME`] bytes. A
+//! control or invisible character, and at most [`crate::limits::MAX_FILE_NAME`] bytes. A
 //! name that is not already of that form is made so lossily, and keeps a
 //! short digest of the original after a `~` (a character a kept name never
 //! has), so two different ids never share a folder. [`confined`] then proves
@@ -17,10 +17,6 @@
 
 use std::path::{Component, Path, PathBuf};
 pub use tokencast_core::text::{display, escape, short_digest, terminal, MAX_DISPLAY};
-
-/// The longest file name tokencast makes from input, in bytes (well under
-/// every file system's 255).
-pub const MAX_FILE_NAME: usize = 64;
 
 /// Names tokencast writes into an output folder itself; an input name equal
 /// to one of them (ignoring case) is made lossy.
@@ -104,7 +100,7 @@ fn is_safe(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let stem = lower.split('.').next().unwrap_or("");
     !name.is_empty()
-        && name.len() <= MAX_FILE_NAME
+        && name.len() <= crate::limits::MAX_FILE_NAME
         && !name.starts_with('.')
         && !name.ends_with('.')
         && name.chars().all(is_safe_char)
@@ -194,7 +190,10 @@ mod tests {
                 matches!(p.components().next(), Some(Component::Normal(_))),
                 "{id:?} -> {f}"
             );
-            assert!(f.as_str().len() <= MAX_FILE_NAME, "{id:?} -> {f}");
+            assert!(
+                f.as_str().len() <= crate::limits::MAX_FILE_NAME,
+                "{id:?} -> {f}"
+            );
             assert!(!f.as_str().starts_with('.'), "{id:?} -> {f}");
             assert!(f.as_str().contains('~'), "{id:?} is not kept as it is");
             assert!(f.as_str().ends_with(&short_digest(id)));

@@ -8,7 +8,7 @@ use super::{
 };
 use std::path::{Path, PathBuf};
 
-/// A set of files written as [`write_all`] writes them, one at a time: each
+/// A set of files written as [`write_all`](super::write_all) writes them, one at a time: each
 /// is checked and written to a temporary file beside its target when it is
 /// staged (so its bytes need not stay in memory), and [`Staging::commit`]
 /// renames them all into place. Dropping a staging without committing

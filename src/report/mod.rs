@@ -68,10 +68,6 @@ pub struct HtmlOptions {
     pub still: Option<String>,
 }
 
-/// A page carries its engine's inputs up to this size (scenario, price book
-/// and trace together); a larger run's page is a still picture.
-pub const MAX_LIVE_INPUT_BYTES: usize = 16 << 20;
-
 /// A page's own engine's inputs: the request it answers when nothing is
 /// changed (the scenario's text and every file it names), and the controls
 /// the reader changes it with.

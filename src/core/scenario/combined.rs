@@ -10,12 +10,10 @@
 //! thread; the summary totals each over the same threads.
 
 use crate::error::InputError;
+use crate::limits::MAX_VARIANT_NAME_CHARS;
 use crate::pricing::{Cache, Mode, PriceBook};
 use crate::scenario::Content;
 use serde::{Deserialize, Serialize};
-
-/// Longest name a variant may have (characters).
-pub const MAX_NAME_CHARS: usize = 100;
 
 /// Names the import gives its own variants: a variant of the user's may not
 /// take one.
@@ -89,9 +87,9 @@ impl WhatIfVariant {
                 })?
                 .v;
             let name = v.name.trim();
-            if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+            if name.is_empty() || name.chars().count() > crate::limits::MAX_VARIANT_NAME_CHARS {
                 return Err(InputError::new(format!(
-                    "{at}: a name of 1 to {MAX_NAME_CHARS} characters is needed"
+                    "{at}: a name of 1 to {MAX_VARIANT_NAME_CHARS} characters is needed"
                 )));
             }
             if OWN_NAMES.contains(&name) || name.starts_with("on ") {

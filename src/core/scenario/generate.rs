@@ -30,12 +30,6 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-/// Most calls a forecast's sample of a described run holds (its memory).
-pub const MAX_SAMPLE_ROWS: u64 = 1_000_000;
-
-/// Longest latency a generated call may have (one day).
-const MAX_LATENCY_MS: u64 = 86_400_000;
-
 /// A size: a whole number, or a range drawn uniformly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -150,7 +144,11 @@ impl Plan {
             for (field, size, max) in [
                 ("raw_bytes", Some(c.raw_bytes), MAX_RESULT_BYTES),
                 ("trimmed_bytes", c.trimmed_bytes, MAX_RESULT_BYTES),
-                ("latency_ms", c.latency_ms, MAX_LATENCY_MS),
+                (
+                    "latency_ms",
+                    c.latency_ms,
+                    crate::limits::MAX_GENERATED_LATENCY_MS,
+                ),
             ] {
                 let Some((a, b)) = size.map(Size::bounds) else {
                     continue;
@@ -247,10 +245,12 @@ impl Plan {
     /// Independent draws of the run, one after another (draw `i` with
     /// `seed + i`): what a forecast samples from, so it follows the
     /// distributions rather than one draw of them. `runs` draws, fewer when
-    /// they would hold more than [`MAX_SAMPLE_ROWS`] calls (at least one).
+    /// they would hold more than [`crate::limits::MAX_SAMPLE_ROWS`] calls (at least one).
     pub fn draws(&self, runs: u64, seed: u64) -> Vec<TraceCall> {
         let per_run: u64 = self.capabilities.iter().map(|c| c.get_ref().calls).sum();
-        let runs = runs.min(MAX_SAMPLE_ROWS / per_run.max(1)).max(1);
+        let runs = runs
+            .min(crate::limits::MAX_SAMPLE_ROWS / per_run.max(1))
+            .max(1);
         let src = SourceText {
             name: "[trace.generate]".into(),
             text: String::new(),

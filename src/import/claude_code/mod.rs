@@ -18,7 +18,7 @@
 //! - `<synthetic>` lines with zero usage are not requests.
 //!
 //! Bad input never stops the import: a line that is not JSON, not UTF-8, of
-//! an unknown type, or longer than [`super::lines::MAX_LINE_BYTES`], and a file
+//! an unknown type, or longer than [`crate::limits::MAX_LINE_BYTES`], and a file
 //! that cannot be read to its end, become [`Problem`]s with file and line.
 
 mod line;
