@@ -54,7 +54,7 @@ pub(super) fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let live = match loaded {
         Some(loaded) => {
             let controls =
-                crate::report::simulation::scenario_controls(&loaded.scenario, &loaded.models);
+                crate::report::html::controls::scenario_controls(&loaded.scenario, &loaded.models);
             live_inputs(loaded, today, false, Vec::new(), |_| controls).map(|mut l| {
                 l.request.forecast = Some(tokencast_web::ForecastRun {
                     spec: spec.clone(),
@@ -165,7 +165,7 @@ pub(super) fn corpus_live(
             crate::limits::MAX_LIVE_INPUT_BYTES >> 20
         ));
     }
-    let controls = crate::report::simulation::corpus_controls(&spec);
+    let controls = crate::report::html::controls::corpus_controls(&spec);
     Ok(crate::report::Live {
         request: tokencast_web::Request {
             name: "forecast".into(),

@@ -272,7 +272,7 @@ fn run_simulate(args: SimulateArgs) -> Result<Outcome, AppError> {
     // every row either way, so `--csv` does not change its page.
     let every_row = doc.simulation.rows != tokencast_core::engine::RowsKept::Outline;
     let live = live_inputs(loaded, today, every_row, compared, |models| {
-        crate::report::simulation::controls(&doc, models)
+        crate::report::html::controls::controls(&doc, models)
     });
     let terminal = TerminalOptions {
         requests: args.requests,

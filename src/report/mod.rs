@@ -76,7 +76,7 @@ pub struct Live {
     /// The scenario, its files and its price date.
     pub request: tokencast_web::Request,
     /// The controls, at the scenario's values
-    /// ([`simulation::controls`], [`simulation::scenario_controls`]).
+    /// ([`html::controls::controls`], [`html::controls::scenario_controls`]).
     pub controls: Vec<html::ControlGroup>,
 }
 

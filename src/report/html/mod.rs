@@ -7,6 +7,7 @@
 //! has already escaped.
 
 pub mod charts;
+pub mod controls;
 
 use crate::output::HTML_GENERATOR;
 use crate::report::Fmt;
