@@ -378,6 +378,29 @@ fn default_paths_come_from_claude_config_dir_and_filters_apply() {
     assert_eq!(run(&["--until", "2026-03-01"]), [S1, S3]);
     assert_eq!(run(&["--project", "proj-b"]), [S3]);
     assert_eq!(run(&["--session", S1]), [S1]);
+    // The 8 characters the tables show are enough.
+    assert_eq!(run(&["--session", &S2[..8]]), [S2]);
+    // An id no session has is an error that says so, and nothing is written.
+    let out = tokencast()
+        .current_dir(dir.path())
+        .env("CLAUDE_CONFIG_DIR", dir.path().join("c1"))
+        .args([
+            "import",
+            "claude-code",
+            "--out",
+            "out",
+            "--session",
+            "99999999",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no session's id is or starts with `99999999`"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out").exists());
 }
 
 #[test]

@@ -134,7 +134,8 @@ pub struct ImportArgs {
     /// Only projects whose directory name contains this.
     #[arg(long, value_name = "NAME")]
     pub project: Option<String>,
-    /// Only this session id.
+    /// Only the session with this id, or the sessions whose id starts with
+    /// it (the tables show ids by their first 8 characters).
     #[arg(long = "session", value_name = "ID")]
     pub session: Option<String>,
     /// Where traces and scenarios go (one directory per session).

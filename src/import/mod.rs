@@ -309,7 +309,7 @@ pub struct Filter {
     pub until: Option<String>,
     /// Projects whose name contains this.
     pub project: Option<String>,
-    /// Only this session id.
+    /// Only sessions whose id is this or starts with it.
     pub session: Option<String>,
     /// Walk into folders that symbolic links lead to (off: a link to a
     /// folder is listed and skipped, so a log tree cannot send the walk
@@ -329,7 +329,9 @@ impl Filter {
     /// Whether a session passes.
     pub fn keeps(&self, s: &Session) -> bool {
         let day = s.started().map(|t| &t[..t.len().min(10)]);
-        self.session.as_ref().is_none_or(|id| &s.id == id)
+        self.session
+            .as_ref()
+            .is_none_or(|id| s.id.starts_with(id.as_str()))
             && self
                 .project
                 .as_ref()

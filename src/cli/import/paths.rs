@@ -161,6 +161,22 @@ pub(super) fn nothing_read(
             )),
         );
     }
+    if let (0, Some(id)) = (sessions, &spec.filter.session) {
+        return Some(
+            InputError::new(format!(
+                "import {key}: no session's id is or starts with `{}` in {} file(s) under {}{}",
+                crate::output::name::display(id),
+                import.files,
+                shown_paths(&spec.paths),
+                if spec.filter.since.is_some() || spec.filter.until.is_some() || spec.filter.project.is_some() {
+                    " (with --since, --until or --project applied too)"
+                } else {
+                    ""
+                }
+            ))
+            .with_help("give a session id as the summary lists it (its first 8 characters are enough), or leave out --session to import every session"),
+        );
+    }
     if sessions > 0 || import.problems.is_empty() || !spec.filter.is_empty() {
         return None;
     }
