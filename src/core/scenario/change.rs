@@ -116,7 +116,7 @@ impl Param {
 }
 
 /// One value of an axis: a number, or a cache tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Value {
     /// A number (whole for integer parameters, checked when parsed).
     Number(Decimal),
@@ -362,7 +362,7 @@ impl Scenario {
             variants: vec![
                 PricedVariant::new(variant, model).map_err(|e| missing(&model.model, e))?
             ],
-            trace: Vec::new(),
+            trace: Default::default(),
             plan: None,
             tool_fees: Vec::new(),
             currency: Default::default(),
@@ -414,7 +414,7 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
         Param::BytesPerToken => s.assumptions.bytes_per_token = d,
         Param::TokenizerUplift => s.assumptions.tokenizer_uplift = d,
         Param::TrimRatio => {
-            for c in &mut s.trace {
+            for c in std::sync::Arc::make_mut(&mut s.trace) {
                 if let Some(raw) = c.raw_bytes {
                     c.trimmed_bytes = whole((Decimal::from(raw) * d).round());
                 }
@@ -427,14 +427,16 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
                 .filter(|c| c.enters_context())
                 .cloned()
                 .collect();
-            s.trace = (0..crate::engine::ix(int()))
-                .map(|i| {
-                    let mut c = results[i % results.len()].clone();
-                    c.row = i + 1;
-                    c.call = Some(u32::try_from(i + 1).unwrap_or(u32::MAX));
-                    c
-                })
-                .collect();
+            s.trace = std::sync::Arc::new(
+                (0..crate::engine::ix(int()))
+                    .map(|i| {
+                        let mut c = results[i % results.len()].clone();
+                        c.row = i + 1;
+                        c.call = Some(u32::try_from(i + 1).unwrap_or(u32::MAX));
+                        c
+                    })
+                    .collect(),
+            );
         }
         Param::ModelSecondsPerStep => {
             let pauses = s

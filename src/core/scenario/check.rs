@@ -104,7 +104,7 @@ impl Scenario {
             timing,
             what_if,
             variants,
-            trace,
+            trace: std::sync::Arc::new(trace),
             plan,
             tool_fees,
             currency,

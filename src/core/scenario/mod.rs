@@ -317,8 +317,9 @@ pub struct Scenario {
     what_if: WhatIfs,
     /// Variants to compare, in the order written.
     variants: Vec<PricedVariant>,
-    /// The recorded requests, in order.
-    trace: Vec<TraceCall>,
+    /// The recorded requests, in order: shared by every changed copy of the
+    /// scenario (a sweep point, a what-if) until a change rewrites it.
+    trace: std::sync::Arc<Vec<TraceCall>>,
     /// The description the trace was generated from (`[trace.generate]`).
     #[serde(skip)]
     plan: Option<generate::Plan>,
@@ -423,7 +424,7 @@ impl Scenario {
             timing: None,
             what_if: Default::default(),
             variants,
-            trace,
+            trace: std::sync::Arc::new(trace),
             plan: None,
             tool_fees: Vec::new(),
             currency: Default::default(),
@@ -448,7 +449,7 @@ impl Scenario {
     /// The field `trace`, to change in a unit test of this crate.
     #[cfg(test)]
     pub(crate) fn trace_mut(&mut self) -> &mut Vec<TraceCall> {
-        &mut self.trace
+        std::sync::Arc::make_mut(&mut self.trace)
     }
 
     /// The field `timing`, to change in a unit test of this crate.
