@@ -284,7 +284,7 @@ fn a_sweep_too_large_to_run_is_refused_before_any_point_is_replayed() {
         &args,
         &[
             "the sweep would replay",
-            "100 points",
+            "100 replays",
             "10000001 steps a run",
             "more than the limit of 1000000000",
         ],

@@ -184,9 +184,11 @@ impl SweepSpec {
     pub fn check_against(&self, s: &Scenario) -> Result<(), InputError> {
         use crate::limits::MAX_SWEEP_STEPS;
         use rust_decimal::prelude::ToPrimitive;
-        let points = self
+        // Points that differ only in runs per day share one replay.
+        let replays = self
             .axes
             .iter()
+            .filter(|a| a.param != Param::RunsPerDay)
             .fold(1u64, |n, a| n.saturating_mul(a.values.len() as u64));
         // A calls axis sets a point's results; else the trace's.
         let calls = self
@@ -200,12 +202,12 @@ impl SweepSpec {
             })
             .max()
             .unwrap_or(s.trace().len() as u64);
-        let steps = points
+        let steps = replays
             .saturating_mul(s.variants().len() as u64)
             .saturating_mul(calls.saturating_add(1));
         if steps > MAX_SWEEP_STEPS {
             return Err(InputError::new(format!(
-                "the sweep would replay {steps} steps ({points} points × {} variants × {} steps a run), more than the limit of {MAX_SWEEP_STEPS}",
+                "the sweep would replay {steps} steps ({replays} replays × {} variants × {} steps a run), more than the limit of {MAX_SWEEP_STEPS}",
                 s.variants().len(),
                 calls.saturating_add(1)
             ))

@@ -54,7 +54,8 @@ pub const MAX_FACTOR_DECIMALS: u32 = 6;
 /// is a replay and a column of the document).
 pub const MAX_SWEEP_POINTS: usize = 100_000;
 
-/// Most replayed steps a sweep may do in all: its points × the variants ×
+/// Most replayed steps a sweep may do in all: its replays (its points, less
+/// those that differ only in runs per day, which share one) × the variants ×
 /// the steps of a point's run (the trace's results or a calls axis's
 /// largest value, plus the final answer). At this machine's ~10⁷ steps a
 /// second that is under two minutes of work, refused before any is done.
