@@ -7,8 +7,8 @@
 use super::write::{self, ScenarioSpec, Trim};
 use super::{Import, Problem, Session, Thread, Usage};
 use crate::document::import::{
-    add_bands, days, merge_rows, ranking, total, variant_totals, Band, Confidence, ImportDoc,
-    Paired, SessionRow, Unpriced, WhatIfs,
+    add_bands, days, empty_row, merge_rows, ranking, total, variant_totals, Band, Confidence,
+    ImportDoc, Paired, SessionRow, Unpriced, WhatIfs,
 };
 use crate::engine::{simulate, SimulateOptions};
 use crate::error::InputError;
@@ -578,19 +578,14 @@ fn session_row(s: &Session) -> SessionRow {
         tool_results: sent.len() as u64,
         result_bytes: sent.iter().map(|r| r.bytes).sum(),
         other_context_bytes: other.iter().map(|r| r.bytes).sum(),
-        unmeasured: Default::default(),
         images: sent.iter().map(|r| r.images).sum(),
         documents: sent.iter().map(|r| r.documents).sum(),
         compactions: s
             .compactions
             .max(s.threads.iter().filter(|t| t.compaction).count() as u64),
         usage: s.requests().fold(Usage::default(), |a, r| a.plus(&r.usage)),
-        recorded_cost: None,
-        unpriced_requests: 0,
-        replayed_recorded_cost: Decimal::ZERO,
-        what_if: None,
-        on_models: Vec::new(),
-        variants: Vec::new(),
+        // Costs and replays are added as the threads are priced.
+        ..empty_row()
     }
 }
 
