@@ -480,10 +480,7 @@ impl<'a> Summary<'a> {
                 None => (name, toml),
                 Some(prefix) => {
                     let stem = FileName::from_untrusted(&format!("{prefix}-{name}"));
-                    let toml = toml.replace(
-                        &format!("file = {}", write::quoted(&format!("{name}.csv"))),
-                        &format!("file = {}", write::quoted(&format!("{stem}.csv"))),
-                    );
+                    let toml = write::with_trace_file(&toml, &format!("{stem}.csv"));
                     (stem, toml)
                 }
             };

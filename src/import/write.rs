@@ -10,7 +10,6 @@ use crate::output::name::display;
 use crate::pricing::{Cache, Mode, ModelPrices};
 use crate::scenario::trace::TraceRow;
 use rust_decimal::Decimal;
-use std::fmt::Write as _;
 
 /// The trace header every imported trace starts with (its marker).
 pub use crate::scenario::trace::TRACE_HEADER;
@@ -311,147 +310,246 @@ pub fn fitted(t: &Thread) -> Fitted {
     }
 }
 
-/// The scenario TOML of one thread.
+/// The scenario TOML of one thread, built as a `toml_edit` document: every
+/// value is serialized by it (a name from the log can never end a string or
+/// start a table), and the comments are its decoration, each line made
+/// safe for a comment by [`display`].
 pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let f = fitted(t);
     // The first request's model: the replay starts there, and with
     // `recorded_models` each later request pays its own.
     let model = t.requests.first().map_or("unknown", |r| r.model.as_str());
-    let mut out = String::new();
-    write_header(&mut out, t, spec, model);
-    write_assumptions(&mut out, &f, spec);
-    let mut v = VariantWriter::new(&mut out, t, spec, &f);
+    let mut doc = toml_edit::DocumentMut::new();
+    header(&mut doc, t, spec, model);
+    doc.insert("assumptions", toml_edit::Item::Table(assumptions(&f, spec)));
+    doc.insert("timing", toml_edit::Item::Table(timing(&f)));
+    let mut v = VariantWriter::new(t, spec, &f);
     v.standard(f.one_hour);
     v.compared(model);
     v.combined();
-    out
+    doc.insert("variants", toml_edit::Item::ArrayOfTables(v.variants));
+    if !v.left_out.is_empty() {
+        doc.set_trailing(format!("\n{}", comments(&v.left_out)));
+    }
+    doc.to_string()
+}
+
+/// A scenario written by [`scenario_toml`] with its `[trace] file` set to
+/// `file` (a resumed session's threads are renamed), comments kept.
+pub fn with_trace_file(toml: &str, file: &str) -> String {
+    match toml.parse::<toml_edit::DocumentMut>() {
+        Ok(mut doc) => {
+            doc["trace"]["file"] = toml_edit::value(file);
+            doc.to_string()
+        }
+        // Not reached: the text is one this module wrote.
+        Err(_) => toml.to_string(),
+    }
+}
+
+/// Lines as TOML comments, one `# ` line each.
+fn comments(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("# {l}\n")).collect()
+}
+
+/// A number as its literal, kept exactly as written.
+fn number(literal: impl std::fmt::Display) -> toml_edit::Value {
+    let text = literal.to_string();
+    text.parse::<toml_edit::Value>()
+        .unwrap_or_else(|_| toml_edit::Value::from(text))
+}
+
+/// `value` with a comment after it on its line.
+fn noted(value: impl Into<toml_edit::Value>, note: &str) -> toml_edit::Item {
+    let mut v: toml_edit::Value = value.into();
+    v.decor_mut().set_suffix(format!("   # {note}"));
+    toml_edit::Item::Value(v)
 }
 
 /// The comments, the scenario's name, question, model, price book and trace.
-fn write_header(out: &mut String, t: &Thread, spec: &ScenarioSpec, model: &str) {
+fn header(doc: &mut toml_edit::DocumentMut, t: &Thread, spec: &ScenarioSpec, model: &str) {
     let s = spec.session;
-    let _ = writeln!(
-        out,
-        "# tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
-        spec.source,
-        display(&s.id),
-        display(&t.name())
-    );
-    let _ = writeln!(
-        out,
-        "# Sizes, counts, tool and model names and timestamps only; no text of the logs."
-    );
-    let _ = writeln!(out, "# {}.", spec.trim.describe());
+    let mut lines = vec![
+        format!(
+            "tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
+            spec.source,
+            display(&s.id),
+            display(&t.name())
+        ),
+        "Sizes, counts, tool and model names and timestamps only; no text of the logs.".into(),
+        format!("{}.", spec.trim.describe()),
+    ];
     if spec.prices.is_none() {
-        let _ = writeln!(
-            out,
-            "# unpriced: `{}` is not in the price book; give its prices there to simulate.",
+        lines.push(format!(
+            "unpriced: `{}` is not in the price book; give its prices there to simulate.",
             display(model)
-        );
+        ));
     }
-    let _ = writeln!(
-        out,
-        "name = {}",
-        quoted(&format!("{}-{}", short(&s.id), short_name(&t.name())))
+    doc.insert(
+        "name",
+        toml_edit::value(format!("{}-{}", short(&s.id), short_name(&t.name()))),
     );
-    let _ = writeln!(
-        out,
-        "question = {}",
-        quoted(&format!(
+    if let Some(mut k) = doc.key_mut("name") {
+        k.leaf_decor_mut().set_prefix(comments(&lines));
+    }
+    doc.insert(
+        "question",
+        toml_edit::value(format!(
             "What did {} of session {} cost as recorded, and raw or trimmed, on either cache tier, in batch?",
             short_name(&t.name()),
             short(&s.id)
-        ))
+        )),
     );
-    let _ = writeln!(out, "model = {}", quoted(model));
-    let _ = writeln!(out, "prices = {}", quoted(spec.prices_path));
-    let _ = writeln!(out, "\n[trace]\nfile = {}", quoted(spec.trace_file));
+    doc.insert("model", toml_edit::value(model));
+    doc.insert("prices", toml_edit::value(spec.prices_path));
+    let mut trace = toml_edit::Table::new();
+    trace.insert("file", toml_edit::value(spec.trace_file));
+    doc.insert("trace", toml_edit::Item::Table(trace));
 }
 
-/// `[assumptions]` (the fitted prefix and output, the calibration's band)
-/// and `[timing]`.
-fn write_assumptions(out: &mut String, f: &Fitted, spec: &ScenarioSpec) {
-    let _ = writeln!(
-        out,
-        "\n[assumptions]\nprefix_tokens = {}           # the first request's recorded prompt (measured: not uplifted)\nprefix_measured = true\nprefix_cached_tokens = {}    # of it, read from a cache an earlier session wrote\noutput_tokens_per_step = {}   # recorded output, spread over the steps (the trace gives each request's own)\nfinal_output_tokens = {}      # the last request's output",
-        f.prefix_tokens, f.prefix_cached_tokens, f.output_tokens_per_step, f.final_output_tokens
+/// `[assumptions]`: the fitted prefix and output, and the calibration's band.
+fn assumptions(f: &Fitted, spec: &ScenarioSpec) -> toml_edit::Table {
+    let mut a = toml_edit::Table::new();
+    a.insert(
+        "prefix_tokens",
+        noted(
+            number(f.prefix_tokens),
+            "the first request's recorded prompt (measured: not uplifted)",
+        ),
     );
-    match &spec.calibration {
+    a.insert("prefix_measured", toml_edit::value(true));
+    a.insert(
+        "prefix_cached_tokens",
+        noted(
+            number(f.prefix_cached_tokens),
+            "of it, read from a cache an earlier session wrote",
+        ),
+    );
+    a.insert(
+        "output_tokens_per_step",
+        noted(
+            number(f.output_tokens_per_step),
+            "recorded output, spread over the steps (the trace gives each request's own)",
+        ),
+    );
+    a.insert(
+        "final_output_tokens",
+        noted(number(f.final_output_tokens), "the last request's output"),
+    );
+    let band_note = match &spec.calibration {
         Some((c, from)) => {
             let (lower, uplift, estimate) = c.band();
-            let _ = writeln!(out, "# Bytes per token from {}.", display(from));
-            let _ = writeln!(
-                out,
-                "# Fitted from recorded prompt growth on {} measured steps:\n# pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band\n# runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.\nbytes_per_token = {lower}\ntokenizer_uplift = {uplift}\nestimate_bytes_per_token = {estimate}\nstep_overhead_tokens = {}",
-                c.steps, c.pooled, c.p10, c.p50, c.p90, c.overhead, c.overhead
+            a.insert("bytes_per_token", toml_edit::Item::Value(number(lower)));
+            a.insert("tokenizer_uplift", toml_edit::Item::Value(number(uplift)));
+            a.insert(
+                "estimate_bytes_per_token",
+                toml_edit::Item::Value(number(estimate)),
             );
+            a.insert(
+                "step_overhead_tokens",
+                toml_edit::Item::Value(number(c.overhead)),
+            );
+            vec![
+                format!("Bytes per token from {}.", display(from)),
+                format!("Fitted from recorded prompt growth on {} measured steps:", c.steps),
+                format!(
+                    "pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band",
+                    c.pooled, c.p10, c.p50, c.p90, c.overhead
+                ),
+                "runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.".into(),
+            ]
         }
         None => {
-            let _ = writeln!(
-                out,
-                "# Too few measured steps to fit bytes per token ({} needed): the seed's band, ÷4 … ×1.3.\nbytes_per_token = 4\ntokenizer_uplift = 1.3",
+            a.insert("bytes_per_token", toml_edit::Item::Value(number(4)));
+            a.insert("tokenizer_uplift", toml_edit::Item::Value(number("1.3")));
+            vec![format!(
+                "Too few measured steps to fit bytes per token ({} needed): the seed's band, ÷4 … ×1.3.",
                 super::calibrate::MIN_STEPS
-            );
+            )]
         }
+    };
+    if let Some(mut k) = a.key_mut("bytes_per_token") {
+        k.leaf_decor_mut().set_prefix(comments(&band_note));
     }
-    let _ = writeln!(out, "runs_per_day = 1");
-    let _ = writeln!(
-        out,
-        "\n[timing]\nmodel_seconds_per_step = {}   # median time from a result to the request carrying it",
-        fmt_seconds(f.model_ms_per_step)
-    );
+    a.insert("runs_per_day", toml_edit::Item::Value(number(1)));
+    a
 }
 
-/// Writes a thread's `[[variants]]`: what its models price decides which.
-struct VariantWriter<'o, 's> {
-    out: &'o mut String,
+/// `[timing]`: the median model time per step.
+fn timing(f: &Fitted) -> toml_edit::Table {
+    let mut t = toml_edit::Table::new();
+    t.insert(
+        "model_seconds_per_step",
+        noted(
+            number(fmt_seconds(f.model_ms_per_step)),
+            "median time from a result to the request carrying it",
+        ),
+    );
+    t
+}
+
+/// A key of a variant, its value and an optional comment.
+type Extra = (&'static str, toml_edit::Value, Option<String>);
+
+/// Builds a thread's `[[variants]]`: what its models price decides which.
+struct VariantWriter<'s> {
     spec: &'s ScenarioSpec<'s>,
     /// What every variant on the thread's own models adds: each request on
     /// its own model, the recorded cache hit share and turn breaks.
-    own: String,
+    own: Vec<Extra>,
     /// The recorded tier where priced, else `none`.
     main_cache: &'static str,
+    variants: toml_edit::ArrayOfTables,
+    /// Comments for the variants this thread's models cannot price.
+    left_out: Vec<String>,
 }
 
-impl<'o, 's> VariantWriter<'o, 's> {
-    fn new(out: &'o mut String, t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
+impl<'s> VariantWriter<'s> {
+    fn new(t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
         let p = spec.prices;
         let lifetime = cache_lifetime_ms(f.one_hour, p);
         // Providers that cache every prefix on their own (OpenAI, Google: no
         // write premium) miss part of it; explicit caches (Anthropic) read the
         // whole prefix until it expires or changes, which the replay follows.
         let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
-        let hit = super::calibrate::cache_hit_share(t, lifetime)
-            .filter(|_| automatic)
-            .map_or(String::new(), |h| {
-                format!("\ncache_hit_share = {h}   # of the previous prompt, read from the cache as recorded")
-            });
+        let mut own: Vec<Extra> = Vec::new();
+        if !spec.others.is_empty() {
+            own.push((
+                "recorded_models",
+                true.into(),
+                Some("each request on the model that served it".into()),
+            ));
+        }
+        if let Some(h) = super::calibrate::cache_hit_share(t, lifetime).filter(|_| automatic) {
+            own.push((
+                "cache_hit_share",
+                number(h),
+                Some("of the previous prompt, read from the cache as recorded".into()),
+            ));
+        }
         // Explicit caches lose the prefix past reasoning that a new turn drops
         // as often as the log shows; automatic ones keep every prefix.
-        let breaks = spec
+        if let Some((share, b, from)) = spec
             .turn_breaks
             .as_ref()
             .filter(|_| !automatic)
             .and_then(|(b, from)| Some((b.share()?, b, from)))
-            .map_or(String::new(), |(share, b, from)| {
-                format!(
-                    "\nturn_break_share = {share}   # of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
+        {
+            own.push((
+                "turn_break_share",
+                number(share),
+                Some(format!(
+                    "of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
                     b.turns, b.breaks
-                )
-            });
-        let own = format!(
-            "{}{hit}{breaks}",
-            if spec.others.is_empty() {
-                ""
-            } else {
-                "\nrecorded_models = true   # each request on the model that served it"
-            }
-        );
+                )),
+            ));
+        }
         let mut w = VariantWriter {
-            out,
             spec,
             own,
             main_cache: "none",
+            variants: toml_edit::ArrayOfTables::new(),
+            left_out: Vec::new(),
         };
         let tier = if f.one_hour { "1h" } else { "5m" };
         if w.tier_priced(tier) {
@@ -478,12 +576,19 @@ impl<'o, 's> VariantWriter<'o, 's> {
         self.has(|m| m.batch_input.is_some() && m.batch_output.is_some())
     }
 
-    fn variant(&mut self, name: &str, results: &str, cache: &str, extra: &str) {
-        let _ = writeln!(
-            self.out,
-            "\n[[variants]]\nname = {}\nresults = \"{results}\"\ncache = \"{cache}\"{extra}",
-            quoted(name)
-        );
+    fn variant(&mut self, name: &str, results: &str, cache: &str, extras: Vec<Extra>) {
+        let mut v = toml_edit::Table::new();
+        v.insert("name", toml_edit::value(name));
+        v.insert("results", toml_edit::value(results));
+        v.insert("cache", toml_edit::value(cache));
+        for (key, value, note) in extras {
+            let item = match note {
+                Some(n) => noted(value, &n),
+                None => toml_edit::Item::Value(value),
+            };
+            v.insert(key, item);
+        }
+        self.variants.push(v);
     }
 
     /// As recorded, trimmed, on the other tier and in batch, where priced.
@@ -492,14 +597,16 @@ impl<'o, 's> VariantWriter<'o, 's> {
     fn standard(&mut self, one_hour: bool) {
         let own = self.own.clone();
         let main = self.main_cache;
-        self.variant("as recorded", "raw", main, &own);
-        self.variant("trimmed", "trimmed", main, &own);
+        self.variant("as recorded", "raw", main, own.clone());
+        self.variant("trimmed", "trimmed", main, own.clone());
         let other = if one_hour { "5m" } else { "1h" };
         if self.tier_priced(other) {
-            self.variant("other cache tier", "raw", other, &own);
+            self.variant("other cache tier", "raw", other, own.clone());
         }
         if self.batch_priced() {
-            self.variant("batch", "raw", main, &format!("\nmode = \"batch\"{own}"));
+            let mut extras: Vec<Extra> = vec![("mode", "batch".into(), None)];
+            extras.extend(own);
+            self.variant("batch", "raw", main, extras);
         }
     }
 
@@ -507,12 +614,12 @@ impl<'o, 's> VariantWriter<'o, 's> {
     fn compared(&mut self, model: &str) {
         for c in self.spec.compare.iter().filter(|c| c.model != model) {
             let (cache, why) = compare_cache(self.main_cache, c);
-            let why = why.map_or(String::new(), |w| format!("\n# {} {w}", display(&c.model)));
+            let why = why.map(|w| format!("{} {w}", display(&c.model)));
             self.variant(
                 &format!("on {}", c.model),
                 "raw",
                 cache,
-                &format!("\nmodel = {}{why}", quoted(&c.model)),
+                vec![("model", c.model.as_str().into(), why)],
             );
         }
     }
@@ -520,24 +627,23 @@ impl<'o, 's> VariantWriter<'o, 's> {
     /// The user's `--variant`s; one the thread's own models cannot price is
     /// left out with a comment saying why.
     fn combined(&mut self) {
-        let mut left_out: Vec<String> = Vec::new();
         for (v, on) in self.spec.variants {
             let results = match v.results {
                 crate::scenario::Content::Raw => "raw",
                 crate::scenario::Content::Trimmed => "trimmed",
             };
-            let mut extra = String::new();
+            let mut extras: Vec<Extra> = Vec::new();
             if v.mode == crate::pricing::Mode::Batch {
-                extra.push_str("\nmode = \"batch\"");
+                extras.push(("mode", "batch".into(), None));
             }
             if let Some(s) = &v.service {
-                extra.push_str(&format!("\nservice = {}", quoted(s)));
+                extras.push(("service", s.as_str().into(), None));
             }
             let cache = match on {
                 // Checked against the book up front: its tier as asked, or the
                 // recorded one as that model offers it.
                 Some(m) => {
-                    extra.push_str(&format!("\nmodel = {}", quoted(&m.model)));
+                    extras.push(("model", m.model.as_str().into(), None));
                     match v.cache {
                         Some(c) => c.key(),
                         None => compare_cache(self.main_cache, m).0,
@@ -549,21 +655,18 @@ impl<'o, 's> VariantWriter<'o, 's> {
                     let want = v.cache.map_or(self.main_cache, Cache::key);
                     let batch_ok = v.mode == crate::pricing::Mode::Sync || self.batch_priced();
                     if (want != "none" && !self.tier_priced(want)) || !batch_ok {
-                        left_out.push(format!(
-                            "# variant {} left out: this thread's models have no {} prices",
+                        self.left_out.push(format!(
+                            "variant {} left out: this thread's models have no {} prices",
                             quoted(&v.name),
                             if batch_ok { want } else { "batch" }
                         ));
                         continue;
                     }
-                    extra.push_str(&self.own);
+                    extras.extend(self.own.clone());
                     want
                 }
             };
-            self.variant(&v.name, results, cache, &extra);
-        }
-        for line in left_out {
-            let _ = writeln!(self.out, "\n{line}");
+            self.variant(&v.name, results, cache, extras);
         }
     }
 }
@@ -617,5 +720,26 @@ mod tests {
         assert_eq!(Trim::KeepBytes(100).apply(400), 100);
         assert_eq!(Trim::KeepPercent(25).apply(400), 100);
         assert_eq!(Trim::None.apply(400), 400);
+    }
+
+    #[test]
+    fn a_renamed_trace_keeps_the_scenarios_comments_and_values() {
+        let text = "# imported\nname = \"a\"\n\n[trace]\nfile = \"main.csv\"\n\n[assumptions]\nprefix_tokens = 10   # measured\n";
+        let out = with_trace_file(text, "f00d-main.csv");
+        assert_eq!(
+            out,
+            "# imported\nname = \"a\"\n\n[trace]\nfile = \"f00d-main.csv\"\n\n[assumptions]\nprefix_tokens = 10   # measured\n"
+        );
+    }
+
+    #[test]
+    fn comments_and_numbers_are_written_as_given() {
+        assert_eq!(comments(&["a".into(), "b `c`".into()]), "# a\n# b `c`\n");
+        // A decimal keeps its digits (no float round trip).
+        assert_eq!(number("0.1000").to_string(), "0.1000");
+        assert_eq!(number(4).to_string(), "4");
+        let mut t = toml_edit::Table::new();
+        t.insert("x", noted(number(7), "why"));
+        assert_eq!(t.to_string(), "x = 7   # why\n");
     }
 }
