@@ -7,18 +7,18 @@
 use super::write::{self, ScenarioSpec, Trim};
 use super::{Import, Problem, Session, Thread, Usage};
 use crate::document::import::{
-    add_bands, days, empty_row, merge_rows, ranking, total, variant_totals, Band, Confidence,
-    ImportDoc, Paired, SessionRow, Unpriced, WhatIfs,
+    add_bands, days, empty_row, merge_rows, ranking, total, variant_totals, Confidence, ImportDoc,
+    SessionRow, Unpriced,
 };
-use crate::engine::{simulate, SimulateOptions};
 use crate::error::InputError;
 use crate::input::SourceText;
 use crate::output::name::FileName;
 use crate::pricing::{ModelPrices, PriceBook};
-use crate::scenario::{Given, Scenario};
 use rust_decimal::Decimal;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+mod replay;
+use replay::{replay, ReplayBook};
 
 /// Options of the summary.
 pub struct Options<'a> {
@@ -584,110 +584,6 @@ fn session_row(s: &Session) -> SessionRow {
         // Costs and replays are added as the threads are priced.
         ..empty_row()
     }
-}
-
-/// Loads the thread's scenario as `simulate` would and replays it.
-/// The price book every thread of an import is replayed against.
-struct ReplayBook<'a> {
-    src: &'a SourceText,
-    book: &'a PriceBook,
-    /// Its name and digest, computed once.
-    file: &'a crate::scenario::InputFile,
-    today: jiff::civil::Date,
-}
-
-/// A thread's replay: its what-ifs, its cost on each compared model, and
-/// each `--variant` beside the thread as recorded.
-type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
-
-/// Replays one thread's scenario: its what-ifs, and its cost on each of
-/// the `compare` models (the "as recorded" replay on the thread's own model).
-fn replay(
-    s: &Session,
-    stem: &str,
-    toml: &str,
-    csv: &[u8],
-    with: &ReplayBook,
-    compare: &[ModelPrices],
-    custom: &[&str],
-) -> Result<Replayed, InputError> {
-    let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
-    let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
-    let src = SourceText {
-        name: format!("{name}.toml"),
-        text: toml.to_string(),
-    };
-    let trace = SourceText {
-        name: format!("{name}.csv"),
-        text: String::from_utf8_lossy(csv).into_owned(),
-    };
-    // Both files it names are given, so nothing is read.
-    let scenario = Scenario::check_with(
-        &src,
-        &crate::scenario::InMemory::default(),
-        Some(today),
-        Given {
-            trace: Some(&trace),
-            book: Some((book_src, book)),
-            book_file: Some(book_file),
-            checked_trace: None,
-        },
-    )?;
-    let sim = simulate(&scenario, SimulateOptions::TOTALS);
-    // The estimate: the same replay at the calibration's central bytes per
-    // token (the estimate's lower bound, with no uplift).
-    let central = scenario
-        .central()
-        .map(|c| simulate(&c, SimulateOptions::TOTALS));
-    let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
-        sim.variants
-            .iter()
-            .find(|v| name(&v.variant.variant.name))
-            .map(|v| v.cost.total)
-    };
-    let band = |name: &dyn Fn(&str) -> bool| {
-        find(&sim, name).map(|b| {
-            Band::of(
-                b,
-                central
-                    .as_ref()
-                    .and_then(|c| find(c, name))
-                    .map(|c| c.lower),
-            )
-        })
-    };
-    let as_recorded = band(&|n| n == "as recorded").unwrap_or_default();
-    let on = |m: &ModelPrices| {
-        let name = format!("on {}", m.model);
-        band(&|n| n == name)
-    };
-    let on_models: Vec<Option<Band>> = compare
-        .iter()
-        .map(|m| {
-            if m.model == scenario.prices().model {
-                Some(as_recorded)
-            } else {
-                on(m)
-            }
-        })
-        .collect();
-    let custom = custom
-        .iter()
-        .map(|name| band(&|n| n == *name).map(|cost| Paired { cost, as_recorded }))
-        .collect();
-    Ok((
-        WhatIfs {
-            as_recorded,
-            trimmed: band(&|n| n == "trimmed").unwrap_or_default(),
-            other_tier: band(&|n| n == "other cache tier"),
-            batch: band(&|n| n == "batch"),
-            // A thread already on the first compared model costs there what
-            // it costs as recorded, as in the ranking.
-            other_model: on_models.first().copied().flatten(),
-        },
-        on_models,
-        custom,
-    ))
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ use crate::engine::ix;
 use crate::pricing::{Rates, PER_MILLION};
 use crate::scenario::Cache;
 use rust_decimal::Decimal;
+mod rules;
 mod tally;
+use rules::{Billed, Rules};
 pub(crate) use tally::{Counts, IntegerRates, Priced, Scale, Sums, Tally, TIERS};
 
 /// The inputs of one replay: the result sizes in order and, when timing is
@@ -622,51 +624,6 @@ pub(crate) struct Request {
     pub gap_ms: u64,
     /// A summarisation request a strategy added (not one of the run's own).
     pub added: bool,
-}
-
-/// What a walk's prices and cache tier fix for every request: denominators,
-/// whether and how long the cache keeps a prompt, the minimum cacheable
-/// length, the long-context thresholds, whether storage is billed, and the
-/// prefix's numerators.
-struct Rules {
-    dens: [i128; 2],
-    caches: bool,
-    lifetime: Option<u64>,
-    min: Option<[i128; 2]>,
-    thresholds: Vec<[i128; 2]>,
-    stores: bool,
-    prefix: [i128; 2],
-}
-
-impl Rules {
-    fn new(scale: &Scale, cache: Cache, rates: &Rates) -> Rules {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
-        Rules {
-            dens: scale.denominators(),
-            caches,
-            lifetime: rates.lifetime_ms(cache),
-            min: rates.min_cacheable_tokens.map(|t| scale.tokens(t)),
-            thresholds: rates
-                .long_context
-                .iter()
-                .map(|lc| scale.tokens(lc.threshold_tokens))
-                .collect(),
-            stores: caches && rates.cache_storage_per_hour.is_some(),
-            prefix: scale.numerators_out(0, 0),
-        }
-    }
-}
-
-/// One request of a walk: whether it is the last, its prompt's numerators
-/// per bound, its output, the gap before it, and what happened to the cache.
-struct Billed {
-    last: bool,
-    num: [i128; 2],
-    out: u64,
-    gap: u64,
-    expired: bool,
-    compacted: bool,
-    drops: bool,
 }
 
 /// One kept request of a replay: the sums before and after it, and the

@@ -1,0 +1,115 @@
+//! A written thread replayed by the engine against the import's price book:
+//! its what-ifs, its cost on each compared model, and each `--variant`.
+
+use crate::document::import::{Band, Paired, WhatIfs};
+use crate::engine::{simulate, SimulateOptions};
+use crate::error::InputError;
+use crate::import::Session;
+use crate::input::SourceText;
+use crate::output::name::FileName;
+use crate::pricing::{ModelPrices, PriceBook};
+use crate::scenario::{Given, Scenario};
+
+/// Loads the thread's scenario as `simulate` would and replays it.
+/// The price book every thread of an import is replayed against.
+pub(super) struct ReplayBook<'a> {
+    pub(super) src: &'a SourceText,
+    pub(super) book: &'a PriceBook,
+    /// Its name and digest, computed once.
+    pub(super) file: &'a crate::scenario::InputFile,
+    pub(super) today: jiff::civil::Date,
+}
+
+/// A thread's replay: its what-ifs, its cost on each compared model, and
+/// each `--variant` beside the thread as recorded.
+pub(super) type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
+
+/// Replays one thread's scenario: its what-ifs, and its cost on each of
+/// the `compare` models (the "as recorded" replay on the thread's own model).
+pub(super) fn replay(
+    s: &Session,
+    stem: &str,
+    toml: &str,
+    csv: &[u8],
+    with: &ReplayBook,
+    compare: &[ModelPrices],
+    custom: &[&str],
+) -> Result<Replayed, InputError> {
+    let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
+    let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
+    let src = SourceText {
+        name: format!("{name}.toml"),
+        text: toml.to_string(),
+    };
+    let trace = SourceText {
+        name: format!("{name}.csv"),
+        text: String::from_utf8_lossy(csv).into_owned(),
+    };
+    // Both files it names are given, so nothing is read.
+    let scenario = Scenario::check_with(
+        &src,
+        &crate::scenario::InMemory::default(),
+        Some(today),
+        Given {
+            trace: Some(&trace),
+            book: Some((book_src, book)),
+            book_file: Some(book_file),
+            checked_trace: None,
+        },
+    )?;
+    let sim = simulate(&scenario, SimulateOptions::TOTALS);
+    // The estimate: the same replay at the calibration's central bytes per
+    // token (the estimate's lower bound, with no uplift).
+    let central = scenario
+        .central()
+        .map(|c| simulate(&c, SimulateOptions::TOTALS));
+    let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
+        sim.variants
+            .iter()
+            .find(|v| name(&v.variant.variant.name))
+            .map(|v| v.cost.total)
+    };
+    let band = |name: &dyn Fn(&str) -> bool| {
+        find(&sim, name).map(|b| {
+            Band::of(
+                b,
+                central
+                    .as_ref()
+                    .and_then(|c| find(c, name))
+                    .map(|c| c.lower),
+            )
+        })
+    };
+    let as_recorded = band(&|n| n == "as recorded").unwrap_or_default();
+    let on = |m: &ModelPrices| {
+        let name = format!("on {}", m.model);
+        band(&|n| n == name)
+    };
+    let on_models: Vec<Option<Band>> = compare
+        .iter()
+        .map(|m| {
+            if m.model == scenario.prices().model {
+                Some(as_recorded)
+            } else {
+                on(m)
+            }
+        })
+        .collect();
+    let custom = custom
+        .iter()
+        .map(|name| band(&|n| n == *name).map(|cost| Paired { cost, as_recorded }))
+        .collect();
+    Ok((
+        WhatIfs {
+            as_recorded,
+            trimmed: band(&|n| n == "trimmed").unwrap_or_default(),
+            other_tier: band(&|n| n == "other cache tier"),
+            batch: band(&|n| n == "batch"),
+            // A thread already on the first compared model costs there what
+            // it costs as recorded, as in the ranking.
+            other_model: on_models.first().copied().flatten(),
+        },
+        on_models,
+        custom,
+    ))
+}

@@ -1,0 +1,380 @@
+//! A thread's scenario TOML, built as a `toml_edit` document: every value
+//! serialized, every comment its decoration, each line of log text made safe
+//! for a comment; the variants its models can price, and a note for those they
+//! cannot.
+
+use super::{
+    cache_lifetime_ms, compare_cache, fitted, fmt_seconds, quoted, short, short_name, Fitted,
+    ScenarioSpec,
+};
+use crate::import::Thread;
+use crate::output::name::display;
+use crate::pricing::{Cache, ModelPrices};
+
+/// The scenario TOML of one thread, built as a `toml_edit` document: every
+/// value is serialized by it (a name from the log can never end a string or
+/// start a table), and the comments are its decoration, each line made
+/// safe for a comment by [`display`].
+pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
+    let f = fitted(t);
+    // The first request's model: the replay starts there, and with
+    // `recorded_models` each later request pays its own.
+    let model = t.requests.first().map_or("unknown", |r| r.model.as_str());
+    let mut doc = toml_edit::DocumentMut::new();
+    header(&mut doc, t, spec, model);
+    doc.insert("assumptions", toml_edit::Item::Table(assumptions(&f, spec)));
+    doc.insert("timing", toml_edit::Item::Table(timing(&f)));
+    let mut v = VariantWriter::new(t, spec, &f);
+    v.standard(f.one_hour);
+    v.compared(model);
+    v.combined();
+    doc.insert("variants", toml_edit::Item::ArrayOfTables(v.variants));
+    if !v.left_out.is_empty() {
+        doc.set_trailing(format!("\n{}", comments(&v.left_out)));
+    }
+    doc.to_string()
+}
+
+/// A scenario written by [`scenario_toml`] with its `[trace] file` set to
+/// `file` (a resumed session's threads are renamed), comments kept.
+pub fn with_trace_file(toml: &str, file: &str) -> String {
+    match toml.parse::<toml_edit::DocumentMut>() {
+        Ok(mut doc) => {
+            doc["trace"]["file"] = toml_edit::value(file);
+            doc.to_string()
+        }
+        // Not reached: the text is one this module wrote.
+        Err(_) => toml.to_string(),
+    }
+}
+
+/// Lines as TOML comments, one `# ` line each.
+pub(super) fn comments(lines: &[String]) -> String {
+    lines.iter().map(|l| format!("# {l}\n")).collect()
+}
+
+/// A number as its literal, kept exactly as written.
+pub(super) fn number(literal: impl std::fmt::Display) -> toml_edit::Value {
+    let text = literal.to_string();
+    text.parse::<toml_edit::Value>()
+        .unwrap_or_else(|_| toml_edit::Value::from(text))
+}
+
+/// `value` with a comment after it on its line.
+pub(super) fn noted(value: impl Into<toml_edit::Value>, note: &str) -> toml_edit::Item {
+    let mut v: toml_edit::Value = value.into();
+    v.decor_mut().set_suffix(format!("   # {note}"));
+    toml_edit::Item::Value(v)
+}
+
+/// The comments, the scenario's name, question, model, price book and trace.
+pub(super) fn header(
+    doc: &mut toml_edit::DocumentMut,
+    t: &Thread,
+    spec: &ScenarioSpec,
+    model: &str,
+) {
+    let s = spec.session;
+    let mut lines = vec![
+        format!(
+            "tokencast scenario, imported by `tokencast import {}` from session {} ({}).",
+            spec.source,
+            display(&s.id),
+            display(&t.name())
+        ),
+        "Sizes, counts, tool and model names and timestamps only; no text of the logs.".into(),
+        format!("{}.", spec.trim.describe()),
+    ];
+    if spec.prices.is_none() {
+        lines.push(format!(
+            "unpriced: `{}` is not in the price book; give its prices there to simulate.",
+            display(model)
+        ));
+    }
+    doc.insert(
+        "name",
+        toml_edit::value(format!("{}-{}", short(&s.id), short_name(&t.name()))),
+    );
+    if let Some(mut k) = doc.key_mut("name") {
+        k.leaf_decor_mut().set_prefix(comments(&lines));
+    }
+    doc.insert(
+        "question",
+        toml_edit::value(format!(
+            "What did {} of session {} cost as recorded, and raw or trimmed, on either cache tier, in batch?",
+            short_name(&t.name()),
+            short(&s.id)
+        )),
+    );
+    doc.insert("model", toml_edit::value(model));
+    doc.insert("prices", toml_edit::value(spec.prices_path));
+    let mut trace = toml_edit::Table::new();
+    trace.insert("file", toml_edit::value(spec.trace_file));
+    doc.insert("trace", toml_edit::Item::Table(trace));
+}
+
+/// `[assumptions]`: the fitted prefix and output, and the calibration's band.
+pub(super) fn assumptions(f: &Fitted, spec: &ScenarioSpec) -> toml_edit::Table {
+    let mut a = toml_edit::Table::new();
+    a.insert(
+        "prefix_tokens",
+        noted(
+            number(f.prefix_tokens),
+            "the first request's recorded prompt (measured: not uplifted)",
+        ),
+    );
+    a.insert("prefix_measured", toml_edit::value(true));
+    a.insert(
+        "prefix_cached_tokens",
+        noted(
+            number(f.prefix_cached_tokens),
+            "of it, read from a cache an earlier session wrote",
+        ),
+    );
+    a.insert(
+        "output_tokens_per_step",
+        noted(
+            number(f.output_tokens_per_step),
+            "recorded output, spread over the steps (the trace gives each request's own)",
+        ),
+    );
+    a.insert(
+        "final_output_tokens",
+        noted(number(f.final_output_tokens), "the last request's output"),
+    );
+    let band_note = match &spec.calibration {
+        Some((c, from)) => {
+            let (lower, uplift, estimate) = c.band();
+            a.insert("bytes_per_token", toml_edit::Item::Value(number(lower)));
+            a.insert("tokenizer_uplift", toml_edit::Item::Value(number(uplift)));
+            a.insert(
+                "estimate_bytes_per_token",
+                toml_edit::Item::Value(number(estimate)),
+            );
+            a.insert(
+                "step_overhead_tokens",
+                toml_edit::Item::Value(number(c.overhead)),
+            );
+            vec![
+                format!("Bytes per token from {}.", display(from)),
+                format!("Fitted from recorded prompt growth on {} measured steps:", c.steps),
+                format!(
+                    "pooled {}, per step p10 {} / p50 {} / p90 {}, after {} tokens of framing a step. The band",
+                    c.pooled, c.p10, c.p50, c.p90, c.overhead
+                ),
+                "runs from p90 (fewest tokens) to p10 (most tokens); the estimate is the pooled fit.".into(),
+            ]
+        }
+        None => {
+            a.insert("bytes_per_token", toml_edit::Item::Value(number(4)));
+            a.insert("tokenizer_uplift", toml_edit::Item::Value(number("1.3")));
+            vec![format!(
+                "Too few measured steps to fit bytes per token ({} needed): the seed's band, ÷4 … ×1.3.",
+                crate::import::calibrate::MIN_STEPS
+            )]
+        }
+    };
+    if let Some(mut k) = a.key_mut("bytes_per_token") {
+        k.leaf_decor_mut().set_prefix(comments(&band_note));
+    }
+    a.insert("runs_per_day", toml_edit::Item::Value(number(1)));
+    a
+}
+
+/// `[timing]`: the median model time per step.
+pub(super) fn timing(f: &Fitted) -> toml_edit::Table {
+    let mut t = toml_edit::Table::new();
+    t.insert(
+        "model_seconds_per_step",
+        noted(
+            number(fmt_seconds(f.model_ms_per_step)),
+            "median time from a result to the request carrying it",
+        ),
+    );
+    t
+}
+
+/// A key of a variant, its value and an optional comment.
+pub(super) type Extra = (&'static str, toml_edit::Value, Option<String>);
+
+/// Builds a thread's `[[variants]]`: what its models price decides which.
+pub(super) struct VariantWriter<'s> {
+    pub(super) spec: &'s ScenarioSpec<'s>,
+    /// What every variant on the thread's own models adds: each request on
+    /// its own model, the recorded cache hit share and turn breaks.
+    pub(super) own: Vec<Extra>,
+    /// The recorded tier where priced, else `none`.
+    pub(super) main_cache: &'static str,
+    pub(super) variants: toml_edit::ArrayOfTables,
+    /// Comments for the variants this thread's models cannot price.
+    pub(super) left_out: Vec<String>,
+}
+
+impl<'s> VariantWriter<'s> {
+    pub(super) fn new(t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
+        let p = spec.prices;
+        let lifetime = cache_lifetime_ms(f.one_hour, p);
+        // Providers that cache every prefix on their own (OpenAI, Google: no
+        // write premium) miss part of it; explicit caches (Anthropic) read the
+        // whole prefix until it expires or changes, which the replay follows.
+        let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
+        let mut own: Vec<Extra> = Vec::new();
+        if !spec.others.is_empty() {
+            own.push((
+                "recorded_models",
+                true.into(),
+                Some("each request on the model that served it".into()),
+            ));
+        }
+        if let Some(h) =
+            crate::import::calibrate::cache_hit_share(t, lifetime).filter(|_| automatic)
+        {
+            own.push((
+                "cache_hit_share",
+                number(h),
+                Some("of the previous prompt, read from the cache as recorded".into()),
+            ));
+        }
+        // Explicit caches lose the prefix past reasoning that a new turn drops
+        // as often as the log shows; automatic ones keep every prefix.
+        if let Some((share, b, from)) = spec
+            .turn_breaks
+            .as_ref()
+            .filter(|_| !automatic)
+            .and_then(|(b, from)| Some((b.share()?, b, from)))
+        {
+            own.push((
+                "turn_break_share",
+                number(share),
+                Some(format!(
+                    "of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
+                    b.turns, b.breaks
+                )),
+            ));
+        }
+        let mut w = VariantWriter {
+            spec,
+            own,
+            main_cache: "none",
+            variants: toml_edit::ArrayOfTables::new(),
+            left_out: Vec::new(),
+        };
+        let tier = if f.one_hour { "1h" } else { "5m" };
+        if w.tier_priced(tier) {
+            w.main_cache = tier;
+        }
+        w
+    }
+
+    /// Whether the thread's model and every other model it ran on have a price.
+    pub(super) fn has(&self, get: fn(&ModelPrices) -> bool) -> bool {
+        self.spec.prices.is_some_and(get) && self.spec.others.iter().all(get)
+    }
+
+    /// Whether they price the cache tier `c` (reads and its writes).
+    pub(super) fn tier_priced(&self, c: &str) -> bool {
+        self.has(|m| m.cache_read.is_some())
+            && match c {
+                "1h" => self.has(|m| m.cache_write_1h.is_some()),
+                _ => self.has(|m| m.cache_write_5m.is_some()),
+            }
+    }
+
+    pub(super) fn batch_priced(&self) -> bool {
+        self.has(|m| m.batch_input.is_some() && m.batch_output.is_some())
+    }
+
+    pub(super) fn variant(&mut self, name: &str, results: &str, cache: &str, extras: Vec<Extra>) {
+        let mut v = toml_edit::Table::new();
+        v.insert("name", toml_edit::value(name));
+        v.insert("results", toml_edit::value(results));
+        v.insert("cache", toml_edit::value(cache));
+        for (key, value, note) in extras {
+            let item = match note {
+                Some(n) => noted(value, &n),
+                None => toml_edit::Item::Value(value),
+            };
+            v.insert(key, item);
+        }
+        self.variants.push(v);
+    }
+
+    /// As recorded, trimmed, on the other tier and in batch, where priced.
+    /// Names stay the same whatever the tier, so that `forecast` can match
+    /// the variants of many imported sessions; each variant's `cache` says it.
+    pub(super) fn standard(&mut self, one_hour: bool) {
+        let own = self.own.clone();
+        let main = self.main_cache;
+        self.variant("as recorded", "raw", main, own.clone());
+        self.variant("trimmed", "trimmed", main, own.clone());
+        let other = if one_hour { "5m" } else { "1h" };
+        if self.tier_priced(other) {
+            self.variant("other cache tier", "raw", other, own.clone());
+        }
+        if self.batch_priced() {
+            let mut extras: Vec<Extra> = vec![("mode", "batch".into(), None)];
+            extras.extend(own);
+            self.variant("batch", "raw", main, extras);
+        }
+    }
+
+    /// One variant on each compared model the thread is not already on.
+    pub(super) fn compared(&mut self, model: &str) {
+        for c in self.spec.compare.iter().filter(|c| c.model != model) {
+            let (cache, why) = compare_cache(self.main_cache, c);
+            let why = why.map(|w| format!("{} {w}", display(&c.model)));
+            self.variant(
+                &format!("on {}", c.model),
+                "raw",
+                cache,
+                vec![("model", c.model.as_str().into(), why)],
+            );
+        }
+    }
+
+    /// The user's `--variant`s; one the thread's own models cannot price is
+    /// left out with a comment saying why.
+    pub(super) fn combined(&mut self) {
+        for (v, on) in self.spec.variants {
+            let results = match v.results {
+                crate::scenario::Content::Raw => "raw",
+                crate::scenario::Content::Trimmed => "trimmed",
+            };
+            let mut extras: Vec<Extra> = Vec::new();
+            if v.mode == crate::pricing::Mode::Batch {
+                extras.push(("mode", "batch".into(), None));
+            }
+            if let Some(s) = &v.service {
+                extras.push(("service", s.as_str().into(), None));
+            }
+            let cache = match on {
+                // Checked against the book up front: its tier as asked, or the
+                // recorded one as that model offers it.
+                Some(m) => {
+                    extras.push(("model", m.model.as_str().into(), None));
+                    match v.cache {
+                        Some(c) => c.key(),
+                        None => compare_cache(self.main_cache, m).0,
+                    }
+                }
+                // On the thread's own models: a tier or mode they lack is noted,
+                // and the variant left out of this thread.
+                None => {
+                    let want = v.cache.map_or(self.main_cache, Cache::key);
+                    let batch_ok = v.mode == crate::pricing::Mode::Sync || self.batch_priced();
+                    if (want != "none" && !self.tier_priced(want)) || !batch_ok {
+                        self.left_out.push(format!(
+                            "variant {} left out: this thread's models have no {} prices",
+                            quoted(&v.name),
+                            if batch_ok { want } else { "batch" }
+                        ));
+                        continue;
+                    }
+                    extras.extend(self.own.clone());
+                    want
+                }
+            };
+            self.variant(&v.name, results, cache, extras);
+        }
+    }
+}
