@@ -376,6 +376,14 @@ mod tests {
     #[test]
     fn comments_and_numbers_are_written_as_given() {
         assert_eq!(comments(&["a".into(), "b `c`".into()]), "# a\n# b `c`\n");
+        // A line break cannot end a comment and start a key.
+        assert_eq!(
+            comments(&["a\nmodel = \"x\"".into()]),
+            "# a model = \"x\"\n"
+        );
+        let mut u = toml_edit::Table::new();
+        u.insert("y", noted(number(1), "a\r\n[variants]"));
+        assert_eq!(u.to_string(), "y = 1   # a  [variants]\n");
         // A decimal keeps its digits (no float round trip).
         assert_eq!(number("0.1000").to_string(), "0.1000");
         assert_eq!(number(4).to_string(), "4");

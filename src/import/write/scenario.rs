@@ -50,7 +50,16 @@ pub fn with_trace_file(toml: &str, file: &str) -> String {
 
 /// Lines as TOML comments, one `# ` line each.
 pub(super) fn comments(lines: &[String]) -> String {
-    lines.iter().map(|l| format!("# {l}\n")).collect()
+    lines
+        .iter()
+        .map(|l| format!("# {}\n", one_line(l)))
+        .collect()
+}
+
+/// A comment's text on one line whatever its callers passed: a line break
+/// would end the comment and let the rest be read as TOML.
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 /// A number as its literal, kept exactly as written.
@@ -63,7 +72,7 @@ pub(super) fn number(literal: impl std::fmt::Display) -> toml_edit::Value {
 /// `value` with a comment after it on its line.
 pub(super) fn noted(value: impl Into<toml_edit::Value>, note: &str) -> toml_edit::Item {
     let mut v: toml_edit::Value = value.into();
-    v.decor_mut().set_suffix(format!("   # {note}"));
+    v.decor_mut().set_suffix(format!("   # {}", one_line(note)));
     toml_edit::Item::Value(v)
 }
 
@@ -247,8 +256,10 @@ impl<'s> VariantWriter<'s> {
                 "turn_break_share",
                 number(share),
                 Some(format!(
-                    "of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({from})",
-                    b.turns, b.breaks
+                    "of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({})",
+                    b.turns,
+                    b.breaks,
+                    display(from)
                 )),
             ));
         }
