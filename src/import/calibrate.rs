@@ -24,7 +24,7 @@
 //! depends on), with the spread of the per-step ratios as p10, p50 and p90
 //! (nearest rank on the sorted ratios).
 
-use super::{write, Thread};
+use super::{write, Request, Thread};
 pub use crate::document::import::Unmeasured;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -262,10 +262,32 @@ pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 /// replayed apart), not after a compaction, after a prompt of at least
 /// 1,024 tokens. Rounded down to 4 decimals; `None` when no step counts or
 /// every prefix was read whole.
+///
+/// A request whose prompt lies a tenth below the largest since the last
+/// compaction is a side request (Codex's side tasks: a second, smaller
+/// context that caches apart) and is left out; the request after it is
+/// compared with the main context it continues, not with the side one.
+/// Counting the side request's small read against the main prompt would
+/// take the main context's whole prefix as missed, and the replay would
+/// spread that miss over every request.
 pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
     let (mut read, mut cached) = (0u128, 0u128);
-    for w in t.requests.windows(2) {
-        let (prev, now) = (&w[0], &w[1]);
+    // The last request of the main context, and the largest prompt since
+    // the last compaction.
+    let mut main: Option<&Request> = None;
+    let mut top = 0u64;
+    for now in &t.requests {
+        if now.compacted_before {
+            top = 0;
+        }
+        let p = now.usage.prompt();
+        if u128::from(p) * 10 < u128::from(top) * 9 {
+            continue;
+        }
+        top = top.max(p);
+        let Some(prev) = main.replace(now) else {
+            continue;
+        };
         let within = matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
         if prev.model != now.model || now.compacted_before || !within || prev.usage.prompt() < 1024
         {

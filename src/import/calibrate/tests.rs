@@ -240,6 +240,36 @@ fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
 }
 
 #[test]
+fn a_side_request_is_left_out_of_the_cache_hit_share() {
+    // The main context's prompts 2,000, 3,000 and 4,000; between the last
+    // two, a side request of 500 (below 0.9 × 3,000) that reads 400 of its
+    // own. Request 3 reads 1,500 of 2,000; the last one 2,500 of the
+    // 3,000 it continues: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8. Taking
+    // the side request as a step would give (1,500 + 400) ÷ 5,000 = 0.38.
+    let at = |ms: i64, prompt: u64, read: u64| Request {
+        at_ms: Some(ms),
+        usage: Usage {
+            input: prompt - read,
+            cache_read: read,
+            ..Usage::default()
+        },
+        ..request("m", 0, 0)
+    };
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            at(0, 2000, 0),
+            at(1000, 3000, 1500),
+            at(2000, 500, 400),
+            at(3000, 4000, 2500),
+        ],
+        results: vec![],
+    };
+    assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(8, 1)));
+}
+
+#[test]
 fn growth_the_log_does_not_show_is_counted_with_its_size() {
     // At 4 bytes a token and 10 of framing, 4,000 bytes should take
     // 1,010 tokens. Request 1 grew 4,010 from 10,000: 3,000 it does not
