@@ -82,9 +82,12 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
     let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 2);
-    // shell asked at 10:00:03.5, answered at 10:00:05.5: 2,000 ms; carried by request 2.
+    // shell asked at 10:00:03.5, answered at 10:00:05.5: 2,000 ms; carried
+    // by request 2; its text counted with o200k_base as the model got it
+    // (the count, never the text).
+    let tokens = bpe_openai::o200k_base().count("SECRET-OUTPUT ö");
     assert!(
-        rows[0].starts_with("1,shell,200,1,16,16,2000,0,false,0,0,2,"),
+        rows[0].starts_with(&format!("1,shell,200,1,16,16,2000,0,false,0,0,{tokens},2,")),
         "{}",
         rows[0]
     );
@@ -97,8 +100,12 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
         "{}",
         rows[0]
     );
+    // The patch tool's output: 300 × "x".
+    let tokens = bpe_openai::o200k_base().count(&"x".repeat(300));
     assert!(
-        rows[1].starts_with("2,apply_patch,200,1,300,300,500,0,false,0,0,3,"),
+        rows[1].starts_with(&format!(
+            "2,apply_patch,200,1,300,300,500,0,false,0,0,{tokens},3,"
+        )),
         "{}",
         rows[1]
     );

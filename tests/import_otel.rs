@@ -67,7 +67,7 @@ fn genai_spans_become_sessions_with_input_net_of_cached_tokens() {
         csv.lines()
             .nth(1)
             .unwrap()
-            .starts_with("1,search,200,1,18,18,1500,0,false,0,0,2,"),
+            .starts_with("1,search,200,1,18,18,1500,0,false,0,0,,2,"),
         "{csv}"
     );
     let t2 = sessions.iter().find(|s| s["session"] == "t2").unwrap();
@@ -243,8 +243,8 @@ fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
     let row: Vec<&str> = trace.lines().nth(1).unwrap().split(',').collect();
     assert_eq!((row[1], row[4], row[6]), ("Read", "400", "500"), "{trace}");
     assert_eq!(
-        (row[11], row[12]),
-        ("2", "2026-11-20T10:00:05.000Z"),
+        (row[11], row[12], row[13]),
+        ("", "2", "2026-11-20T10:00:05.000Z"),
         "{trace}"
     );
     // No attribute text (the user id) reaches any output.

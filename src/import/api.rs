@@ -427,6 +427,7 @@ impl<'n> Cassette<'n> {
                 bytes: c.bytes,
                 images: c.images,
                 documents: c.documents,
+                o200k_tokens: None,
                 is_error: f.is_error,
                 latency_ms: 0,
                 carried_by: Some(k),

@@ -49,12 +49,17 @@ pub const MAX_RATIO: f64 = 12.0;
 pub const MIN_OVERHEAD_STEPS: usize = 3;
 
 /// One measured step: bytes that entered, tokens the prompt grew by for them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Observation {
-    /// Bytes measured.
+    /// Bytes measured (of what was not counted).
     pub bytes: u64,
-    /// Tokens they took.
+    /// Tokens they took: the growth less what was counted.
     pub tokens: u64,
+    /// Bytes of the results whose tokens the log let tokencast count
+    /// (`o200k_tokens`), and those tokens: an exact ratio of the family.
+    pub counted_bytes: u64,
+    /// The tokens counted.
+    pub counted_tokens: u64,
 }
 
 /// The steps of `t` that can be measured: bytes that entered and the
@@ -87,17 +92,25 @@ struct Step {
 /// or, after a recorded compaction on the first request's model, the whole
 /// prompt.
 fn steps(t: &Thread) -> Vec<Step> {
-    let mut added = vec![(0u64, false); t.requests.len()];
+    // Per request: bytes not counted, an image or document among them,
+    // and the bytes and tokens counted.
+    let mut added = vec![(0u64, false, 0u64, 0u64); t.requests.len()];
     for r in write::sent_results(t) {
         let k = r.carried_by.unwrap_or(0);
         if let Some(a) = added.get_mut(k) {
-            a.0 = a.0.saturating_add(r.bytes);
+            match r.o200k_tokens {
+                Some(n) => {
+                    a.2 = a.2.saturating_add(r.bytes);
+                    a.3 = a.3.saturating_add(n);
+                }
+                None => a.0 = a.0.saturating_add(r.bytes),
+            }
             a.1 |= r.images > 0 || r.documents > 0;
         }
     }
     let mut out = Vec::new();
     let sent = write::sent_back(t);
-    for (k, ((pair, &(bytes, unmeasurable)), s)) in t
+    for (k, ((pair, &(bytes, unmeasurable, counted_bytes, counted_tokens)), s)) in t
         .requests
         .windows(2)
         .zip(&added[1..])
@@ -124,7 +137,9 @@ fn steps(t: &Thread) -> Vec<Step> {
                 summarized: false,
                 observation: Observation {
                     bytes,
-                    tokens: now.usage.prompt(),
+                    tokens: now.usage.prompt().saturating_sub(counted_tokens),
+                    counted_bytes,
+                    counted_tokens,
                 },
             });
             continue;
@@ -135,6 +150,7 @@ fn steps(t: &Thread) -> Vec<Step> {
             .saturating_add(s.dropped)
             .checked_sub(prev.usage.prompt())
             .and_then(|d| d.checked_sub(s.tokens))
+            .and_then(|d| d.checked_sub(counted_tokens))
         else {
             continue;
         };
@@ -142,7 +158,12 @@ fn steps(t: &Thread) -> Vec<Step> {
             k,
             compacted: false,
             summarized: s.bytes > 0 && prev.thinking_bytes > 0,
-            observation: Observation { bytes, tokens },
+            observation: Observation {
+                bytes,
+                tokens,
+                counted_bytes,
+                counted_tokens,
+            },
         });
     }
     out
@@ -212,20 +233,7 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
     } else {
         0
     };
-    let measured: Vec<Observation> = obs
-        .iter()
-        .filter(|o| o.bytes >= MIN_STEP_BYTES)
-        .filter_map(|o| {
-            let tokens = o.tokens.checked_sub(overhead).filter(|t| *t > 0)?;
-            let ratio = o.bytes as f64 / tokens as f64;
-            (MIN_RATIO..=MAX_RATIO)
-                .contains(&ratio)
-                .then_some(Observation {
-                    bytes: o.bytes,
-                    tokens,
-                })
-        })
-        .collect();
+    let measured = measured(obs, overhead);
     if measured.len() < MIN_STEPS {
         return None;
     }
@@ -414,19 +422,39 @@ pub fn calibration_of(
     Calibration { families }
 }
 
+/// The steps a fit measures, as bytes and tokens: each step's growth less
+/// `overhead` for its bytes not counted, where there are at least
+/// [`MIN_STEP_BYTES`] of them with a plausible ratio; and the counted
+/// results of each step, exactly, where they hold as many bytes.
+fn measured(obs: &[Observation], overhead: u64) -> Vec<Observation> {
+    let plausible = |bytes: u64, tokens: u64| {
+        (bytes >= MIN_STEP_BYTES
+            && tokens > 0
+            && (MIN_RATIO..=MAX_RATIO).contains(&(bytes as f64 / tokens as f64)))
+        .then_some(Observation {
+            bytes,
+            tokens,
+            ..Observation::default()
+        })
+    };
+    obs.iter()
+        .flat_map(|o| {
+            [
+                o.tokens
+                    .checked_sub(overhead)
+                    .and_then(|t| plausible(o.bytes, t)),
+                plausible(o.counted_bytes, o.counted_tokens),
+            ]
+        })
+        .flatten()
+        .collect()
+}
+
 /// Σ bytes and Σ tokens (less `overhead`) of the steps a fit measures.
 fn measured_sums(obs: &[Observation], overhead: u64) -> (u64, u64) {
-    obs.iter()
-        .filter(|o| o.bytes >= MIN_STEP_BYTES)
-        .filter_map(|o| {
-            let t = o.tokens.checked_sub(overhead).filter(|t| *t > 0)?;
-            (MIN_RATIO..=MAX_RATIO)
-                .contains(&(o.bytes as f64 / t as f64))
-                .then_some((o.bytes, t))
-        })
-        .fold((0, 0), |(b, t), (ob, ot)| {
-            (b.saturating_add(ob), t.saturating_add(ot))
-        })
+    measured(obs, overhead).iter().fold((0, 0), |(b, t), o| {
+        (b.saturating_add(o.bytes), t.saturating_add(o.tokens))
+    })
 }
 
 #[cfg(test)]

@@ -17,11 +17,11 @@
 //! uncached input = input − cached, cache reads = cached, output = output
 //! (reasoning already in it), no cache writes (Codex logs report none).
 
-use super::content::decoded_len;
 use super::lines::{each_line, not_json};
 use super::{epoch_ms, Filter, Import, Request, Session, Thread, ToolResult, Usage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -147,12 +147,18 @@ struct Item<'a> {
     content: Option<&'a RawValue>,
 }
 
-/// Bytes of a tool output as sent: a string's decoded length; for an
-/// object, its `content` or `output` string when it has one, else the JSON.
-fn output_bytes(raw: &RawValue) -> u64 {
+/// A tool output as sent: a string's decoded text; for an object, its
+/// `content` or `output` string when it has one, else the JSON.
+fn output_text(raw: &RawValue) -> Cow<'_, str> {
     let text = raw.get();
+    let string = |s: &RawValue| -> Option<Cow<'_, str>> {
+        s.get()
+            .starts_with('"')
+            .then(|| serde_json::from_str::<Cow<'_, str>>(s.get()).ok())
+            .flatten()
+    };
     match text.as_bytes().first() {
-        Some(b'"') => decoded_len(text),
+        Some(b'"') => string(raw).unwrap_or(Cow::Borrowed(text)),
         Some(b'{') => {
             #[derive(Deserialize)]
             struct Wrapped<'a> {
@@ -161,16 +167,100 @@ fn output_bytes(raw: &RawValue) -> u64 {
                 #[serde(default, borrow)]
                 output: Option<&'a RawValue>,
             }
-            match serde_json::from_str::<Wrapped>(text) {
-                Ok(w) => match w.content.or(w.output) {
-                    Some(inner) if inner.get().starts_with('"') => decoded_len(inner.get()),
-                    _ => text.len() as u64,
-                },
-                Err(_) => text.len() as u64,
-            }
+            serde_json::from_str::<Wrapped>(text)
+                .ok()
+                .and_then(|w| w.content.or(w.output))
+                .and_then(string)
+                .unwrap_or(Cow::Borrowed(text))
         }
-        _ => text.len() as u64,
+        _ => Cow::Borrowed(text),
     }
+}
+
+/// A tool output's bytes as sent and its tokens under `o200k_base`, the
+/// tokenizer of every model Codex runs on (GPT-5 and the o-series): only
+/// the count is kept, never the text.
+fn output_size(raw: &RawValue) -> (u64, u64) {
+    let text = output_text(raw);
+    let sent = match exec_output(&text) {
+        Some(inner) => for_model(&inner).into_owned().into(),
+        None => text.clone(),
+    };
+    (
+        text.len() as u64,
+        bpe_openai::o200k_base().count(&sent) as u64,
+    )
+}
+
+/// The command output of a shell call as Codex 0.3x–0.5x recorded it, a
+/// JSON text `{"output": "…", "metadata": {"exit_code": …}}`: the model
+/// was sent the output itself (cut to [`for_model`]), not this JSON. Later
+/// versions record the text the model was sent (`Exit code: 0\nWall time:
+/// …\nOutput:\n…`), already cut.
+fn exec_output(text: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Exec {
+        output: String,
+        #[allow(dead_code)]
+        metadata: serde::de::IgnoredAny,
+    }
+    if !text.starts_with("{\"output\"") {
+        return None;
+    }
+    serde_json::from_str::<Exec>(text).ok().map(|e| e.output)
+}
+
+/// Most bytes of a tool output Codex puts in the model's context
+/// (`MODEL_FORMAT_MAX_BYTES` in codex-rs), half of them for the head.
+const MODEL_MAX_BYTES: usize = 10 * 1024;
+/// Most lines, half of them from the head and half from the tail.
+const MODEL_MAX_LINES: usize = 256;
+
+/// What Codex puts in the model's context of a longer output: its first
+/// 128 lines within 5 KiB, a line saying how many were left out, and its
+/// last 128 lines within what is left of 10 KiB. The rollout keeps the
+/// whole output; the prompt grows by this.
+fn for_model(text: &str) -> Cow<'_, str> {
+    let total = text.lines().count();
+    if text.len() <= MODEL_MAX_BYTES && total <= MODEL_MAX_LINES {
+        return Cow::Borrowed(text);
+    }
+    let half = MODEL_MAX_LINES / 2;
+    let head_end = text
+        .match_indices('\n')
+        .nth(half - 1)
+        .map_or(text.len(), |(i, _)| i + 1);
+    let head = floor_char(text, head_end.min(MODEL_MAX_BYTES / 2));
+    let tail_start = text
+        .rmatch_indices('\n')
+        .nth(half)
+        .map_or(0, |(i, _)| i + 1)
+        .max(head.len());
+    let room = MODEL_MAX_BYTES - head.len();
+    let tail = ceil_char(text, tail_start.max(text.len().saturating_sub(room)));
+    let kept = head.lines().count() + text[tail..].lines().count();
+    let sep = if head.ends_with('\n') { "" } else { "\n" };
+    Cow::Owned(format!(
+        "{head}{sep}[... omitted {} of {total} lines ...]\n\n{}",
+        total.saturating_sub(kept),
+        &text[tail..]
+    ))
+}
+
+/// `text[..i]` cut back to a character boundary.
+fn floor_char(text: &str, mut i: usize) -> &str {
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    &text[..i]
+}
+
+/// `i` moved forward to a character boundary.
+fn ceil_char(text: &str, mut i: usize) -> usize {
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 /// One rollout file as a session.
@@ -401,13 +491,15 @@ impl<'n> Rollout<'n> {
                     (Some(a), Some(b)) if b >= a => (b - a) as u64,
                     _ => 0,
                 };
+                let (bytes, tokens) = item.output.map_or((0, 0), output_size);
                 self.pending.push(self.thread.results.len());
                 self.thread.results.push(ToolResult {
                     kind: super::ContextKind::Tool,
                     tool,
-                    bytes: item.output.map_or(0, output_bytes),
+                    bytes,
                     images: 0,
                     documents: 0,
+                    o200k_tokens: Some(tokens),
                     is_error: false,
                     latency_ms,
                     carried_by: None,
@@ -498,5 +590,47 @@ mod tests {
             ..u
         };
         assert_eq!(bad.usage(), None);
+    }
+
+    fn size(json: &str) -> (u64, u64) {
+        output_size(serde_json::from_str::<&RawValue>(json).unwrap())
+    }
+
+    #[test]
+    fn a_tool_output_is_counted_as_the_model_was_sent_it() {
+        // "hello world" is two o200k tokens ("hello", " world").
+        assert_eq!(size(r#""hello world""#), (11, 2));
+        // Codex 0.3x–0.5x recorded a shell call's output wrapped in JSON;
+        // the model was sent the output: 2 tokens, while the bytes are the
+        // recorded text's: `{"output":"hello world",` 24, `"metadata":{`
+        // 12, `"exit_code":0,` 14, `"duration_seconds":0.1` 22, `}}` 2 = 74.
+        let wrapped = r#""{\"output\":\"hello world\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}""#;
+        assert_eq!(size(wrapped), (74, 2));
+        // An object with a `content` string: that string.
+        assert_eq!(
+            size(r#"{"content": "hello world", "success": true}"#),
+            (11, 2)
+        );
+    }
+
+    #[test]
+    fn a_long_output_keeps_its_first_and_last_128_lines_for_the_model() {
+        let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
+        let sent = for_model(&text);
+        let lines: Vec<&str> = sent.lines().collect();
+        // 128 + the marker and an empty line + 128.
+        assert_eq!(lines.len(), 258);
+        assert_eq!(lines[127], "line 127");
+        assert_eq!(lines[128], "[... omitted 44 of 300 lines ...]");
+        assert_eq!(lines[130], "line 172");
+        assert_eq!(lines[257], "line 299");
+        // Within 256 lines and 10 KiB: as it is.
+        let short: String = (0..256).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(for_model(&short), short.as_str());
+        // One line of 20,000 bytes: 5 KiB of head and the last 5 KiB.
+        let long = "é".repeat(10_000);
+        let sent = for_model(&long);
+        assert!(sent.starts_with(&"é".repeat(2560)));
+        assert!(sent.ends_with(&format!("]\n\n{}", "é".repeat(2560))));
     }
 }

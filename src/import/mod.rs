@@ -156,6 +156,7 @@ impl ToolResult {
             bytes: c.bytes,
             images: c.images,
             documents: c.documents,
+            o200k_tokens: None,
             is_error: false,
             latency_ms: 0,
             carried_by: None,
@@ -179,6 +180,10 @@ pub struct ToolResult {
     pub images: u64,
     /// Documents in it.
     pub documents: u64,
+    /// Its text's tokens counted with `o200k_base`, for a thread on a
+    /// model of that tokenizer (OpenAI's); `None`: not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub o200k_tokens: Option<u64>,
     /// The tool reported an error (the result still enters the context).
     pub is_error: bool,
     /// From the request that asked for it to the result, milliseconds.

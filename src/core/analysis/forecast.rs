@@ -326,6 +326,7 @@ impl Plan<'_> {
                 gaps_ms: self.s.timing().as_ref().map(|_| gaps.as_slice()),
                 outputs: None,
                 compactions: None,
+                exact: None,
                 hit_share: None,
                 turn_break: None,
             });

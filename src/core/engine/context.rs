@@ -99,8 +99,11 @@ pub fn replay(
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: gaps.as_deref(),
         outputs: sizes.outputs.as_ref(),
-        // Strategies replay the run as if nothing had been compacted.
+        // Strategies replay the run as if nothing had been compacted, and
+        // by the results' bytes (clearing takes results out by their size),
+        // even where the trace counts their tokens.
         compactions: None,
+        exact: None,
         hit_share: None,
         turn_break: None,
     };
@@ -118,8 +121,11 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: None,
         outputs: sizes.outputs.as_ref(),
-        // Strategies replay the run as if nothing had been compacted.
+        // Strategies replay the run as if nothing had been compacted, and
+        // by the results' bytes (clearing takes results out by their size),
+        // even where the trace counts their tokens.
         compactions: None,
+        exact: None,
         hit_share: None,
         turn_break: None,
     };

@@ -133,20 +133,25 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let scale = Scale::new(a);
     let window = scenario.prices().context_window_tokens;
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
-    let run_of = |results| Run {
-        scale,
-        bytes: sizes.of_results(results),
-        final_output: a.final_output_tokens,
-        gaps_ms: gaps.as_deref(),
-        outputs: sizes.outputs.as_ref(),
-        compactions: sizes.compactions_of(results),
-        hit_share: None,
-        turn_break: None,
+    let run_of = |results, model: &str| {
+        let view = sizes.view(results, model);
+        Run {
+            scale,
+            bytes: view.bytes,
+            final_output: a.final_output_tokens,
+            gaps_ms: gaps.as_deref(),
+            outputs: sizes.outputs.as_ref(),
+            compactions: view.compactions,
+            exact: view.exact,
+            hit_share: None,
+            turn_break: None,
+        }
     };
+    let model = &scenario.prices().model;
     let context = vec![
         profile(
             Content::Raw,
-            &run_of(Content::Raw),
+            &run_of(Content::Raw, model),
             &sizes.calls,
             a,
             &rows,
@@ -154,7 +159,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         ),
         profile(
             Content::Trimmed,
-            &run_of(Content::Trimmed),
+            &run_of(Content::Trimmed, model),
             &sizes.calls,
             a,
             &rows,
@@ -171,7 +176,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         .variants()
         .iter()
         .map(|pv| {
-            let run = run_of(pv.variant.results);
+            let run = run_of(pv.variant.results, &pv.model);
             variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
         })
         .collect();

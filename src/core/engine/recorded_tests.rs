@@ -292,3 +292,30 @@ fn tokens_the_log_cannot_measure_enter_as_tokens_and_stay() {
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("615"));
 }
+
+#[test]
+fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
+    // Request 2's first result (40 bytes) was counted at 25 tokens with
+    // o200k_base. On gpt-5 (o200k): request 2 is 100 + 30 + 25 + 80/4 =
+    // 175, request 3 175 + 5 = 180: 100 + 175 + 180 = 455. The upper bound
+    // uplifts only the 80 bytes not counted: 100 + 30 + 25 + 1.5 × 20 = 185,
+    // then 190: 475. On a model of another tokenizer the bytes count as
+    // before: 425 and 455 (a_request_follows_all_its_rows_…).
+    let mut s = recorded();
+    s.trace_mut()[0].o200k_tokens = Some(25);
+    let other = simulate(&s, SimulateOptions::default());
+    assert_eq!(other.profile(Content::Raw).input_tokens.lower, d("425"));
+    assert_eq!(other.profile(Content::Raw).input_tokens.upper, d("455"));
+    s.prices_mut().model = "gpt-5".into();
+    for pv in s.variants_mut() {
+        pv.model = "gpt-5".into();
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.input_tokens.lower, d("455"));
+    assert_eq!(p.input_tokens.upper, d("475"));
+    // Uncached, every variant's input is the same 455 … 475 × $8 per million.
+    let none = &variant(&sim, Cache::None).cost;
+    assert_eq!(none.uncached_input.lower, d("0.00364"));
+    assert_eq!(none.uncached_input.upper, d("0.0038"));
+}

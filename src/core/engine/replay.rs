@@ -34,6 +34,10 @@ pub(crate) struct Run<'a> {
     pub outputs: Option<&'a StepOutputs>,
     /// Recorded compactions, when the trace marks any.
     pub compactions: Option<&'a Compactions>,
+    /// Per request 0..=N, exact tokens that entered up to and including it
+    /// (the trace's counts for this model, and unmeasured tokens), in place
+    /// of `outputs.unmeasured`.
+    pub exact: Option<&'a [u128]>,
     /// Share of the previous prompt a request reads from the cache (all of
     /// it when `None`), as mantissa and power of ten.
     pub hit_share: Option<(i128, i128)>,
@@ -102,9 +106,13 @@ impl Run<'_> {
 
     /// Unmeasured tokens that entered up to and including request k.
     pub(crate) fn unmeasured(&self, k: u64) -> u128 {
-        self.outputs
-            .and_then(|o| o.unmeasured.get(ix(k)).copied())
-            .unwrap_or(0)
+        match self.exact {
+            Some(e) => e.get(ix(k)).copied().unwrap_or(0),
+            None => self
+                .outputs
+                .and_then(|o| o.unmeasured.get(ix(k)).copied())
+                .unwrap_or(0),
+        }
     }
 
     /// Numerators of request k's input, `cum` bytes of context before it

@@ -57,14 +57,15 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .variants()
         .iter()
         .map(|pv| {
-            let bytes = sizes.of_results(pv.variant.results);
+            let view = sizes.view(pv.variant.results, &pv.model);
             let own = Run {
                 scale,
-                bytes,
+                bytes: view.bytes,
                 final_output: a.final_output_tokens,
                 gaps_ms: own_gaps.as_deref(),
                 outputs: sizes.outputs.as_ref(),
-                compactions: sizes.compactions_of(pv.variant.results),
+                compactions: view.compactions,
+                exact: view.exact,
                 hit_share: Run::share(pv.cache_hit_share),
                 turn_break: Run::share(pv.turn_break_share),
             };

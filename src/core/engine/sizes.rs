@@ -32,6 +32,34 @@ pub(crate) struct Sizes<'a> {
     /// The recorded model of each request 0..=N (imported traces; the
     /// first request's is not in the trace).
     pub(crate) models: Vec<Option<&'a str>>,
+    /// When rows carry `o200k_tokens`: what a model of that tokenizer
+    /// replays instead.
+    pub(crate) counted: Option<Counted>,
+}
+
+/// The steps of a trace whose rows carry exact `o200k_tokens` counts, as a
+/// model of that tokenizer sees them: the counted rows' bytes taken out of
+/// each step, and their tokens entering as exact tokens (in both bounds),
+/// cumulated per request like unmeasured tokens. A trimmed result counts
+/// only when trimming left it whole; one trimmed smaller goes by its bytes.
+pub(crate) struct Counted {
+    /// Per step, bytes of the rows not counted: raw and trimmed.
+    bytes: [Vec<u64>; 2],
+    /// Per request 0..=N, exact tokens that entered up to and including
+    /// it (unmeasured and counted): raw and trimmed.
+    exact: [Vec<u128>; 2],
+    /// Recorded compactions over the uncounted bytes.
+    compactions: Option<[Compactions; 2]>,
+}
+
+/// What one variant replays: each step's bytes, the exact tokens entered
+/// per request when the trace counts them for its model, and the recorded
+/// compactions over those bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'s> {
+    pub(crate) bytes: &'s [u64],
+    pub(crate) exact: Option<&'s [u128]>,
+    pub(crate) compactions: Option<&'s Compactions>,
 }
 
 impl<'a> Sizes<'a> {
@@ -49,6 +77,7 @@ impl<'a> Sizes<'a> {
             compactions: None,
             models: Vec::new(),
             results: Vec::new(),
+            counted: None,
         };
         // Latency of every row since the last result, per result.
         let mut latency = Vec::with_capacity(results.len());
@@ -83,6 +112,9 @@ impl<'a> Sizes<'a> {
         if grouped {
             sizes.recorded_steps(&firsts);
         }
+        if results.iter().any(|c| c.o200k_tokens.is_some()) {
+            sizes.counted = Some(sizes.counted_steps(&results, &firsts));
+        }
         sizes.results = results;
         sizes
     }
@@ -111,6 +143,67 @@ impl<'a> Sizes<'a> {
                 compactions(firsts, &self.raw),
                 compactions(firsts, &self.trimmed),
             ]);
+        }
+    }
+
+    /// The steps again for a model of the counts' tokenizer (see [`Counted`]).
+    fn counted_steps(&self, results: &[&TraceCall], firsts: &[&TraceCall]) -> Counted {
+        let mut bytes = [self.raw.clone(), self.trimmed.clone()];
+        let mut entered = [vec![0u128; self.raw.len()], vec![0u128; self.raw.len()]];
+        for (c, &k) in results.iter().zip(&self.step_of) {
+            let Some(t) = c.o200k_tokens else { continue };
+            let raw = c.raw_bytes.unwrap_or(0);
+            let trimmed = c.trimmed_bytes.unwrap_or(0);
+            for (i, b) in [raw, trimmed].into_iter().enumerate() {
+                if i == 1 && b != raw {
+                    continue;
+                }
+                bytes[i][k] -= b;
+                entered[i][k] += u128::from(t);
+            }
+        }
+        let unmeasured = self.outputs.as_ref().map(|o| o.unmeasured.as_slice());
+        let exact = entered.map(|per_step| {
+            let mut cum = Vec::with_capacity(per_step.len() + 1);
+            cum.push(unmeasured.map_or(0, |u| u[0]));
+            let mut total = 0u128;
+            for (k, t) in per_step.iter().enumerate() {
+                total += t;
+                cum.push(total + unmeasured.and_then(|u| u.get(k + 1)).copied().unwrap_or(0));
+            }
+            cum
+        });
+        let compactions = self.compactions.as_ref().map(|_| {
+            [
+                compactions(firsts, &bytes[0]),
+                compactions(firsts, &bytes[1]),
+            ]
+        });
+        Counted {
+            bytes,
+            exact,
+            compactions,
+        }
+    }
+
+    /// What a variant of `results` on `model` replays: the trace's counts
+    /// when `model` tokenizes as they were counted, else bytes.
+    pub(crate) fn view(&self, results: Content, model: &str) -> View<'_> {
+        let i = match results {
+            Content::Raw => 0,
+            Content::Trimmed => 1,
+        };
+        match &self.counted {
+            Some(c) if crate::pricing::tokenizer::counts_o200k(model) => View {
+                bytes: &c.bytes[i],
+                exact: Some(&c.exact[i]),
+                compactions: c.compactions.as_ref().map(|c| &c[i]),
+            },
+            _ => View {
+                bytes: self.of_results(results),
+                exact: None,
+                compactions: self.compactions_of(results),
+            },
         }
     }
 

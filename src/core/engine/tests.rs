@@ -41,6 +41,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         replayed: false,
         images: 0,
         documents: 0,
+        o200k_tokens: None,
         recorded: None,
         request: None,
         resent_output: None,

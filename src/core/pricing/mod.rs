@@ -29,6 +29,7 @@ pub mod currency;
 pub mod fees;
 pub mod litellm;
 pub mod tier;
+pub mod tokenizer;
 pub use book::PriceBook;
 pub use currency::Currency;
 pub use fees::{Fee, FeeUnit};

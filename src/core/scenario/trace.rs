@@ -44,6 +44,11 @@ pub struct TraceCall {
     /// Documents in the result.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub documents: u64,
+    /// The result's tokens counted exactly with OpenAI's `o200k_base`
+    /// tokenizer at import (never its text): a replay on a model of that
+    /// tokenizer takes them instead of its bytes ÷ bytes per token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub o200k_tokens: Option<u64>,
     /// What the provider reported for the request that carried this result
     /// (imported logs), when the trace records it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,11 +124,11 @@ impl TraceCall {
 
 /// The header of the trace CSV tokencast writes (an import's): the columns
 /// of [`TraceRow`] in order, without the hand-written `round` and `params`.
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
 
 /// Headers earlier versions of tokencast wrote: an import still owns (and
 /// may replace) the traces they mark.
-pub const EARLIER_TRACE_HEADERS: [&str; 1] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
+pub const EARLIER_TRACE_HEADERS: [&str; 2] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
 
 /// A row of a trace as written in the CSV file or inline TOML: the one row
 /// type the reader deserializes (`S = String`) and an import serializes
@@ -167,6 +172,9 @@ pub struct TraceRow<S> {
     /// Documents in the result.
     #[serde(default)]
     pub documents: Option<u64>,
+    /// The result's tokens counted with `o200k_base` (imported traces).
+    #[serde(default)]
+    pub o200k_tokens: Option<u64>,
     /// The recorded request this row entered before (imported traces).
     #[serde(default)]
     pub request: Option<u64>,
@@ -283,6 +291,7 @@ impl RawCall {
             compacted: self.compacted.unwrap_or(false),
             images: self.images.unwrap_or(0),
             documents: self.documents.unwrap_or(0),
+            o200k_tokens: self.o200k_tokens,
             recorded,
             row,
             call: self.call,
@@ -398,6 +407,7 @@ impl RawCall {
             ("hidden_output", self.hidden_output),
             ("dropped_output", self.dropped_output),
             ("unmeasured_tokens", self.unmeasured_tokens),
+            ("o200k_tokens", self.o200k_tokens),
         ] {
             if v.is_some_and(|t| t > crate::limits::MAX_TOKENS) {
                 return Err(site.error(

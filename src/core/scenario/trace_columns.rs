@@ -34,6 +34,7 @@ enum Col {
     Replayed,
     Images,
     Documents,
+    O200kTokens,
     Request,
     Timestamp,
     Model,
@@ -52,7 +53,7 @@ enum Col {
 }
 
 /// Every column by its header name: the fields of [`super::trace::TraceRow`].
-const NAMES: [(&str, Col); 28] = [
+const NAMES: [(&str, Col); 29] = [
     ("call", Col::Call),
     ("round", Col::Round),
     ("capability", Col::Capability),
@@ -66,6 +67,7 @@ const NAMES: [(&str, Col); 28] = [
     ("replayed", Col::Replayed),
     ("images", Col::Images),
     ("documents", Col::Documents),
+    ("o200k_tokens", Col::O200kTokens),
     ("request", Col::Request),
     ("timestamp", Col::Timestamp),
     ("model", Col::Model),
@@ -133,6 +135,7 @@ impl Columns {
                 Col::Replayed => r.replayed = boolean(field)?,
                 Col::Images => r.images = optional(field)?,
                 Col::Documents => r.documents = optional(field)?,
+                Col::O200kTokens => r.o200k_tokens = optional(field)?,
                 Col::Request => r.request = optional(field)?,
                 Col::Timestamp => r.timestamp = optional_text(field)?,
                 Col::Model => r.model = optional_text(field)?,
@@ -243,6 +246,7 @@ mod tests {
             "false",
             "",
             "",
+            "250",
             "2",
             "2026-03-01T10:00:08.000Z",
             "m",
@@ -274,9 +278,10 @@ mod tests {
                 ],
             ),
             (8, &["true", "false", "TRUE", "1", ""]),
-            (12, &["", " 2026 ", "x\u{2028}"]),
-            (22, &["", "0", "1200", "-5", "1.5"]),
-            (24, &["", "true", "false", "yes"]),
+            (11, &["", "0", "42", "-3", "1.5"]),
+            (13, &["", " 2026 ", "x\u{2028}"]),
+            (23, &["", "0", "1200", "-5", "1.5"]),
+            (25, &["", "true", "false", "yes"]),
         ];
         let mut fast = 0;
         for (i, values) in variations {

@@ -28,6 +28,7 @@ fn result(bytes: u64, carried_by: usize) -> ToolResult {
         bytes,
         images: 0,
         documents: 0,
+        o200k_tokens: None,
         is_error: false,
         latency_ms: 0,
         carried_by: Some(carried_by),
@@ -50,7 +51,8 @@ fn a_step_is_its_bytes_over_the_growth_less_the_output_sent_back() {
         observations(&t),
         vec![Observation {
             bytes: 3000,
-            tokens: 1000
+            tokens: 1000,
+            ..Observation::default()
         }]
     );
 }
@@ -102,11 +104,13 @@ fn reasoning_is_sent_back_within_a_turn_and_dropped_after_it() {
         vec![
             Observation {
                 bytes: 400,
-                tokens: 100
+                tokens: 100,
+                ..Observation::default()
             },
             Observation {
                 bytes: 800,
-                tokens: 60
+                tokens: 60,
+                ..Observation::default()
             }
         ]
     );
@@ -343,11 +347,13 @@ fn steps_that_cannot_be_measured_are_left_out() {
         vec![
             Observation {
                 bytes: 100,
-                tokens: 100
+                tokens: 100,
+                ..Observation::default()
             },
             Observation {
                 bytes: 5000,
-                tokens: 100
+                tokens: 100,
+                ..Observation::default()
             }
         ]
     );
@@ -366,11 +372,13 @@ fn the_fit_takes_the_framing_off_and_pools_bytes_and_tokens() {
         .map(|t| Observation {
             bytes: 10,
             tokens: *t,
+            ..Observation::default()
         })
         .collect();
     obs.extend([200, 300, 300, 400, 1000].iter().map(|b| Observation {
         bytes: *b,
         tokens: 150,
+        ..Observation::default()
     }));
     let f = fit(&obs).unwrap();
     assert_eq!(f.overhead, 50);
@@ -386,4 +394,31 @@ fn the_fit_takes_the_framing_off_and_pools_bytes_and_tokens() {
         (Decimal::from(10), Decimal::from(5), Decimal::new(44, 1))
     );
     assert!(fit(&obs[..7]).is_none(), "four measured steps are too few");
+}
+
+#[test]
+fn counted_results_give_the_ratio_and_leave_the_growth_to_framing() {
+    // Five steps whose results were all counted: each grew the prompt by
+    // its counted tokens and 30, 40, 50, 40, 40 more, so the framing is
+    // the median, 40. The ratios are the counted ones, exactly: 400/100,
+    // 400/100, 600/100, 300/100, 500/100 = 4, 4, 6, 3, 5; pooled
+    // 2,200 / 500 = 4.4; sorted 3, 4, 4, 5, 6: p10 the 1st (⌈0.5⌉), p50 the
+    // 3rd (⌈2.5⌉), p90 the 5th (⌈4.5⌉).
+    let obs: Vec<Observation> = [(30, 400), (40, 400), (50, 600), (40, 300), (40, 500)]
+        .into_iter()
+        .map(|(rest, counted_bytes)| Observation {
+            bytes: 0,
+            tokens: rest,
+            counted_bytes,
+            counted_tokens: 100,
+        })
+        .collect();
+    let f = fit(&obs).expect("five counted steps fit");
+    assert_eq!(f.overhead, 40);
+    assert_eq!(f.steps, 5);
+    assert_eq!(f.pooled, Decimal::new(44, 1));
+    assert_eq!(
+        (f.p10, f.p50, f.p90),
+        (Decimal::from(3), Decimal::from(4), Decimal::from(6))
+    );
 }

@@ -259,6 +259,7 @@ impl Transcript {
                 bytes: c.bytes,
                 images: c.images,
                 documents: c.documents,
+                o200k_tokens: None,
                 is_error: b.is_error.unwrap_or(false),
                 latency_ms,
                 carried_by: None,

@@ -632,6 +632,7 @@ impl Threads {
             bytes: c.count("tokencast.bytes", i)?,
             images: c.count("tokencast.images", i)?,
             documents: c.count("tokencast.documents", i)?,
+            o200k_tokens: None,
             is_error: c.bool("tokencast.is_error")[i].unwrap_or(false),
             latency_ms: c.count("tokencast.latency_ms", i)?,
             carried_by,
