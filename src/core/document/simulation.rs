@@ -154,7 +154,7 @@ impl Estimate {
                 .iter()
                 .map(|v| EstimatedVariant {
                     name: v.variant.variant.name.clone(),
-                    total: v.cost.total.lower,
+                    total: v.cost.total.upper,
                 })
                 .collect(),
         })

@@ -213,17 +213,23 @@ fn a_hand_written_trace_keeps_one_request_per_result() {
 
 #[test]
 fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
-    // Half of the previous prompt is read: request 2 reads 50 of 100 and
-    // writes 110; request 3 expired (400 s) and writes 165.
+    // The upper bound reads half of the previous prompt. Its prompts are
+    // 100, 175 and 180 (u = 1.5, as in a_request_follows_all_its_rows_…):
+    // request 2 reads 50 of 100 and writes 125; request 3 expired (400 s)
+    // and writes 180. Writes 100 + 125 + 180 = 405 × $10; reads 50 × $0.2
+    // per million.
     let mut s = recorded();
     for pv in s.variants_mut() {
         pv.cache_hit_share = Some(d("0.5"));
     }
     let sim = simulate(&s, SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
-    // Writes 100 + 110 + 165 = 375 × $10; reads 50 × $0.2 per million.
-    assert_eq!(v.cost.cache_write.lower, d("0.00375"));
-    assert_eq!(v.cost.cache_read.lower, d("0.00001"));
+    assert_eq!(v.cost.cache_write.upper, d("0.00405"));
+    assert_eq!(v.cost.cache_read.upper, d("0.00001"));
+    // The lower bound reads every cached prefix, as without a share
+    // (the_recorded_gap_expires_the_cache): writes 325, reads 100.
+    assert_eq!(v.cost.cache_write.lower, d("0.00325"));
+    assert_eq!(v.cost.cache_read.lower, d("0.00002"));
 }
 
 #[test]

@@ -477,7 +477,7 @@ impl Run<'_> {
                         p
                     }
                 })
-                .map(|p| self.hit(p).min(num));
+                .map(|p| if i == 0 { p } else { self.hit(p) }.min(num));
             match shared {
                 Some(p) if !req.expired => {
                     s.write[tier] += num - p;

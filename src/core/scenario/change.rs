@@ -324,6 +324,16 @@ impl Scenario {
         out.fitting().ok()
     }
 
+    /// The scenario with no uplift: both bounds take the lower bound's
+    /// tokens, and its upper bound reads the cache as the upper bound does
+    /// (a fitted `cache_hit_share`), so its upper cost is the lower tokens
+    /// at the recorded cache reads.
+    pub fn without_uplift(&self) -> Option<Scenario> {
+        let mut out = self.clone();
+        out.assumptions.tokenizer_uplift = Decimal::ONE;
+        out.fitting().ok()
+    }
+
     /// One request of `input_tokens` in and `output_tokens` out, with no
     /// tool results, on `model` without a cache (a retried attempt).
     pub fn single_request(

@@ -231,7 +231,9 @@ pub struct PricedVariant {
     pub by_model: Vec<ModelRates>,
     /// Share (0–1) of the previous prompt a request reads from the cache
     /// (fitted from a recorded session: providers miss part of a cached
-    /// prefix); all of it when absent.
+    /// prefix, at random); all of it when absent. The upper bound reads
+    /// this share; the lower bound reads every cached prefix, the least a
+    /// provider can bill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_hit_share: Option<Decimal>,
     /// Share (0–1) of the new turns that drop earlier reasoning after which

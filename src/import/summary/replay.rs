@@ -59,10 +59,19 @@ pub(super) fn replay(
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);
     // The estimate: the same replay at the calibration's central bytes per
-    // token (the estimate's lower bound, with no uplift).
+    // token with no uplift, its upper bound, which reads the cache as
+    // recorded (the lower bound reads every cached prefix). Without a
+    // calibration: halfway between the upper bound and the lower tokens
+    // read as recorded (the replay without uplift).
     let central = scenario
         .central()
         .map(|c| simulate(&c, SimulateOptions::TOTALS));
+    let floor = match central {
+        Some(_) => None,
+        None => scenario
+            .without_uplift()
+            .map(|c| simulate(&c, SimulateOptions::TOTALS)),
+    };
     let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
         sim.variants
             .iter()
@@ -71,13 +80,13 @@ pub(super) fn replay(
     };
     let band = |name: &dyn Fn(&str) -> bool| {
         find(&sim, name).map(|b| {
-            Band::of(
-                b,
-                central
-                    .as_ref()
-                    .and_then(|c| find(c, name))
-                    .map(|c| c.lower),
-            )
+            let estimate = match (&central, &floor) {
+                (Some(c), _) => find(c, name).map(|c| c.upper),
+                (None, Some(f)) => find(f, name)
+                    .map(|f| ((f.upper + b.upper) / rust_decimal::Decimal::TWO).normalize()),
+                (None, None) => None,
+            };
+            Band::of(b, estimate)
         })
     };
     let as_recorded = band(&|n| n == "as recorded").unwrap_or_default();
