@@ -633,3 +633,59 @@ fn duckdb_reads_the_dataset_and_sums_to_tokencasts_totals() {
         .sum();
     assert_eq!(bytes, want);
 }
+
+#[test]
+fn a_codex_datasets_counted_tokens_read_back_into_the_same_trace() {
+    // Codex outputs are counted with o200k_base at import; the dataset
+    // keeps the counts, so a session read back from it replays the same
+    // trace, counts and all.
+    let dir = tempfile::tempdir().unwrap();
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex/sessions");
+    run(
+        dir.path(),
+        &[
+            "import",
+            "codex",
+            fx.to_str().unwrap(),
+            "--out",
+            "out",
+            "--no-report",
+            "--dataset",
+            "ds",
+            "--machine",
+            "m1",
+        ],
+    );
+    run(
+        dir.path(),
+        &["import", "dataset", "ds", "--out", "again", "--no-report"],
+    );
+    let rows = read_table(&dir.path().join("ds"), "tool_results");
+    let counted: Vec<i64> = rows
+        .iter()
+        .flat_map(|(_, t)| match t.get("tokencast.o200k_tokens") {
+            Some(Data::Int(v)) => v.iter().flatten().copied().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+        .collect();
+    // The shell output "SECRET-OUTPUT ö" and the patch tool's 300 × "x".
+    let o200k = bpe_openai::o200k_base();
+    let mut want = vec![
+        o200k.count("SECRET-OUTPUT ö") as i64,
+        o200k.count(&"x".repeat(300)) as i64,
+    ];
+    want.sort();
+    let mut got = counted.clone();
+    got.sort();
+    assert_eq!(got, want);
+    let trace = |root: &str| {
+        let dir = dir.path().join(root);
+        let session = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.is_dir())
+            .unwrap();
+        std::fs::read_to_string(session.join("main.csv")).unwrap()
+    };
+    assert_eq!(trace("out"), trace("again"));
+}

@@ -345,6 +345,10 @@ impl Rows {
                 .count("tokencast.bytes", x.bytes)
                 .count("tokencast.images", x.images)
                 .count("tokencast.documents", x.documents)
+                .int(
+                    "tokencast.o200k_tokens",
+                    x.o200k_tokens.map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
+                )
                 .bool("tokencast.is_error", x.is_error)
                 .count("tokencast.latency_ms", x.latency_ms)
                 .int(
@@ -482,6 +486,15 @@ impl<'a> Cols<'a> {
                 column: name,
                 why: "is null; a count is 0 or more".into(),
             }),
+        }
+    }
+
+    /// Row `i` of a count column that may be null (or absent from files
+    /// written before it existed).
+    pub fn maybe_count(&self, name: &'static str, i: usize) -> Result<Option<u64>, BadValue> {
+        match self.int(name)[i] {
+            None => Ok(None),
+            Some(_) => self.count(name, i).map(Some),
         }
     }
 
@@ -632,7 +645,7 @@ impl Threads {
             bytes: c.count("tokencast.bytes", i)?,
             images: c.count("tokencast.images", i)?,
             documents: c.count("tokencast.documents", i)?,
-            o200k_tokens: None,
+            o200k_tokens: c.maybe_count("tokencast.o200k_tokens", i)?,
             is_error: c.bool("tokencast.is_error")[i].unwrap_or(false),
             latency_ms: c.count("tokencast.latency_ms", i)?,
             carried_by,
