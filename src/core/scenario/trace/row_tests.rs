@@ -29,6 +29,7 @@ fn a_written_row_reads_back_as_the_same_call() {
         charged_usd: Decimal::new(125, 5),
         images: Some(0),
         documents: Some(1),
+        o200k_tokens: Some(310),
         request: Some(2),
         timestamp: Some("2026-11-30T10:00:00Z"),
         model: Some("m"),
@@ -53,6 +54,7 @@ fn a_written_row_reads_back_as_the_same_call() {
         (Some(3), "web/fetch", 200)
     );
     assert_eq!((c.raw_bytes, c.trimmed_bytes), (Some(1200), Some(300)));
+    assert_eq!(c.o200k_tokens, Some(310));
     assert_eq!(c.charged_usd, Decimal::new(125, 5));
     assert_eq!(
         (c.request, c.resent_output, c.hidden_output, c.gap_ms),
@@ -63,5 +65,28 @@ fn a_written_row_reads_back_as_the_same_call() {
     assert_eq!(
         (rec.usage.input, rec.usage.cache_read, rec.usage.output),
         (40, 1000, 25)
+    );
+}
+
+#[test]
+fn a_count_past_the_limit_is_a_located_error() {
+    let row = TraceRow {
+        call: Some(1),
+        capability: "shell",
+        status: 200,
+        items: 1,
+        raw_bytes: Some(10),
+        trimmed_bytes: Some(10),
+        o200k_tokens: Some(crate::limits::MAX_TOKENS + 1),
+        ..TraceRow::default()
+    };
+    let src = SourceText {
+        name: "t.csv".into(),
+        text: written(&[row]),
+    };
+    let e = parse_csv(&src).unwrap_err().to_string();
+    assert!(
+        e.contains("t.csv: row 1 (line 2), column `o200k_tokens`"),
+        "{e}"
     );
 }
