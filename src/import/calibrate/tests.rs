@@ -218,11 +218,9 @@ fn which_claude_models_strip_earlier_thinking() {
     }
 }
 
-#[test]
-fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
-    // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
-    // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
-    let at = |ms: i64, prompt: u64, read: u64| Request {
+/// A request on `m` at `ms` with a prompt of `prompt`, `read` of it from the cache.
+fn at(ms: i64, prompt: u64, read: u64) -> Request {
+    Request {
         at_ms: Some(ms),
         usage: Usage {
             input: prompt - read,
@@ -230,7 +228,13 @@ fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
             ..Usage::default()
         },
         ..request("m", 0, 0)
-    };
+    }
+}
+
+#[test]
+fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
+    // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
+    // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
     let mut t = Thread {
         agent: None,
         compaction: false,
@@ -250,15 +254,6 @@ fn a_side_request_is_left_out_of_the_cache_hit_share() {
     // own. Request 3 reads 1,500 of 2,000; the last one 2,500 of the
     // 3,000 it continues: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8. Taking
     // the side request as a step would give (1,500 + 400) ÷ 5,000 = 0.38.
-    let at = |ms: i64, prompt: u64, read: u64| Request {
-        at_ms: Some(ms),
-        usage: Usage {
-            input: prompt - read,
-            cache_read: read,
-            ..Usage::default()
-        },
-        ..request("m", 0, 0)
-    };
     let t = Thread {
         agent: None,
         compaction: false,
