@@ -158,7 +158,7 @@ impl<'a> Sizes<'a> {
                 if i == 1 && b != raw {
                     continue;
                 }
-                bytes[i][k] -= b;
+                bytes[i][k] = bytes[i][k].saturating_sub(b);
                 entered[i][k] += u128::from(t);
             }
         }
