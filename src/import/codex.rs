@@ -182,14 +182,11 @@ fn output_text(raw: &RawValue) -> Cow<'_, str> {
 /// the count is kept, never the text.
 fn output_size(raw: &RawValue) -> (u64, u64) {
     let text = output_text(raw);
-    let sent = match exec_output(&text) {
-        Some(inner) => for_model(&inner).into_owned().into(),
-        None => text.clone(),
+    let tokens = match exec_output(&text) {
+        Some(inner) => super::o200k::count(&for_model(&inner)),
+        None => super::o200k::count(&text),
     };
-    (
-        text.len() as u64,
-        bpe_openai::o200k_base().count(&sent) as u64,
-    )
+    (text.len() as u64, tokens)
 }
 
 /// The command output of a shell call as Codex 0.3x–0.5x recorded it, a

@@ -20,6 +20,7 @@ pub mod content;
 pub mod dataset;
 pub mod lines;
 pub mod manifest;
+pub mod o200k;
 pub mod otel;
 pub mod summary;
 pub use crate::scenario::combined as variant;
