@@ -264,12 +264,15 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
 /// Smallest unexplained growth of one step counted in [`Unmeasured`].
 pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 
-/// The share of the previous prompt that the thread's requests read from
-/// the cache, as recorded: `Σ read ÷ Σ previous prompt` over the steps on
-/// one model, within `lifetime_ms` of the previous request (expiry is
-/// replayed apart), not after a compaction, after a prompt of at least
-/// 1,024 tokens. Rounded down to 4 decimals; `None` when no step counts or
-/// every prefix was read whole.
+/// The share of what the previous request left in the cache that the
+/// thread's requests read from it, as recorded: `Σ read ÷ Σ (previous
+/// prompt + the response it generated, sent back)` over the steps on one
+/// model, within `lifetime_ms` of the previous request (expiry is replayed
+/// apart), not after a compaction, after a prompt of at least 1,024
+/// tokens. A provider that caches every prefix on its own (OpenAI) keeps
+/// the response it generated with the prompt: on the Codex corpus the read
+/// runs 1–12 k tokens into the output sent back at about half the requests
+/// after a long one. Rounded down to 4 decimals; `None` when no step counts.
 ///
 /// A request whose prompt lies a tenth below the largest since the last
 /// compaction is a side request (Codex's side tasks: a second, smaller
@@ -280,11 +283,12 @@ pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 /// spread that miss over every request.
 pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
     let (mut read, mut cached) = (0u128, 0u128);
-    // The last request of the main context, and the largest prompt since
-    // the last compaction.
-    let mut main: Option<&Request> = None;
+    let sent = write::sent_back(t);
+    // The last request of the main context (and its index), and the
+    // largest prompt since the last compaction.
+    let mut main: Option<(usize, &Request)> = None;
     let mut top = 0u64;
-    for now in &t.requests {
+    for (k, now) in t.requests.iter().enumerate() {
         if now.compacted_before {
             top = 0;
         }
@@ -293,7 +297,7 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
             continue;
         }
         top = top.max(p);
-        let Some(prev) = main.replace(now) else {
+        let Some((j, prev)) = main.replace((k, now)) else {
             continue;
         };
         let within = matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
@@ -301,10 +305,18 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
         {
             continue;
         }
-        cached += u128::from(prev.usage.prompt());
-        read += u128::from(now.usage.cache_read.min(prev.usage.prompt()));
+        // What the previous request left cached: its prompt and the
+        // response it generated, sent back here (unless a new turn
+        // dropped reasoning, or a side request came between).
+        let back = sent
+            .get(k)
+            .filter(|s| j + 1 == k && s.dropped == 0)
+            .map_or(0, |s| s.tokens);
+        let left = prev.usage.prompt().saturating_add(back);
+        cached += u128::from(left);
+        read += u128::from(now.usage.cache_read.min(left));
     }
-    if cached == 0 || read >= cached {
+    if cached == 0 {
         return None;
     }
     let share = Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0).checked_div(

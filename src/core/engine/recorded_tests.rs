@@ -213,23 +213,25 @@ fn a_hand_written_trace_keeps_one_request_per_result() {
 
 #[test]
 fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
-    // The upper bound reads half of the previous prompt. Its prompts are
-    // 100, 175 and 180 (u = 1.5, as in a_request_follows_all_its_rows_…):
-    // request 2 reads 50 of 100 and writes 125; request 3 expired (400 s)
-    // and writes 180. Writes 100 + 125 + 180 = 405 × $10; reads 50 × $0.2
-    // per million.
+    // With a fitted share the provider caches every prefix on its own, and
+    // the response it generated with it: what request 2 may read is request
+    // 1's prompt and the 30 output tokens sent back, 100 + 30 = 130.
+    // The upper bound reads half of that. Its prompts are 100, 175 and 180
+    // (u = 1.5, as in a_request_follows_all_its_rows_…): request 2 reads 65
+    // and writes 110; request 3 expired (400 s) and writes 180. Writes
+    // 100 + 110 + 180 = 390 × $10; reads 65 × $0.2 per million.
     let mut s = recorded();
     for pv in s.variants_mut() {
         pv.cache_hit_share = Some(d("0.5"));
     }
     let sim = simulate(&s, SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
-    assert_eq!(v.cost.cache_write.upper, d("0.00405"));
-    assert_eq!(v.cost.cache_read.upper, d("0.00001"));
-    // The lower bound reads every cached prefix, as without a share
-    // (the_recorded_gap_expires_the_cache): writes 325, reads 100.
-    assert_eq!(v.cost.cache_write.lower, d("0.00325"));
-    assert_eq!(v.cost.cache_read.lower, d("0.00002"));
+    assert_eq!(v.cost.cache_write.upper, d("0.0039"));
+    assert_eq!(v.cost.cache_read.upper, d("0.000013"));
+    // The lower bound reads all of it: prompts 100, 160, 165; request 2
+    // reads 130 and writes 30, request 3 writes 165: writes 295, reads 130.
+    assert_eq!(v.cost.cache_write.lower, d("0.00295"));
+    assert_eq!(v.cost.cache_read.lower, d("0.000026"));
 }
 
 #[test]

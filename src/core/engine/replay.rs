@@ -159,6 +159,20 @@ impl Run<'_> {
             .is_some_and(|o| o.drops.get(ix(k)).copied().unwrap_or(false))
     }
 
+    /// The output sent back in request k's prompt since request k−1's, per
+    /// bound (numerators), when the run has a fitted cache hit share: a
+    /// provider that caches every prefix on its own (OpenAI) keeps the
+    /// response it generated with the prompt, so the next request may read
+    /// it too. 0 without a share, and for the first request.
+    fn sent(&self, k: u64, dens: [i128; 2]) -> [i128; 2] {
+        if k == 0 || self.hit_share.is_none() {
+            return [0, 0];
+        }
+        let t = self.resent(k).saturating_sub(self.resent(k - 1));
+        let t = i128::try_from(t).unwrap_or(i128::MAX);
+        dens.map(|d| t.saturating_mul(d))
+    }
+
     /// What is left cached for a request that drops earlier reasoning, of a
     /// shared prefix `p` (numerator units): the prefix, and of the rest the
     /// share that does not break.
@@ -413,6 +427,7 @@ impl Run<'_> {
                 expired: matches!((k, rules.lifetime), (1.., Some(life)) if self.gaps_ms.is_some() && gap > life),
                 compacted: self.compacted(k),
                 drops: self.drops(k),
+                sent: self.sent(k, rules.dens),
             };
             // Copied only for a kept request (a large copy).
             let before = if wants(ix(k)) { Some(sums) } else { None };
@@ -469,12 +484,13 @@ impl Run<'_> {
             // not break; never more than the prompt itself.
             let prefix = rules.prefix[i];
             let shared = prev
-                .map(|p| if req.compacted { p.min(prefix) } else { p })
                 .map(|p| {
-                    if req.drops {
+                    if req.compacted {
+                        p.min(prefix)
+                    } else if req.drops {
                         self.after_drop(p, prefix)
                     } else {
-                        p
+                        p + req.sent[i]
                     }
                 })
                 .map(|p| if i == 0 { p } else { self.hit(p) }.min(num));

@@ -229,11 +229,13 @@ pub struct PricedVariant {
     /// records a request on (each request pays its own model's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_model: Vec<ModelRates>,
-    /// Share (0–1) of the previous prompt a request reads from the cache
-    /// (fitted from a recorded session: providers miss part of a cached
-    /// prefix, at random); all of it when absent. The upper bound reads
-    /// this share; the lower bound reads every cached prefix, the least a
-    /// provider can bill.
+    /// Share (0–1) of what the previous request left in the cache, its
+    /// prompt and the response sent back, that a request reads from it
+    /// (fitted from a recorded session: a provider that caches every prefix
+    /// on its own keeps the response it generated too, and misses part of
+    /// it at random). Absent: the previous prompt is read whole, and no
+    /// response. The upper bound reads this share; the lower bound reads
+    /// all of it, the least a provider can bill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_hit_share: Option<Decimal>,
     /// Share (0–1) of the new turns that drop earlier reasoning after which

@@ -269,6 +269,26 @@ fn a_side_request_is_left_out_of_the_cache_hit_share() {
 }
 
 #[test]
+fn the_response_sent_back_counts_as_cached_with_the_prompt() {
+    // Request 1 (prompt 2,000) generates 500 output tokens, sent back in
+    // request 2 (prompt 2,600), which reads 2,400 from the cache: the
+    // prompt and 400 of the response. Request 3 (prompt 3,000, nothing
+    // generated before it) reads 2,600. What was left cached: 2,000 + 500
+    // and 2,600 + 0; read 2,400 + 2,600: 5,000 ÷ 5,100 = 0.98039…, 0.9803
+    // rounded down. Counting only the prompts, the reads would be capped at
+    // them (2,000 + 2,600 of 4,600) and every prefix taken as read whole.
+    let mut first = at(0, 2000, 0);
+    first.usage.output = 500;
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![first, at(1000, 2600, 2400), at(2000, 3000, 2600)],
+        results: vec![],
+    };
+    assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(9803, 4)));
+}
+
+#[test]
 fn growth_the_log_does_not_show_is_counted_with_its_size() {
     // At 4 bytes a token and 10 of framing, 4,000 bytes should take
     // 1,010 tokens. Request 1 grew 4,010 from 10,000: 3,000 it does not

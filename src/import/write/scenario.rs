@@ -241,7 +241,7 @@ impl<'s> VariantWriter<'s> {
             own.push((
                 "cache_hit_share",
                 number(h),
-                Some("of the previous prompt, read from the cache as recorded (the upper bound; the lower reads it all)".into()),
+                Some("of the previous prompt and response, read from the cache as recorded (the upper bound; the lower reads it all)".into()),
             ));
         }
         // Explicit caches lose the prefix past reasoning that a new turn drops

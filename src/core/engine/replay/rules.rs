@@ -39,7 +39,8 @@ impl Rules {
 }
 
 /// One request of a walk: whether it is the last, its prompt's numerators
-/// per bound, its output, the gap before it, and what happened to the cache.
+/// per bound, its output, the gap before it, what happened to the cache, and
+/// the output sent back that a provider may have cached with the previous prompt.
 pub(super) struct Billed {
     pub(super) last: bool,
     pub(super) num: [i128; 2],
@@ -48,4 +49,8 @@ pub(super) struct Billed {
     pub(super) expired: bool,
     pub(super) compacted: bool,
     pub(super) drops: bool,
+    /// Per bound, the previous request's output sent back in this prompt
+    /// (numerators), where the provider caches a response with its prompt
+    /// (a fitted cache hit share); 0 otherwise.
+    pub(super) sent: [i128; 2],
 }
