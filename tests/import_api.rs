@@ -85,6 +85,25 @@ fn openai_counts_lose_cached_and_written_tokens_from_input() {
     assert_eq!(usage(s), [296, 4012, 0, 8112, 140]);
     // The tool message (250 bytes) and the function_call_output (120).
     assert_eq!(s["result_bytes"], 370);
+    // Both are OpenAI's: counted with o200k_base into the trace, as the
+    // tokenizer counts their text (250 × "y", 120 × "z").
+    let trace = std::fs::read_to_string(dir.path().join("out/openai-run/main.csv")).unwrap();
+    let o200k = bpe_openai::o200k_base();
+    let want = [o200k.count(&"y".repeat(250)), o200k.count(&"z".repeat(120))];
+    let mut rows = csv::Reader::from_reader(trace.as_bytes());
+    let col = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "o200k_tokens")
+        .unwrap();
+    let got: Vec<usize> = rows
+        .records()
+        .map(|r| r.unwrap()[col].to_string())
+        .filter(|c| !c.is_empty())
+        .map(|c| c.parse().unwrap())
+        .collect();
+    assert_eq!(got, want, "{trace}");
     // gpt-5: 1.25 in and write (no premium), 0.125 read, 10 out:
     // 5,325 + 1,111.5 + 1,362.5.
     assert_eq!(

@@ -213,11 +213,14 @@ fn blocks(raw: Option<&RawValue>) -> Result<Vec<Block<'_>>, serde_json::Error> {
     }
 }
 
-/// A result found in a request: its id, tool name key, content.
+/// A result found in a request: its id, tool name key, content, and
+/// whether it is OpenAI's (a `role: tool` message or a
+/// `function_call_output`), whose text is counted with `o200k_base`.
 struct Found<'a> {
     id: String,
     content: Option<&'a RawValue>,
     is_error: bool,
+    openai: bool,
 }
 
 /// Tool names asked for and tool results sent, in a request body.
@@ -238,6 +241,7 @@ fn scan<'a>(
                     id: id.clone(),
                     content: m.content,
                     is_error: false,
+                    openai: true,
                 });
             }
             continue;
@@ -253,6 +257,7 @@ fn scan<'a>(
                     id: b.tool_use_id.unwrap_or_default(),
                     content: b.content,
                     is_error: b.is_error.unwrap_or(false),
+                    openai: false,
                 }),
                 _ => {}
             }
@@ -269,6 +274,7 @@ fn scan<'a>(
                 id: b.call_id.unwrap_or_default(),
                 content: b.output,
                 is_error: false,
+                openai: true,
             }),
             _ => {}
         }
@@ -427,7 +433,10 @@ impl<'n> Cassette<'n> {
                 bytes: c.bytes,
                 images: c.images,
                 documents: c.documents,
-                o200k_tokens: None,
+                o200k_tokens: match (f.openai, f.content) {
+                    (true, Some(raw)) => Some(ResultContent::o200k_tokens(raw)?),
+                    _ => None,
+                },
                 is_error: f.is_error,
                 latency_ms: 0,
                 carried_by: Some(k),

@@ -46,6 +46,37 @@ impl ResultContent {
         Ok(out)
     }
 
+    /// The tokens of a result's text under `o200k_base`: the text that
+    /// [`ResultContent::measure`] counts in bytes (a string, or the text of
+    /// a list of parts; images and files are not text).
+    pub fn o200k_tokens(raw: &serde_json::value::RawValue) -> Result<u64, serde_json::Error> {
+        let string = |r: &serde_json::value::RawValue| -> Result<u64, serde_json::Error> {
+            let t: std::borrow::Cow<str> = serde_json::from_str(r.get())?;
+            Ok(super::o200k::count(&t))
+        };
+        let text = raw.get();
+        let parts = |blocks: &[InnerBlock]| -> Result<u64, serde_json::Error> {
+            let mut n = 0u64;
+            for b in blocks {
+                match (&*b.kind, b.text) {
+                    (
+                        "image" | "image_url" | "input_image" | "document" | "file" | "input_file",
+                        _,
+                    ) => {}
+                    (_, Some(t)) => n = n.saturating_add(string(t)?),
+                    (_, None) => {}
+                }
+            }
+            Ok(n)
+        };
+        match text.as_bytes().first() {
+            Some(b'"') => string(raw),
+            Some(b'[') => parts(&serde_json::from_str::<Vec<InnerBlock>>(text)?),
+            Some(b'{') => parts(&[serde_json::from_str::<InnerBlock>(text)?]),
+            _ => Ok(0),
+        }
+    }
+
     fn add(&mut self, b: &InnerBlock) {
         match &*b.kind {
             "image" | "image_url" | "input_image" => self.images += 1,
