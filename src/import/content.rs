@@ -50,9 +50,10 @@ impl ResultContent {
     /// [`ResultContent::measure`] counts in bytes (a string, or the text of
     /// a list of parts; images and files are not text).
     pub fn o200k_tokens(raw: &serde_json::value::RawValue) -> Result<u64, serde_json::Error> {
+        // A `text` that is not a string holds no text (as `measure` reads it).
         let string = |r: &serde_json::value::RawValue| -> Result<u64, serde_json::Error> {
-            let t: std::borrow::Cow<str> = serde_json::from_str(r.get())?;
-            Ok(super::o200k::count(&t))
+            Ok(serde_json::from_str::<std::borrow::Cow<str>>(r.get())
+                .map_or(0, |t| super::o200k::count(&t)))
         };
         let text = raw.get();
         let parts = |blocks: &[InnerBlock]| -> Result<u64, serde_json::Error> {
@@ -163,5 +164,22 @@ mod tests {
         .unwrap();
         let c = ResultContent::measure(&raw).unwrap();
         assert_eq!((c.bytes, c.images, c.documents), (5, 2, 1));
+    }
+
+    #[test]
+    fn the_text_measured_is_the_text_counted() {
+        let raw = |s: &str| serde_json::value::RawValue::from_string(s.to_string()).unwrap();
+        let n = |s: &str| bpe_openai::o200k_base().count(s) as u64;
+        assert_eq!(
+            ResultContent::o200k_tokens(&raw(r#""hello world""#)).unwrap(),
+            2
+        );
+        // Parts: the text ones, not the image; a `text` that is no string holds none.
+        let parts = r#"[{"type": "text", "text": "a\nb"}, {"type": "image_url", "image_url": {"url": "x"}},
+            {"type": "input_text", "text": "café"}, {"type": "text", "text": 7}]"#;
+        assert_eq!(
+            ResultContent::o200k_tokens(&raw(parts)).unwrap(),
+            n("a\nb") + n("café")
+        );
     }
 }
