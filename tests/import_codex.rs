@@ -122,6 +122,23 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
         dec(&doc["backtest"]["recorded_cost"]),
         "0.0036525".parse::<Decimal>().unwrap()
     );
+    // Both tool outputs were counted, and the terminal says so beside the
+    // bytes-per-token rule.
+    assert_eq!(doc["counted_results"], 2, "{}", doc["tool_results"]);
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", &format!("out/{SID}/main.toml"), "--no-report"])
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "2 of the {} results counted exactly with o200k_base",
+            doc["tool_results"]
+        )),
+        "{text}"
+    );
 }
 
 #[test]

@@ -180,7 +180,8 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
         })
         .collect();
-    let attribution = attribute(&sizes, a, scenario.variants(), &rows);
+    let counts = crate::pricing::tokenizer::counts_o200k(model);
+    let attribution = attribute(&sizes, (a, counts), scenario.variants(), &rows);
     let trace = kept_trace(scenario, &rows, &sizes);
 
     Simulation {
@@ -194,6 +195,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         assumptions: (*a).clone(),
         timing: scenario.timing().clone(),
         tool_results: results.len() as u64,
+        counted_results: results.iter().filter(|c| c.o200k_tokens.is_some()).count() as u64,
         rows: match rows {
             RowSet::Nothing => RowsKept::None,
             RowSet::Everything => RowsKept::All,
@@ -470,9 +472,12 @@ pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
         .collect()
 }
 
+/// Each kept result's tokens (its o200k count where the trace has one and
+/// `counts`: the scenario's model tokenizes so; else its bytes' lower
+/// bound) and what its re-sends cost per variant.
 fn attribute(
     sizes: &Sizes,
-    a: &Assumptions,
+    (a, counts): (&Assumptions, bool),
     variants: &[PricedVariant],
     rows: &RowSet,
 ) -> Vec<ResultAttribution> {
@@ -487,8 +492,14 @@ fn attribute(
             let j = sizes.step_of[j];
             let raw_bytes = c.raw_bytes.unwrap_or(0);
             let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
-            let raw_tokens = result_tokens(raw_bytes, a);
-            let trimmed_tokens = result_tokens(trimmed_bytes, a);
+            let counted = c
+                .o200k_tokens
+                .filter(|_| counts)
+                .map(|t| Bounds::exact(Decimal::from(t)));
+            let raw_tokens = counted.unwrap_or_else(|| result_tokens(raw_bytes, a));
+            let trimmed_tokens = counted
+                .filter(|_| trimmed_bytes == raw_bytes)
+                .unwrap_or_else(|| result_tokens(trimmed_bytes, a));
             let resends = n - j as u64;
             let cost = variants
                 .iter()

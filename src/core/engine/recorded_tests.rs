@@ -326,4 +326,11 @@ fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
     let none = &variant(&sim, Cache::None).cost;
     assert_eq!(none.uncached_input.lower, d("0.00364"));
     assert_eq!(none.uncached_input.upper, d("0.0038"));
+    // The document says one of the three results was counted, and the
+    // attribution takes its 25 tokens on gpt-5 (in both bounds), its 40
+    // bytes ÷ 4 = 10 on the other model.
+    assert_eq!((sim.counted_results, sim.tool_results), (1, 3));
+    let t = sim.attribution[0].raw_tokens;
+    assert_eq!((t.lower, t.upper), (d("25"), d("25")));
+    assert_eq!(other.attribution[0].raw_tokens.lower, d("10"));
 }

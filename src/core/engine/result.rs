@@ -159,6 +159,11 @@ pub struct Simulation {
     pub timing: Option<Timing>,
     /// Tool results that entered the context (N).
     pub tool_results: u64,
+    /// Of them, the results whose tokens the trace counts with
+    /// `o200k_base` (`o200k_tokens`): on a model of that tokenizer they
+    /// replay as those counts, not as bytes.
+    #[serde(default, skip_serializing_if = "is_zero_count")]
+    pub counted_results: u64,
     /// Which per-row results (`per_request`, `request_costs`, `attribution`,
     /// `trace`) this document holds.
     #[serde(default = "rows_all")]
@@ -222,4 +227,8 @@ pub enum RowsKept {
     All,
     /// An outline of the run (see [`Rows::Outline`]).
     Outline,
+}
+
+fn is_zero_count(n: &u64) -> bool {
+    *n == 0
 }

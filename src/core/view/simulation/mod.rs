@@ -137,7 +137,10 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
             "final answer",
             format!("{} tokens", format::int(a.final_output_tokens)),
         ),
-        fact("token estimate", tokens_rule(a)),
+        fact(
+            "token estimate",
+            format!("{}{}", tokens_rule(a), counted_note(sim)),
+        ),
         fact(
             "trimmed results",
             a.trim
@@ -150,6 +153,19 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
             fmt.money(sim.ledger.total_usd, Scale::Request),
         ),
     ]
+}
+
+/// The results whose tokens the trace counts, when there are any: "; 42 of
+/// the 42 results counted exactly with o200k_base …".
+pub fn counted_note(sim: &Simulation) -> String {
+    if sim.counted_results == 0 {
+        return String::new();
+    }
+    format!(
+        "; {} of the {} results counted exactly with o200k_base, replayed as counted on a model of that tokenizer (GPT-4o, GPT-4.1, GPT-5, the o-series)",
+        format::int(sim.counted_results),
+        format::int(sim.tool_results)
+    )
 }
 
 /// How bytes become tokens, as every output words it: the band, the
