@@ -66,8 +66,15 @@ pub(super) fn replay(
     let central = scenario
         .central()
         .map(|c| simulate(&c, SimulateOptions::TOTALS));
+    // Without a fitted share the lower tokens read as recorded are the
+    // lower bound itself: Band::of's midpoint, with no second replay.
+    let shared = scenario
+        .variants()
+        .iter()
+        .any(|v| v.cache_hit_share.is_some());
     let floor = match central {
         Some(_) => None,
+        None if !shared => None,
         None => scenario
             .without_uplift()
             .map(|c| simulate(&c, SimulateOptions::TOTALS)),
