@@ -150,7 +150,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let model = &scenario.prices().model;
     let context = vec![
         profile(
-            Content::Raw,
+            (Content::Raw, raw),
             &run_of(Content::Raw, model),
             &sizes.calls,
             a,
@@ -158,7 +158,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             window,
         ),
         profile(
-            Content::Trimmed,
+            (Content::Trimmed, trimmed),
             &run_of(Content::Trimmed, model),
             &sizes.calls,
             a,
@@ -353,8 +353,10 @@ pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
     }
 }
 
+/// The context of one content's replay; `all` is every step's bytes
+/// (`run.bytes` leaves out results the run takes as counted tokens).
 fn profile(
-    results: Content,
+    (results, all): (Content, &[u64]),
     run: &Run,
     calls: &[Option<u32>],
     a: &Assumptions,
@@ -401,8 +403,8 @@ fn profile(
     let final_request_input = scale.tokens_of(last);
     ContextProfile {
         results,
-        result_bytes: u64::try_from(cum).unwrap_or(u64::MAX),
-        result_tokens: result_tokens(u64::try_from(cum).unwrap_or(u64::MAX), a),
+        result_bytes: all.iter().fold(0u64, |t, b| t.saturating_add(*b)),
+        result_tokens: result_tokens(all.iter().fold(0u64, |t, b| t.saturating_add(*b)), a),
         requests: n + 1,
         final_request_input,
         input_tokens,

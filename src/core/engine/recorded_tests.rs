@@ -330,6 +330,8 @@ fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
     // attribution takes its 25 tokens on gpt-5 (in both bounds), its 40
     // bytes ÷ 4 = 10 on the other model.
     assert_eq!((sim.counted_results, sim.tool_results), (1, 3));
+    // The context still holds all 40 + 80 bytes of results, counted or not.
+    assert_eq!(p.result_bytes, 120);
     let t = sim.attribution[0].raw_tokens;
     assert_eq!((t.lower, t.upper), (d("25"), d("25")));
     assert_eq!(other.attribution[0].raw_tokens.lower, d("10"));
