@@ -35,6 +35,24 @@ fn committed_report_is_up_to_date() {
     );
 }
 
+/// The committed page must be the file a run makes on any later day: its
+/// book has no dated price, so the page carries no day (it carried the day
+/// it was made, and CI failed the day after).
+#[test]
+fn a_page_whose_prices_have_no_date_does_not_carry_the_day_it_was_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = simulate_into(dir.path(), &[]);
+    assert!(out.status.success());
+    let html = fs::read_to_string(dir.path().join("research.html")).unwrap();
+    let today = jiff::Timestamp::now()
+        .to_zoned(jiff::tz::TimeZone::UTC)
+        .date()
+        .to_string();
+    assert!(html.contains("data-param=\"model\""), "a live page");
+    assert!(!html.contains(&today), "the page carries {today}");
+    assert!(!html.contains("\"today\""));
+}
+
 #[test]
 fn default_report_path_is_reports_scenario_stem() {
     let dir = tempfile::tempdir().unwrap();

@@ -171,7 +171,7 @@ pub(super) fn corpus_live(
             name: "forecast".into(),
             scenario: String::new(),
             files: Default::default(),
-            today: today().to_string(),
+            today: None,
             all_rows: false,
             changes: Default::default(),
             figures: Vec::new(),

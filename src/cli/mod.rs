@@ -301,6 +301,7 @@ fn live_inputs(
     compared: Vec<crate::pricing::ModelPrices>,
     controls: impl FnOnce(&[String]) -> Vec<crate::report::html::ControlGroup>,
 ) -> Result<crate::report::Live, String> {
+    let today = page_day(&loaded, today);
     let crate::files::LoadedWithTexts {
         src, files, models, ..
     } = loaded;
@@ -319,7 +320,7 @@ fn live_inputs(
             name,
             scenario: src.text,
             files,
-            today: today.to_string(),
+            today,
             all_rows,
             changes: Default::default(),
             figures: Vec::new(),
@@ -329,6 +330,23 @@ fn live_inputs(
         },
         controls: controls(&models),
     })
+}
+
+/// The day a page's engine reads dated prices on: `today` when the
+/// scenario's own price date is today's (its figures say so), else a day
+/// with the same prices in force, so that the page made tomorrow is the same
+/// file; none when its book has no dated price.
+fn page_day(loaded: &crate::files::LoadedWithTexts, today: jiff::civil::Date) -> Option<String> {
+    let from_today = loaded
+        .scenario
+        .price_date()
+        .as_ref()
+        .is_some_and(|d| d.from == "today");
+    match &loaded.book {
+        Some((book, _)) if !from_today => book.settled_day(today),
+        _ => Some(today),
+    }
+    .map(|d| d.to_string())
 }
 
 /// `trace`: the scenario's trace as CSV, generated when it is described by

@@ -41,8 +41,12 @@ pub struct Request {
     /// Every file the scenario names (price book, trace), by the path it
     /// gives them.
     pub files: BTreeMap<String, String>,
-    /// The price date the page was made with (`YYYY-MM-DD`).
-    pub today: String,
+    /// The day the page reads dated prices on (`YYYY-MM-DD`): the day it
+    /// was made when the scenario's price date was that day, else a day
+    /// with the same prices in force (`PriceBook::settled_day`); none when
+    /// no price in its book is dated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub today: Option<String>,
     /// Whether the page showed every request (`simulate --all-rows`).
     #[serde(default)]
     pub all_rows: bool,
@@ -210,13 +214,16 @@ fn compute(
     trace: Option<&CheckedTrace>,
     seen: Option<&SeenTrace>,
 ) -> Result<Answer, InputError> {
-    let today: jiff::civil::Date = req.today.parse().map_err(|_| {
-        InputError::new(format!(
-            "the page's price date `{}` is not a date",
-            req.today
-        ))
-        .with_help("give it as YYYY-MM-DD")
-    })?;
+    let today: Option<jiff::civil::Date> = req
+        .today
+        .as_deref()
+        .map(|d| {
+            d.parse().map_err(|_| {
+                InputError::new(format!("the page's price date `{d}` is not a date"))
+                    .with_help("give it as YYYY-MM-DD")
+            })
+        })
+        .transpose()?;
     let files = InMemory(
         req.files
             .iter()
@@ -243,7 +250,7 @@ fn compute(
     let scenario = match seen {
         Some(seen) => {
             let recorded = Recorded::new(&files, usize::MAX);
-            let checked = Scenario::check_with(&src, &recorded, Some(today), given);
+            let checked = Scenario::check_with(&src, &recorded, today, given);
             if let (Some(rel), Some(text)) = (
                 recorded.name_of("trace file"),
                 recorded.text_of("trace file"),
@@ -252,7 +259,7 @@ fn compute(
             }
             checked?
         }
-        None => Scenario::check_with(&src, &files as &dyn Files, Some(today), given)?,
+        None => Scenario::check_with(&src, &files as &dyn Files, today, given)?,
     };
     if let Some(run) = &req.forecast {
         return forecast(req, text, &scenario, run);

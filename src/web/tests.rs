@@ -56,7 +56,7 @@ fn request(changes: &[(&str, &str)]) -> Request {
         name: "hand.toml".into(),
         scenario: SCENARIO.into(),
         files: BTreeMap::from([("book.toml".to_string(), BOOK.to_string())]),
-        today: "2026-12-01".into(),
+        today: Some("2026-12-01".into()),
         all_rows: false,
         figures: vec![
             "/variants/0/cost/total/lower".into(),

@@ -324,6 +324,30 @@ impl PriceBook {
             .ok_or_else(|| NotPriced::NotYet(entries[0].effective_from.unwrap_or(Date::MIN)))
     }
 
+    /// A day on which every model of the book has the prices in force on
+    /// `today`, and the same day for every `today` between two price
+    /// changes: the latest `effective_from` on or before `today` or, when
+    /// every change is still to come, the day before the first. `None` when
+    /// no entry is dated, so no day changes a price. A page carries this day
+    /// rather than the day it was made, so that it is the same file, with
+    /// the same figures, from one day to the next.
+    pub fn settled_day(&self, today: Date) -> Option<Date> {
+        let (mut past, mut first): (Option<Date>, Option<Date>) = (None, None);
+        for d in self
+            .models
+            .values()
+            .flatten()
+            .filter_map(|m| m.effective_from)
+        {
+            if d <= today {
+                past = past.max(Some(d));
+            } else {
+                first = Some(first.map_or(d, |f| f.min(d)));
+            }
+        }
+        past.or_else(|| first.and_then(|f| f.yesterday().ok()))
+    }
+
     /// Whether `model` has entries that depend on the date.
     pub fn is_dated(&self, model: &str) -> bool {
         self.models

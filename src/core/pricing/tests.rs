@@ -317,3 +317,50 @@ fn a_books_cache_lifetime_applies_to_the_5_minute_tier_only() {
         );
     }
 }
+
+#[test]
+fn the_settled_day_has_todays_prices_and_moves_only_with_a_change() {
+    let entry = |from: Option<&str>, input: &str| {
+        let from = from.map_or(String::new(), |f| format!("effective_from = \"{f}\"\n"));
+        format!(
+            "{from}source = \"t\"\nread_on = \"2026-11-30\"\ninput = \"{input}\"\noutput = \"2\"\n"
+        )
+    };
+    let book = |text: String| {
+        crate::pricing::PriceBook::parse(&crate::input::SourceText {
+            name: "book.toml".into(),
+            text,
+        })
+        .unwrap()
+    };
+    let date = jiff::civil::date;
+    // Undated: no day changes a price.
+    let undated = book(format!("[models.u]\n{}", entry(None, "1")));
+    assert_eq!(undated.settled_day(date(2026, 12, 3)), None);
+    // g changes on 2026-03-01 and 2026-09-01; h on 2026-06-15.
+    let dated = book(format!(
+        "{}[[models.g]]\n{}[[models.g]]\n{}[[models.h]]\n{}[[models.h]]\n{}",
+        format_args!("[models.u]\n{}", entry(None, "1")),
+        entry(Some("2026-03-01"), "2"),
+        entry(Some("2026-09-01"), "3"),
+        entry(None, "4"),
+        entry(Some("2026-06-15"), "5"),
+    ));
+    for (today, settled) in [
+        (date(2026, 12, 3), date(2026, 9, 1)),
+        (date(2026, 9, 1), date(2026, 9, 1)),
+        (date(2026, 8, 31), date(2026, 6, 15)),
+        (date(2026, 6, 14), date(2026, 3, 1)),
+        // Before every change: the day before the first.
+        (date(2026, 1, 10), date(2026, 2, 28)),
+    ] {
+        assert_eq!(dated.settled_day(today), Some(settled), "{today}");
+        for m in ["g", "h", "u"] {
+            assert_eq!(
+                dated.get_on(m, today).map(|p| p.input),
+                dated.get_on(m, settled).map(|p| p.input),
+                "{m} on {today}"
+            );
+        }
+    }
+}
