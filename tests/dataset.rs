@@ -689,3 +689,117 @@ fn a_codex_datasets_counted_tokens_read_back_into_the_same_trace() {
     };
     assert_eq!(trace("out"), trace("again"));
 }
+
+/// Imports the fixtures into the folder `out` alone (no `--dataset`).
+fn import_folder(dir: &Path, out: &str, extra: &[&str]) -> serde_json::Value {
+    let fx = fixtures();
+    let mut args = vec![
+        "import",
+        "claude-code",
+        fx.to_str().unwrap(),
+        "--out",
+        out,
+        "--no-report",
+        "--format",
+        "json",
+        "--machine",
+        "laptop-1",
+        "--user",
+        "alice",
+    ];
+    args.extend(extra);
+    serde_json::from_str(&run(dir, &args).0).unwrap()
+}
+
+/// Every table of a dataset, the rows of all its files in path order.
+fn tables_of(root: &Path) -> Vec<Vec<(PathBuf, Table)>> {
+    tables::TABLES
+        .iter()
+        .map(|t| {
+            read_table(root, t)
+                .into_iter()
+                .map(|(p, t)| (p.strip_prefix(root).unwrap().to_path_buf(), t))
+                .collect()
+        })
+        .collect()
+}
+
+/// An import folder holds its sessions as a dataset (`OUT/dataset`), so it
+/// joins a team's dataset after its logs are gone, row for row what the
+/// import with `--dataset` would have written.
+#[test]
+fn an_import_folder_joins_a_dataset_as_its_logs_would() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_folder(dir.path(), "folder", &[]);
+    let (direct, _) = import(dir.path(), "direct", "laptop-1", &[]);
+    assert_eq!(doc["totals"], direct["totals"]);
+    // The logs are gone; the folder is all there is.
+    let (back, err) = run(
+        dir.path(),
+        &[
+            "import",
+            "dataset",
+            "folder",
+            "--dataset",
+            "team",
+            "--out",
+            "again",
+            "--no-report",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        err.contains("added 4 session(s) to the dataset team"),
+        "{err}"
+    );
+    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    for k in ["sessions", "days", "totals", "unpriced"] {
+        assert_eq!(doc[k], back[k], "{k}");
+    }
+    let (team, direct) = (
+        tables_of(&dir.path().join("team")),
+        tables_of(&dir.path().join("direct")),
+    );
+    assert_eq!(team[0].len(), 3, "three days of sessions");
+    for (i, name) in tables::TABLES.iter().enumerate() {
+        assert_eq!(team[i], direct[i], "{name}: the same files and rows");
+    }
+    // The folder's copy is the folder's files: a later import into it that
+    // keeps one session leaves that session's rows alone.
+    import_folder(dir.path(), "folder", &["--session", S1]);
+    let kept = tables_of(&dir.path().join("folder").join("dataset"));
+    let sessions: Vec<Option<String>> = kept[0]
+        .iter()
+        .flat_map(|(_, t)| strings(t, tables::SESSION))
+        .collect();
+    assert_eq!(sessions, vec![Some(S1.to_string())]);
+    assert!(kept.iter().all(|files| files.len() == 1), "one day left");
+}
+
+/// A folder an earlier tokencast wrote holds no rows: refused, saying so.
+#[test]
+fn an_import_folder_without_its_rows_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    import_folder(dir.path(), "folder", &[]);
+    std::fs::remove_dir_all(dir.path().join("folder").join("dataset")).unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "dataset",
+            "folder",
+            "--dataset",
+            "team",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("folder: no dataset files") && err.contains("import its logs again"),
+        "{err}"
+    );
+    assert!(!dir.path().join("team").exists(), "nothing written");
+}

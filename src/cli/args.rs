@@ -87,8 +87,9 @@ pub enum LogSource {
         mut_arg("report", help("Write the HTML page here [default: reports/import-otel.html]"))
     )]
     Otel(ImportArgs),
-    /// A tokencast dataset (written by import --dataset): folders, .parquet files or
-    /// quoted globs; each session's newest import once, whatever dataset holds it.
+    /// A tokencast dataset (written by import --dataset, or an import's folder, which
+    /// keeps its rows in OUT/dataset): folders, .parquet files or quoted globs; each
+    /// session's newest import once, whatever dataset holds it.
     #[command(
         mut_arg(
             "paths",
@@ -178,10 +179,12 @@ pub struct ImportArgs {
     /// (a session imported again replaces its rows).
     #[arg(long, value_name = "DIR")]
     pub dataset: Option<PathBuf>,
-    /// The machine id the dataset's rows carry [default: the host name].
+    /// The machine id the rows carry, in the dataset and in the folder's
+    /// own copy of them (OUT/dataset) [default: the host name].
     #[arg(long, value_name = "ID")]
     pub machine: Option<String>,
-    /// The user id the dataset's rows carry [default: $USER, else $USERNAME].
+    /// The user id the rows carry, in the dataset and in the folder's own
+    /// copy of them [default: $USER, else $USERNAME].
     #[arg(long, value_name = "ID")]
     pub user: Option<String>,
     /// Replace machine, user and project names in the dataset with a hash

@@ -99,15 +99,40 @@ pub(super) struct ImportSpec {
     brief: bool,
     /// `--wide`: every column of the sessions and days tables.
     wide: bool,
-    /// The team dataset to add the sessions to, and as whom.
+    /// Who and where the sessions' rows say they were recorded (the
+    /// folder's own copy of them, and the team dataset's).
+    origin: crate::import::Origin,
+    /// The team dataset to add the sessions to.
     dataset: Option<DatasetSpec>,
 }
 
 /// `--dataset DIR`, checked.
 struct DatasetSpec {
     dir: PathBuf,
-    origin: crate::import::Origin,
     anonymiser: Option<crate::import::dataset::Anonymiser>,
+}
+
+/// `--machine` and `--user`, or the host's name and `$USER`.
+fn origin(args: &ImportArgs) -> Result<crate::import::Origin, AppError> {
+    let machine = match &args.machine {
+        Some(m) if !m.trim().is_empty() => m.clone(),
+        Some(_) => {
+            return Err(InputError::new("--machine: an empty machine id")
+                .with_help("give the id the dataset's rows carry, e.g. --machine laptop-7")
+                .into())
+        }
+        None => gethostname::gethostname().to_string_lossy().into_owned(),
+    };
+    let user = args.user.clone().or_else(|| {
+        ["USER", "USERNAME"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+    });
+    Ok(crate::import::Origin {
+        machine,
+        user,
+        source: None,
+    })
 }
 
 impl DatasetSpec {
@@ -116,20 +141,6 @@ impl DatasetSpec {
         let Some(dir) = &args.dataset else {
             return Ok(None);
         };
-        let machine = match &args.machine {
-            Some(m) if !m.trim().is_empty() => m.clone(),
-            Some(_) => {
-                return Err(InputError::new("--machine: an empty machine id")
-                    .with_help("give the id the dataset's rows carry, e.g. --machine laptop-7")
-                    .into())
-            }
-            None => gethostname::gethostname().to_string_lossy().into_owned(),
-        };
-        let user = args.user.clone().or_else(|| {
-            ["USER", "USERNAME"]
-                .iter()
-                .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
-        });
         let anonymiser = if args.anonymise {
             let salt = std::env::var(Anonymiser::SALT_VAR).unwrap_or_default();
             Some(Anonymiser::new(salt).ok_or_else(|| {
@@ -154,11 +165,6 @@ impl DatasetSpec {
         }
         Ok(Some(DatasetSpec {
             dir: dir.clone(),
-            origin: crate::import::Origin {
-                machine,
-                user,
-                source: None,
-            },
             anonymiser,
         }))
     }
@@ -236,6 +242,7 @@ impl ImportSpec {
             csv: args.csv.clone(),
             brief: args.brief,
             wide: args.wide,
+            origin: origin(args)?,
             dataset: DatasetSpec::check(args)?,
         })
     }
@@ -253,6 +260,11 @@ struct Read {
     written: Vec<PathBuf>,
     /// The sessions for the dataset, when one is written.
     dataset: Option<crate::import::dataset::store::Writer>,
+    /// The sessions for the folder's own copy of them.
+    folder: Option<crate::import::dataset::store::Writer>,
+    /// The folder copy's files, by path below its root, when the team's
+    /// dataset holds the same rows (names not hidden there).
+    encoded: crate::import::dataset::store::Encoded,
 }
 
 /// Runs a checked import: read and stage every session, sum them into the
@@ -348,6 +360,7 @@ fn stage_set(
     if read.scenarios > 0 {
         stage_book(spec, read)?;
     }
+    stage_folder_rows(spec, read)?;
     let previous = std::fs::read_to_string(spec.out.join(MANIFEST_FILE))
         .ok()
         .and_then(|t| Manifest::parse(&t));
@@ -390,6 +403,36 @@ fn stage_set(
     Ok((previous, manifest))
 }
 
+/// Stages the folder's own copy of its sessions (`OUT/dataset`), listed in
+/// its manifest like every file of the set, so that the next import into
+/// the folder replaces it whole.
+fn stage_folder_rows(spec: &ImportSpec, read: &mut Read) -> Result<(), AppError> {
+    let Some(writer) = read.folder.take() else {
+        return Ok(());
+    };
+    let (files, _) = writer.files()?;
+    let root = spec.out.join(crate::import::dataset::store::FOLDER_ROWS);
+    let shared = spec
+        .dataset
+        .as_ref()
+        .is_some_and(|d| d.anonymiser.is_none());
+    for (path, bytes) in files {
+        let f = PlannedFile {
+            path,
+            bytes,
+            marker: Marker::Parquet,
+        };
+        read.staging.stage(&f)?;
+        if let Ok(rel) = f.path.strip_prefix(&spec.out) {
+            read.written.push(rel.to_path_buf());
+        }
+        if let (true, Ok(rel)) = (shared, f.path.strip_prefix(&root)) {
+            read.encoded.insert(rel.to_path_buf(), f.bytes);
+        }
+    }
+    Ok(())
+}
+
 /// Stages the dataset's day files, holding each machine's lock until the
 /// commit (the locks are returned).
 fn stage_dataset(
@@ -402,7 +445,7 @@ fn stage_dataset(
         for m in writer.machines() {
             locks.push(output::FolderLock::take(&writer.lock_dir(m))?);
         }
-        let (files, merged) = writer.files()?;
+        let (files, merged) = writer.files_reusing(&read.encoded)?;
         for (path, bytes) in files {
             read.staging.stage(&PlannedFile {
                 path,
@@ -468,6 +511,11 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     let mut sessions_read = 0usize;
     let mut written: Vec<PathBuf> = Vec::new();
     let mut dataset = dataset_writer(spec);
+    let mut folder = writer_into(
+        spec,
+        spec.out.join(crate::import::dataset::store::FOLDER_ROWS),
+        None,
+    );
     let read = crate::import::read(
         spec.source,
         &spec.paths,
@@ -475,26 +523,28 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         |sessions| -> Result<(), AppError> {
             use rayon::prelude::*;
             sessions_read += sessions.len();
-            // Each session worked out, and its dataset rows built, in parallel.
-            let writer = dataset.as_ref();
+            // Each session worked out, and its rows built, in parallel; the
+            // team dataset's are the folder's unless names are hidden there.
+            let apart = dataset.as_ref().filter(|w| w.anonymises());
             let prepared: Vec<(Result<summary::Prepared, InputError>, Option<_>)> = sessions
                 .par_iter()
                 .map(|s| {
                     let p = sum.prepare(s);
-                    let rows = match (&p, writer) {
-                        (Ok(p), Some(w)) => {
-                            let (row, replayed) = p.dataset_parts();
-                            Some(w.rows_of(s, row, replayed))
-                        }
-                        _ => None,
-                    };
+                    let rows = p.as_ref().ok().map(|p| {
+                        let (row, replayed) = p.dataset_parts();
+                        let team = apart.map(|w| w.rows_of(s, row, replayed));
+                        (folder.rows_of(s, row, replayed), team)
+                    });
                     (p, rows)
                 })
                 .collect();
             for (p, rows) in prepared {
                 let p = p?;
-                if let (Some(d), Some(rows)) = (dataset.as_mut(), rows) {
-                    d.push(rows);
+                if let Some((own, team)) = rows {
+                    if let Some(d) = dataset.as_mut() {
+                        d.push(team.unwrap_or_else(|| own.clone()));
+                    }
+                    folder.push(own);
                 }
                 for f in sum.accept(p) {
                     scenarios += usize::from(!f.csv);
@@ -518,34 +568,52 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         sessions: sessions_read,
         written,
         dataset,
+        folder: Some(folder),
+        encoded: Default::default(),
     })
 }
 
-/// The dataset's writer, when `--dataset` is given: its provenance is the
-/// price book (name and digest) and the import's assumptions.
+/// The team dataset's writer, when `--dataset` is given.
 fn dataset_writer(spec: &ImportSpec) -> Option<crate::import::dataset::store::Writer> {
-    spec.dataset.as_ref().map(|d| {
-        let book = crate::scenario::input_file(&spec.book);
-        crate::import::dataset::store::Writer::new(
-            d.dir.clone(),
-            crate::import::dataset::Provenance {
-                price_book: spec.book.name.clone(),
-                price_book_sha256: book.sha256,
-                assumptions: serde_json::json!({
-                    "trim": spec.trim.describe(),
-                    "compare_model": spec.compare_models.first(),
-                    "compare_models": spec.compare_models,
-                    "calibration": spec.calibration.as_ref().map(|(_, n)| n),
-                    "price_date": today().to_string(),
-                    "price_book": spec.book.name,
-                })
-                .to_string(),
-            },
-            d.origin.clone(),
+    spec.dataset
+        .as_ref()
+        .map(|d| writer_into(spec, d.dir.clone(), Some(d)))
+}
+
+/// A writer of the sessions' rows into `root`: merged into a team's dataset
+/// (`team`, with its anonymiser), or the folder's own copy, written alone.
+/// Its provenance is the price book (name and digest) and the import's
+/// assumptions.
+fn writer_into(
+    spec: &ImportSpec,
+    root: PathBuf,
+    team: Option<&DatasetSpec>,
+) -> crate::import::dataset::store::Writer {
+    use crate::import::dataset::store::Writer;
+    let book = crate::scenario::input_file(&spec.book);
+    let provenance = crate::import::dataset::Provenance {
+        price_book: spec.book.name.clone(),
+        price_book_sha256: book.sha256,
+        assumptions: serde_json::json!({
+            "trim": spec.trim.describe(),
+            "compare_model": spec.compare_models.first(),
+            "compare_models": spec.compare_models,
+            "calibration": spec.calibration.as_ref().map(|(_, n)| n),
+            "price_date": today().to_string(),
+            "price_book": spec.book.name,
+        })
+        .to_string(),
+    };
+    match team {
+        Some(d) => Writer::new(
+            root,
+            provenance,
+            spec.origin.clone(),
             d.anonymiser.clone(),
             spec.source.key(),
-        )
-    })
+        ),
+        None => Writer::alone(root, provenance, spec.origin.clone(), spec.source.key()),
+    }
 }
 
 /// A session's file as a file to write, confined to `--out` (a name from

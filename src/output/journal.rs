@@ -64,6 +64,8 @@ pub struct Entry {
 pub fn removal_marker(rel: &str) -> Marker {
     if rel.ends_with(".csv") {
         Marker::Trace
+    } else if rel.ends_with(".parquet") {
+        Marker::Parquet
     } else {
         Marker::Toml
     }

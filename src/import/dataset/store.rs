@@ -28,8 +28,24 @@ pub fn day_of(started: Option<&str>) -> String {
     }
 }
 
+/// The folder of an import's output (`--out`) that holds its sessions as
+/// a dataset, so that the folder can be added to a team's dataset after its
+/// logs are gone (`tokencast import dataset OUT --dataset TEAM`).
+pub const FOLDER_ROWS: &str = "dataset";
+
 /// A file to write: its path and bytes.
 pub type FileBytes = (PathBuf, Vec<u8>);
+
+/// Files already encoded, by their path below a dataset's root.
+pub type Encoded = HashMap<PathBuf, Vec<u8>>;
+
+/// Where and how [`Writer::files`] writes.
+struct At<'a> {
+    root: &'a Path,
+    provenance: &'a Provenance,
+    merge: bool,
+    encoded: &'a Encoded,
+}
 
 /// The files of one machine's day under each table's folder: the dataset
 /// root and `day=…/host-….parquet`.
@@ -47,6 +63,9 @@ pub struct Writer {
     anonymiser: Option<Anonymiser>,
     source: String,
     groups: BTreeMap<(String, String), Group>,
+    /// Whether the files under `root` are merged with (a shared dataset),
+    /// or written as this import's rows alone (an import folder's copy).
+    merge: bool,
 }
 
 #[derive(Default)]
@@ -58,6 +77,7 @@ struct Group {
 }
 
 /// One session's rows in the three tables, with where they go.
+#[derive(Clone)]
 pub struct SessionRows {
     day: String,
     key: Key,
@@ -95,7 +115,23 @@ impl Writer {
             anonymiser,
             source: source.to_string(),
             groups: BTreeMap::new(),
+            merge: true,
         }
+    }
+
+    /// A writer of this import's rows alone into `root`: what its files
+    /// held is not read, and sessions not imported again are not kept (an
+    /// import folder's own copy of its sessions, [`FOLDER_ROWS`]).
+    pub fn alone(root: PathBuf, provenance: Provenance, origin: Origin, source: &str) -> Writer {
+        Writer {
+            merge: false,
+            ..Writer::new(root, provenance, origin, None, source)
+        }
+    }
+
+    /// Whether names are replaced by a hash (`--anonymise`).
+    pub fn anonymises(&self) -> bool {
+        self.anonymiser.is_some()
     }
 
     /// A session's rows, built apart (sessions are built in parallel and
@@ -167,13 +203,27 @@ impl Writer {
     /// Every file to write (path, bytes): each day's file of each machine,
     /// holding what it held except the sessions this import replaces.
     pub fn files(self) -> Result<(Vec<FileBytes>, Merged), InputError> {
+        self.files_reusing(&Encoded::new())
+    }
+
+    /// [`Writer::files`], taking a file whose rows are this import's alone
+    /// from `encoded` (by its path below the root) where another writer of
+    /// the same rows and provenance encoded it (the folder's copy, for the
+    /// team's dataset).
+    pub fn files_reusing(self, encoded: &Encoded) -> Result<(Vec<FileBytes>, Merged), InputError> {
         use rayon::prelude::*;
         let groups: Vec<((String, String), Group)> = self.groups.into_iter().collect();
-        let (root, provenance) = (&self.root, &self.provenance);
+        let (root, provenance, merge) = (&self.root, &self.provenance, self.merge);
+        let at = At {
+            root,
+            provenance,
+            merge,
+            encoded,
+        };
         // Each machine's day on its own, in parallel; results in order.
         let done: Vec<Result<(Vec<FileBytes>, Merged), InputError>> = groups
             .into_par_iter()
-            .map(|((day, machine), g)| group_files(root, provenance, &day, &machine, g))
+            .map(|((day, machine), g)| group_files(&at, &day, &machine, g))
             .collect();
         let mut out = Vec::new();
         let mut merged = Merged::default();
@@ -189,21 +239,25 @@ impl Writer {
     }
 }
 
-/// One machine's files of one day: what they held, without the sessions
-/// this import replaces, and this import's rows, without the sessions the
-/// files hold a newer import of.
+/// One machine's files of one day: what they held (when `merge`), without
+/// the sessions this import replaces, and this import's rows, without the
+/// sessions the files hold a newer import of.
 fn group_files(
-    root: &Path,
-    provenance: &Provenance,
+    at: &At,
     day: &str,
     machine: &str,
     g: Group,
 ) -> Result<(Vec<FileBytes>, Merged), InputError> {
     let mut merged = Merged::default();
     let file = host_file(machine);
-    let path = |table: &str| root.join(table).join(day).join(&file);
+    let rel = |table: &str| Path::new(table).join(day).join(&file);
+    let path = |table: &str| at.root.join(rel(table));
+    let held_in = |table: &str| match at.merge {
+        true => read_if_exists(&path(table), table),
+        false => Ok(None),
+    };
     // What the machine's file of the day holds: each session's newness.
-    let existing = read_if_exists(&path(tables::SESSIONS), tables::SESSIONS)?;
+    let existing = held_in(tables::SESSIONS)?;
     let mut held: HashMap<Key, Newness> = HashMap::new();
     if let Some((t, p)) = &existing {
         let c = Cols(t);
@@ -236,11 +290,19 @@ fn group_files(
         let target = path(table);
         let old = match table {
             tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
-            _ => read_if_exists(&target, table)?.map(|(t, _)| t),
+            _ => held_in(table)?.map(|(t, _)| t),
         };
         let t = match (&old, keep_old.is_empty(), fresh.rows()) {
-            // A day this machine has not written before: the rows as built.
-            (None, true, n) if n > 0 => fresh,
+            // A day this machine has not written before: the rows as built,
+            // encoded once for both writers of them.
+            (None, true, n) if n > 0 => match at.encoded.get(&rel(table)) {
+                Some(bytes) => {
+                    out.push((target, bytes.clone()));
+                    merged.files += 1;
+                    continue;
+                }
+                None => fresh,
+            },
             _ => {
                 let mut t = tables::schema(table);
                 if let Some(old) = &old {
@@ -257,7 +319,7 @@ fn group_files(
             }
         };
         let bytes = t
-            .to_parquet(&provenance.metadata(table))
+            .to_parquet(&at.provenance.metadata(table))
             .map_err(|e| unreadable(&target, &e))?;
         out.push((target, bytes));
         merged.files += 1;
@@ -434,7 +496,7 @@ impl Found {
                     .collect::<Vec<_>>()
                     .join(", ")
             ))
-            .with_help("point at a folder `tokencast import … --dataset DIR` wrote"));
+            .with_help("point at a folder `tokencast import … --dataset DIR` wrote, or at an import's folder, which keeps its sessions' rows in OUT/dataset (a folder without them was written by an earlier tokencast: import its logs again)"));
         }
         Ok(out)
     }
