@@ -207,14 +207,18 @@ fn a_wrong_calibration_is_a_located_error() {
 /// bytes each grow the next prompt by exactly a third of their bytes in
 /// tokens, beside the 50 output tokens sent back.
 fn three_bytes_a_token_log() -> String {
-    let sid = "11111111-2222-3333-4444-555555555555";
+    three_bytes_a_token_session("11111111-2222-3333-4444-555555555555", 9)
+}
+
+/// [`three_bytes_a_token_log`] with `results` tool results, as session `sid`.
+fn three_bytes_a_token_session(sid: &str, results: u32) -> String {
     let at = |s: u32| format!("2026-11-20T10:{:02}:{:02}.000Z", s / 60, s % 60);
     let mut lines = vec![
         serde_json::json!({"type": "user", "sessionId": sid, "version": "2.1.126",
         "timestamp": at(0), "message": {"role": "user", "content": "hello"}}),
     ];
     let (mut prompt, mut previous) = (5_000u64, 0u64);
-    for k in 1..=9u32 {
+    for k in 1..=results {
         let usage = if k == 1 {
             serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - 10,
                 "cache_read_input_tokens": 0, "output_tokens": 50})
@@ -298,4 +302,39 @@ cache = "none"
         "{v}"
     );
     assert_eq!(v["rates"]["input"], "3");
+}
+
+/// A thread with too few measured steps for a fit of its own takes its
+/// family's fit over the import's other threads (it waits for every
+/// session to be read), and the seed's band when the import has none.
+#[test]
+fn a_short_thread_takes_its_familys_fit_from_the_other_threads() {
+    const SHORT: &str = "00000000-2222-3333-4444-555555555555";
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    std::fs::create_dir_all(&logs).unwrap();
+    // Read first: three results, two measured steps (a fit needs five).
+    std::fs::write(logs.join("a.jsonl"), three_bytes_a_token_session(SHORT, 3)).unwrap();
+    std::fs::write(logs.join("b.jsonl"), three_bytes_a_token_log()).unwrap();
+    let short_scenario =
+        || std::fs::read_to_string(dir.path().join("out").join(SHORT).join("main.toml")).unwrap();
+    let both = common::import_logs(dir.path(), &[]);
+    assert_eq!(both["totals"]["sessions"], 2, "{both}");
+    let toml = short_scenario();
+    // The long thread's eight steps each grew the prompt by bytes ÷ 3.
+    assert!(toml.contains("\nbytes_per_token = 3"), "{toml}");
+    assert!(
+        toml.contains("the other threads of this import (family claude-sonnet-4-5)"),
+        "{toml}"
+    );
+    // Its files keep the name they had: the session named first is `main`.
+    assert_eq!(both["sessions"][0]["session"], SHORT, "sessions by start");
+    let alone = common::import_logs(dir.path(), &["--session", SHORT]);
+    assert_eq!(alone["totals"]["sessions"], 1);
+    let toml = short_scenario();
+    assert!(
+        toml.contains("\nbytes_per_token = 4"),
+        "the seed's band: {toml}"
+    );
+    assert!(!toml.contains("other threads of this import"), "{toml}");
 }

@@ -507,57 +507,44 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         }
         Ok(staging)
     });
-    let mut scenarios = 0usize;
     let mut sessions_read = 0usize;
-    let mut written: Vec<PathBuf> = Vec::new();
-    let mut dataset = dataset_writer(spec);
-    let mut folder = writer_into(
+    let mut taker = Taker {
         spec,
-        spec.out.join(crate::import::dataset::store::FOLDER_ROWS),
-        None,
-    );
+        send,
+        scenarios: 0,
+        written: Vec::new(),
+        dataset: dataset_writer(spec),
+        folder: writer_into(
+            spec,
+            spec.out.join(crate::import::dataset::store::FOLDER_ROWS),
+            None,
+        ),
+        deferred: Vec::new(),
+    };
     let read = crate::import::read(
         spec.source,
         &spec.paths,
         &spec.filter,
         |sessions| -> Result<(), AppError> {
-            use rayon::prelude::*;
             sessions_read += sessions.len();
-            // Each session worked out, and its rows built, in parallel; the
-            // team dataset's are the folder's unless names are hidden there.
-            let apart = dataset.as_ref().filter(|w| w.anonymises());
-            let prepared: Vec<(Result<summary::Prepared, InputError>, Option<_>)> = sessions
-                .par_iter()
-                .map(|s| {
-                    let p = sum.prepare(s);
-                    let rows = p.as_ref().ok().map(|p| {
-                        let (row, replayed) = p.dataset_parts();
-                        let team = apart.map(|w| w.rows_of(s, row, replayed));
-                        (folder.rows_of(s, row, replayed), team)
-                    });
-                    (p, rows)
-                })
-                .collect();
-            for (p, rows) in prepared {
-                let p = p?;
-                if let Some((own, team)) = rows {
-                    if let Some(d) = dataset.as_mut() {
-                        d.push(team.unwrap_or_else(|| own.clone()));
-                    }
-                    folder.push(own);
-                }
-                for f in sum.accept(p) {
-                    scenarios += usize::from(!f.csv);
-                    written.push(f.path.clone());
-                    // A closed channel means the writer stopped on an error, reported below.
-                    if send.send(planned_in(spec, f)?).is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-            Ok(())
+            taker.take(sum, sessions)
         },
     );
+    // Every session read: the sessions held back for their families' fits.
+    let read = read.and_then(|import| {
+        sum.settle_families();
+        let deferred = std::mem::take(&mut taker.deferred);
+        taker.take(sum, deferred)?;
+        Ok(import)
+    });
+    let Taker {
+        send,
+        scenarios,
+        written,
+        dataset,
+        folder,
+        ..
+    } = taker;
     drop(send);
     let staged = writer.join().expect("the writer thread does not panic");
     let import = read?;
@@ -571,6 +558,69 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         folder: Some(folder),
         encoded: Default::default(),
     })
+}
+
+/// Takes the sessions read into the summary, stages their files and keeps
+/// their rows, as they come.
+struct Taker<'a> {
+    spec: &'a ImportSpec,
+    /// To the writer thread.
+    send: std::sync::mpsc::SyncSender<PlannedFile>,
+    scenarios: usize,
+    written: Vec<PathBuf>,
+    dataset: Option<crate::import::dataset::store::Writer>,
+    folder: crate::import::dataset::store::Writer,
+    /// Sessions with a thread that waits for its family's fit.
+    deferred: Vec<crate::import::Session>,
+}
+
+impl Taker<'_> {
+    fn take(
+        &mut self,
+        sum: &mut summary::Summary,
+        sessions: Vec<crate::import::Session>,
+    ) -> Result<(), AppError> {
+        use rayon::prelude::*;
+        // Each session worked out, and its rows built, in parallel; the
+        // team dataset's are the folder's unless names are hidden there.
+        let apart = self.dataset.as_ref().filter(|w| w.anonymises());
+        let (folder, summed) = (&self.folder, &*sum);
+        let prepared: Vec<(Result<summary::Prepared, InputError>, Option<_>)> = sessions
+            .par_iter()
+            .map(|s| {
+                let p = summed.prepare(s);
+                let rows = p.as_ref().ok().filter(|p| !p.wants_family()).map(|p| {
+                    let (row, replayed) = p.dataset_parts();
+                    let team = apart.map(|w| w.rows_of(s, row, replayed));
+                    (folder.rows_of(s, row, replayed), team)
+                });
+                (p, rows)
+            })
+            .collect();
+        for ((p, rows), session) in prepared.into_iter().zip(sessions) {
+            let p = p?;
+            if p.wants_family() {
+                sum.defer(p);
+                self.deferred.push(session);
+                continue;
+            }
+            if let Some((own, team)) = rows {
+                if let Some(d) = self.dataset.as_mut() {
+                    d.push(team.unwrap_or_else(|| own.clone()));
+                }
+                self.folder.push(own);
+            }
+            for f in sum.accept(p) {
+                self.scenarios += usize::from(!f.csv);
+                self.written.push(f.path.clone());
+                // A closed channel means the writer stopped on an error, reported below.
+                if self.send.send(planned_in(self.spec, f)?).is_err() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The team dataset's writer, when `--dataset` is given.

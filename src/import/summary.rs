@@ -62,6 +62,9 @@ pub struct Prepared {
     breaks: Vec<(String, crate::import::calibrate::TurnBreaks)>,
     /// Each request's cost and the threads written, for a dataset.
     replayed: super::dataset::tables::Replayed,
+    /// A thread had no fit of its own and none was saved: it waits for its
+    /// family's fit over the import's other threads ([`Summary::defer`]).
+    wants_family: bool,
 }
 
 /// The price book's entries a session's models look up, each once.
@@ -124,6 +127,13 @@ impl Prepared {
     /// The session's row, and what a dataset records of its replay.
     pub fn dataset_parts(&self) -> (&SessionRow, &super::dataset::tables::Replayed) {
         (&self.row, &self.replayed)
+    }
+
+    /// Whether a thread of it waits for its family's fit: the session is
+    /// [`Summary::defer`]red, and prepared again once every session is read
+    /// ([`Summary::settle_families`]).
+    pub fn wants_family(&self) -> bool {
+        self.wants_family
     }
 }
 
@@ -205,6 +215,12 @@ pub struct Summary<'a> {
     problems: Vec<Problem>,
     observations: BTreeMap<String, Vec<crate::import::calibrate::Observation>>,
     breaks: BTreeMap<String, crate::import::calibrate::TurnBreaks>,
+    /// Once every session is read: each family's fit over the import's
+    /// threads, for a thread too short for its own.
+    families: Option<crate::import::calibrate::Calibration>,
+    /// Sessions deferred (by id and first log file): whether each was the
+    /// first of its id, so that it names its files as it would have.
+    deferred: BTreeMap<(String, Option<String>), bool>,
 }
 
 impl<'a> Summary<'a> {
@@ -243,7 +259,40 @@ impl<'a> Summary<'a> {
             observations: BTreeMap::new(),
             breaks: BTreeMap::new(),
             problems: Vec::new(),
+            families: None,
+            deferred: BTreeMap::new(),
         })
+    }
+
+    /// Holds back a session one of whose threads [`Prepared::wants_family`]:
+    /// its measured steps count towards its family's fit now, and it keeps
+    /// its place among sessions of the same id.
+    pub fn defer(&mut self, p: Prepared) {
+        self.observe(p.observations, p.breaks);
+        let id = p.row.session.clone();
+        let first = self.emitted.insert(id.clone());
+        self.deferred.insert((id, p.first_file), first);
+    }
+
+    /// Every session is read: the families' fits are settled, and the
+    /// deferred sessions can be prepared again (each thread too short for a
+    /// fit of its own then takes its family's, where the import has one).
+    pub fn settle_families(&mut self) {
+        self.families = Some(self.calibration());
+    }
+
+    fn observe(
+        &mut self,
+        observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
+        breaks: Vec<(String, crate::import::calibrate::TurnBreaks)>,
+    ) {
+        for (family, obs) in observations {
+            self.observations.entry(family).or_default().extend(obs);
+        }
+        for (family, b) in breaks {
+            let e = self.breaks.entry(family).or_default();
+            *e = e.plus(b);
+        }
     }
 
     /// A model's entry in force, or why it is unpriced.
@@ -272,6 +321,7 @@ impl<'a> Summary<'a> {
             threads: Vec::new(),
             observations: Vec::new(),
             breaks: Vec::new(),
+            wants_family: false,
         };
         p.recorded_costs(s, &mut prices);
         // A thread of one request (a compaction call) has nothing to replay.
@@ -315,6 +365,9 @@ impl<'a> Summary<'a> {
             others: prices.others(t, &model),
             turn_breaks: self.turn_breaks_for(&family, own_breaks),
         };
+        if spec.calibration.is_none() && self.families.is_none() {
+            p.wants_family = true;
+        }
         // What the log cannot measure is taken from the recorded prompt,
         // where the fit shows it (the replay of every what-if carries it).
         let unmeasured = spec.calibration.as_ref().map_or_else(
@@ -355,7 +408,17 @@ impl<'a> Summary<'a> {
                 ),
             )),
             None => crate::import::calibrate::fit(own)
-                .map(|f| (f, "this thread's recorded prompt growth".to_string())),
+                .map(|f| (f, "this thread's recorded prompt growth".to_string()))
+                .or_else(|| {
+                    let fit = self.families.as_ref()?.fit_for(model)?;
+                    Some((
+                        fit,
+                        format!(
+                            "the other threads of this import (family {}): too few measured steps of its own",
+                            crate::import::calibrate::family(model)
+                        ),
+                    ))
+                }),
         }
     }
 
@@ -438,12 +501,11 @@ impl<'a> Summary<'a> {
     /// file's stem in front.
     pub fn accept(&mut self, p: Prepared) -> Vec<OutFile> {
         self.problems.extend(p.problems);
-        for (family, obs) in p.observations {
-            self.observations.entry(family).or_default().extend(obs);
-        }
-        for (family, b) in p.breaks {
-            let e = self.breaks.entry(family).or_default();
-            *e = e.plus(b);
+        let id = p.row.session.clone();
+        // A deferred session's steps were counted when it was held back.
+        let deferred = self.deferred.remove(&(id.clone(), p.first_file.clone()));
+        if deferred.is_none() {
+            self.observe(p.observations, p.breaks);
         }
         for (model, reason, usage) in p.unpriced {
             let e = self
@@ -461,8 +523,8 @@ impl<'a> Summary<'a> {
         let mut row = p.row;
         row.recorded_cost = row.recorded_cost.map(|c| c.normalize());
         row.replayed_recorded_cost = row.replayed_recorded_cost.normalize();
-        let id = row.session.clone();
-        let prefix = if self.emitted.insert(id.clone()) {
+        let first = deferred.unwrap_or_else(|| self.emitted.insert(id.clone()));
+        let prefix = if first {
             None
         } else {
             p.first_file
