@@ -11,6 +11,10 @@
 #
 #   bash benches/dataset.sh
 #   RUNS=3 SESSIONS="100000 1000000" bash benches/dataset.sh
+#   BASELINE=/path/to/older/tokencast SESSIONS= bash benches/dataset.sh
+#
+# BASELINE: another build's binary, timed on the same import in the same
+# rounds (the cost of a change, free of the machine's drift).
 #
 # Needs cargo, python3 with duckdb and /usr/bin/time. Writes only under target/.
 set -euo pipefail
@@ -29,9 +33,14 @@ corpus=target/bench-import/corpus-1000000000
 if [ ! -d "$corpus/projects" ]; then
     target/release/examples/gen_claude_corpus "$corpus/projects" 1000000000 1 300
 fi
-: > "$T/plain.times"; : > "$T/with.times"
+: > "$T/plain.times"; : > "$T/with.times"; : > "$T/base.times"
 for _ in $(seq "$RUNS"); do
-    rm -rf "$T/out-plain" "$T/out-with" "$T/ds-1g"
+    rm -rf "$T/out-plain" "$T/out-with" "$T/ds-1g" "$T/out-base"
+    if [ -n "${BASELINE:-}" ]; then
+        /usr/bin/time -f "%e %M" -o "$T/one" "$BASELINE" import claude-code "$corpus/projects" \
+            --format json --no-report --out "$T/out-base" > /dev/null 2>&1
+        cat "$T/one" >> "$T/base.times"
+    fi
     /usr/bin/time -f "%e %M" -o "$T/one" "$TOKENCAST" import claude-code "$corpus/projects" \
         --format json --no-report --out "$T/out-plain" > /dev/null 2>&1
     cat "$T/one" >> "$T/plain.times"
@@ -45,6 +54,11 @@ echo "import claude-code             : $p s, peak RSS $(cut -d' ' -f2 "$T/plain.
 echo "import claude-code --dataset   : $w s, peak RSS $(cut -d' ' -f2 "$T/with.times" | peak) KB"
 echo "dataset: $(find "$T/ds-1g" -name '*.parquet' | wc -l) files, $(du -sb "$T/ds-1g" | cut -f1) bytes"
 python3 -c "print(f'time ratio with / without: {$w / $p:.3f}')"
+if [ -n "${BASELINE:-}" ]; then
+    b=$(cut -d' ' -f1 "$T/base.times" | median)
+    echo "baseline import claude-code    : $b s, peak RSS $(cut -d' ' -f2 "$T/base.times" | peak) KB"
+    python3 -c "print(f'time ratio this build / baseline: {$p / $b:.3f}')"
+fi
 
 for n in $SESSIONS; do
     ds="$T/sessions-$n"
