@@ -5,9 +5,12 @@
 # rows), and for the research run's forecast page (100,000 runs of 20
 # tool results, drawn again at each change) and a corpus forecast's page
 # over the test fixtures' imported sessions (100,000 days, each change one
-# more run a day). Also prints each page's size and its engine's.
+# more run a day), and an import's page over the test fixtures (each change
+# another model of the book; with CORPUS=DIR of Claude Code logs, also over
+# those). Also prints each page's size and its engine's.
 #
 #   bash benches/live_page.sh
+#   CORPUS=../shared/corpus/claude-code-jsonl bash benches/live_page.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-15}
@@ -27,3 +30,9 @@ target/release/examples/live_timing "$D/research.html" "$N"
 target/release/examples/live_timing "$D/100k.html" "$N"
 target/release/examples/live_timing "$D/research-forecast.html" "$N" assumptions.prefix_tokens
 target/release/examples/live_timing "$D/sessions-forecast.html" "$N" runs_per_day
+target/release/tokencast import claude-code tests/fixtures/claude-code --out "$D/imported" --report "$D/import.html" --force >/dev/null
+target/release/examples/live_timing "$D/import.html" "$N" variant.model
+if [ -n "${CORPUS:-}" ]; then
+    target/release/tokencast import claude-code "$CORPUS" --out "$D/corpus" --report "$D/import-corpus.html" --force >/dev/null
+    target/release/examples/live_timing "$D/import-corpus.html" "$N" variant.model
+fi

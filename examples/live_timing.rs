@@ -43,10 +43,13 @@ fn main() {
           const ready = performance.now() - t0;
           const c = document.querySelector('[data-param="{param}"]');
           const base = Number(c.dataset.original);
+          // A select cycles through its options; a number counts up.
+          const options = c.tagName === 'SELECT'
+            ? [...c.options].map(o => o.value).filter(v => v !== c.dataset.original) : null;
           const times = [];
           const engine = [];
           for (let i = 1; i <= {n}; i++) {{
-            c.value = String(base + i);
+            c.value = options ? options[(i - 1) % options.length] : String(base + i);
             const s = performance.now();
             const a = window.tokencast.recompute();
             if (a.status !== 'ok') throw new Error(a.message);

@@ -972,3 +972,152 @@ fn at_400_pixels_charts_are_redrawn_narrow_with_text_of_11_px_or_more() {
         }
     }
 }
+
+/// An import's page replays its threads again on the reader's what-if: for
+/// 20 random settings of its controls, every figure the page shows is the
+/// one `tokencast import … --variant` gives with the command the page
+/// downloads, character for character; a what-if the page refuses, the
+/// command line refuses with exit code 2. The import's own `--variant`
+/// keeps its row (and its figures' places) before the page's.
+#[test]
+#[cfg_attr(
+    not(has_chromium),
+    ignore = "Chromium not found: apt-get install chromium (or set CHROMIUM=/path/to/chrome), then rebuild"
+)]
+fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
+    use rand::{RngExt, SeedableRng};
+    engine_built();
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude-code");
+    let page = dir.path().join("import.html");
+    let given = r#"{ name = "haiku, trimmed", results = "trimmed", model = "claude-haiku-4-5" }"#;
+    common::succeeded(
+        common::tokencast()
+            .current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(&fixtures)
+            .args(["--out", "imported", "--variant", given, "--report"])
+            .arg(&page),
+    );
+    let (browser, _profile) = launch();
+    let tab = browser.new_tab().unwrap();
+    let (requests, errors) = watch(&tab);
+    let url = format!("file://{}", page.display());
+    let open = |tab: &headless_chrome::Tab| {
+        tab.navigate_to(&url)
+            .unwrap()
+            .wait_until_navigated()
+            .unwrap();
+        eval_json(
+            tab,
+            r#"(async () => { await window.tokencast.ready; return JSON.stringify(
+                [...document.querySelectorAll('[data-param]')].map(c => ({
+                  param: c.dataset.param, options: [...c.options].map(o => o.value) }))); })()"#,
+        )
+    };
+    let all = open(&tab).as_array().unwrap().clone();
+    let params: Vec<&str> = all.iter().map(|c| c["param"].as_str().unwrap()).collect();
+    assert_eq!(
+        params,
+        [
+            "variant.model",
+            "variant.results",
+            "variant.cache",
+            "variant.mode"
+        ]
+    );
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(20_261_203);
+    let (mut compared, mut refused) = (0, 0);
+    for attempt in 0..60 {
+        if compared >= 20 {
+            break;
+        }
+        if attempt > 0 {
+            open(&tab);
+        }
+        let mut settings = serde_json::Map::new();
+        for c in &all {
+            if rng.random_range(0..3) > 0 {
+                let param = c["param"].as_str().unwrap();
+                let value = random_value(&mut rng, param, c["options"].as_array().unwrap());
+                settings.insert(param.to_string(), value.into());
+            }
+        }
+        let set = serde_json::Value::Object(settings).to_string();
+        let answer = eval_json(
+            &tab,
+            &format!(
+                r#"(async () => {{
+                  await window.tokencast.ready;
+                  for (const [k, v] of Object.entries({set})) {{
+                    const c = document.querySelector(`[data-param="${{k}}"]`);
+                    c.value = v;
+                    c.dispatchEvent(new Event('change'));
+                  }}
+                  const a = window.tokencast.answer() || {{}};
+                  const figures = Object.fromEntries([...document.querySelectorAll('[data-figure]')]
+                    .map(e => [e.dataset.figure, e.dataset.value]));
+                  const what_if = [...document.querySelectorAll('table[data-table="import_what_if"] td')]
+                    .map(td => td.textContent);
+                  return JSON.stringify({{ status: a.status || 'none', command: a.scenario,
+                    changes: window.tokencast.changes(), figures, what_if,
+                    error: document.querySelector('#live-error').textContent }});
+                }})()"#
+            ),
+        );
+        if answer["changes"].as_object().unwrap().is_empty() {
+            continue;
+        }
+        let command = || {
+            let mut c = common::tokencast();
+            c.current_dir(dir.path());
+            let text = answer["command"].as_str().unwrap();
+            let words = shlex::split(text).expect("a shell command");
+            assert_eq!(words[0], "tokencast", "{text}");
+            c.args(&words[1..]);
+            c
+        };
+        if answer["status"] != "ok" {
+            refused += 1;
+            // The command line refuses the same --variant with exit code 2,
+            // and the page's message is its message.
+            let error = answer["error"].as_str().unwrap();
+            let out = command().output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{set}: {error}");
+            let first = error.trim_start_matches("Not recomputed: ");
+            let first = first.lines().next().unwrap();
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(first),
+                "{set}: {first}"
+            );
+            continue;
+        }
+        let out = command().args(["--format", "json"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{set}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Both variants' figures: the import's own first, the page's second.
+        common::assert_figures(&answer["figures"], &json, &set, 14);
+        assert_eq!(json["variants"][1]["variant"]["name"], "what if", "{set}");
+        assert_eq!(answer["what_if"][0], "what if", "{set}");
+        compared += 1;
+    }
+    eprintln!(
+        "live import page: {compared} what-ifs equal to the command line's, {refused} refused"
+    );
+    assert!(compared >= 20, "only {compared} what-ifs were compared");
+    let errors = errors.lock().unwrap();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+    let external: Vec<String> = requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|u| !u.starts_with("file://") && !u.starts_with("data:") && !u.starts_with("blob:"))
+        .cloned()
+        .collect();
+    assert!(external.is_empty(), "network requests: {external:?}");
+}

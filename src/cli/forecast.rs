@@ -177,6 +177,7 @@ pub(super) fn corpus_live(
             figures: Vec::new(),
             compared: Vec::new(),
             forecast: None,
+            import: None,
             corpus: Some(tokencast_web::CorpusRun {
                 corpus,
                 spec,
@@ -184,6 +185,7 @@ pub(super) fn corpus_live(
             }),
         },
         controls,
+        blocks: Vec::new(),
     })
 }
 

@@ -4,7 +4,7 @@
 //! add the set's own files, commit, and remove what an earlier import left.
 
 use super::args::{Format, ImportArgs, PageArgs};
-use super::{page_file, stdout_of, terminal_width, today, Outcome};
+use super::{stdout_of, terminal_width, today, Outcome};
 use crate::document::import::ImportDoc;
 use crate::error::{AppError, InputError};
 use crate::import::calibrate::Calibration;
@@ -86,6 +86,8 @@ pub(super) struct ImportSpec {
     compare_models: Vec<String>,
     /// `--variant`: the user's combined what-ifs, checked against the book.
     variants: Vec<crate::import::variant::WhatIfVariant>,
+    /// Their texts, as given.
+    variant_texts: Vec<String>,
     /// Saved calibrations, merged, and the files they came from.
     calibration: Option<(Calibration, String)>,
     save_calibration: Option<PathBuf>,
@@ -99,6 +101,10 @@ pub(super) struct ImportSpec {
     brief: bool,
     /// `--wide`: every column of the sessions and days tables.
     wide: bool,
+    /// The command's words that give the import's figures again (its
+    /// sources, filters, book and what-ifs; output to `what-if/`, no page),
+    /// for a live page's download.
+    command: Vec<String>,
     /// Who and where the sessions' rows say they were recorded (the
     /// folder's own copy of them, and the team dataset's).
     origin: crate::import::Origin,
@@ -110,6 +116,141 @@ pub(super) struct ImportSpec {
 struct DatasetSpec {
     dir: PathBuf,
     anonymiser: Option<crate::import::dataset::Anonymiser>,
+}
+
+/// The words of `tokencast import SOURCE …` with every option that moves a
+/// figure as given, writing its scenarios to `what-if/` and no page.
+fn what_if_command(source: Source, args: &ImportArgs) -> Vec<String> {
+    let mut w: Vec<String> = vec!["tokencast".into(), "import".into(), source.key().into()];
+    w.extend(args.paths.iter().map(|p| p.display().to_string()));
+    let mut opt = |flag: &str, value: Option<String>| {
+        if let Some(v) = value {
+            w.extend([flag.to_string(), v]);
+        }
+    };
+    opt("--since", args.since.clone());
+    opt("--until", args.until.clone());
+    opt("--project", args.project.clone());
+    opt("--session", args.session.clone());
+    opt(
+        "--prices",
+        args.prices.as_ref().map(|p| p.display().to_string()),
+    );
+    opt("--trim", args.trim.clone());
+    for m in &args.compare_model {
+        opt("--compare-model", Some(m.clone()));
+    }
+    for c in &args.calibration {
+        opt("--calibration", Some(c.display().to_string()));
+    }
+    for v in &args.variant {
+        opt("--variant", Some(v.clone()));
+    }
+    if args.follow_links {
+        w.push("--follow-links".into());
+    }
+    w.extend(["--out".into(), "what-if".into(), "--no-report".into()]);
+    w
+}
+
+/// A live import page's inputs: every replayed thread, the price book, the
+/// what-if's model (the first compared, else the first thread's), and its
+/// controls; or why the page is a still picture.
+fn live_import(
+    spec: &ImportSpec,
+    doc: &ImportDoc,
+    threads: Result<Vec<summary::PageThread>, usize>,
+) -> Result<crate::report::Live, String> {
+    use crate::report::html::{Control, ControlGroup};
+    let threads = threads.map_err(|bytes| {
+        format!(
+            "its replayed threads take {} MB, more than the {} MB a page carries",
+            bytes >> 20,
+            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
+        )
+    })?;
+    if threads.is_empty() {
+        return Err("no thread was replayed".into());
+    }
+    let book = crate::pricing::PriceBook::parse(&spec.book).map_err(|e| e.to_string())?;
+    let mut models: Vec<String> = book.model_ids().map(str::to_string).collect();
+    let first = toml::from_str::<toml::Table>(&threads[0].2)
+        .ok()
+        .and_then(|t| t.get("model")?.as_str().map(str::to_string));
+    let model = doc
+        .compare_model
+        .clone()
+        .or(first)
+        .ok_or("its first thread names no model")?;
+    if !models.contains(&model) {
+        models.insert(0, model.clone());
+    }
+    let select = |param: &str, label: &str, value: &str, options: Vec<String>| Control {
+        param: param.into(),
+        label: label.into(),
+        value: value.into(),
+        options,
+        step: "",
+    };
+    let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let controls = vec![ControlGroup {
+        title: "What if, over every replayed thread".into(),
+        controls: vec![
+            select("variant.model", "model", &model, models),
+            select(
+                "variant.results",
+                "results",
+                "raw",
+                words(&["raw", "trimmed"]),
+            ),
+            select(
+                "variant.cache",
+                "cache",
+                "as recorded",
+                words(&["as recorded", "none", "5m", "1h"]),
+            ),
+            select("variant.mode", "mode", "sync", words(&["sync", "batch"])),
+        ],
+    }];
+    let request = tokencast_web::Request {
+        name: "import".into(),
+        scenario: String::new(),
+        files: Default::default(),
+        today: book.settled_day(today()).map(|d| d.to_string()),
+        all_rows: false,
+        changes: Default::default(),
+        figures: Vec::new(),
+        compared: Vec::new(),
+        forecast: None,
+        corpus: None,
+        import: Some(tokencast_web::ImportRun {
+            threads: threads
+                .into_iter()
+                .map(|(session, name, toml, csv)| tokencast_web::ImportThread {
+                    session,
+                    name,
+                    toml,
+                    csv,
+                })
+                .collect(),
+            book_name: spec.book.name.clone(),
+            book: spec.book.text.clone(),
+            model,
+            given: spec.variant_texts.clone(),
+            totals: doc.variants.clone(),
+            command: spec.command.clone(),
+        }),
+    };
+    // What the page shows before any change: the engine's own answer.
+    let blocks = match tokencast_web::run(&request) {
+        tokencast_web::Answer::Ok { blocks, .. } => blocks,
+        tokencast_web::Answer::Invalid { message, .. } => return Err(message),
+    };
+    Ok(crate::report::Live {
+        request,
+        controls,
+        blocks,
+    })
 }
 
 /// `--machine` and `--user`, or the host's name and `$USER`.
@@ -231,6 +372,7 @@ impl ImportSpec {
             },
             trim,
             variants,
+            variant_texts: args.variant.clone(),
             book,
             compare_models: args.compare_model.clone(),
             calibration,
@@ -242,6 +384,7 @@ impl ImportSpec {
             csv: args.csv.clone(),
             brief: args.brief,
             wide: args.wide,
+            command: what_if_command(source, args),
             origin: origin(args)?,
             dataset: DatasetSpec::check(args)?,
         })
@@ -280,6 +423,9 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         calibration_name: spec.calibration.as_ref().map_or("", |(_, n)| n.as_str()),
     };
     let mut sum = summary::Summary::new(&spec.book, &opts)?;
+    if !spec.page.no_report {
+        sum.keep_for_page(crate::limits::MAX_LIVE_INPUT_BYTES);
+    }
     // One tokencast at a time writes a set into --out.
     let lock = output::FolderLock::take(&spec.out)?;
     let mut read = read_and_stage(&spec, &mut sum)?;
@@ -290,6 +436,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     if let Some(e) = nothing_read(&spec, &read.import, read.sessions) {
         return Err(e.into());
     }
+    let page_threads = sum.page_threads();
     let doc = sum.finish(&read.import);
     strict(&spec, &doc)?;
     let stdout = stdout_of(
@@ -310,7 +457,8 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             lock.finished()
         ));
     }
-    let manifests = stage_set(&spec, &doc, &mut read, fitted, &mut notes)?;
+    let live = page_threads.map_or(Err(String::new()), |t| live_import(&spec, &doc, t));
+    let manifests = stage_set(&spec, &doc, &mut read, fitted, live, &mut notes)?;
     // One tokencast at a time writes a machine's files of a dataset; other
     // machines' imports go on beside it.
     let _dataset_locks = stage_dataset(&spec, &mut read, &mut notes)?;
@@ -349,13 +497,15 @@ fn stage_set(
     doc: &ImportDoc,
     read: &mut Read,
     fitted: Option<(&PathBuf, crate::import::calibrate::Calibration)>,
+    live: Result<crate::report::Live, String>,
     notes: &mut Vec<String>,
 ) -> Result<Manifests, AppError> {
-    let page = page_file(
+    let page = super::live_page_file(
         doc,
         Path::new(&format!("import-{}", spec.source.key())),
         &spec.page,
         "",
+        live,
     )?;
     if read.scenarios > 0 {
         stage_book(spec, read)?;

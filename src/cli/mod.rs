@@ -327,8 +327,10 @@ fn live_inputs(
             compared,
             forecast: None,
             corpus: None,
+            import: None,
         },
         controls: controls(&models),
+        blocks: Vec::new(),
     })
 }
 

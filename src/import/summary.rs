@@ -6,6 +6,7 @@
 
 use super::write::{self, ScenarioSpec, Trim};
 use super::{Import, Problem, Session, Thread, Usage};
+use crate::analysis::replay::{replay, ReplayBook};
 use crate::document::import::{
     add_bands, days, empty_row, merge_rows, ranking, total, variant_totals, Confidence, ImportDoc,
     SessionRow, Unpriced,
@@ -17,8 +18,6 @@ use crate::pricing::{ModelPrices, PriceBook};
 use rust_decimal::Decimal;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-mod replay;
-use replay::{replay, ReplayBook};
 
 /// Options of the summary.
 pub struct Options<'a> {
@@ -54,8 +53,8 @@ pub struct Prepared {
     first_file: Option<String>,
     row: SessionRow,
     unpriced: Vec<(String, String, Usage)>,
-    /// Thread name, trace CSV, scenario TOML.
-    threads: Vec<(FileName, Vec<u8>, String)>,
+    /// Thread name, trace CSV, scenario TOML, and whether it was replayed.
+    threads: Vec<(FileName, Vec<u8>, String, bool)>,
     /// Measured steps per model family, for a saved calibration.
     observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
     /// New turns per model family, for a saved calibration.
@@ -221,7 +220,21 @@ pub struct Summary<'a> {
     /// Sessions deferred (by id and first log file): whether each was the
     /// first of its id, so that it names its files as it would have.
     deferred: BTreeMap<(String, Option<String>), bool>,
+    /// The replayed threads an import's live page carries, while they fit.
+    page: Option<PageThreads>,
 }
+
+/// The replayed threads a live page carries (session id, the name they were
+/// replayed by, scenario, trace), while their bytes stay within a limit.
+struct PageThreads {
+    threads: Vec<PageThread>,
+    bytes: usize,
+    limit: usize,
+}
+
+/// One replayed thread for a page: its session's id, the name it was
+/// replayed by, its scenario and its trace.
+pub type PageThread = (String, String, String, String);
 
 impl<'a> Summary<'a> {
     /// A summary priced with `book_src`.
@@ -261,6 +274,27 @@ impl<'a> Summary<'a> {
             problems: Vec::new(),
             families: None,
             deferred: BTreeMap::new(),
+            page: None,
+        })
+    }
+
+    /// Keeps each replayed thread's scenario and trace for a live page
+    /// while they take at most `limit` bytes.
+    pub fn keep_for_page(&mut self, limit: usize) {
+        self.page = Some(PageThreads {
+            threads: Vec::new(),
+            bytes: 0,
+            limit,
+        });
+    }
+
+    /// The threads kept for a page, or the bytes they took past the limit.
+    pub fn page_threads(&mut self) -> Option<Result<Vec<PageThread>, usize>> {
+        let p = self.page.take()?;
+        Some(if p.bytes > p.limit {
+            Err(p.bytes)
+        } else {
+            Ok(p.threads)
         })
     }
 
@@ -388,7 +422,7 @@ impl<'a> Summary<'a> {
         if model_prices.is_none() && p.replayed.unpriced_model.is_none() {
             p.replayed.unpriced_model = Some(model);
         }
-        p.threads.push((name, csv, toml));
+        p.threads.push((name, csv, toml, model_prices.is_some()));
     }
 
     /// Bytes per token for a thread on `model`: the saved calibration's fit
@@ -468,7 +502,8 @@ impl<'a> Summary<'a> {
             today: self.opts.today,
         };
         let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
-        let ifs = match replay(s, name.as_str(), toml, csv, &with, &self.compare, &names) {
+        let at = format!("{}/{}", FileName::from_untrusted(&s.id), name.as_str());
+        let ifs = match replay(&at, toml, csv, &with, &self.compare, &names) {
             Ok((ifs, on_models, custom)) => {
                 p.row.on_models = add_bands(std::mem::take(&mut p.row.on_models), on_models);
                 p.row.variants = add_bands(std::mem::take(&mut p.row.variants), custom);
@@ -537,7 +572,20 @@ impl<'a> Summary<'a> {
         // the output folder whatever the log says.
         let dir = PathBuf::from(FileName::from_untrusted(&id).as_str());
         let mut files = Vec::new();
-        for (name, csv, toml) in p.threads {
+        for (name, csv, toml, replayed) in p.threads {
+            if let (Some(page), true) = (self.page.as_mut(), replayed) {
+                page.bytes = page.bytes.saturating_add(csv.len() + toml.len());
+                if page.bytes <= page.limit {
+                    page.threads.push((
+                        id.clone(),
+                        format!("{}/{}", FileName::from_untrusted(&id), name.as_str()),
+                        toml.clone(),
+                        String::from_utf8_lossy(&csv).into_owned(),
+                    ));
+                } else {
+                    page.threads = Vec::new();
+                }
+            }
             let (stem, toml) = match &prefix {
                 None => (name, toml),
                 Some(prefix) => {

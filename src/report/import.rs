@@ -1,7 +1,7 @@
 //! The import summary: terminal tables, CSV, JSON and a page with charts.
 //! Only sizes, counts, names of tools and models, and timestamps appear.
 
-use super::html::{chart_block, charts, render_template, simple_page, view, Block};
+use super::html::{chart_block, charts, live_parts, render_template, simple_page, view, Block};
 use super::table::{col, Cell, DataTable};
 use super::terminal::{plain_table, wrap_prose};
 use super::{HtmlOptions, Render, RenderError, TerminalOptions};
@@ -400,35 +400,11 @@ pub fn ranking(doc: &ImportDoc) -> DataTable {
 /// Each `--variant` over the threads that took it, beside the same threads
 /// as recorded.
 pub fn combined(doc: &ImportDoc) -> DataTable {
-    DataTable {
-        id: "import_variants",
-        title: "Your variants (--variant), each over the threads that could take it (USD)".into(),
-        columns: vec![
-            col("variant", "variant"),
-            col("usd_estimate", "estimate"),
-            col("usd_lower", "lower"),
-            col("usd_upper", "upper"),
-            col("as_recorded_usd_estimate", "as recorded"),
-            col("versus_as_recorded", "vs as recorded"),
-            col("sessions", "sessions"),
-        ],
-        rows: doc
-            .variants
-            .iter()
-            .map(|v| {
-                vec![
-                    Cell::Text(display(&v.variant.name)),
-                    Cell::Usd(v.cost.estimate, Scale::Request),
-                    Cell::Usd(v.cost.lower, Scale::Request),
-                    Cell::Usd(v.cost.upper, Scale::Request),
-                    Cell::Usd(v.as_recorded.estimate, Scale::Request),
-                    v.versus_as_recorded
-                        .map_or(Cell::Missing("n/a"), Cell::Share),
-                    Cell::Int(v.sessions),
-                ]
-            })
-            .collect(),
-    }
+    tokencast_core::view::import::variants(
+        "import_variants",
+        tokencast_core::view::import::GIVEN,
+        &doc.variants,
+    )
 }
 
 impl Render for ImportDoc {
@@ -527,6 +503,18 @@ impl Render for ImportDoc {
                 .collect(),
             ..Block::default()
         }];
+        // A live page's own what-if, as its engine answers it unchanged.
+        let what_if = opts.live.as_ref().map_or(&[][..], |l| &l.blocks[..]);
+        for (i, b) in what_if.iter().enumerate() {
+            let b = b.clone();
+            blocks.push(match i {
+                0 => b.heading(
+                    "What if",
+                    Some("The same threads replayed again on the model, results, cache tier and mode set above, as `tokencast import --variant` replays them (the page's download gives that command).".into()),
+                ),
+                _ => b,
+            });
+        }
         if !self.variants.is_empty() {
             blocks.push(Block::table(view(fmt, &combined(self))).heading("Your variants", None));
         }
@@ -557,7 +545,7 @@ impl Render for ImportDoc {
                 ..Block::table(view(fmt, &problems(self)))
             });
         }
-        let page = simple_page(fmt,
+        let mut page = simple_page(fmt,
             format!("tokencast import: {}", self.source),
             format!(
                 "What did {} session(s) cost as recorded, and what would they cost trimmed, cached for an hour, in batch or on another model?",
@@ -567,6 +555,7 @@ impl Render for ImportDoc {
             &[],
             opts.timestamp.clone(),
         );
+        (page.live, page.live_missing) = live_parts(opts);
         Ok(render_template("base.html", &page)?)
     }
 }

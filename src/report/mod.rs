@@ -78,6 +78,9 @@ pub struct Live {
     /// The controls, at the scenario's values
     /// ([`html::controls::controls`], [`html::controls::scenario_controls`]).
     pub controls: Vec<html::ControlGroup>,
+    /// What the page shows of the engine's unchanged answer that its
+    /// document does not hold (an import page's what-if table).
+    pub blocks: Vec<tokencast_core::view::page::Block>,
 }
 
 /// A renderer failed: a template or chart bug, never the user's input.

@@ -71,7 +71,53 @@ pub struct Request {
     /// reader sets (changes `runs_per_day`, `working_days_per_week`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub corpus: Option<CorpusRun>,
+    /// An import's page (`tokencast import`): every replayed thread, replayed
+    /// again on the reader's what-if (changes `variant.model`,
+    /// `variant.results`, `variant.cache`, `variant.mode`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import: Option<ImportRun>,
 }
+
+/// What an import's page replays: the threads the import replayed, as it
+/// wrote them, and the price book beside them.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ImportRun {
+    /// Each replayed thread, in the import's order.
+    pub threads: Vec<ImportThread>,
+    /// The price book's name, as the import names it.
+    pub book_name: String,
+    /// Its text.
+    pub book: String,
+    /// The what-if's model as the page was made.
+    pub model: String,
+    /// The import's own `--variant`s, as given: the page's what-if comes
+    /// after them.
+    #[serde(default)]
+    pub given: Vec<String>,
+    /// Their totals, as the import made them.
+    #[serde(default)]
+    pub totals: Vec<tokencast_core::document::import::VariantTotal>,
+    /// The command's words that made the page, without its `--variant`s
+    /// (`tokencast import claude-code PATH --out DIR`).
+    pub command: Vec<String>,
+}
+
+/// One replayed thread of an import.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct ImportThread {
+    /// Its session's id (a resumed session's threads share it).
+    pub session: String,
+    /// The name the import replayed it by (`<session>/<thread>`).
+    pub name: String,
+    /// Its scenario, as written.
+    pub toml: String,
+    /// Its trace, as written.
+    pub csv: String,
+}
+
+/// The name of an import page's own what-if (an import `--variant` may
+/// not take it: see [`import`]).
+pub const WHAT_IF: &str = "what if";
 
 /// What a corpus forecast's page forecasts.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -184,6 +230,34 @@ impl Session {
 type SeenTrace = std::cell::RefCell<Option<(String, String)>>;
 
 fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>) -> Answer {
+    if let Some(run) = &req.import {
+        let command = import_variant(run, &req.changes).and_then(|text| {
+            let mut words = run.command.clone();
+            let at = words
+                .iter()
+                .position(|w| w == "--out")
+                .unwrap_or(words.len());
+            words.splice(at..at, ["--variant".to_string(), text.clone()]);
+            let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
+                InputError::new(format!(
+                    "the page's command cannot be written for a shell: {e}"
+                ))
+            })?;
+            Ok((text, format!("{command}\n")))
+        });
+        return match command {
+            Ok((text, command)) => {
+                import(req, run, &text, &command).unwrap_or_else(|e| Answer::Invalid {
+                    message: explain(&e),
+                    scenario: Some(command),
+                })
+            }
+            Err(e) => Answer::Invalid {
+                message: explain(&e),
+                scenario: None,
+            },
+        };
+    }
     if let Some(run) = &req.corpus {
         return corpus(req, run).unwrap_or_else(|e| Answer::Invalid {
             message: explain(&e),
@@ -393,6 +467,190 @@ fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
         charts,
         figures,
     })
+}
+
+/// The `--variant` an import page's changes make: `{ name = "what if",
+/// results = …, model = …[, cache = …][, mode = "batch"] }`, as the command
+/// line takes it.
+pub fn import_variant(
+    run: &ImportRun,
+    changes: &BTreeMap<String, String>,
+) -> Result<String, InputError> {
+    let (mut model, mut results, mut cache, mut mode) = (
+        run.model.clone(),
+        "raw".to_string(),
+        String::new(),
+        "sync".to_string(),
+    );
+    for (key, value) in changes {
+        let slot = match key.as_str() {
+            "variant.model" => &mut model,
+            "variant.results" => &mut results,
+            "variant.cache" => &mut cache,
+            "variant.mode" => &mut mode,
+            _ => {
+                return Err(InputError::new(format!(
+                    "the change `{key} = {value}` cannot be made: an import's what-if has no such setting"
+                ))
+                .with_help("change variant.model, variant.results, variant.cache or variant.mode"))
+            }
+        };
+        *slot = value.trim().to_string();
+    }
+    let quoted = |s: &str| toml_edit::Value::from(s).to_string();
+    let mut text = format!(
+        "{{ name = {}, results = {}, model = {}",
+        quoted(WHAT_IF),
+        quoted(&results),
+        quoted(&model)
+    );
+    if !cache.is_empty() && cache != "as recorded" {
+        text.push_str(&format!(", cache = {}", quoted(&cache)));
+    }
+    if mode != "sync" {
+        text.push_str(&format!(", mode = {}", quoted(&mode)));
+    }
+    text.push_str(" }");
+    Ok(text)
+}
+
+/// An import's page's answer: every replayed thread replayed again with the
+/// reader's what-if as one more variant, written into its scenario as
+/// `import --variant` writes it, and totalled as the import totals it.
+fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<Answer, InputError> {
+    use tokencast_core::document::import::{add_bands, empty_row, merge_rows, variant_totals};
+    let today = match req.today.as_deref() {
+        Some(d) => d.parse().map_err(|_| {
+            InputError::new(format!("the page's price date `{d}` is not a date"))
+                .with_help("give it as YYYY-MM-DD")
+        })?,
+        // No price of the book is dated: any day reads the same prices.
+        None => jiff::civil::Date::MAX,
+    };
+    let book_src = SourceText {
+        name: run.book_name.clone(),
+        text: run.book.clone(),
+    };
+    let book = tokencast_core::pricing::PriceBook::parse(&book_src)?;
+    // Checked after the import's own, as the command line checks them.
+    let mut given = run.given.clone();
+    given.push(text.to_string());
+    let variant =
+        tokencast_core::scenario::combined::WhatIfVariant::check_all(&given, &book, today)?
+            .pop()
+            .expect("one variant was given");
+    let on = variant
+        .model
+        .as_deref()
+        .and_then(|m| book.get_on(m, today).ok().cloned());
+    let file = tokencast_core::scenario::input_file(&book_src);
+    let with = tokencast_core::analysis::replay::ReplayBook {
+        src: &book_src,
+        book: &book,
+        file: &file,
+        today,
+    };
+    let mut rows: Vec<tokencast_core::document::import::SessionRow> = Vec::new();
+    for t in &run.threads {
+        let toml = with_import_variant(&t.toml, &variant, on.as_ref())?;
+        // A thread the engine cannot replay was not written by the import.
+        let Ok((_, _, custom)) = tokencast_core::analysis::replay::replay(
+            &t.name,
+            &toml,
+            t.csv.as_bytes(),
+            &with,
+            &[],
+            &[WHAT_IF],
+        ) else {
+            continue;
+        };
+        let mut row = empty_row();
+        row.session = t.session.clone();
+        row.variants = add_bands(Vec::new(), custom);
+        rows.push(row);
+    }
+    let mut totals = run.totals.clone();
+    totals.extend(variant_totals(&[(variant, on)], &merge_rows(rows)));
+    let document = serde_json::json!({ "variants": totals });
+    let figures = req
+        .figures
+        .iter()
+        .map(|p| (p.clone(), document.pointer(p).cloned().unwrap_or_default()))
+        .collect();
+    let fmt = Fmt::new(Default::default(), None);
+    // The what-if's row of the table of every variant: its figures' places
+    // are those of the import run with the page's command.
+    let mut table = tokencast_core::view::page::view(
+        &fmt,
+        &tokencast_core::view::import::variants(
+            "import_what_if",
+            tokencast_core::view::import::PAGE,
+            &totals,
+        ),
+    );
+    table.rows.drain(..run.totals.len());
+    Ok(Answer::Ok {
+        scenario: command.to_string(),
+        question: None,
+        headline: None,
+        facts: Vec::new(),
+        blocks: vec![tokencast_core::view::page::Block::table(table)],
+        charts: Vec::new(),
+        figures,
+    })
+}
+
+/// A thread's scenario with `v` as one more variant, as the import writes a
+/// `--variant` on a model (`VariantWriter::combined`): its tier as asked,
+/// else the thread's recorded tier as that model offers it.
+fn with_import_variant(
+    toml: &str,
+    v: &tokencast_core::scenario::combined::WhatIfVariant,
+    on: Option<&tokencast_core::pricing::ModelPrices>,
+) -> Result<String, InputError> {
+    let mut doc: toml_edit::DocumentMut = toml
+        .parse()
+        .map_err(|e| InputError::new(format!("a thread's scenario does not read: {e}")))?;
+    let variants = doc
+        .get_mut("variants")
+        .and_then(toml_edit::Item::as_array_of_tables_mut)
+        .ok_or_else(|| InputError::new("a thread's scenario has no variants"))?;
+    let recorded = variants
+        .iter()
+        .find(|t| t.get("name").and_then(|n| n.as_str()) == Some("as recorded"))
+        .and_then(|t| t.get("cache").and_then(|c| c.as_str()))
+        .unwrap_or("none")
+        .to_string();
+    if variants
+        .iter()
+        .any(|t| t.get("name").and_then(|n| n.as_str()) == Some(v.name.as_str()))
+    {
+        return Err(InputError::new(format!(
+            "a variant of the import is named `{}`: the page's what-if cannot be added beside it",
+            v.name
+        )));
+    }
+    let mut t = toml_edit::Table::new();
+    t.insert("name", toml_edit::value(v.name.as_str()));
+    t.insert(
+        "results",
+        toml_edit::value(match v.results {
+            tokencast_core::scenario::Content::Raw => "raw",
+            tokencast_core::scenario::Content::Trimmed => "trimmed",
+        }),
+    );
+    t.insert("cache", toml_edit::value(v.cache_on(&recorded, on)));
+    if v.mode == tokencast_core::pricing::Mode::Batch {
+        t.insert("mode", toml_edit::value("batch"));
+    }
+    if let Some(s) = &v.service {
+        t.insert("service", toml_edit::value(s.as_str()));
+    }
+    if let Some(m) = on {
+        t.insert("model", toml_edit::value(m.model.as_str()));
+    }
+    variants.push(t);
+    Ok(doc.to_string())
 }
 
 /// The value at each of `pointers` in `doc`'s JSON document (`null` where

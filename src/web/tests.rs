@@ -70,6 +70,7 @@ fn request(changes: &[(&str, &str)]) -> Request {
         compared: Vec::new(),
         forecast: None,
         corpus: None,
+        import: None,
     }
 }
 
@@ -500,6 +501,7 @@ fn corpus_request(changes: &[(&str, &str)]) -> Request {
             "/variants/0/day/percentiles/2/upper/value".into(),
             "/answer/runs_per_month".into(),
         ],
+        import: None,
         corpus: Some(CorpusRun {
             corpus: Corpus {
                 recorded: Recorded {

@@ -12,6 +12,7 @@ pub mod corpus;
 pub mod forecast;
 pub mod models;
 pub mod periods;
+pub mod replay;
 pub mod sweep;
 
 use crate::engine::{simulate, Bounds, SimulateOptions, Simulation};

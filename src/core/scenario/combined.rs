@@ -62,6 +62,23 @@ impl WhatIfVariant {
         }
     }
 
+    /// The cache tier this variant takes on a thread whose "as recorded"
+    /// variant caches at `recorded` (`none`, `5m`, `1h`): its own, else, on
+    /// the model `on`, the recorded tier as that model offers it, else the
+    /// recorded tier.
+    pub fn cache_on(
+        &self,
+        recorded: &str,
+        on: Option<&crate::pricing::ModelPrices>,
+    ) -> &'static str {
+        let tier = Cache::from_key(recorded).unwrap_or(Cache::None);
+        match (self.cache, on) {
+            (Some(c), _) => c.key(),
+            (None, Some(m)) => m.tier_like(tier).0.key(),
+            (None, None) => tier.key(),
+        }
+    }
+
     /// The model a `--variant` names, if it reads as one (to choose the
     /// price book before checking it).
     pub fn model_of(text: &str) -> Option<String> {

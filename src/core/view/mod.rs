@@ -8,6 +8,7 @@
 pub mod corpus;
 pub mod forecast;
 pub mod format;
+pub mod import;
 pub mod page;
 pub mod simulation;
 pub mod table;

@@ -363,10 +363,7 @@ impl<'s> VariantWriter<'s> {
                 // recorded one as that model offers it.
                 Some(m) => {
                     extras.push(("model", m.model.as_str().into(), None));
-                    match v.cache {
-                        Some(c) => c.key(),
-                        None => compare_cache(self.main_cache, m).0,
-                    }
+                    v.cache_on(self.main_cache, Some(m))
                 }
                 // On the thread's own models: a tier or mode they lack is noted,
                 // and the variant left out of this thread.

@@ -80,13 +80,18 @@ impl LiveView {
             return None;
         }
         let json = serde_json::to_string(request).expect("a request always serializes");
-        let (carries, download, file) = match &request.corpus {
-            Some(_) => (
+        let (carries, download, file) = match (&request.import, &request.corpus) {
+            (Some(_), _) => (
+                "every replayed thread's scenario and trace, and the price book",
+                "Download the command of this what-if (shell)",
+                "import-what-if.sh".to_string(),
+            ),
+            (None, Some(_)) => (
                 "the recorded sessions' costs (per variant, as the forecast read them)",
                 "Download the command of this what-if (shell)",
                 "forecast-what-if.sh".to_string(),
             ),
-            None => (
+            (None, None) => (
                 "the scenario, price book and trace",
                 "Download the changed scenario (TOML)",
                 format!(

@@ -1,34 +1,36 @@
-//! A written thread replayed by the engine against the import's price book:
-//! its what-ifs, its cost on each compared model, and each `--variant`.
+//! An imported thread's scenario replayed against the import's price book:
+//! its what-ifs, its cost on each compared model, and each `--variant`
+//! (the import summary's figures, and an import page's, from one function).
 
 use crate::document::import::{Band, Paired, WhatIfs};
 use crate::engine::{simulate, SimulateOptions};
 use crate::error::InputError;
-use crate::import::Session;
 use crate::input::SourceText;
-use crate::output::name::FileName;
 use crate::pricing::{ModelPrices, PriceBook};
 use crate::scenario::{Given, Scenario};
 
-/// Loads the thread's scenario as `simulate` would and replays it.
 /// The price book every thread of an import is replayed against.
-pub(super) struct ReplayBook<'a> {
-    pub(super) src: &'a SourceText,
-    pub(super) book: &'a PriceBook,
+pub struct ReplayBook<'a> {
+    /// Its text.
+    pub src: &'a SourceText,
+    /// Read.
+    pub book: &'a PriceBook,
     /// Its name and digest, computed once.
-    pub(super) file: &'a crate::scenario::InputFile,
-    pub(super) today: jiff::civil::Date,
+    pub file: &'a crate::scenario::InputFile,
+    /// The price date.
+    pub today: jiff::civil::Date,
 }
 
 /// A thread's replay: its what-ifs, its cost on each compared model, and
 /// each `--variant` beside the thread as recorded.
-pub(super) type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
+pub type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
 
-/// Replays one thread's scenario: its what-ifs, and its cost on each of
-/// the `compare` models (the "as recorded" replay on the thread's own model).
-pub(super) fn replay(
-    s: &Session,
-    stem: &str,
+/// Loads one thread's scenario (`name`.toml beside its trace `name`.csv)
+/// as `simulate` would and replays it: its what-ifs, its cost on each of
+/// the `compare` models (the "as recorded" replay on the thread's own
+/// model), and each variant named in `custom` beside it as recorded.
+pub fn replay(
+    name: &str,
     toml: &str,
     csv: &[u8],
     with: &ReplayBook,
@@ -36,7 +38,6 @@ pub(super) fn replay(
     custom: &[&str],
 ) -> Result<Replayed, InputError> {
     let (book_src, book, book_file, today) = (with.src, with.book, with.file, with.today);
-    let name = format!("{}/{stem}", FileName::from_untrusted(&s.id));
     let src = SourceText {
         name: format!("{name}.toml"),
         text: toml.to_string(),
