@@ -438,6 +438,7 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
         }
         // A corpus forecast's runs a day; now and then one out of range.
         "runs_per_day" => pick(rng, &["1", "2", "5", "12", "0", "3"]),
+        "assumptions.team_size" | "team_size" => pick(rng, &["1", "2", "7", "40", "0"]),
         "plan.monthly_growth" => pick(rng, &["0", "0.02", "0.05", "0.1"]),
         "plan.budget_per_month" => pick(rng, &["500", "5000", "50000", "250000"]),
         other => panic!("no range for {other}"),

@@ -34,6 +34,7 @@ fn spec(weights: Option<Vec<&str>>, runs_per_day: u64) -> CorpusSpec {
     CorpusSpec {
         weights: weights.map(|w| w.into_iter().map(d).collect()),
         runs_per_day,
+        team_size: 1,
         working_days_per_week: 7,
         days: 100_000,
         seed: 7,
@@ -522,4 +523,33 @@ fn the_answer_is_a_month_budget_with_its_calendar() {
         assert!(text.contains(part), "{part:?} not in {text}");
     }
     assert!(!text.contains("The mix"), "{text}");
+}
+
+/// `--team-size` people each starting `--runs-per-day` runs: a team of 3 at
+/// 4 runs each is the forecast of 12 runs a day, draw for draw; a team of
+/// none, or one past the limit, is refused with exit code 2.
+#[test]
+fn a_team_of_three_at_four_runs_each_is_twelve_runs_a_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_scenarios(dir.path());
+    let run = |extra: &[&str]| {
+        tokencast()
+            .arg("forecast")
+            .args([&a, &b])
+            .args(["--runs", "500", "--no-report", "--format", "json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let twelve = run(&["--runs-per-day", "12"]);
+    let team = run(&["--runs-per-day", "4", "--team-size", "3"]);
+    assert!(twelve.status.success() && team.status.success());
+    assert_eq!(twelve.stdout, team.stdout);
+    let doc: serde_json::Value = serde_json::from_slice(&team.stdout).unwrap();
+    assert_eq!(doc["answer"]["runs_per_day"], 12);
+    for (bad, says) in [("0", "--team-size 0"), ("50000", "at most 100000")] {
+        let out = run(&["--runs-per-day", "4", "--team-size", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(says), "{bad}");
+    }
 }

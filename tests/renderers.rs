@@ -144,6 +144,7 @@ fn corpus_forecast_renderers() {
     let spec = CorpusSpec {
         weights: Some(vec![d("3"), d("1")]),
         runs_per_day: 4,
+        team_size: 1,
         working_days_per_week: 5,
         days: 2_000,
         seed: 3,

@@ -602,3 +602,69 @@ fn context_management_settings_are_checked() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// `team_size` people each starting `runs_per_day` runs make the day's
+/// figures the team's: 10 people × 10 runs are the research run's 100 runs
+/// a day, and a day is 100 runs of each variant's exact cost.
+#[test]
+fn a_team_of_ten_at_ten_runs_each_is_a_hundred_runs_a_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = common::research_absolute();
+    assert!(base.contains("runs_per_day = 100"));
+    let team = base.replace("runs_per_day = 100", "runs_per_day = 10\nteam_size = 10");
+    std::fs::write(dir.path().join("base.toml"), &base).unwrap();
+    std::fs::write(dir.path().join("team.toml"), &team).unwrap();
+    let (a, b) = (
+        common::simulate_json(dir.path(), "base.toml"),
+        common::simulate_json(dir.path(), "team.toml"),
+    );
+    assert_eq!(b["assumptions"]["team_size"], 10);
+    assert!(
+        a["assumptions"].get("team_size").is_none(),
+        "one person: not written"
+    );
+    for (va, vb) in a["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["variants"].as_array().unwrap())
+    {
+        assert_eq!(va["per_day"], vb["per_day"], "{}", va["name"]);
+        // A day is 100 runs: the run's exact total times 100.
+        let run: rust_decimal::Decimal = va["cost"]["total"]["upper"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let day: rust_decimal::Decimal = vb["per_day"]["total"]["upper"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            day,
+            run * rust_decimal::Decimal::from(100),
+            "{}",
+            va["name"]
+        );
+    }
+    // No one, or a team past a billion runs a day, is refused where it is.
+    for (bad, says) in [
+        ("team_size = 0", "a team has at least one person"),
+        ("team_size = 200000000", "more than 1000000000"),
+    ] {
+        let text = base.replace("runs_per_day = 100", &format!("runs_per_day = 10\n{bad}"));
+        std::fs::write(dir.path().join("bad.toml"), text).unwrap();
+        let out = common::tokencast()
+            .current_dir(dir.path())
+            .args(["simulate", "bad.toml", "--no-report"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(says) && err.contains("bad.toml"),
+            "{bad}: {err}"
+        );
+    }
+}

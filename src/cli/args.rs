@@ -301,6 +301,10 @@ pub struct ForecastArgs {
     /// Many sessions: working days a week (1–7).
     #[arg(long, default_value_t = 7)]
     pub working_days: u64,
+    /// Many sessions: people who each start --runs-per-day runs a day (a day is
+    /// their runs together).
+    #[arg(long, default_value_t = 1)]
+    pub team_size: u64,
     /// Write every table as a CSV file into this folder (every row).
     #[arg(long, value_name = "DIR")]
     pub csv: Option<PathBuf>,

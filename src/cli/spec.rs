@@ -311,7 +311,8 @@ pub fn corpus_spec(args: &ForecastArgs) -> Result<crate::analysis::corpus::Corpu
         args.runs_per_day,
         args.working_days,
         args.seed,
-    )
+    )?
+    .with_team(args.team_size)
 }
 
 /// Most worker threads per core `--threads` may ask for.

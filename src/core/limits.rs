@@ -192,6 +192,20 @@ pub fn runs_per_day(v: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a team's size: at least one person, and the team's runs a day
+/// (`runs_per_day` each) within [`MAX_RUNS_PER_DAY`].
+pub fn team_size(v: u64, runs_per_day: u64) -> Result<(), String> {
+    if v == 0 {
+        return Err("team_size = 0: a team has at least one person".into());
+    }
+    match runs_per_day.checked_mul(v) {
+        Some(t) if t <= MAX_RUNS_PER_DAY => Ok(()),
+        _ => Err(format!(
+            "team_size = {v} makes {runs_per_day} × {v} runs a day, more than {MAX_RUNS_PER_DAY}"
+        )),
+    }
+}
+
 /// What one replay will compute at most, for [`replay_fits`].
 #[derive(Debug, Clone, Copy)]
 pub struct ReplaySize {

@@ -409,15 +409,17 @@ fn forecast(
 fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
     let mut runs_per_day = run.spec.runs_per_day;
     let mut working_days = run.spec.working_days_per_week;
+    let mut team_size = run.spec.team_size;
     for (key, value) in &req.changes {
         let slot = match key.as_str() {
             "runs_per_day" => &mut runs_per_day,
             "working_days_per_week" => &mut working_days,
+            "team_size" => &mut team_size,
             _ => {
                 return Err(InputError::new(format!(
                     "the change `{key} = {value}` cannot be made: a corpus forecast has no such setting"
                 ))
-                .with_help("change runs_per_day or working_days_per_week"))
+                .with_help("change runs_per_day, team_size or working_days_per_week"))
             }
         };
         *slot = value.trim().parse().map_err(|_| {
@@ -434,6 +436,7 @@ fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
             working_days,
             run.spec.seed,
         )?
+        .with_team(team_size)?
     };
     let doc = run.corpus.forecast(&spec);
     let fmt = Fmt::new(doc.currency.clone(), doc.price_date.clone());
@@ -450,6 +453,9 @@ fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
         "--working-days".into(),
         working_days.to_string(),
     ]);
+    if team_size != 1 {
+        words.extend(["--team-size".into(), team_size.to_string()]);
+    }
     let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
         InputError::new(format!(
             "the page's command cannot be written for a shell: {e}"

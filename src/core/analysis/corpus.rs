@@ -104,8 +104,13 @@ impl Corpus {
 pub struct CorpusSpec {
     /// Share per kind (any non-negative numbers; normalised); `None`: the recorded mix.
     pub weights: Option<Vec<Decimal>>,
-    /// Runs a day.
+    /// Runs a day: the team's, or each person's when `team_size` is more
+    /// than one.
     pub runs_per_day: u64,
+    /// People who each start `runs_per_day` runs a day: a day is
+    /// [`CorpusSpec::runs_a_day`] runs.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub team_size: u64,
     /// Working days a week (1–7).
     pub working_days_per_week: u64,
     /// Simulated days (months: a tenth as many).
@@ -142,6 +147,7 @@ impl CorpusSpec {
         let spec = CorpusSpec {
             weights: None,
             runs_per_day,
+            team_size: 1,
             working_days_per_week,
             days,
             seed,
@@ -156,9 +162,41 @@ impl CorpusSpec {
         Ok(spec)
     }
 
+    /// The spec with `team_size` people each starting its runs a day, or
+    /// what is out of range, named by the command line's option.
+    pub fn with_team(self, team_size: u64) -> Result<CorpusSpec, InputError> {
+        use crate::limits::MAX_CORPUS_RUNS_PER_DAY;
+        let total = self.runs_per_day.checked_mul(team_size);
+        if team_size == 0 || total.is_none_or(|t| t > MAX_CORPUS_RUNS_PER_DAY) {
+            return Err(InputError::new(format!(
+                "--team-size {team_size} (of {} runs a day each)",
+                self.runs_per_day
+            ))
+            .with_help(format!(
+                "give 1 or more people, whose runs a day together are at most {MAX_CORPUS_RUNS_PER_DAY}"
+            )));
+        }
+        let (days, runs) = (self.days, total.unwrap_or(0));
+        let spec = CorpusSpec { team_size, ..self };
+        let draws = spec.draws();
+        if draws > crate::limits::MAX_SESSION_DRAWS {
+            return Err(InputError::new(format!(
+                "--runs {days} days of {runs} runs, their months and resamples are {draws} session draws, more than {}",
+                crate::limits::MAX_SESSION_DRAWS
+            ))
+            .with_help("simulate fewer days (--runs); percentiles of days settle within a few thousand"));
+        }
+        Ok(spec)
+    }
+
+    /// The runs a day the forecast draws: each person's times the team's size.
+    pub fn runs_a_day(&self) -> u64 {
+        self.runs_per_day.saturating_mul(self.team_size)
+    }
+
     /// Runs in a month: runs a day × working days × 52 ÷ 12, rounded.
     pub fn runs_per_month(&self) -> u64 {
-        let runs = u128::from(self.runs_per_day) * u128::from(self.working_days_per_week) * 52;
+        let runs = u128::from(self.runs_a_day()) * u128::from(self.working_days_per_week) * 52;
         ((runs + 6) / 12) as u64
     }
 
@@ -169,7 +207,7 @@ impl CorpusSpec {
 
     /// Sessions drawn in all, per forecast (days, months and their resamples).
     pub fn draws(&self) -> u64 {
-        let (d, m) = (self.runs_per_day, self.runs_per_month());
+        let (d, m) = (self.runs_a_day(), self.runs_per_month());
         let main = self.days.saturating_mul(d) + self.months().saturating_mul(m);
         let boot = PERIOD_BOOTSTRAP.saturating_mul(BOOT_DAYS * d + BOOT_MONTHS * m);
         main.saturating_add(boot)
@@ -312,7 +350,7 @@ pub fn forecast(
         crate::par::map(0..rec.variants.len(), |v| run_of(rec, spec, &mix, v));
     let means: Vec<Bounds> = runs.iter().map(|r| r.0.mean).collect();
     let periods = Periods::new(rec, &mix.weight, &draw, spec.seed);
-    let days = periods.period(spec.runs_per_day, spec.days, BOOT_DAYS, &means, 1);
+    let days = periods.period(spec.runs_a_day(), spec.days, BOOT_DAYS, &means, 1);
     let months = periods.period(spec.runs_per_month(), spec.months(), BOOT_MONTHS, &means, 2);
     let variants = rec
         .variants
@@ -346,7 +384,7 @@ pub fn forecast(
         needed_per_kind_for_p99: spec.weights.is_some().then(|| needed_per_kind(rec, spec)),
         variants_left_out: left_out,
         sessions_left_out: Vec::new(),
-        runs_per_day: spec.runs_per_day,
+        runs_per_day: spec.runs_a_day(),
         working_days_per_week: spec.working_days_per_week,
         days: spec.days,
         months: spec.months(),
@@ -590,3 +628,11 @@ fn resample_into(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg, out: &mut Vec<usize
 
 #[cfg(test)]
 mod tests;
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}

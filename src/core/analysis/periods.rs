@@ -61,7 +61,7 @@ pub fn month_of(per_day: Decimal, working_days_per_week: u64) -> Decimal {
 
 /// The periods of a simulation under `plan`.
 pub fn periods(sim: &Simulation, plan: &Plan) -> Periods {
-    let runs = Decimal::from(sim.assumptions.runs_per_day);
+    let runs = Decimal::from(sim.assumptions.runs_a_day());
     let growth = Decimal::ONE + plan.monthly_growth;
     let variants = sim
         .variants
@@ -103,7 +103,7 @@ pub fn periods(sim: &Simulation, plan: &Plan) -> Periods {
         .unwrap_or_default();
     Periods {
         plan: plan.clone(),
-        runs_per_day: sim.assumptions.runs_per_day,
+        runs_per_day: sim.assumptions.runs_a_day(),
         variants,
         budget_cumulative,
     }

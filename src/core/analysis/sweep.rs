@@ -73,7 +73,7 @@ pub fn run(s: &Scenario, axes: &[Axis]) -> Result<Sweep, String> {
             let values = grid[i].clone();
             let changed = changed(s, axes, &values).map_err(|e| (i, e))?;
             let sim = sim.get_or_insert_with(|| simulate(&changed, SimulateOptions::TOTALS));
-            let runs = rust_decimal::Decimal::from(changed.assumptions().runs_per_day);
+            let runs = rust_decimal::Decimal::from(changed.assumptions().runs_a_day());
             let totals = sim
                 .variants
                 .iter()

@@ -170,7 +170,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let data_fee = Bounds::exact(ledger.total_usd);
     let tool_fees = fee_lines(scenario);
     let tool_fee = Bounds::exact(tool_fees.iter().map(|f| f.charge).sum());
-    let runs = Decimal::from(a.runs_per_day);
+    let runs = Decimal::from(a.runs_a_day());
 
     let variants: Vec<VariantResult> = scenario
         .variants()

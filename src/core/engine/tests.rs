@@ -84,6 +84,7 @@ pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario 
             bytes_per_token: d("4"),
             tokenizer_uplift: d("1.5"),
             runs_per_day: 3,
+            team_size: 1,
             prefix_measured: false,
             prefix_cached_tokens: 0,
             step_overhead_tokens: 0,

@@ -360,6 +360,7 @@ impl Scenario {
                 bytes_per_token: Decimal::ONE,
                 tokenizer_uplift: Decimal::ONE,
                 runs_per_day: 1,
+                team_size: 1,
                 prefix_measured: false,
                 prefix_cached_tokens: 0,
                 step_overhead_tokens: 0,

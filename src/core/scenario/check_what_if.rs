@@ -312,6 +312,13 @@ pub(super) fn check_assumptions(
     }
     limits::runs_per_day(a.runs_per_day)
         .map_err(|p| problem(p, "a projection needs at most a billion runs a day"))?;
+    let team_size = a.team_size.unwrap_or(1);
+    limits::team_size(team_size, a.runs_per_day).map_err(|p| {
+        problem(
+            p,
+            "give the people who each start runs_per_day runs a day: 1 or more, the team's runs a day at most a billion",
+        )
+    })?;
     for (field, v) in [
         ("bytes_per_token", band.bytes_per_token),
         ("tokenizer_uplift", band.tokenizer_uplift),
@@ -334,6 +341,7 @@ pub(super) fn check_assumptions(
         bytes_per_token: band.bytes_per_token,
         tokenizer_uplift: band.tokenizer_uplift,
         runs_per_day: a.runs_per_day,
+        team_size,
         prefix_measured: a.prefix_measured,
         prefix_cached_tokens: a.prefix_cached_tokens.min(a.prefix_tokens),
         step_overhead_tokens: band.step_overhead_tokens,

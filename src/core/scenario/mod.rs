@@ -163,8 +163,13 @@ pub struct Assumptions {
     pub bytes_per_token: Decimal,
     /// Tokenizer uplift for the upper bound (u); applies to the prefix and tool results.
     pub tokenizer_uplift: Decimal,
-    /// Runs per day for the projection.
+    /// Runs per day for the projection: the team's, or each person's when
+    /// `team_size` is more than one.
     pub runs_per_day: u64,
+    /// People who each start `runs_per_day` runs a day: the day's figures
+    /// are the team's, [`Assumptions::runs_a_day`] runs.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub team_size: u64,
     /// The prefix was measured in the model's own tokens (an imported
     /// session's first prompt): the upper bound does not uplift it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -189,6 +194,22 @@ pub struct Assumptions {
     /// framing a step, when the scenario names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationUse>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
+impl Assumptions {
+    /// The runs a day the projection counts: each person's runs times the
+    /// team's size (checked within the limit when the scenario is read).
+    pub fn runs_a_day(&self) -> u64 {
+        self.runs_per_day.saturating_mul(self.team_size)
+    }
 }
 
 /// A saved calibration a scenario applies (`[assumptions] calibration`).

@@ -181,6 +181,9 @@ pub(super) struct RawAssumptions {
     #[serde(default)]
     pub(super) trim: Option<Spanned<RawTrim>>,
     pub(super) runs_per_day: u64,
+    /// People who each start `runs_per_day` runs a day (default 1).
+    #[serde(default)]
+    pub(super) team_size: Option<u64>,
     #[serde(default)]
     pub(super) prefix_measured: bool,
     #[serde(default)]

@@ -58,8 +58,18 @@ fn run_group(
     if runs_per_day {
         controls.push(number(
             "assumptions.runs_per_day",
-            "runs per day",
+            if a.team_size > 1 {
+                "runs per day, each"
+            } else {
+                "runs per day"
+            },
             a.runs_per_day.to_string(),
+            "1",
+        ));
+        controls.push(number(
+            "assumptions.team_size",
+            "team size (people)",
+            a.team_size.to_string(),
             "1",
         ));
     }
@@ -166,6 +176,12 @@ pub fn corpus_controls(spec: &crate::analysis::corpus::CorpusSpec) -> Vec<Contro
                 "working_days_per_week",
                 "working days a week",
                 spec.working_days_per_week.to_string(),
+                "1",
+            ),
+            number(
+                "team_size",
+                "team size (people, each starting the runs a day)",
+                spec.team_size.to_string(),
                 "1",
             ),
         ],

@@ -93,7 +93,7 @@ pub fn headline(fmt: &Fmt, doc: &SimulationDoc) -> Option<Headline> {
         dearest_total: fmt.money(c.dearest_total, Scale::Run),
         saving: fmt.money(c.saving, Scale::Run),
         saving_percent: format::percent(c.saving_share),
-        runs_per_day: format::int(doc.simulation.assumptions.runs_per_day),
+        runs_per_day: format::int(doc.simulation.assumptions.runs_a_day()),
         saving_per_day: fmt.money(c.saving_per_day, Scale::Cents),
     })
 }
@@ -147,7 +147,7 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
                 .sentence()
                 .unwrap_or_else(|| "as the trace gives them (`trimmed_bytes`)".to_string()),
         ),
-        fact("runs per day", format::int(a.runs_per_day)),
+        fact("runs per day", runs_a_day(a)),
         fact(
             "data fee per run (charged)",
             fmt.money(sim.ledger.total_usd, Scale::Request),
@@ -276,4 +276,18 @@ pub fn blocks(fmt: &Fmt, doc: &SimulationDoc) -> Vec<Block> {
     );
     out.push(Block::table(view(fmt, &tables::prices(doc))));
     out
+}
+
+/// The run's runs a day in words: the team's, and how they are made when
+/// each of several people starts some (`300 (30 each × 10 people)`).
+fn runs_a_day(a: &crate::scenario::Assumptions) -> String {
+    match a.team_size {
+        1 => format::int(a.runs_per_day),
+        n => format!(
+            "{} ({} each × {} people)",
+            format::int(a.runs_a_day()),
+            format::int(a.runs_per_day),
+            format::int(n)
+        ),
+    }
 }

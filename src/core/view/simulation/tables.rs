@@ -326,7 +326,7 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
             let d = &v.per_day;
             let mut row = vec![
                 Cell::Text(v.variant.variant.name.clone()),
-                Cell::Int(sim.assumptions.runs_per_day),
+                Cell::Int(sim.assumptions.runs_a_day()),
                 Cell::Usd(d.input.lower, Scale::Cents),
                 Cell::Usd(d.input.upper, Scale::Cents),
                 Cell::Usd(d.output.lower, Scale::Cents),
@@ -340,7 +340,7 @@ pub fn per_day(doc: &SimulationDoc) -> DataTable {
         id: "per_day",
         title: format!(
             "{} runs a day (USD)",
-            format::int(sim.assumptions.runs_per_day)
+            format::int(sim.assumptions.runs_a_day())
         ),
         columns,
         rows,

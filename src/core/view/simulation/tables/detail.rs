@@ -221,6 +221,13 @@ pub fn assumptions(doc: &SimulationDoc) -> DataTable {
         ),
     ];
     let mut rows = rows;
+    if a.team_size > 1 {
+        rows.push((
+            "team_size",
+            "team size (people, each starting the runs per day)",
+            Cell::Int(a.team_size),
+        ));
+    }
     rows.extend(fitted_rows(a));
     rows.extend(basis_rows(sim));
     DataTable {
