@@ -36,18 +36,29 @@ fn run(dir: &Path, args: &[&str]) -> (String, String) {
 
 /// Imports the fixtures into `dataset` as `machine`; the JSON summary.
 fn import(dir: &Path, dataset: &str, machine: &str, extra: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec!["--dataset", dataset];
+    args.extend(extra);
+    import_into(dir, "out", machine, &args)
+}
+
+/// Imports the fixtures into the folder `out` as `machine` (user alice),
+/// with `extra`; the JSON summary and what was said on stderr.
+fn import_into(
+    dir: &Path,
+    out: &str,
+    machine: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
     let fx = fixtures();
     let mut args = vec![
         "import",
         "claude-code",
         fx.to_str().unwrap(),
         "--out",
-        "out",
+        out,
         "--no-report",
         "--format",
         "json",
-        "--dataset",
-        dataset,
         "--machine",
         machine,
         "--user",
@@ -692,23 +703,7 @@ fn a_codex_datasets_counted_tokens_read_back_into_the_same_trace() {
 
 /// Imports the fixtures into the folder `out` alone (no `--dataset`).
 fn import_folder(dir: &Path, out: &str, extra: &[&str]) -> serde_json::Value {
-    let fx = fixtures();
-    let mut args = vec![
-        "import",
-        "claude-code",
-        fx.to_str().unwrap(),
-        "--out",
-        out,
-        "--no-report",
-        "--format",
-        "json",
-        "--machine",
-        "laptop-1",
-        "--user",
-        "alice",
-    ];
-    args.extend(extra);
-    serde_json::from_str(&run(dir, &args).0).unwrap()
+    import_into(dir, out, "laptop-1", extra).0
 }
 
 /// Every table of a dataset, the rows of all its files in path order.

@@ -115,8 +115,8 @@ pub struct ImportThread {
     pub csv: String,
 }
 
-/// The name of an import page's own what-if (an import `--variant` may
-/// not take it: see [`import`]).
+/// The name of an import page's own what-if (a page whose import has a
+/// `--variant` of that name refuses to add it).
 pub const WHAT_IF: &str = "what if";
 
 /// What a corpus forecast's page forecasts.
