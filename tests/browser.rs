@@ -439,6 +439,8 @@ fn random_value(rng: &mut rand_pcg::Pcg64, param: &str, options: &[serde_json::V
         // A corpus forecast's runs a day; now and then one out of range.
         "runs_per_day" => pick(rng, &["1", "2", "5", "12", "0", "3"]),
         "assumptions.team_size" | "team_size" => pick(rng, &["1", "2", "7", "40", "0"]),
+        // An import page's trim rule (empty: none; "half" is refused).
+        "variant.trim" => pick(rng, &["", "4096", "25%", "100", "1%", "half"]),
         "plan.monthly_growth" => pick(rng, &["0", "0.02", "0.05", "0.1"]),
         "plan.budget_per_month" => pick(rng, &["500", "5000", "50000", "250000"]),
         other => panic!("no range for {other}"),
@@ -1005,7 +1007,8 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
             tab,
             r#"(async () => { await window.tokencast.ready; return JSON.stringify(
                 [...document.querySelectorAll('[data-param]')].map(c => ({
-                  param: c.dataset.param, options: [...c.options].map(o => o.value) }))); })()"#,
+                  param: c.dataset.param,
+                  options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : [] }))); })()"#,
         )
     };
     let all = open(&tab).as_array().unwrap().clone();
@@ -1016,7 +1019,8 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
             "variant.model",
             "variant.results",
             "variant.cache",
-            "variant.mode"
+            "variant.mode",
+            "variant.trim"
         ]
     );
     let mut rng = rand_pcg::Pcg64::seed_from_u64(20_261_203);
@@ -1029,7 +1033,13 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
             open(&tab);
         }
         let mut settings = serde_json::Map::new();
-        for c in &all {
+        if attempt == 0 {
+            // First a trim rule of the page's own, on every variant's
+            // trimmed results (the import's own variant's too).
+            settings.insert("variant.results".into(), "trimmed".into());
+            settings.insert("variant.trim".into(), "1%".into());
+        }
+        for c in all.iter().filter(|_| attempt > 0) {
             if rng.random_range(0..3) > 0 {
                 let param = c["param"].as_str().unwrap();
                 let value = random_value(&mut rng, param, c["options"].as_array().unwrap());
@@ -1094,6 +1104,10 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         // Both variants' figures: the import's own first, the page's second.
         common::assert_figures(&answer["figures"], &json, &set, 14);
+        if attempt == 0 {
+            let words = shlex::split(answer["command"].as_str().unwrap()).unwrap();
+            assert!(words.windows(2).any(|w| w == ["--trim", "1%"]), "{words:?}");
+        }
         assert_eq!(json["variants"][1]["variant"]["name"], "what if", "{set}");
         assert_eq!(answer["what_if"][0], "what if", "{set}");
         compared += 1;

@@ -88,6 +88,8 @@ pub(super) struct ImportSpec {
     variants: Vec<crate::import::variant::WhatIfVariant>,
     /// Their texts, as given.
     variant_texts: Vec<String>,
+    /// `--trim` as given (empty: none).
+    trim_text: String,
     /// Saved calibrations, merged, and the files they came from.
     calibration: Option<(Calibration, String)>,
     save_calibration: Option<PathBuf>,
@@ -210,6 +212,13 @@ fn live_import(
                 words(&["as recorded", "none", "5m", "1h"]),
             ),
             select("variant.mode", "mode", "sync", words(&["sync", "batch"])),
+            Control {
+                param: "variant.trim".into(),
+                label: "trim rule (4096, 25%; results trimmed)".into(),
+                value: spec.trim_text.clone(),
+                options: Vec::new(),
+                step: "text",
+            },
         ],
     }];
     let request = tokencast_web::Request {
@@ -237,7 +246,7 @@ fn live_import(
             book: spec.book.text.clone(),
             model,
             given: spec.variant_texts.clone(),
-            totals: doc.variants.clone(),
+            trim: spec.trim_text.clone(),
             command: spec.command.clone(),
         }),
     };
@@ -373,6 +382,7 @@ impl ImportSpec {
             trim,
             variants,
             variant_texts: args.variant.clone(),
+            trim_text: args.trim.clone().unwrap_or_default(),
             book,
             compare_models: args.compare_model.clone(),
             calibration,

@@ -141,8 +141,8 @@ impl ContextKind {
     pub fn capability(self) -> Option<&'static str> {
         match self {
             ContextKind::Tool => None,
-            ContextKind::User => Some("(user message)"),
-            ContextKind::Attachment => Some("(attachment)"),
+            ContextKind::User => Some(crate::scenario::trim::NOT_TOOL_RESULTS[0]),
+            ContextKind::Attachment => Some(crate::scenario::trim::NOT_TOOL_RESULTS[1]),
         }
     }
 }

@@ -17,7 +17,7 @@ pub use scenario::{scenario_toml, with_trace_file};
 
 /// The capability of a row for a request that nothing measurable preceded
 /// (the previous request's output is all that entered).
-pub const NOTHING_NEW: &str = "(no new context)";
+pub const NOTHING_NEW: &str = crate::scenario::trim::NOT_TOOL_RESULTS[3];
 
 pub use crate::scenario::trim::Trim;
 
@@ -28,7 +28,7 @@ pub fn sent_results(t: &Thread) -> impl Iterator<Item = &super::ToolResult> {
 
 /// The capability of the row that carries an earlier request's output
 /// back, when the log's output count cannot be trusted (see [`sent_back`]).
-pub const ASSISTANT_OUTPUT: &str = "(assistant output)";
+pub const ASSISTANT_OUTPUT: &str = crate::scenario::trim::NOT_TOOL_RESULTS[2];
 
 /// Most bytes a token of output can stand for; a logged output count below
 /// its own content's bytes ÷ this is a streaming snapshot (Claude Code logs
@@ -168,11 +168,17 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
             call += 1;
             let bytes = r.map_or(0, |r| r.bytes);
             let tool = r.is_some_and(|r| r.kind == super::ContextKind::Tool);
+            // A tool never reads as one of the rows that are not tool results.
+            let capability = match r {
+                None => std::borrow::Cow::Borrowed(NOTHING_NEW),
+                Some(r) if tool => crate::scenario::trim::tool_capability(&r.tool),
+                Some(r) => std::borrow::Cow::Borrowed(r.tool.as_str()),
+            };
             let row = TraceRow {
                 // A thread has far fewer rows than a trace may (MAX_TRACE_ROWS).
                 call: Some(u32::try_from(call).unwrap_or(u32::MAX)),
                 round: None,
-                capability: r.map_or(NOTHING_NEW, |r| r.tool.as_str()),
+                capability: capability.as_ref(),
                 params: "",
                 status: 200,
                 items: u64::from(r.is_some()),

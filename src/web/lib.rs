@@ -94,9 +94,9 @@ pub struct ImportRun {
     /// after them.
     #[serde(default)]
     pub given: Vec<String>,
-    /// Their totals, as the import made them.
+    /// The import's `--trim` rule, as given (empty: none).
     #[serde(default)]
-    pub totals: Vec<tokencast_core::document::import::VariantTotal>,
+    pub trim: String,
     /// The command's words that made the page, without its `--variant`s
     /// (`tokencast import claude-code PATH --out DIR`).
     pub command: Vec<String>,
@@ -231,23 +231,33 @@ type SeenTrace = std::cell::RefCell<Option<(String, String)>>;
 
 fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>) -> Answer {
     if let Some(run) = &req.import {
-        let command = import_variant(run, &req.changes).and_then(|text| {
-            let mut words = run.command.clone();
-            let at = words
-                .iter()
-                .position(|w| w == "--out")
-                .unwrap_or(words.len());
-            words.splice(at..at, ["--variant".to_string(), text.clone()]);
+        let command = import_variant(run, &req.changes).and_then(|(text, trim)| {
+            let mut words: Vec<String> = Vec::with_capacity(run.command.len() + 4);
+            let mut given = run.command.iter();
+            while let Some(w) = given.next() {
+                // The page's trim rule takes the place of the import's.
+                if w == "--trim" {
+                    given.next();
+                    continue;
+                }
+                if w == "--out" {
+                    if !trim.is_empty() {
+                        words.extend(["--trim".to_string(), trim.clone()]);
+                    }
+                    words.extend(["--variant".to_string(), text.clone()]);
+                }
+                words.push(w.clone());
+            }
             let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
                 InputError::new(format!(
                     "the page's command cannot be written for a shell: {e}"
                 ))
             })?;
-            Ok((text, format!("{command}\n")))
+            Ok((text, trim, format!("{command}\n")))
         });
         return match command {
-            Ok((text, command)) => {
-                import(req, run, &text, &command).unwrap_or_else(|e| Answer::Invalid {
+            Ok((text, trim, command)) => {
+                import(req, run, (&text, &trim), &command).unwrap_or_else(|e| Answer::Invalid {
                     message: explain(&e),
                     scenario: Some(command),
                 })
@@ -478,15 +488,28 @@ fn corpus(req: &Request, run: &CorpusRun) -> Result<Answer, InputError> {
 /// The `--variant` an import page's changes make: `{ name = "what if",
 /// results = …, model = …[, cache = …][, mode = "batch"] }`, as the command
 /// line takes it.
+/// The `--variant` an import page's changes make: `{ name = "what if",
+/// results = …, model = …[, cache = …][, mode = "batch"] }`, as the command
+/// line takes it.
+/// The trim rule the page's command gives (`--trim`, as written; empty:
+/// none), and the rule when the reader changed it (every tool result's
+/// trimmed size is then made again from its raw size).
+pub type PageTrim = (String, Option<tokencast_core::scenario::trim::Trim>);
+
+/// The `--variant` an import page's changes make (`{ name = "what if",
+/// results = …, model = …[, cache = …][, mode = "batch"] }`, as the command
+/// line takes it), and the trim rule its command gives (`--trim`, as
+/// written; empty: none).
 pub fn import_variant(
     run: &ImportRun,
     changes: &BTreeMap<String, String>,
-) -> Result<String, InputError> {
-    let (mut model, mut results, mut cache, mut mode) = (
+) -> Result<(String, String), InputError> {
+    let (mut model, mut results, mut cache, mut mode, mut trim) = (
         run.model.clone(),
         "raw".to_string(),
         String::new(),
         "sync".to_string(),
+        run.trim.clone(),
     );
     for (key, value) in changes {
         let slot = match key.as_str() {
@@ -494,11 +517,12 @@ pub fn import_variant(
             "variant.results" => &mut results,
             "variant.cache" => &mut cache,
             "variant.mode" => &mut mode,
+            "variant.trim" => &mut trim,
             _ => {
                 return Err(InputError::new(format!(
                     "the change `{key} = {value}` cannot be made: an import's what-if has no such setting"
                 ))
-                .with_help("change variant.model, variant.results, variant.cache or variant.mode"))
+                .with_help("change variant.model, variant.results, variant.cache, variant.mode or variant.trim"))
             }
         };
         *slot = value.trim().to_string();
@@ -517,13 +541,38 @@ pub fn import_variant(
         text.push_str(&format!(", mode = {}", quoted(&mode)));
     }
     text.push_str(" }");
-    Ok(text)
+    Ok((text, trim))
+}
+
+/// The page's trim rule when the reader changed it (every tool result's
+/// trimmed size is then made again from its raw size), read as the command
+/// line reads `--trim`.
+fn page_trim(
+    run: &ImportRun,
+    trim: &str,
+) -> Result<Option<tokencast_core::scenario::trim::Trim>, InputError> {
+    use tokencast_core::scenario::trim::Trim;
+    match (trim == run.trim, trim.is_empty()) {
+        (true, _) => Ok(None),
+        (false, true) => Ok(Some(Trim::None)),
+        (false, false) => Trim::parse(trim).map(Some).ok_or_else(|| {
+            InputError::new(format!("--trim {trim}: not a trim rule")).with_help(
+                "give the bytes kept per result (--trim 4096) or the share kept (--trim 25%)",
+            )
+        }),
+    }
 }
 
 /// An import's page's answer: every replayed thread replayed again with the
 /// reader's what-if as one more variant, written into its scenario as
 /// `import --variant` writes it, and totalled as the import totals it.
-fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<Answer, InputError> {
+fn import(
+    req: &Request,
+    run: &ImportRun,
+    (text, trim): (&str, &str),
+    command: &str,
+) -> Result<Answer, InputError> {
+    let trim = page_trim(run, trim)?;
     use tokencast_core::document::import::{add_bands, empty_row, merge_rows, variant_totals};
     let today = match req.today.as_deref() {
         Some(d) => d.parse().map_err(|_| {
@@ -541,14 +590,19 @@ fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<A
     // Checked after the import's own, as the command line checks them.
     let mut given = run.given.clone();
     given.push(text.to_string());
-    let variant =
+    let variants: Vec<_> =
         tokencast_core::scenario::combined::WhatIfVariant::check_all(&given, &book, today)?
-            .pop()
-            .expect("one variant was given");
-    let on = variant
-        .model
-        .as_deref()
-        .and_then(|m| book.get_on(m, today).ok().cloned());
+            .into_iter()
+            .map(|v| {
+                let on = v
+                    .model
+                    .as_deref()
+                    .and_then(|m| book.get_on(m, today).ok().cloned());
+                (v, on)
+            })
+            .collect();
+    let (variant, on) = variants.last().expect("one variant was given");
+    let names: Vec<&str> = variants.iter().map(|(v, _)| v.name.as_str()).collect();
     let file = tokencast_core::scenario::input_file(&book_src);
     let with = tokencast_core::analysis::replay::ReplayBook {
         src: &book_src,
@@ -558,15 +612,23 @@ fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<A
     };
     let mut rows: Vec<tokencast_core::document::import::SessionRow> = Vec::new();
     for t in &run.threads {
-        let toml = with_import_variant(&t.toml, &variant, on.as_ref())?;
+        let toml = with_import_variant(&t.toml, variant, on.as_ref())?;
+        let csv = match trim {
+            Some(rule) => std::borrow::Cow::Owned(
+                tokencast_core::scenario::trim::retrim(&t.csv, rule).map_err(|e| {
+                    InputError::new(format!("{}: the trace does not read: {e}", t.name))
+                })?,
+            ),
+            None => std::borrow::Cow::Borrowed(t.csv.as_str()),
+        };
         // A thread the engine cannot replay was not written by the import.
         let Ok((_, _, custom)) = tokencast_core::analysis::replay::replay(
             &t.name,
             &toml,
-            t.csv.as_bytes(),
+            csv.as_bytes(),
             &with,
             &[],
-            &[WHAT_IF],
+            &names,
         ) else {
             continue;
         };
@@ -575,8 +637,9 @@ fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<A
         row.variants = add_bands(Vec::new(), custom);
         rows.push(row);
     }
-    let mut totals = run.totals.clone();
-    totals.extend(variant_totals(&[(variant, on)], &merge_rows(rows)));
+    // The import's own variants again (a trim rule moves their trimmed
+    // ones), then the page's.
+    let totals = variant_totals(&variants, &merge_rows(rows));
     let document = serde_json::json!({ "variants": totals });
     let figures = req
         .figures
@@ -594,7 +657,7 @@ fn import(req: &Request, run: &ImportRun, text: &str, command: &str) -> Result<A
             &totals,
         ),
     );
-    table.rows.drain(..run.totals.len());
+    table.rows.drain(..run.given.len());
     Ok(Answer::Ok {
         scenario: command.to_string(),
         question: None,

@@ -123,3 +123,83 @@ mod tests {
         assert_eq!(Trim::KeepPercent(50).apply(u64::MAX), u64::MAX / 2);
     }
 }
+
+/// The capabilities an imported trace gives its rows that are not tool
+/// results: a user message, an attachment, the previous request's output
+/// sent back as bytes, a request after which nothing entered. An import
+/// never writes a tool under one of these names (see [`tool_capability`]).
+pub const NOT_TOOL_RESULTS: [&str; 4] = [
+    "(user message)",
+    "(attachment)",
+    "(assistant output)",
+    "(no new context)",
+];
+
+/// The capability an imported trace writes for a tool named `name`: the
+/// name, or, when a log names a tool like one of [`NOT_TOOL_RESULTS`], the
+/// name marked as a tool's, so that a row's kind can always be read back.
+pub fn tool_capability(name: &str) -> std::borrow::Cow<'_, str> {
+    if NOT_TOOL_RESULTS.contains(&name) {
+        std::borrow::Cow::Owned(format!("{name} (tool)"))
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+/// An imported trace (CSV) with each tool result's trimmed size made again
+/// by `trim` from its raw size, as `import --trim` makes it; other rows
+/// (their trimmed size is their raw size) and every other field as they
+/// were. Or why the text is not such a trace.
+pub fn retrim(csv_text: &str, trim: Trim) -> Result<String, String> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(csv_text.as_bytes());
+    let headers = reader.headers().map_err(|e| e.to_string())?.clone();
+    let at = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| format!("the trace has no `{name}` column"))
+    };
+    let (capability, raw, trimmed) = (at("capability")?, at("raw_bytes")?, at("trimmed_bytes")?);
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(&headers).map_err(|e| e.to_string())?;
+    for record in reader.records() {
+        let record = record.map_err(|e| e.to_string())?;
+        let tool = !NOT_TOOL_RESULTS.contains(&record.get(capability).unwrap_or(""));
+        let size = record.get(raw).and_then(|r| r.trim().parse::<u64>().ok());
+        let fields: Vec<String> = record
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match (i == trimmed, tool, size) {
+                (true, true, Some(raw)) => trim.apply(raw).to_string(),
+                _ => f.to_string(),
+            })
+            .collect();
+        out.write_record(&fields).map_err(|e| e.to_string())?;
+    }
+    let bytes = out.into_inner().map_err(|e| e.to_string())?;
+    String::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod retrim_tests {
+    use super::*;
+
+    #[test]
+    fn only_tool_results_are_trimmed_again() {
+        let csv = "call,capability,raw_bytes,trimmed_bytes,note\n\
+                   1,Read,10000,10000,\n\
+                   2,(user message),9000,9000,\n\
+                   3,(user message) (tool),8000,8000,\"a, b\"\n";
+        let again = retrim(csv, Trim::KeepBytes(4096)).unwrap();
+        assert_eq!(
+            again,
+            "call,capability,raw_bytes,trimmed_bytes,note\n\
+             1,Read,10000,4096,\n\
+             2,(user message),9000,9000,\n\
+             3,(user message) (tool),8000,4096,\"a, b\"\n"
+        );
+        assert_eq!(tool_capability("(attachment)"), "(attachment) (tool)");
+        assert_eq!(tool_capability("Bash"), "Bash");
+        assert!(retrim("call,raw_bytes\n1,2\n", Trim::None).is_err());
+    }
+}
