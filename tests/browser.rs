@@ -496,21 +496,7 @@ fn what_ifs_equal_the_command_lines(
     let tab = browser.new_tab().unwrap();
     let (requests, errors) = watch(&tab);
     let url = format!("file://{}", page.display());
-    let controls = |tab: &headless_chrome::Tab| {
-        tab.navigate_to(&url)
-            .unwrap()
-            .wait_until_navigated()
-            .unwrap();
-        eval_json(
-            tab,
-            r#"(async () => { await window.tokencast.ready; return JSON.stringify(
-                [...document.querySelectorAll('[data-param]')].map(c => ({
-                  param: c.dataset.param,
-                  options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : []
-                }))); })()"#,
-        )
-    };
-    let all = controls(&tab);
+    let all = open_controls(&tab, &url);
     let all = all.as_array().unwrap().clone();
     assert!(all.len() >= check.min_controls, "{all:?}");
     let mut rng = rand_pcg::Pcg64::seed_from_u64(check.seed);
@@ -538,7 +524,7 @@ fn what_ifs_equal_the_command_lines(
             break;
         }
         if attempt > 0 {
-            controls(&tab);
+            open_controls(&tab, &url);
         }
         // One to four controls changed at once, after the settings tried first.
         let n = if attempt == 0 {
@@ -998,20 +984,7 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
     let tab = browser.new_tab().unwrap();
     let (requests, errors) = watch(&tab);
     let url = format!("file://{}", page.display());
-    let open = |tab: &headless_chrome::Tab| {
-        tab.navigate_to(&url)
-            .unwrap()
-            .wait_until_navigated()
-            .unwrap();
-        eval_json(
-            tab,
-            r#"(async () => { await window.tokencast.ready; return JSON.stringify(
-                [...document.querySelectorAll('[data-param]')].map(c => ({
-                  param: c.dataset.param,
-                  options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : [] }))); })()"#,
-        )
-    };
-    let all = open(&tab).as_array().unwrap().clone();
+    let all = open_controls(&tab, &url).as_array().unwrap().clone();
     let params: Vec<&str> = all.iter().map(|c| c["param"].as_str().unwrap()).collect();
     assert_eq!(
         params,
@@ -1030,7 +1003,7 @@ fn a_live_import_pages_what_if_equals_the_command_lines_variant() {
             break;
         }
         if attempt > 0 {
-            open(&tab);
+            open_controls(&tab, &url);
         }
         let mut settings = serde_json::Map::new();
         if attempt == 0 {
@@ -1131,4 +1104,21 @@ fn quiet_and_offline(requests: &Seen, errors: &Seen) {
         .cloned()
         .collect();
     assert!(external.is_empty(), "network requests: {external:?}");
+}
+
+/// Opens the page at `url` and waits for its engine: each control's
+/// `data-param`, with a select's options.
+fn open_controls(tab: &headless_chrome::Tab, url: &str) -> serde_json::Value {
+    tab.navigate_to(url)
+        .unwrap()
+        .wait_until_navigated()
+        .unwrap();
+    eval_json(
+        tab,
+        r#"(async () => { await window.tokencast.ready; return JSON.stringify(
+            [...document.querySelectorAll('[data-param]')].map(c => ({
+              param: c.dataset.param,
+              options: c.tagName === 'SELECT' ? [...c.options].map(o => o.value) : []
+            }))); })()"#,
+    )
 }

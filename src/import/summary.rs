@@ -399,8 +399,13 @@ impl<'a> Summary<'a> {
             others: prices.others(t, &model),
             turn_breaks: self.turn_breaks_for(&family, own_breaks),
         };
-        if spec.calibration.is_none() && self.families.is_none() {
+        // A session held back for its family's fit is prepared again once
+        // every log is read: until then only its measured steps count.
+        if p.wants_family || (spec.calibration.is_none() && self.families.is_none()) {
             p.wants_family = true;
+            p.observations.push((family.clone(), own));
+            p.breaks.push((family, own_breaks));
+            return;
         }
         // What the log cannot measure is taken from the recorded prompt,
         // where the fit shows it (the replay of every what-if carries it).
