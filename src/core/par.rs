@@ -28,6 +28,28 @@ where
     items.into_iter().map(f).collect()
 }
 
+/// `a` and `b`, side by side when the pool has a thread free.
+#[cfg(feature = "parallel")]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    rayon::join(a, b)
+}
+
+/// `a` and then `b`.
+#[cfg(not(feature = "parallel"))]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    (a(), b())
+}
+
 /// `f` over `items`, merged with `op` starting from `identity()` (which
 /// must be `op`'s neutral element, and `op` associative).
 #[cfg(feature = "parallel")]

@@ -156,11 +156,11 @@ impl Sampler {
                 trimmed: c.trimmed_bytes.unwrap_or(0),
                 latency_ms: c.latency_ms,
             };
-            let i = match caps.iter().position(|k| k.name == c.capability) {
+            let i = match caps.iter().position(|k| *k.name == *c.capability) {
                 Some(i) => i,
                 None => {
                     caps.push(Capability {
-                        name: c.capability.clone(),
+                        name: c.capability.to_string(),
                         calls: Vec::new(),
                         with_items: Vec::new(),
                         empty: Vec::new(),

@@ -127,7 +127,17 @@ fn outline(raw: &[u64], trimmed: &[u64], points: usize) -> Vec<bool> {
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions();
-    let sizes = Sizes::of(scenario.trace());
+    // The trace's statistics and ledger beside its steps, then the two
+    // context profiles beside the variants: each reads the trace only.
+    let (sizes, (ledger, capabilities)) = crate::par::join(
+        || Sizes::of(scenario.trace()),
+        || {
+            (
+                Ledger::of(scenario.trace()),
+                CapabilityStats::of(scenario.trace()),
+            )
+        },
+    );
     let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
     let rows = row_set(opts.rows, raw, trimmed, scenario.variants());
     let scale = Scale::new(a);
@@ -148,38 +158,24 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         }
     };
     let model = &scenario.prices().model;
-    let context = vec![
-        profile(
-            (Content::Raw, raw),
-            &run_of(Content::Raw, model),
-            &sizes.calls,
-            a,
-            &rows,
-            window,
-        ),
-        profile(
-            (Content::Trimmed, trimmed),
-            &run_of(Content::Trimmed, model),
-            &sizes.calls,
-            a,
-            &rows,
-            window,
-        ),
-    ];
-    let ledger = Ledger::of(scenario.trace());
     let data_fee = Bounds::exact(ledger.total_usd);
     let tool_fees = fee_lines(scenario);
     let tool_fee = Bounds::exact(tool_fees.iter().map(|f| f.charge).sum());
     let runs = Decimal::from(a.runs_a_day());
-
-    let variants: Vec<VariantResult> = scenario
-        .variants()
-        .iter()
-        .map(|pv| {
-            let run = run_of(pv.variant.results, &pv.model);
-            variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
-        })
-        .collect();
+    let (context, variants) = crate::par::join(
+        || {
+            crate::par::map(
+                [(Content::Raw, raw), (Content::Trimmed, trimmed)],
+                |(c, all)| profile((c, all), &run_of(c, model), &sizes.calls, a, &rows, window),
+            )
+        },
+        || {
+            crate::par::map(scenario.variants(), |pv| {
+                let run = run_of(pv.variant.results, &pv.model);
+                variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
+            })
+        },
+    );
     let counts = crate::pricing::tokenizer::counts_o200k(model);
     let attribution = attribute(&sizes, (a, counts), scenario.variants(), &rows);
     let trace = kept_trace(scenario, &rows, &sizes);
@@ -205,7 +201,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         context,
         variants,
         attribution,
-        capabilities: CapabilityStats::of(scenario.trace()),
+        capabilities,
         ledger,
         tool_fees,
         currency: scenario.currency().clone(),
@@ -456,10 +452,9 @@ pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
         .tool_fees()
         .iter()
         .map(|tf| {
-            let billed = scenario
-                .trace()
-                .iter()
-                .filter(|c| c.enters_context() && tf.capabilities.contains(&c.capability));
+            let billed = scenario.trace().iter().filter(|c| {
+                c.enters_context() && tf.capabilities.iter().any(|t| **t == *c.capability)
+            });
             let (calls, busy_ms) = billed.fold((0u64, 0u64), |(n, ms), c| {
                 (n + 1, ms.saturating_add(c.latency_ms))
             });
@@ -522,7 +517,7 @@ fn attribute(
             ResultAttribution {
                 call: c.call,
                 row: c.row,
-                capability: c.capability.clone(),
+                capability: c.capability.to_string(),
                 raw_bytes,
                 trimmed_bytes,
                 resends,

@@ -25,12 +25,12 @@ fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> T
         c.resent_output = Some(resent);
         c.hidden_output = Some(hidden);
         c.gap_ms = Some(gap);
-        c.recorded = Some(Recorded {
+        c.recorded = Some(Box::new(Recorded {
             request,
             timestamp: None,
             model: Some(model.into()),
             usage: Default::default(),
-        });
+        }));
     }
     c
 }

@@ -64,7 +64,19 @@ pub(crate) struct View<'s> {
 
 impl<'a> Sizes<'a> {
     pub(crate) fn of(trace: &'a [TraceCall]) -> Sizes<'a> {
-        let results: Vec<&TraceCall> = trace.iter().filter(|c| c.enters_context()).collect();
+        // The results, and per result the latency of every row since the
+        // one before it (errors and replays included), in one pass.
+        let mut results: Vec<&TraceCall> = Vec::with_capacity(trace.len());
+        let mut latency = Vec::with_capacity(trace.len());
+        let mut pending = 0u64;
+        for c in trace {
+            pending = pending.saturating_add(c.latency_ms);
+            if c.enters_context() {
+                results.push(c);
+                latency.push(pending);
+                pending = 0;
+            }
+        }
         let grouped = !results.is_empty() && results.iter().all(|c| c.request.is_some());
         let mut sizes = Sizes {
             raw: Vec::with_capacity(results.len()),
@@ -79,17 +91,8 @@ impl<'a> Sizes<'a> {
             results: Vec::new(),
             counted: None,
         };
-        // Latency of every row since the last result, per result.
-        let mut latency = Vec::with_capacity(results.len());
-        let mut pending = 0u64;
-        for c in trace {
-            pending = pending.saturating_add(c.latency_ms);
-            if c.enters_context() {
-                latency.push(pending);
-                pending = 0;
-            }
-        }
-        // The first row of each step, for its output and gap.
+        // The first row of each step, for its output and gap (an imported
+        // trace's steps only: a hand-written one has nothing recorded).
         let mut firsts: Vec<&TraceCall> = Vec::new();
         let mut last_request = None;
         for (c, ms) in results.iter().zip(latency) {
@@ -100,7 +103,9 @@ impl<'a> Sizes<'a> {
                 sizes.trimmed.push(0);
                 sizes.calls.push(None);
                 sizes.tool_ms.push(0);
-                firsts.push(c);
+                if grouped {
+                    firsts.push(c);
+                }
             }
             let k = sizes.raw.len() - 1;
             sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(ms);

@@ -39,27 +39,50 @@ impl CapabilityStats {
     /// Statistics per capability, in order of first appearance in the trace
     /// (one pass over the trace).
     pub fn of(trace: &[TraceCall]) -> Vec<CapabilityStats> {
+        /// One capability's sums so far.
+        struct Group<'t> {
+            name: &'t str,
+            calls: u64,
+            items: u64,
+            raw: u64,
+            trimmed: u64,
+            latency: Vec<u64>,
+        }
         let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut groups: Vec<(&str, Vec<&TraceCall>)> = Vec::new();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut last = 0;
         for c in trace.iter().filter(|c| c.enters_context()) {
-            let i = *index.entry(c.capability.as_str()).or_insert_with(|| {
-                groups.push((c.capability.as_str(), Vec::new()));
-                groups.len() - 1
-            });
-            groups[i].1.push(c);
+            let name: &str = &c.capability;
+            // Runs of one capability are common: its group is asked first.
+            if groups.get(last).is_none_or(|g| g.name != name) {
+                last = *index.entry(name).or_insert_with(|| {
+                    groups.push(Group {
+                        name,
+                        calls: 0,
+                        items: 0,
+                        raw: 0,
+                        trimmed: 0,
+                        latency: Vec::new(),
+                    });
+                    groups.len() - 1
+                });
+            }
+            let g = &mut groups[last];
+            g.calls += 1;
+            g.items += c.items;
+            g.raw += c.raw_bytes.unwrap_or(0);
+            g.trimmed += c.trimmed_bytes.unwrap_or(0);
+            g.latency.push(c.latency_ms);
         }
         groups
             .into_iter()
-            .map(|(cap, calls)| {
-                let n = calls.len() as u64;
-                let items: u64 = calls.iter().map(|c| c.items).sum();
-                let raw: u64 = calls.iter().map(|c| c.raw_bytes.unwrap_or(0)).sum();
-                let trimmed: u64 = calls.iter().map(|c| c.trimmed_bytes.unwrap_or(0)).sum();
+            .map(|g| {
+                let (n, items, raw, trimmed) = (g.calls, g.items, g.raw, g.trimmed);
                 let per = |total: u64, count: u64| {
                     (count > 0).then(|| Decimal::from(total) / Decimal::from(count))
                 };
                 CapabilityStats {
-                    capability: cap.to_string(),
+                    capability: g.name.to_string(),
                     calls: n,
                     items,
                     raw_bytes: raw,
@@ -73,7 +96,7 @@ impl CapabilityStats {
                     } else {
                         Decimal::ONE - Decimal::from(trimmed) / Decimal::from(raw)
                     },
-                    median_latency_ms: median(calls.iter().map(|c| c.latency_ms)),
+                    median_latency_ms: median(g.latency.into_iter()),
                 }
             })
             .collect()

@@ -135,7 +135,24 @@ impl Scenario {
             .flat_map(|v| v.rates.all())
             .max()
             .unwrap_or_default();
-        let results: Vec<&TraceCall> = self.trace.iter().filter(|c| c.enters_context()).collect();
+        // One pass: results, their larger size, and the most output any
+        // request sends back or is billed for.
+        let (results, bytes, output) =
+            self.trace
+                .iter()
+                .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
+                    let output = output.max(
+                        c.resent_output
+                            .unwrap_or(0)
+                            .saturating_add(c.hidden_output.unwrap_or(0)),
+                    );
+                    if c.enters_context() {
+                        let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
+                        (n + 1, bytes + u128::from(size), output)
+                    } else {
+                        (n, bytes, output)
+                    }
+                });
         limits::ReplaySize {
             prefix: a.prefix_tokens,
             per_step: self
@@ -143,21 +160,13 @@ impl Scenario {
                 .effort
                 .iter()
                 .map(|(_, t)| *t)
-                .chain(self.trace.iter().map(|c| {
-                    c.resent_output
-                        .unwrap_or(0)
-                        .saturating_add(c.hidden_output.unwrap_or(0))
-                }))
-                .fold(a.output_tokens_per_step, u64::max)
+                .fold(a.output_tokens_per_step.max(output), u64::max)
                 .saturating_add(a.step_overhead_tokens),
             final_output: a.final_output_tokens,
             bytes_per_token: a.bytes_per_token,
             uplift: a.tokenizer_uplift,
-            results: results.len() as u64,
-            bytes: results
-                .iter()
-                .map(|c| u128::from(c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0))))
-                .sum(),
+            results,
+            bytes,
             max_rate,
         }
     }
@@ -384,8 +393,8 @@ pub(super) fn check_tool_fees(
     for (capability, fee) in raw {
         let span = fee.span();
         let name = fee.into_inner();
-        if !trace.iter().any(|c| c.capability == capability) {
-            let mut caps: Vec<&str> = trace.iter().map(|c| c.capability.as_str()).collect();
+        if !trace.iter().any(|c| *c.capability == *capability) {
+            let mut caps: Vec<&str> = trace.iter().map(|c| &*c.capability).collect();
             caps.sort_unstable();
             caps.dedup();
             return Err(src
@@ -454,16 +463,18 @@ pub(super) fn load_trace(
         }
         (Some(_), None) if given.is_some() => {
             let trace_src = given.expect("checked");
-            inputs.push(input_file(trace_src));
-            trace::parse_csv(trace_src)?
+            let (file, calls) = trace::read_csv(trace_src);
+            inputs.push(file);
+            calls?
         }
         (Some(file), None) => {
             let trace_src = files.read(file.get_ref(), "trace file").map_err(|e| {
                 src.error_at(e.message().to_string(), file.span(), "trace file path")
                     .with_help(e.help_text().unwrap_or("check the path"))
             })?;
-            inputs.push(input_file(&trace_src));
-            trace::parse_csv(&trace_src)?
+            let (file, calls) = trace::read_csv(&trace_src);
+            inputs.push(file);
+            calls?
         }
         (None, Some(calls)) => trace::check_inline(src, calls)?,
         (Some(file), Some(_)) => {

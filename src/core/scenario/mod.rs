@@ -517,10 +517,11 @@ pub struct CheckedTrace {
 impl CheckedTrace {
     /// Reads the trace CSV `src`, which scenarios name `rel`.
     pub fn parse(rel: &str, src: &SourceText) -> Result<CheckedTrace, InputError> {
+        let (file, calls) = trace::read_csv(src);
         Ok(CheckedTrace {
             rel: rel.to_string(),
-            file: input_file(src),
-            calls: trace::parse_csv(src)?,
+            file,
+            calls: calls?,
         })
     }
 

@@ -8,9 +8,12 @@ use crate::error::InputError;
 use crate::input::SourceText;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 pub use crate::limits::MAX_RESULT_BYTES;
 mod csv_errors;
+#[cfg(feature = "parallel")]
+mod in_parallel;
 use csv_errors::{by_name, field_span, line_and_span, record_start, records, too_many_rows};
 
 /// One recorded tool request, as checked.
@@ -20,8 +23,9 @@ pub struct TraceCall {
     pub row: usize,
     /// The run's call number for results (empty for errors and replays).
     pub call: Option<u32>,
-    /// The capability, e.g. `reddit/search`.
-    pub capability: String,
+    /// The capability, e.g. `reddit/search` (one shared string per name
+    /// in a trace read from a file: see [`Names`]).
+    pub capability: Arc<str>,
     /// The request's parameters, as recorded (free text).
     pub params: String,
     /// HTTP status.
@@ -52,7 +56,7 @@ pub struct TraceCall {
     /// What the provider reported for the request that carried this result
     /// (imported logs), when the trace records it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recorded: Option<Recorded>,
+    pub recorded: Option<Box<Recorded>>,
     /// The recorded request that carried this row (imported traces). When
     /// every row names one, the rows of one request enter the context
     /// together, before that one request: a request may follow several
@@ -85,6 +89,13 @@ pub struct TraceCall {
     /// the prefix and this request's rows (the summary), nothing earlier.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compacted: bool,
+}
+
+/// A text field that is given and not empty, as an owned string.
+fn owned<S: AsRef<str>>(text: Option<&S>) -> Option<String> {
+    text.map(AsRef::as_ref)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -271,16 +282,43 @@ impl RowSite<'_> {
     }
 }
 
-impl RawCall {
+/// The capability names of a trace, each held once: a million rows of a
+/// few tools share a few strings rather than owning one each.
+#[derive(Debug, Default)]
+pub(crate) struct Names(std::collections::HashSet<Arc<str>>);
+
+impl Names {
+    /// The shared string for `name`.
+    pub(crate) fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(known) = self.0.get(name) {
+            return Arc::clone(known);
+        }
+        let new: Arc<str> = Arc::from(name);
+        self.0.insert(Arc::clone(&new));
+        new
+    }
+}
+
+impl<S: AsRef<str>> TraceRow<S> {
     /// Checks one row; `row` is 1-based. The checks run in the order a
     /// reader fixes a row: status and sizes, names and texts, token counts,
     /// then the recorded usage.
-    pub(crate) fn check(mut self, row: usize, site: &RowSite) -> Result<TraceCall, InputError> {
+    pub(crate) fn check(self, row: usize, site: &RowSite) -> Result<TraceCall, InputError> {
+        self.check_naming(row, site, &mut Names::default())
+    }
+
+    /// [`Self::check`], the capability's name taken from `names`.
+    pub(crate) fn check_naming(
+        self,
+        row: usize,
+        site: &RowSite,
+        names: &mut Names,
+    ) -> Result<TraceCall, InputError> {
         let _ = (self.round, &self.note);
         self.check_status_and_sizes(row, site)?;
         self.check_texts(row, site)?;
         self.check_token_counts(row, site)?;
-        let recorded = self.recorded(row, site)?;
+        let recorded = self.recorded(row, site)?.map(Box::new);
         Ok(TraceCall {
             request: self.request,
             resent_output: self.resent_output,
@@ -295,8 +333,8 @@ impl RawCall {
             recorded,
             row,
             call: self.call,
-            capability: self.capability.trim().to_string(),
-            params: self.params,
+            capability: names.get(self.capability.as_ref().trim()),
+            params: self.params.as_ref().to_string(),
             status: self.status,
             items: self.items,
             raw_bytes: self.raw_bytes,
@@ -371,7 +409,7 @@ impl RawCall {
 
     /// A capability named; every text within its length.
     fn check_texts(&self, row: usize, site: &RowSite) -> Result<(), InputError> {
-        if self.capability.trim().is_empty() {
+        if self.capability.as_ref().trim().is_empty() {
             return Err(site.error(
                 row,
                 "capability",
@@ -381,11 +419,19 @@ impl RawCall {
         }
         use crate::limits::{text_fits, MAX_NAME_CHARS, MAX_TEXT_CHARS};
         for (field, text, max) in [
-            ("capability", Some(self.capability.as_str()), MAX_NAME_CHARS),
-            ("model", self.model.as_deref(), MAX_NAME_CHARS),
-            ("timestamp", self.timestamp.as_deref(), MAX_NAME_CHARS),
-            ("params", Some(self.params.as_str()), MAX_TEXT_CHARS),
-            ("note", Some(self.note.as_str()), MAX_TEXT_CHARS),
+            ("capability", Some(self.capability.as_ref()), MAX_NAME_CHARS),
+            (
+                "model",
+                self.model.as_ref().map(AsRef::as_ref),
+                MAX_NAME_CHARS,
+            ),
+            (
+                "timestamp",
+                self.timestamp.as_ref().map(AsRef::as_ref),
+                MAX_NAME_CHARS,
+            ),
+            ("params", Some(self.params.as_ref()), MAX_TEXT_CHARS),
+            ("note", Some(self.note.as_ref()), MAX_TEXT_CHARS),
         ] {
             if text.is_some_and(|t| !text_fits(t, max)) {
                 return Err(site.error(
@@ -437,7 +483,7 @@ impl RawCall {
 
     /// The usage recorded for the request that carried this row, if any:
     /// it names the request, and each count is within the limit.
-    fn recorded(&mut self, row: usize, site: &RowSite) -> Result<Option<Recorded>, InputError> {
+    fn recorded(&self, row: usize, site: &RowSite) -> Result<Option<Recorded>, InputError> {
         let usage = [
             self.recorded_input,
             self.recorded_cache_write_5m,
@@ -469,8 +515,8 @@ impl RawCall {
         }
         Ok(Some(Recorded {
             request,
-            timestamp: self.timestamp.take().filter(|t| !t.is_empty()),
-            model: self.model.take().filter(|m| !m.is_empty()),
+            timestamp: owned(self.timestamp.as_ref()),
+            model: owned(self.model.as_ref()),
             usage: crate::pricing::Usage {
                 input: usage[0].unwrap_or(0),
                 cache_write_5m: usage[1].unwrap_or(0),
@@ -482,8 +528,29 @@ impl RawCall {
     }
 }
 
-/// Reads and checks a trace CSV file.
+/// A trace CSV file's name and digest beside its rows, read and checked
+/// (the digest is taken while the rows are read).
+pub(crate) fn read_csv(src: &SourceText) -> (super::InputFile, Result<Vec<TraceCall>, InputError>) {
+    crate::par::join(|| super::input_file(src), || parse_csv(src))
+}
+
+/// Reads and checks a trace CSV file (a large one on every thread of the
+/// pool: see [`in_parallel`]).
 pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
+    read_rows(src, Threads::All)
+}
+
+/// The threads a trace may be read on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Threads {
+    /// Every thread of the pool, when the file allows it.
+    All,
+    /// The calling thread only (what the parallel reader is checked against).
+    #[cfg(test)]
+    One,
+}
+
+fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, InputError> {
     // Fields are trimmed (as `csv::Trim::All` would): the fast path trims
     // ASCII blanks itself, the serde path the whole record.
     let mut reader = csv::ReaderBuilder::new().from_reader(src.text.as_bytes());
@@ -515,6 +582,13 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
         }
     }
     let columns = Columns::of(&headers);
+    #[cfg(feature = "parallel")]
+    if let (Some(columns), Threads::All) = (&columns, threads) {
+        let body = usize::try_from(reader.position().byte()).unwrap_or(usize::MAX);
+        if let Some(calls) = in_parallel::rows(src, &headers, columns, body) {
+            return Ok(calls);
+        }
+    }
     // One row a line, less the header: the vector is not copied as it grows.
     let lines = src.text.as_bytes().iter().filter(|&&b| b == b'\n').count();
     // More lines than rows allowed: count the records (quoted fields may
@@ -524,6 +598,7 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
     }
     let mut calls = Vec::with_capacity(lines.min(crate::limits::MAX_TRACE_ROWS));
     let mut record = csv::StringRecord::new();
+    let mut names = Names::default();
     loop {
         let pos_before = reader.position().clone();
         match reader.read_record(&mut record) {
@@ -549,11 +624,13 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
             start,
             headers: &headers,
         };
-        let raw = match columns.as_ref().and_then(|c| c.read(&record)) {
-            Some(raw) => raw,
-            None => by_name(src, &record, &headers, row, start)?,
+        let call = match columns.as_ref().and_then(|c| c.read(&record)) {
+            Some(raw) => raw.check_naming(row, &site, &mut names)?,
+            None => {
+                by_name(src, &record, &headers, row, start)?.check_naming(row, &site, &mut names)?
+            }
         };
-        calls.push(raw.check(row, &site)?);
+        calls.push(call);
     }
     Ok(calls)
 }

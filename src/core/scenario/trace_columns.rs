@@ -14,7 +14,7 @@
 //! on that row, and the row is read by serde as before, with the same
 //! located errors. So a row reads the same either way; a test checks it.
 
-use super::trace::RawCall;
+use super::trace::TraceRow;
 use rust_decimal::Decimal;
 use std::str::FromStr;
 
@@ -106,19 +106,17 @@ impl Columns {
 
     /// The row, when every field reads with certainty; `None` sends the row
     /// to the serde path.
-    pub(crate) fn read(&self, rec: &csv::StringRecord) -> Option<RawCall> {
+    pub(crate) fn read<'r>(&self, rec: &'r csv::StringRecord) -> Option<TraceRow<&'r str>> {
         if rec.len() != self.0.len() {
             return None;
         }
-        let mut r = RawCall::default();
+        let mut r = TraceRow::default();
         for (field, col) in rec.iter().zip(&self.0) {
-            let field = field
-                .trim_matches(|c: char| c.is_ascii_whitespace())
-                .as_bytes();
+            let field = field.trim_matches(|c: char| c.is_ascii_whitespace());
             // Other blanks (Unicode's, a vertical tab) the serde path trims:
             // leave such a field to it.
             let plain = |b: Option<&u8>| b.is_none_or(u8::is_ascii_graphic);
-            if !plain(field.first()) || !plain(field.last()) {
+            if !plain(field.as_bytes().first()) || !plain(field.as_bytes().last()) {
                 return None;
             }
             match col {
@@ -164,15 +162,15 @@ impl Columns {
 }
 
 /// A plain unsigned number: ASCII digits only, within the type.
-fn number<T: FromStr>(field: &[u8]) -> Option<T> {
-    if field.is_empty() || !field.iter().all(u8::is_ascii_digit) {
+fn number<T: FromStr>(field: &str) -> Option<T> {
+    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    std::str::from_utf8(field).ok()?.parse().ok()
+    field.parse().ok()
 }
 
 /// An optional number: empty is `None` (`Some(None)`), else [`number`].
-fn optional<T: FromStr>(field: &[u8]) -> Option<Option<T>> {
+fn optional<T: FromStr>(field: &str) -> Option<Option<T>> {
     if field.is_empty() {
         Some(None)
     } else {
@@ -180,44 +178,38 @@ fn optional<T: FromStr>(field: &[u8]) -> Option<Option<T>> {
     }
 }
 
-fn text(field: &[u8]) -> Option<String> {
-    std::str::from_utf8(field).ok().map(str::to_string)
+fn text(field: &str) -> Option<&str> {
+    Some(field)
 }
 
-fn optional_text(field: &[u8]) -> Option<Option<String>> {
-    if field.is_empty() {
-        Some(None)
-    } else {
-        text(field).map(Some)
-    }
+fn optional_text(field: &str) -> Option<Option<&str>> {
+    Some((!field.is_empty()).then_some(field))
 }
 
-fn boolean(field: &[u8]) -> Option<bool> {
+fn boolean(field: &str) -> Option<bool> {
     match field {
-        b"true" => Some(true),
-        b"false" => Some(false),
+        "true" => Some(true),
+        "false" => Some(false),
         _ => None,
     }
 }
 
 /// The fee as [`crate::input::non_negative_decimal`] reads it: an exact
 /// decimal, zero or more, normalized.
-fn fee(field: &[u8]) -> Option<Decimal> {
-    if field == b"0" {
+fn fee(field: &str) -> Option<Decimal> {
+    if field == "0" {
         return Some(Decimal::ZERO);
     }
-    if field.is_empty() || !field.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return None;
     }
-    Decimal::from_str(std::str::from_utf8(field).ok()?)
-        .ok()
-        .map(|d| d.normalize())
+    Decimal::from_str(field).ok().map(|d| d.normalize())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::trace::TRACE_HEADER;
+    use crate::scenario::trace::{RawCall, TRACE_HEADER};
 
     /// The serde path's reading of one row.
     fn by_serde(headers: &csv::StringRecord, row: &csv::StringRecord) -> Option<RawCall> {

@@ -50,7 +50,7 @@ fn a_written_row_reads_back_as_the_same_call() {
     assert_eq!(calls.len(), 1);
     let c = &calls[0];
     assert_eq!(
-        (c.call, c.capability.as_str(), c.status),
+        (c.call, &*c.capability, c.status),
         (Some(3), "web/fetch", 200)
     );
     assert_eq!((c.raw_bytes, c.trimmed_bytes), (Some(1200), Some(300)));

@@ -103,7 +103,7 @@ pub fn ledger(doc: &SimulationDoc) -> DataTable {
             vec![
                 Cell::Int(c.row as u64),
                 c.call.map_or(Cell::Empty, |n| Cell::Int(n.into())),
-                Cell::Text(c.capability.clone()),
+                Cell::Text(c.capability.to_string()),
                 Cell::Int(c.status.into()),
                 Cell::Int(c.items),
                 c.raw_bytes.map_or(Cell::Empty, |b| Cell::Bytes(b.into())),
