@@ -408,15 +408,15 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
         })
         .collect();
     let (from, to, step) = case.sweep_seconds;
-    let sweep: Vec<LifetimePoint> = (from..=to)
-        .step_by(step as usize)
-        .map(|secs| {
-            Some(LifetimePoint {
-                model_seconds: secs,
-                tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new())?, opts)),
-            })
+    let seconds: Vec<u64> = (from..=to).step_by(step as usize).collect();
+    let sweep: Vec<LifetimePoint> = crate::par::map(seconds, |secs| {
+        Some(LifetimePoint {
+            model_seconds: secs,
+            tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new())?, opts)),
         })
-        .collect::<Option<_>>()?;
+    })
+    .into_iter()
+    .collect::<Option<_>>()?;
     let flips = [0usize, 1]
         .into_iter()
         .map(|i| {
@@ -541,20 +541,33 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
 
 /// Runs every what-if the scenario asks for, from the engine's results.
 pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
+    let w = s.what_if();
+    // The sections are independent: they run side by side, each on the
+    // trace's facts computed once.
+    let ((cache_lifetime, effort), (restart, context)) = crate::par::join(
+        || {
+            crate::par::join(
+                || w.cache_lifetime.as_ref().and_then(|c| lifetime(s, c)),
+                || effort(s, &w.effort),
+            )
+        },
+        || {
+            crate::par::join(
+                || w.restart.and_then(|keys| restart(s, sim, keys)),
+                || {
+                    w.context
+                        .as_ref()
+                        .map(|c| context::context_management(s, c))
+                },
+            )
+        },
+    );
     WhatIf {
-        retry: s.what_if().retry.as_ref().map(retry),
+        retry: w.retry.as_ref().map(retry),
         run_break_even: run_break_even(sim),
-        cache_lifetime: s
-            .what_if()
-            .cache_lifetime
-            .as_ref()
-            .and_then(|c| lifetime(s, c)),
-        effort: effort(s, &s.what_if().effort),
-        restart: s.what_if().restart.and_then(|keys| restart(s, sim, keys)),
-        context: s
-            .what_if()
-            .context
-            .as_ref()
-            .map(|c| context::context_management(s, c)),
+        cache_lifetime,
+        effort,
+        restart,
+        context,
     }
 }

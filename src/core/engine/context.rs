@@ -28,7 +28,7 @@
 //! the summary at once.
 
 use super::replay::{Request, Run, Scale, Sums};
-use super::{Bounds, Sizes};
+use super::Bounds;
 use crate::engine::ix;
 use crate::scenario::{PricedVariant, Scenario};
 use serde::{Deserialize, Serialize};
@@ -89,7 +89,7 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
-    let sizes = Sizes::of(scenario.trace());
+    let sizes = &scenario.trace_facts().sizes;
     let pv = &scenario.variants()[variant];
     let bytes = sizes.of_results(pv.variant.results);
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
@@ -113,7 +113,7 @@ pub fn replay(
 /// The prompt of each of the run's own requests (k = 0..N; summarisation
 /// requests left out) under `strategy`, as exact token counts.
 pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy) -> Vec<Bounds> {
-    let sizes = Sizes::of(scenario.trace());
+    let sizes = &scenario.trace_facts().sizes;
     let pv = &scenario.variants()[variant];
     let run = Run {
         scale: Scale::new(scenario.assumptions()),

@@ -127,18 +127,13 @@ fn outline(raw: &[u64], trimmed: &[u64], points: usize) -> Vec<bool> {
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions();
-    // The trace's statistics and ledger beside its steps, then the two
+    // The trace's statistics and ledger (computed once for every copy of
+    // the scenario that shares its rows) beside its steps, then the two
     // context profiles beside the variants: each reads the trace only.
-    let (sizes, (ledger, capabilities)) = crate::par::join(
-        || Sizes::of(scenario.trace()),
-        || {
-            (
-                Ledger::of(scenario.trace()),
-                CapabilityStats::of(scenario.trace()),
-            )
-        },
-    );
-    let (results, raw, trimmed) = (&sizes.results, &sizes.raw, &sizes.trimmed);
+    let facts = scenario.trace_facts();
+    let sizes = &facts.sizes;
+    let ledger = facts.ledger.clone();
+    let (raw, trimmed) = (&sizes.raw, &sizes.trimmed);
     let rows = row_set(opts.rows, raw, trimmed, scenario.variants());
     let scale = Scale::new(a);
     let window = scenario.prices().context_window_tokens;
@@ -172,13 +167,19 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         || {
             crate::par::map(scenario.variants(), |pv| {
                 let run = run_of(pv.variant.results, &pv.model);
-                variant_result(pv, run, &sizes, &rows, (data_fee, tool_fee), runs)
+                variant_result(pv, run, sizes, &rows, (data_fee, tool_fee), runs)
             })
         },
     );
     let counts = crate::pricing::tokenizer::counts_o200k(model);
-    let attribution = attribute(&sizes, (a, counts), scenario.variants(), &rows);
-    let trace = kept_trace(scenario, &rows, &sizes);
+    let attribution = attribute(
+        scenario.trace(),
+        sizes,
+        (a, counts),
+        scenario.variants(),
+        &rows,
+    );
+    let trace = kept_trace(scenario, &rows, sizes);
 
     Simulation {
         tokencast_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -190,8 +191,8 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         other_prices: other_prices(scenario),
         assumptions: (*a).clone(),
         timing: scenario.timing().clone(),
-        tool_results: results.len() as u64,
-        counted_results: results.iter().filter(|c| c.o200k_tokens.is_some()).count() as u64,
+        tool_results: sizes.result_rows.len() as u64,
+        counted_results: sizes.counted_results,
         rows: match rows {
             RowSet::Nothing => RowsKept::None,
             RowSet::Everything => RowsKept::All,
@@ -201,7 +202,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         context,
         variants,
         attribution,
-        capabilities,
+        capabilities: facts.capabilities.clone(),
         ledger,
         tool_fees,
         currency: scenario.currency().clone(),
@@ -255,11 +256,11 @@ fn kept_trace(scenario: &Scenario, rows: &RowSet, sizes: &Sizes) -> Vec<TraceCal
         RowSet::Nothing => Vec::new(),
         RowSet::Everything => scenario.trace().clone(),
         RowSet::Selected(_) => sizes
-            .results
+            .result_rows
             .iter()
             .enumerate()
             .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
-            .map(|(_, c)| (*c).clone())
+            .map(|(_, &i)| scenario.trace()[i].clone())
             .collect(),
     }
 }
@@ -473,6 +474,7 @@ pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
 /// `counts`: the scenario's model tokenizes so; else its bytes' lower
 /// bound) and what its re-sends cost per variant.
 fn attribute(
+    trace: &[TraceCall],
     sizes: &Sizes,
     (a, counts): (&Assumptions, bool),
     variants: &[PricedVariant],
@@ -480,11 +482,12 @@ fn attribute(
 ) -> Vec<ResultAttribution> {
     let n = sizes.raw.len() as u64;
     sizes
-        .results
+        .result_rows
         .iter()
         .enumerate()
         .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
-        .map(|(j, c)| {
+        .map(|(j, &i)| {
+            let c = &trace[i];
             // Its step enters before request step+1 and every later one.
             let j = sizes.step_of[j];
             let raw_bytes = c.raw_bytes.unwrap_or(0);

@@ -33,7 +33,7 @@ pub struct Restarts {
 /// variant.
 pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
     let a = &scenario.assumptions();
-    let sizes = Sizes::of(scenario.trace());
+    let sizes = &scenario.trace_facts().sizes;
     let raw = &sizes.raw;
     let mut keep = vec![false; raw.len() + 1];
     for &k in points {

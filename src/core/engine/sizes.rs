@@ -9,8 +9,11 @@ use super::*;
 /// trimmed. A hand-written trace has one step per result; an imported one
 /// (every row names its `request`) has one step per recorded request, which
 /// may follow several results, or only a user message or attachment.
-pub(crate) struct Sizes<'a> {
-    pub(crate) results: Vec<&'a TraceCall>,
+pub(crate) struct Sizes {
+    /// The rows (0-based) whose body enters the context, in order.
+    pub(crate) result_rows: Vec<usize>,
+    /// How many of them carry an exact `o200k_tokens` count.
+    pub(crate) counted_results: u64,
     /// Per step, bytes raw and trimmed.
     pub(crate) raw: Vec<u64>,
     pub(crate) trimmed: Vec<u64>,
@@ -31,7 +34,7 @@ pub(crate) struct Sizes<'a> {
     pub(crate) compactions: Option<[Compactions; 2]>,
     /// The recorded model of each request 0..=N (imported traces; the
     /// first request's is not in the trace).
-    pub(crate) models: Vec<Option<&'a str>>,
+    pub(crate) models: Vec<Option<String>>,
     /// When rows carry `o200k_tokens`: what a model of that tokenizer
     /// replays instead.
     pub(crate) counted: Option<Counted>,
@@ -62,17 +65,19 @@ pub(crate) struct View<'s> {
     pub(crate) compactions: Option<&'s Compactions>,
 }
 
-impl<'a> Sizes<'a> {
-    pub(crate) fn of(trace: &'a [TraceCall]) -> Sizes<'a> {
+impl Sizes {
+    pub(crate) fn of(trace: &[TraceCall]) -> Sizes {
         // The results, and per result the latency of every row since the
         // one before it (errors and replays included), in one pass.
         let mut results: Vec<&TraceCall> = Vec::with_capacity(trace.len());
+        let mut result_rows = Vec::with_capacity(trace.len());
         let mut latency = Vec::with_capacity(trace.len());
         let mut pending = 0u64;
-        for c in trace {
+        for (i, c) in trace.iter().enumerate() {
             pending = pending.saturating_add(c.latency_ms);
             if c.enters_context() {
                 results.push(c);
+                result_rows.push(i);
                 latency.push(pending);
                 pending = 0;
             }
@@ -88,7 +93,8 @@ impl<'a> Sizes<'a> {
             tool_ms: Vec::with_capacity(results.len()),
             compactions: None,
             models: Vec::new(),
-            results: Vec::new(),
+            counted_results: results.iter().filter(|c| c.o200k_tokens.is_some()).count() as u64,
+            result_rows,
             counted: None,
         };
         // The first row of each step, for its output and gap (an imported
@@ -120,14 +126,13 @@ impl<'a> Sizes<'a> {
         if results.iter().any(|c| c.o200k_tokens.is_some()) {
             sizes.counted = Some(sizes.counted_steps(&results, &firsts));
         }
-        sizes.results = results;
         sizes
     }
 
     /// What an imported trace records per request (from each step's first
     /// row): the output billed and sent back, the gaps, the models, and the
     /// compactions.
-    fn recorded_steps(&mut self, firsts: &[&'a TraceCall]) {
+    fn recorded_steps(&mut self, firsts: &[&TraceCall]) {
         if firsts.iter().all(|c| c.resent_output.is_some()) {
             self.outputs = Some(step_outputs(firsts));
         }
@@ -141,7 +146,7 @@ impl<'a> Sizes<'a> {
         self.models.extend(
             firsts
                 .iter()
-                .map(|c| c.recorded.as_ref().and_then(|r| r.model.as_deref())),
+                .map(|c| c.recorded.as_ref().and_then(|r| r.model.clone())),
         );
         if firsts.iter().any(|c| c.compacted) {
             self.compactions = Some([
@@ -229,7 +234,8 @@ impl<'a> Sizes<'a> {
             self.models
                 .iter()
                 .map(|m| {
-                    m.and_then(|m| pv.by_model.iter().position(|b| b.model == m))
+                    m.as_deref()
+                        .and_then(|m| pv.by_model.iter().position(|b| b.model == m))
                         .map_or(0, |i| u16::try_from(i + 1).unwrap_or(u16::MAX))
                 })
                 .collect(),

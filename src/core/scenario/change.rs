@@ -425,7 +425,7 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
         Param::BytesPerToken => s.assumptions.bytes_per_token = d,
         Param::TokenizerUplift => s.assumptions.tokenizer_uplift = d,
         Param::TrimRatio => {
-            for c in std::sync::Arc::make_mut(&mut s.trace) {
+            for c in std::sync::Arc::make_mut(&mut s.trace).calls_mut() {
                 if let Some(raw) = c.raw_bytes {
                     c.trimmed_bytes = whole((Decimal::from(raw) * d).round());
                 }
@@ -433,12 +433,12 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
         }
         Param::Calls => {
             let results: Vec<_> = s
-                .trace
+                .trace()
                 .iter()
                 .filter(|c| c.enters_context())
                 .cloned()
                 .collect();
-            s.trace = std::sync::Arc::new(
+            s.trace = std::sync::Arc::new(super::trace::Trace::new(
                 (0..crate::engine::ix(int()))
                     .map(|i| {
                         let mut c = results[i % results.len()].clone();
@@ -447,7 +447,7 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
                         c
                     })
                     .collect(),
-            );
+            ));
         }
         Param::ModelSecondsPerStep => {
             let pauses = s

@@ -104,7 +104,7 @@ impl Scenario {
             timing,
             what_if,
             variants,
-            trace: std::sync::Arc::new(trace),
+            trace: std::sync::Arc::new(super::trace::Trace::new(trace)),
             plan,
             tool_fees,
             currency,
@@ -135,24 +135,8 @@ impl Scenario {
             .flat_map(|v| v.rates.all())
             .max()
             .unwrap_or_default();
-        // One pass: results, their larger size, and the most output any
-        // request sends back or is billed for.
-        let (results, bytes, output) =
-            self.trace
-                .iter()
-                .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
-                    let output = output.max(
-                        c.resent_output
-                            .unwrap_or(0)
-                            .saturating_add(c.hidden_output.unwrap_or(0)),
-                    );
-                    if c.enters_context() {
-                        let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                        (n + 1, bytes + u128::from(size), output)
-                    } else {
-                        (n, bytes, output)
-                    }
-                });
+        let facts = self.trace_facts();
+        let (results, bytes, output) = (facts.results, facts.bytes, facts.output);
         limits::ReplaySize {
             prefix: a.prefix_tokens,
             per_step: self

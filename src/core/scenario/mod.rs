@@ -344,7 +344,7 @@ pub struct Scenario {
     variants: Vec<PricedVariant>,
     /// The recorded requests, in order: shared by every changed copy of the
     /// scenario (a sweep point, a what-if) until a change rewrites it.
-    trace: std::sync::Arc<Vec<TraceCall>>,
+    trace: std::sync::Arc<trace::Trace>,
     /// The description the trace was generated from (`[trace.generate]`).
     #[serde(skip)]
     plan: Option<generate::Plan>,
@@ -399,7 +399,13 @@ impl Scenario {
 
     /// The recorded requests, in order.
     pub fn trace(&self) -> &Vec<TraceCall> {
-        &self.trace
+        self.trace.calls()
+    }
+
+    /// What the trace's rows alone decide, computed once for every copy
+    /// of the scenario that shares them.
+    pub(crate) fn trace_facts(&self) -> &trace::Facts {
+        self.trace.facts()
     }
 
     /// The distributions the trace was drawn from, when the scenario
@@ -449,7 +455,7 @@ impl Scenario {
             timing: None,
             what_if: Default::default(),
             variants,
-            trace: std::sync::Arc::new(trace),
+            trace: std::sync::Arc::new(trace::Trace::new(trace)),
             plan: None,
             tool_fees: Vec::new(),
             currency: Default::default(),
@@ -474,7 +480,7 @@ impl Scenario {
     /// The field `trace`, to change in a unit test of this crate.
     #[cfg(test)]
     pub(crate) fn trace_mut(&mut self) -> &mut Vec<TraceCall> {
-        std::sync::Arc::make_mut(&mut self.trace)
+        std::sync::Arc::make_mut(&mut self.trace).calls_mut()
     }
 
     /// The field `timing`, to change in a unit test of this crate.

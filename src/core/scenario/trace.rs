@@ -14,7 +14,10 @@ pub use crate::limits::MAX_RESULT_BYTES;
 mod csv_errors;
 #[cfg(feature = "parallel")]
 mod in_parallel;
+mod shared;
 use csv_errors::{by_name, field_span, line_and_span, record_start, records, too_many_rows};
+pub(crate) use shared::Facts;
+pub use shared::Trace;
 
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

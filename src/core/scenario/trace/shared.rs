@@ -1,0 +1,156 @@
+//! A scenario's trace as every changed copy of the scenario shares it,
+//! with what is computed from its rows alone, computed once.
+//!
+//! A what-if or a sweep point is a changed copy of the scenario; most
+//! changes leave the trace alone, so the copies hold the same trace (one
+//! `Arc`) and each replay would otherwise count the same ledger, statistics
+//! and sizes again over every row. The first to ask computes them; a change
+//! that rewrites rows ([`Trace::calls_mut`]) forgets them.
+
+use super::TraceCall;
+use crate::engine::{CapabilityStats, Ledger, Sizes};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// The rows of a trace and the facts of them asked for so far.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Trace {
+    calls: Vec<TraceCall>,
+    #[serde(skip)]
+    facts: OnceLock<Facts>,
+}
+
+/// What the rows alone decide: the steps a replay runs on, the data tools'
+/// ledger, the statistics per capability, and the sums the replay-size
+/// check reads.
+pub(crate) struct Facts {
+    pub(crate) sizes: Sizes,
+    pub(crate) ledger: Ledger,
+    pub(crate) capabilities: Vec<CapabilityStats>,
+    /// Rows whose body enters the context.
+    pub(crate) results: u64,
+    /// Their bytes, the larger of raw and trimmed each.
+    pub(crate) bytes: u128,
+    /// The most output any request sends back or is billed for.
+    pub(crate) output: u64,
+}
+
+impl Trace {
+    pub(crate) fn new(calls: Vec<TraceCall>) -> Trace {
+        Trace {
+            calls,
+            facts: OnceLock::new(),
+        }
+    }
+
+    /// The rows.
+    pub fn calls(&self) -> &Vec<TraceCall> {
+        &self.calls
+    }
+
+    /// The rows, to change: what was computed from them is forgotten.
+    pub(crate) fn calls_mut(&mut self) -> &mut Vec<TraceCall> {
+        self.facts = OnceLock::new();
+        &mut self.calls
+    }
+
+    /// The facts of the rows, computed on the first call.
+    pub(crate) fn facts(&self) -> &Facts {
+        self.facts.get_or_init(|| Facts::of(&self.calls))
+    }
+}
+
+impl Facts {
+    fn of(calls: &[TraceCall]) -> Facts {
+        let ((sizes, (ledger, capabilities)), (results, bytes, output)) = crate::par::join(
+            || {
+                crate::par::join(
+                    || Sizes::of(calls),
+                    || (Ledger::of(calls), CapabilityStats::of(calls)),
+                )
+            },
+            || {
+                calls
+                    .iter()
+                    .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
+                        let output = output.max(
+                            c.resent_output
+                                .unwrap_or(0)
+                                .saturating_add(c.hidden_output.unwrap_or(0)),
+                        );
+                        if c.enters_context() {
+                            let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
+                            (n + 1, bytes + u128::from(size), output)
+                        } else {
+                            (n, bytes, output)
+                        }
+                    })
+            },
+        );
+        Facts {
+            sizes,
+            ledger,
+            capabilities,
+            results,
+            bytes,
+            output,
+        }
+    }
+}
+
+/// The facts by their sums (the steps are as long as the trace).
+impl std::fmt::Debug for Facts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Facts")
+            .field("steps", &self.sizes.raw.len())
+            .field("results", &self.results)
+            .field("bytes", &self.bytes)
+            .field("output", &self.output)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A copy computes its facts again: the rows are what is shared, through
+/// the `Arc` a scenario holds them in.
+impl Clone for Trace {
+    fn clone(&self) -> Trace {
+        Trace::new(self.calls.clone())
+    }
+}
+
+/// Two traces are equal when their rows are.
+impl PartialEq for Trace {
+    fn eq(&self, other: &Trace) -> bool {
+        self.calls == other.calls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(row: usize, raw: u64, status: u16) -> TraceCall {
+        let mut c = crate::engine::tests::call(row, raw, raw / 2);
+        c.status = status;
+        c.hidden_output = Some(7);
+        c
+    }
+
+    #[test]
+    fn facts_are_of_the_rows_and_forgotten_when_they_change() {
+        let mut trace = Trace::new(vec![call(1, 100, 200), call(2, 40, 503), call(3, 60, 200)]);
+        let facts = trace.facts();
+        assert_eq!((facts.results, facts.bytes, facts.output), (2, 160, 7));
+        assert_eq!(facts.ledger.errors, 1);
+        assert_eq!(facts.capabilities[0].raw_bytes, 160);
+        trace.calls_mut()[0].raw_bytes = Some(1000);
+        let facts = trace.facts();
+        assert_eq!((facts.results, facts.bytes), (2, 1060));
+        assert_eq!(facts.capabilities[0].raw_bytes, 1060);
+        // A clone has rows only; equal traces are equal rows.
+        let copy = trace.clone();
+        assert!(copy.facts.get().is_none());
+        assert_eq!(copy, trace);
+    }
+}
