@@ -27,7 +27,7 @@ pub struct TraceCall {
     /// The run's call number for results (empty for errors and replays).
     pub call: Option<u32>,
     /// The capability, e.g. `reddit/search` (one shared string per name
-    /// in a trace read from a file: see [`Names`]).
+    /// in a trace read from a file).
     pub capability: Arc<str>,
     /// The request's parameters, as recorded (free text).
     pub params: String,
@@ -538,7 +538,7 @@ pub(crate) fn read_csv(src: &SourceText) -> (super::InputFile, Result<Vec<TraceC
 }
 
 /// Reads and checks a trace CSV file (a large one on every thread of the
-/// pool: see [`in_parallel`]).
+/// pool, when the `parallel` feature is on).
 pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
     read_rows(src, Threads::All)
 }
@@ -549,7 +549,7 @@ enum Threads {
     /// Every thread of the pool, when the file allows it.
     All,
     /// The calling thread only (what the parallel reader is checked against).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "parallel"))]
     One,
 }
 
@@ -585,6 +585,8 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
         }
     }
     let columns = Columns::of(&headers);
+    #[cfg(not(feature = "parallel"))]
+    let _ = threads; // the calling thread is the only one
     #[cfg(feature = "parallel")]
     if let (Some(columns), Threads::All) = (&columns, threads) {
         let body = usize::try_from(reader.position().byte()).unwrap_or(usize::MAX);
