@@ -276,7 +276,7 @@ fn a_sweep_too_large_to_run_is_refused_before_any_point_is_replayed() {
         &["--max-points 10000000000", "at most 100000 points"],
     );
     // 100 points of up to 10⁷ calls on the research scenario's variants:
-    // 100 × variants × (10⁷ + 1) steps, far past 10⁹.
+    // 100 × variants × (10⁷ + 1) steps, far past 4 × 10⁹.
     let args = sweep(&["--vary", "calls=100000..10000000:100000"]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     fails_with(
@@ -286,7 +286,7 @@ fn a_sweep_too_large_to_run_is_refused_before_any_point_is_replayed() {
             "the sweep would replay",
             "100 replays",
             "10000001 steps a run",
-            "more than the limit of 1000000000",
+            "more than the limit of 4000000000",
         ],
     );
 }
