@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Every speed target of the performance issue in one run, each beside its
+# floor or peer measured in the same rounds (interleaved, medians), with the
+# ratio and the target:
+#
+# - `import claude-code` on the 1 GB generated corpus beside ccusage 20.0.24
+#   (`ccusage claude session --json --offline`, installed under target/ by
+#   npm), and a re-import into the same folder;
+# - `simulate --format json --no-report` on 1,000,000 rows (61 MB) beside
+#   the csv crate reading the same file (examples/csv_floor.rs) and `wc -l`;
+# - the same trace with every what-if section beside the plain run;
+# - `sweep` of a 50 x 50 grid of two replay axes on 100,000 rows;
+# - `forecast --calls 20 --runs 1000000` of the research scenario.
+#
+#   bash benches/targets.sh            # RUNS=3 by default
+#
+# Needs cargo, npm, python3 and /usr/bin/time. Nothing outside target/ is
+# written; the corpora and traces are generated there once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-3}
+T=target/bench-targets
+mkdir -p "$T"
+cargo build --release --locked --quiet
+cargo build --release --locked --quiet --example csv_floor --example gen_claude_corpus
+TOKENCAST=target/release/tokencast
+I=target/bench-import
+if [ ! -x "$I/ccusage/node_modules/.bin/ccusage" ]; then
+    npm install --silent --prefix "$I/ccusage" ccusage@20.0.24 >/dev/null
+fi
+CCUSAGE="$I/ccusage/node_modules/.bin/ccusage"
+CORPUS="$I/corpus-1000000000"
+[ -d "$CORPUS/projects" ] || target/release/examples/gen_claude_corpus "$CORPUS/projects" 1000000000 1 300
+P=target/bench-plans
+[ -f "$P/trace.csv" ] && [ -f "$P/all.toml" ] || python3 benches/gen_trace.py "$P"
+S=target/bench-sweep
+mkdir -p "$S"
+head -100001 "$P/trace.csv" > "$S/trace.csv"
+sed 's#^file = .*#file = "trace.csv"#' "$P/plain.toml" > "$S/plain.toml"
+
+: > "$T/times"
+# label, command...: one timed run appended to $T/times as "label seconds KB".
+run() {
+    local label=$1; shift
+    /usr/bin/time -f "$label %e %M" -a -o "$T/times" "$@" > /dev/null 2>&1
+}
+for _ in $(seq "$RUNS"); do
+    rm -rf "$T/out"
+    run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out"
+    run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out"
+    CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
+    run wc wc -l "$P/trace.csv"
+    run csv target/release/examples/csv_floor "$P/trace.csv"
+    run simulate "$TOKENCAST" simulate "$P/plain.toml" --format json --no-report
+    run whatifs "$TOKENCAST" simulate "$P/all.toml" --format json --no-report
+    run sweep "$TOKENCAST" sweep "$S/plain.toml" --vary output_tokens_per_step=100..5000:100 \
+        --vary bytes_per_token=2..4.45:0.05 --max-points 2500 --format json --no-report
+    run forecast "$TOKENCAST" forecast scenarios/research.toml --calls 20 --runs 1000000 \
+        --format json --no-report
+done
+python3 - "$T/times" "$RUNS" <<'EOF'
+import statistics, sys
+times = {}
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) == 3 and parts[1][0].isdigit():
+        times.setdefault(parts[0], []).append((float(parts[1]), int(parts[2])))
+med = {k: statistics.median(t for t, _ in v) for k, v in times.items()}
+rss = {k: max(m for _, m in v) // 1024 for k, v in times.items()}
+rows = [
+    ("import claude-code, 1 GB", "import", "ccusage", "ratio <= 0.67 (1.5x faster)"),
+    ("re-import into the same folder", "reimport", "import", "ratio <= 1.0"),
+    ("simulate, 1,000,000 rows", "simulate", "csv", "<= 0.3 s and ratio <= 2.5"),
+    ("  (wc -l of the same file)", "wc", None, ""),
+    ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
+    ("sweep 50 x 50, two replay axes, 100k rows", "sweep", None, "<= 10 s"),
+    ("forecast --calls 20 --runs 1000000", "forecast", None, "<= 0.5 s"),
+]
+print(f"medians of {sys.argv[2]} interleaved rounds")
+print(f"{'what':<44} {'time':>8} {'RSS':>7}  {'beside':<10} {'time':>8} {'ratio':>6}  target")
+for label, key, other, target in rows:
+    if key not in med:
+        continue
+    beside = f"{other:<10} {med[other]:>7.2f}s {med[key] / med[other]:>6.2f}" if other else f"{'':<10} {'':>8} {'':>6}"
+    print(f"{label:<44} {med[key]:>7.2f}s {rss[key]:>5}MB  {beside}  {target}")
+EOF
