@@ -127,9 +127,9 @@ fn outline(raw: &[u64], trimmed: &[u64], points: usize) -> Vec<bool> {
 /// Replays `scenario` through every variant.
 pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let a = &scenario.assumptions();
-    // The trace's statistics and ledger (computed once for every copy of
-    // the scenario that shares its rows) beside its steps, then the two
-    // context profiles beside the variants: each reads the trace only.
+    // The trace's steps, ledger and statistics are computed once for every
+    // copy of the scenario that shares its rows; the two context profiles
+    // are replayed beside the variants.
     let facts = scenario.trace_facts();
     let sizes = &facts.sizes;
     let ledger = facts.ledger.clone();
