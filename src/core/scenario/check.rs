@@ -135,8 +135,11 @@ impl Scenario {
             .flat_map(|v| v.rates.all())
             .max()
             .unwrap_or_default();
-        let facts = self.trace_facts();
-        let (results, bytes, output) = (facts.results, facts.bytes, facts.output);
+        let trace::Sums {
+            results,
+            bytes,
+            output,
+        } = self.trace.sums();
         limits::ReplaySize {
             prefix: a.prefix_tokens,
             per_step: self

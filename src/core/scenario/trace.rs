@@ -16,8 +16,8 @@ mod csv_errors;
 mod in_parallel;
 mod shared;
 use csv_errors::{by_name, field_span, line_and_span, record_start, records, too_many_rows};
-pub(crate) use shared::Facts;
 pub use shared::Trace;
+pub(crate) use shared::{Facts, Sums};
 
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -122,8 +122,8 @@ impl Columns {
             match col {
                 Col::Call => r.call = optional(field)?,
                 Col::Round => r.round = optional(field)?,
-                Col::Capability => r.capability = text(field)?,
-                Col::Params => r.params = text(field)?,
+                Col::Capability => r.capability = field,
+                Col::Params => r.params = field,
                 Col::Status => r.status = number(field)?,
                 Col::Items => r.items = number(field)?,
                 Col::RawBytes => r.raw_bytes = optional(field)?,
@@ -154,7 +154,7 @@ impl Columns {
                         boolean(field).map(Some)
                     }?
                 }
-                Col::Note => r.note = text(field)?,
+                Col::Note => r.note = field,
             }
         }
         Some(r)
@@ -176,10 +176,6 @@ fn optional<T: FromStr>(field: &str) -> Option<Option<T>> {
     } else {
         number(field).map(Some)
     }
-}
-
-fn text(field: &str) -> Option<&str> {
-    Some(field)
 }
 
 fn optional_text(field: &str) -> Option<Option<&str>> {

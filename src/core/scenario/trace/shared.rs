@@ -18,16 +18,15 @@ use std::sync::OnceLock;
 pub struct Trace {
     calls: Vec<TraceCall>,
     #[serde(skip)]
+    sums: OnceLock<Sums>,
+    #[serde(skip)]
     facts: OnceLock<Facts>,
 }
 
-/// What the rows alone decide: the steps a replay runs on, the data tools'
-/// ledger, the statistics per capability, and the sums the replay-size
-/// check reads.
-pub(crate) struct Facts {
-    pub(crate) sizes: Sizes,
-    pub(crate) ledger: Ledger,
-    pub(crate) capabilities: Vec<CapabilityStats>,
+/// The sums the replay-size check reads (every scenario is checked; one
+/// pass over the rows).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sums {
     /// Rows whose body enters the context.
     pub(crate) results: u64,
     /// Their bytes, the larger of raw and trimmed each.
@@ -36,10 +35,20 @@ pub(crate) struct Facts {
     pub(crate) output: u64,
 }
 
+/// What a replay reads besides the scenario: the steps it runs on, the
+/// data tools' ledger and the statistics per capability (computed only
+/// when a scenario is replayed).
+pub(crate) struct Facts {
+    pub(crate) sizes: Sizes,
+    pub(crate) ledger: Ledger,
+    pub(crate) capabilities: Vec<CapabilityStats>,
+}
+
 impl Trace {
     pub(crate) fn new(calls: Vec<TraceCall>) -> Trace {
         Trace {
             calls,
+            sums: OnceLock::new(),
             facts: OnceLock::new(),
         }
     }
@@ -51,47 +60,41 @@ impl Trace {
 
     /// The rows, to change: what was computed from them is forgotten.
     pub(crate) fn calls_mut(&mut self) -> &mut Vec<TraceCall> {
+        self.sums = OnceLock::new();
         self.facts = OnceLock::new();
         &mut self.calls
     }
 
-    /// The facts of the rows, computed on the first call.
+    /// The replay-size sums of the rows, computed on the first call.
+    pub(crate) fn sums(&self) -> Sums {
+        *self.sums.get_or_init(|| Sums::of(&self.calls))
+    }
+
+    /// The replay facts of the rows, computed on the first call.
     pub(crate) fn facts(&self) -> &Facts {
         self.facts.get_or_init(|| Facts::of(&self.calls))
     }
 }
 
-impl Facts {
-    fn of(calls: &[TraceCall]) -> Facts {
-        let ((sizes, (ledger, capabilities)), (results, bytes, output)) = crate::par::join(
-            || {
-                crate::par::join(
-                    || Sizes::of(calls),
-                    || (Ledger::of(calls), CapabilityStats::of(calls)),
-                )
-            },
-            || {
-                calls
-                    .iter()
-                    .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
-                        let output = output.max(
-                            c.resent_output
-                                .unwrap_or(0)
-                                .saturating_add(c.hidden_output.unwrap_or(0)),
-                        );
-                        if c.enters_context() {
-                            let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                            (n + 1, bytes + u128::from(size), output)
-                        } else {
-                            (n, bytes, output)
-                        }
-                    })
-            },
-        );
-        Facts {
-            sizes,
-            ledger,
-            capabilities,
+impl Sums {
+    fn of(calls: &[TraceCall]) -> Sums {
+        let (results, bytes, output) =
+            calls
+                .iter()
+                .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
+                    let output = output.max(
+                        c.resent_output
+                            .unwrap_or(0)
+                            .saturating_add(c.hidden_output.unwrap_or(0)),
+                    );
+                    if c.enters_context() {
+                        let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
+                        (n + 1, bytes + u128::from(size), output)
+                    } else {
+                        (n, bytes, output)
+                    }
+                });
+        Sums {
             results,
             bytes,
             output,
@@ -99,14 +102,26 @@ impl Facts {
     }
 }
 
-/// The facts by their sums (the steps are as long as the trace).
+impl Facts {
+    fn of(calls: &[TraceCall]) -> Facts {
+        let (sizes, (ledger, capabilities)) = crate::par::join(
+            || Sizes::of(calls),
+            || (Ledger::of(calls), CapabilityStats::of(calls)),
+        );
+        Facts {
+            sizes,
+            ledger,
+            capabilities,
+        }
+    }
+}
+
+/// The facts by their size (the steps are as long as the trace).
 impl std::fmt::Debug for Facts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Facts")
             .field("steps", &self.sizes.raw.len())
-            .field("results", &self.results)
-            .field("bytes", &self.bytes)
-            .field("output", &self.output)
+            .field("capabilities", &self.capabilities.len())
             .finish_non_exhaustive()
     }
 }
@@ -140,17 +155,18 @@ mod tests {
     #[test]
     fn facts_are_of_the_rows_and_forgotten_when_they_change() {
         let mut trace = Trace::new(vec![call(1, 100, 200), call(2, 40, 503), call(3, 60, 200)]);
+        let sums = trace.sums();
+        assert_eq!((sums.results, sums.bytes, sums.output), (2, 160, 7));
         let facts = trace.facts();
-        assert_eq!((facts.results, facts.bytes, facts.output), (2, 160, 7));
         assert_eq!(facts.ledger.errors, 1);
         assert_eq!(facts.capabilities[0].raw_bytes, 160);
         trace.calls_mut()[0].raw_bytes = Some(1000);
-        let facts = trace.facts();
-        assert_eq!((facts.results, facts.bytes), (2, 1060));
-        assert_eq!(facts.capabilities[0].raw_bytes, 1060);
+        let sums = trace.sums();
+        assert_eq!((sums.results, sums.bytes), (2, 1060));
+        assert_eq!(trace.facts().capabilities[0].raw_bytes, 1060);
         // A clone has rows only; equal traces are equal rows.
         let copy = trace.clone();
-        assert!(copy.facts.get().is_none());
+        assert!(copy.facts.get().is_none() && copy.sums.get().is_none());
         assert_eq!(copy, trace);
     }
 }
