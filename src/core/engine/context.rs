@@ -494,4 +494,25 @@ mod tests {
         assert_eq!(r.cost, c.input + c.output + c.cache_storage);
         assert_eq!(sim.variants[1].expiries, 4);
     }
+
+    #[test]
+    fn a_prefix_other_runs_keep_warm_is_read_first_and_after_each_expiry() {
+        // 60 of the 100-token prefix are cached by other runs. Every request
+        // after the first finds this run's cache expired (400 s), yet reads
+        // the 60: writes 40 + 150 + 260 + 370 + 480 = 1,300, reads 5 × 60 =
+        // 300, output 60: 1,300 × 10 + 300 × 0.2 + 60 × 40 = 15,460 per
+        // million. The engine's replay agrees.
+        let mut s = four();
+        s.assumptions_mut().prefix_cached_tokens = 60;
+        *s.timing_mut() = Some(Timing {
+            model_ms_per_step: 400_000,
+            pauses: Vec::new(),
+        });
+        let r = cached(&s, Strategy::Plain);
+        assert_eq!(r.cost.lower, d("0.01546"));
+        assert_eq!(r.cache_write_tokens.lower, d("1300"));
+        let sim = crate::engine::simulate(&s, crate::engine::SimulateOptions::TOTALS);
+        let c = &sim.variants[1].cost;
+        assert_eq!(r.cost, c.input + c.output + c.cache_storage);
+    }
 }

@@ -494,13 +494,23 @@ impl Run<'_> {
                     }
                 })
                 .map(|p| if i == 0 { p } else { self.hit(p) }.min(num));
+            // After an expiry, the part of the prefix that other runs keep
+            // cached (a recorded session's first request read it) is still
+            // there: recorded sessions read exactly it after every long gap.
+            let shared = match (shared, rules.warm[i]) {
+                (Some(_), Some(w)) if req.expired => {
+                    Some(if i == 0 { w } else { self.hit(w) }.min(num))
+                }
+                (Some(_), None) if req.expired => None,
+                (shared, _) => shared,
+            };
             match shared {
-                Some(p) if !req.expired => {
+                Some(p) => {
                     s.write[tier] += num - p;
                     s.read[tier] += p;
                     read_now = Some((tier, p));
                 }
-                _ => s.write[tier] += num,
+                None => s.write[tier] += num,
             }
             if i == 0 && req.expired && prev.is_some() {
                 counts.expiries += 1;
@@ -547,7 +557,8 @@ impl Run<'_> {
         let timed = self.gaps_ms.is_some();
         let mut s = Sums::default();
         let mut counts = Counts::default();
-        let mut prev: Option<i128> = None;
+        let warm = self.scale.warm()[bound];
+        let mut prev: Option<i128> = warm;
         let mut first = true;
         for r in requests {
             each(&r);
@@ -564,13 +575,20 @@ impl Run<'_> {
                     counts.uncacheable += 1;
                 }
             } else {
-                match prev {
-                    Some(p) if !expired => {
-                        let read = p.min(r.keep).max(0);
+                // As in [`Run::tally`]: the first request and one after an
+                // expiry read the prefix other runs keep warm.
+                let from = match (prev, warm) {
+                    (Some(_), Some(w)) if expired => Some(w),
+                    (Some(_), None) if expired => None,
+                    (p, _) => p,
+                };
+                match from {
+                    Some(p) => {
+                        let read = p.min(r.keep).min(r.prompt).max(0);
                         s.write[tier] += r.prompt - read;
                         s.read[tier] += read;
                     }
-                    _ => s.write[tier] += r.prompt,
+                    None => s.write[tier] += r.prompt,
                 }
                 if expired && prev.is_some() {
                     counts.expiries += 1;

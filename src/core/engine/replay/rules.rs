@@ -17,6 +17,9 @@ pub(super) struct Rules {
     pub(super) thresholds: Vec<[i128; 2]>,
     pub(super) stores: bool,
     pub(super) prefix: [i128; 2],
+    /// Per bound, the prefix that earlier runs keep cached (see
+    /// [`Scale::warm`]): read at the first request and after an expiry.
+    pub(super) warm: [Option<i128>; 2],
 }
 
 impl Rules {
@@ -34,6 +37,7 @@ impl Rules {
                 .collect(),
             stores: caches && rates.cache_storage_per_hour.is_some(),
             prefix: scale.numerators_out(0, 0),
+            warm: scale.warm(),
         }
     }
 }
