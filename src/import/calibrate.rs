@@ -169,6 +169,50 @@ fn steps(t: &Thread) -> Vec<Step> {
     out
 }
 
+/// Whether the model was sent the tool outputs of `alt` as recorded
+/// rather than what the thread counts for them: `alt` gives, per result
+/// index, the tokens of its text as recorded, more than the
+/// `o200k_tokens` counted (a Codex shell output wrapped in JSON, against
+/// the output it wraps). On the measured steps that carry such outputs and
+/// nothing uncounted, the prompt's growth beyond what was counted, less
+/// the thread's framing per step (the median of that growth on its other
+/// counted steps), is set against the extra tokens of the text as
+/// recorded: it was sent when the growth covers more than half of them.
+pub fn sent_as_recorded(t: &Thread, alt: &[(usize, u64)]) -> bool {
+    let mut extra = vec![0u64; t.requests.len()];
+    for &(i, n) in alt {
+        let Some(r) = t.results.get(i) else { continue };
+        if let (Some(k), Some(counted)) = (r.carried_by, r.o200k_tokens) {
+            if let Some(e) = extra.get_mut(k) {
+                *e = e.saturating_add(n.saturating_sub(counted));
+            }
+        }
+    }
+    let counted: Vec<(usize, u64)> = steps(t)
+        .into_iter()
+        .filter(|s| !s.compacted && !s.summarized && s.observation.bytes == 0)
+        .map(|s| (s.k, s.observation.tokens))
+        .collect();
+    let mut plain: Vec<u64> = counted
+        .iter()
+        .filter(|(k, _)| extra[*k] == 0)
+        .map(|(_, g)| *g)
+        .collect();
+    plain.sort_unstable();
+    let framing = plain.get(plain.len() / 2).copied().unwrap_or(0);
+    let (grew, wrapped) =
+        counted
+            .iter()
+            .filter(|(k, _)| extra[*k] > 0)
+            .fold((0u64, 0u64), |(g, e), (k, tokens)| {
+                (
+                    g.saturating_add(tokens.saturating_sub(framing)),
+                    e.saturating_add(extra[*k]),
+                )
+            });
+    wrapped > 0 && grew.saturating_mul(2) > wrapped
+}
+
 /// Per request of `t` (index 0: none), the tokens that entered before it
 /// which the log does not let anyone measure, taken from the recorded
 /// prompt: where the prompt grew by more than [`UNMEASURED_MIN_TOKENS`]

@@ -180,18 +180,28 @@ fn output_text(raw: &RawValue) -> Cow<'_, str> {
 /// A tool output's bytes as sent and its tokens under `o200k_base`, the
 /// tokenizer of every model Codex runs on (GPT-5 and the o-series): only
 /// the count is kept, never the text.
-fn output_size(raw: &RawValue) -> (u64, u64) {
+///
+/// The third figure is, for a shell output recorded wrapped in JSON
+/// ([`exec_output`]), the tokens of the text as recorded: whether the model
+/// was sent that text or what it wraps depends on the Codex version, and
+/// [`Rollout::finish`] lets the thread's own prompt growth tell.
+fn output_size(raw: &RawValue) -> (u64, u64, Option<u64>) {
     let text = output_text(raw);
-    let tokens = match exec_output(&text) {
-        Some(inner) => super::o200k::count(&for_model(&inner)),
-        None => super::o200k::count(&text),
-    };
-    (text.len() as u64, tokens)
+    match exec_output(&text) {
+        Some(inner) => (
+            text.len() as u64,
+            super::o200k::count(&for_model(&inner)),
+            Some(super::o200k::count(&text)),
+        ),
+        None => (text.len() as u64, super::o200k::count(&text), None),
+    }
 }
 
 /// The command output of a shell call as Codex 0.3x–0.5x recorded it, a
-/// JSON text `{"output": "…", "metadata": {"exit_code": …}}`: the model
-/// was sent the output itself (cut to [`for_model`]), not this JSON. Later
+/// JSON text `{"output": "…", "metadata": {"exit_code": …}}`. Some of these
+/// versions sent the model this JSON as it is (0.3x–0.4x, measured: their
+/// prompts grow by its tokens, escapes and all), others the output itself
+/// cut to [`for_model`] (0.5x: their prompts grow by about that). Later
 /// versions record the text the model was sent (`Exit code: 0\nWall time:
 /// …\nOutput:\n…`), already cut.
 fn exec_output(text: &str) -> Option<String> {
@@ -303,6 +313,9 @@ struct Rollout<'n> {
     calls: HashMap<String, (String, Option<i64>)>,
     /// Results and messages waiting for the request that carries them.
     pending: Vec<usize>,
+    /// Shell outputs recorded wrapped in JSON: the result's index and the
+    /// tokens of the JSON as recorded (see [`exec_output`]).
+    as_recorded: Vec<(usize, u64)>,
 }
 
 impl<'n> Rollout<'n> {
@@ -324,6 +337,7 @@ impl<'n> Rollout<'n> {
             last_total: None,
             calls: HashMap::new(),
             pending: Vec::new(),
+            as_recorded: Vec::new(),
         }
     }
 
@@ -488,7 +502,10 @@ impl<'n> Rollout<'n> {
                     (Some(a), Some(b)) if b >= a => (b - a) as u64,
                     _ => 0,
                 };
-                let (bytes, tokens) = item.output.map_or((0, 0), output_size);
+                let (bytes, tokens, as_recorded) = item.output.map_or((0, 0, None), output_size);
+                if let Some(n) = as_recorded {
+                    self.as_recorded.push((self.thread.results.len(), n));
+                }
                 self.pending.push(self.thread.results.len());
                 self.thread.results.push(ToolResult {
                     kind: super::ContextKind::Tool,
@@ -522,9 +539,20 @@ impl<'n> Rollout<'n> {
     }
 
     /// The session, if the file recorded any request.
-    fn finish(self) -> Option<Session> {
+    ///
+    /// Where shell outputs were recorded wrapped in JSON, the thread's own
+    /// prompt growth tells whether the model was sent the JSON or what it
+    /// wraps ([`super::calibrate::sent_as_recorded`]); their counts follow.
+    fn finish(mut self) -> Option<Session> {
         if self.thread.requests.is_empty() {
             return None;
+        }
+        if super::calibrate::sent_as_recorded(&self.thread, &self.as_recorded) {
+            for &(i, n) in &self.as_recorded {
+                if let Some(r) = self.thread.results.get_mut(i) {
+                    r.o200k_tokens = Some(n);
+                }
+            }
         }
         Some(Session {
             id: self.id.unwrap_or(self.stem),
@@ -590,7 +618,8 @@ mod tests {
     }
 
     fn size(json: &str) -> (u64, u64) {
-        output_size(serde_json::from_str::<&RawValue>(json).unwrap())
+        let (bytes, tokens, _) = output_size(serde_json::from_str::<&RawValue>(json).unwrap());
+        (bytes, tokens)
     }
 
     #[test]
@@ -598,7 +627,9 @@ mod tests {
         // "hello world" is two o200k tokens ("hello", " world").
         assert_eq!(size(r#""hello world""#), (11, 2));
         // Codex 0.3x–0.5x recorded a shell call's output wrapped in JSON;
-        // the model was sent the output: 2 tokens, while the bytes are the
+        // it is counted for the output it wraps, 2 tokens (the thread's
+        // prompt growth may then take the JSON's count instead: see
+        // `calibrate::sent_as_recorded`), while the bytes are the
         // recorded text's: `{"output":"hello world",` 24, `"metadata":{`
         // 12, `"exit_code":0,` 14, `"duration_seconds":0.1` 22, `}}` 2 = 74.
         let wrapped = r#""{\"output\":\"hello world\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}""#;

@@ -437,3 +437,43 @@ fn counted_results_give_the_ratio_and_leave_the_growth_to_framing() {
         (Decimal::from(3), Decimal::from(4), Decimal::from(6))
     );
 }
+
+/// A thread whose steps carry one counted tool output each (`counted`
+/// tokens) and whose prompts are `prompts` (no output sent back).
+fn counted_thread(prompts: &[u64], counted: &[u64]) -> Thread {
+    Thread {
+        agent: None,
+        compaction: false,
+        requests: prompts.iter().map(|p| request("m", *p, 0)).collect(),
+        results: counted
+            .iter()
+            .enumerate()
+            .map(|(i, n)| ToolResult {
+                o200k_tokens: Some(*n),
+                ..result(4 * n, i + 1)
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn the_prompts_growth_tells_whether_outputs_were_sent_as_recorded() {
+    // Three plain steps of 100 counted tokens each grow by 120: 20 of
+    // framing a step. Results 3 and 4 were recorded wrapped: 600 and 360
+    // tokens as recorded, 500 and 300 counted for what they wrap.
+    let counted = [100, 100, 100, 500, 300];
+    let alt = [(3, 600), (4, 360)];
+    // Sent as recorded: the prompt grows by 600 + 20, then 360 + 20. Less
+    // the counted tokens and the framing: 100 + 60 = 160 of the 160 extra.
+    let sent = counted_thread(&[1000, 1120, 1240, 1360, 1980, 2360], &counted);
+    assert!(sent_as_recorded(&sent, &alt));
+    // Sent as what they wrap: 500 + 20, then 300 + 20; none of the extra.
+    let unwrapped = counted_thread(&[1000, 1120, 1240, 1360, 1880, 2200], &counted);
+    assert!(!sent_as_recorded(&unwrapped, &alt));
+    // A growth of 70 beyond the framing (less than half the 160): what
+    // they wrap, with some other framing.
+    let between = counted_thread(&[1000, 1120, 1240, 1360, 1920, 2270], &counted);
+    assert!(!sent_as_recorded(&between, &alt));
+    // Nothing recorded wrapped: nothing to decide.
+    assert!(!sent_as_recorded(&sent, &[]));
+}
