@@ -403,7 +403,7 @@ impl TurnBreaks {
             let within =
                 matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
             let p = prev.usage.prompt();
-            if sent[k].dropped == 0
+            if (sent[k].dropped == 0 && !sent[k].new_turn)
                 || prev.model != now.model
                 || now.compacted_before
                 || !within

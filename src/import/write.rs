@@ -50,6 +50,10 @@ pub struct SentBack {
     /// Reasoning sent back earlier in the turn this request closes, taken
     /// out of the context before it.
     pub dropped: u64,
+    /// A user message starts a new turn here, on a model whose API takes
+    /// earlier turns' thinking out ([`super::strips_earlier_thinking`]),
+    /// whether or not the log kept any thinking to drop.
+    pub new_turn: bool,
 }
 
 /// For each request of `t` (index 0: nothing before it), how the output
@@ -85,6 +89,9 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
             SentBack {
                 bytes: prev.output_bytes,
                 hidden: billed,
+                new_turn: user[k]
+                    && !now.compacted_before
+                    && super::strips_earlier_thinking(&now.model),
                 ..SentBack::default()
             }
         } else if user[k] || now.compacted_before {
@@ -95,6 +102,7 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
                 hidden,
                 dropped: if now.compacted_before { 0 } else { dropped },
                 bytes: 0,
+                new_turn: !now.compacted_before && super::strips_earlier_thinking(&now.model),
             }
         } else {
             turn = turn.saturating_add(hidden);
@@ -145,6 +153,7 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
             hidden,
             bytes: output_bytes,
             dropped,
+            new_turn,
         } = sent[k];
         let output_row = (output_bytes > 0).then(|| super::ToolResult {
             kind: super::ContextKind::User,
@@ -200,7 +209,7 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
                 recorded_output: on_first(q.usage.output),
                 resent_output: on_first(resent),
                 hidden_output: on_first(hidden),
-                dropped_output: (first && dropped > 0).then_some(dropped),
+                dropped_output: (first && (dropped > 0 || new_turn)).then_some(dropped),
                 unmeasured_tokens: unmeasured.get(k).copied().filter(|u| first && *u > 0),
                 gap_ms: gap.filter(|_| first),
                 // Only where the log marks one: a recorded prompt is what

@@ -268,6 +268,33 @@ fn a_new_turn_that_drops_reasoning_breaks_the_cache_by_its_share() {
 }
 
 #[test]
+fn a_new_turn_that_dropped_nothing_logged_still_breaks_by_its_share() {
+    // `dropped_output = 0`: a new turn whose log kept no reasoning to drop.
+    // Request 4 is 100 + 95 (request 3's prompt, less the prefix, with 30
+    // output tokens sent back) + 10 = 195 tokens, 1 s after request 3's
+    // 165 (which expired and wrote all 165).
+    let with = |share: Option<&str>| {
+        let mut s = recorded();
+        let mut r = row(4, 40, Some((20, 0, 1000)), "m");
+        r.dropped_output = Some(0);
+        s.trace_mut().push(r);
+        for pv in s.variants_mut() {
+            pv.turn_break_share = share.map(d);
+        }
+        let sim = simulate(&s, SimulateOptions::default());
+        assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("620"));
+        let v = variant(&sim, Cache::FiveMinutes);
+        (v.cost.cache_write.lower, v.cost.cache_read.lower)
+    };
+    // No share: it reads 165 and writes 30. Writes 100 + 60 + 165 + 30 =
+    // 355 × $10, reads 100 + 165 = 265 × $0.2 per million.
+    assert_eq!(with(None), (d("0.00355"), d("0.000053")));
+    // Every such turn breaks: it reads the prefix, 100, and writes 95.
+    // Writes 420, reads 200.
+    assert_eq!(with(Some("1")), (d("0.0042"), d("0.00004")));
+}
+
+#[test]
 fn a_prompt_smaller_than_the_last_reads_no_more_than_itself() {
     // Request 4 (1 s after request 3) drops 30 of the 35 output tokens sent
     // back and adds nothing: 100 + 5 + 120/4 = 135, below request 3's 165.

@@ -279,7 +279,7 @@ fn step_outputs(firsts: &[&TraceCall]) -> StepOutputs {
     for c in firsts {
         let u = unmeasured.last().copied().unwrap_or(0);
         unmeasured.push(u + u128::from(c.unmeasured_tokens.unwrap_or(0)));
-        drops.push(c.dropped_output.is_some_and(|d| d > 0));
+        drops.push(c.dropped_output.is_some());
         let r = c.resent_output.unwrap_or(0);
         // What a finished turn drops was sent back before it.
         total = (total + u128::from(r)).saturating_sub(u128::from(c.dropped_output.unwrap_or(0)));

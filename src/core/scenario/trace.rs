@@ -75,7 +75,9 @@ pub struct TraceCall {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden_output: Option<u64>,
     /// Earlier output taken out of the context before this row's request
-    /// (the reasoning of a finished turn), on a request's first row.
+    /// (the reasoning of a finished turn), on a request's first row. Given
+    /// at all (0 too), the request starts a new turn that may rewrite the
+    /// cache from the prefix (a variant's `turn_break_share`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dropped_output: Option<u64>,
     /// Tokens that entered before this row's request that the log does not
@@ -220,7 +222,8 @@ pub struct TraceRow<S> {
     #[serde(default)]
     pub hidden_output: Option<u64>,
     /// Earlier output taken out of the context before this request (the
-    /// reasoning of the turn a user message closes).
+    /// reasoning of the turn a user message closes); given at all (0 too),
+    /// the request starts a new turn.
     #[serde(default)]
     pub dropped_output: Option<u64>,
     /// Tokens that entered before this request that the log does not let

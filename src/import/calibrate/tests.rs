@@ -96,7 +96,9 @@ fn reasoning_is_sent_back_within_a_turn_and_dropped_after_it() {
             tokens: 20,
             hidden: 30,
             dropped: 60,
-            bytes: 0
+            bytes: 0,
+            // Model "m" keeps earlier thinking: no new turn is marked.
+            new_turn: false,
         }
     );
     assert_eq!(
@@ -167,7 +169,8 @@ fn claudes_earlier_thinking_leaves_at_a_new_turn_and_often_breaks_the_cache() {
             tokens: 60,
             hidden: 30,
             dropped: 100,
-            bytes: 0
+            bytes: 0,
+            new_turn: true,
         }
     );
     // One new turn dropped thinking, and it broke the cache.
@@ -190,6 +193,24 @@ fn claudes_earlier_thinking_leaves_at_a_new_turn_and_often_breaks_the_cache() {
     assert_eq!(kept.requests[0].reasoning_tokens(), 0);
     assert_eq!(write::sent_back(&kept)[2].dropped, 0);
     assert_eq!(TurnBreaks::of(&kept, 300_000), TurnBreaks::default());
+    // The same Sonnet 4.5 thread whose log lost its thinking blocks (a
+    // redacted or cut line): nothing logged to drop, yet the user message
+    // starts a new turn on a model that drops earlier thinking. It is
+    // marked and counted, and its break with it.
+    let mut lost = t.clone();
+    for r in &mut lost.requests {
+        r.thinking_bytes = 0;
+    }
+    let sent = write::sent_back(&lost);
+    assert_eq!((sent[2].dropped, sent[2].new_turn), (0, true));
+    assert!(!sent[1].new_turn, "a tool result continues the turn");
+    assert_eq!(
+        TurnBreaks::of(&lost, 300_000),
+        TurnBreaks {
+            turns: 1,
+            breaks: 1
+        }
+    );
 }
 
 #[test]

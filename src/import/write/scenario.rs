@@ -251,12 +251,14 @@ impl<'s> VariantWriter<'s> {
             .as_ref()
             .filter(|_| !automatic)
             .and_then(|(b, from)| Some((b.share()?, b, from)))
+            // No break in any new turn: nothing to write (a share is above 0).
+            .filter(|(share, _, _)| !share.is_zero())
         {
             own.push((
                 "turn_break_share",
                 number(share),
                 Some(format!(
-                    "of {} new turns that dropped earlier thinking, {} rewrote the cache from the prefix ({})",
+                    "of {} new turns on a model that drops earlier thinking, {} rewrote the cache from the prefix ({})",
                     b.turns,
                     b.breaks,
                     display(from)
