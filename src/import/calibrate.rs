@@ -435,6 +435,57 @@ impl TurnBreaks {
     }
 }
 
+/// A thread's cache expiries (a request more than the cache lifetime after
+/// the previous one, on its model, not after a compaction), and of them
+/// those after which the recorded read still held the prefix that an
+/// earlier run had left warm for the first request (at least nine tenths
+/// of that first read). Another session of the same client often keeps
+/// that prefix warm, and sometimes none does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WarmExpiries {
+    /// Expiries after a warm first read.
+    pub expiries: u64,
+    /// Of them, those that read the warm prefix again.
+    pub warm: u64,
+}
+
+impl WarmExpiries {
+    /// Counted over `t`, with the cache lifetime `lifetime_ms`.
+    pub fn of(t: &Thread, lifetime_ms: i64) -> WarmExpiries {
+        let Some(first) = t.requests.first().map(|r| r.usage.cache_read) else {
+            return WarmExpiries::default();
+        };
+        let mut out = WarmExpiries::default();
+        if first == 0 {
+            return out;
+        }
+        for w in t.requests.windows(2) {
+            let (prev, now) = (&w[0], &w[1]);
+            let expired =
+                matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a > lifetime_ms);
+            if !expired || prev.model != now.model || now.compacted_before {
+                continue;
+            }
+            out.expiries += 1;
+            if u128::from(now.usage.cache_read) * 10 >= u128::from(first) * 9 {
+                out.warm += 1;
+            }
+        }
+        out
+    }
+
+    /// `warm ÷ expiries`, rounded to 4 decimals, where some expiry did not
+    /// read the warm prefix; `None` when every one did (the replay's rule
+    /// without a share) or there was none.
+    pub fn share(self) -> Option<Decimal> {
+        (self.warm < self.expiries).then(|| {
+            (Decimal::from(self.warm) / Decimal::from(self.expiries))
+                .round_dp(4)
+                .normalize()
+        })
+    }
+}
+
 // ── A calibration saved from one set of sessions, applied to another ──────
 
 /// A family's new turns and breaks, as saved.

@@ -398,6 +398,7 @@ impl<'a> Summary<'a> {
             calibration: self.calibration_for(&model, &own),
             others: prices.others(t, &model),
             turn_breaks: self.turn_breaks_for(&family, own_breaks),
+            warm_expiries: crate::import::calibrate::WarmExpiries::of(t, lifetime),
         };
         // A session held back for its family's fit is prepared again once
         // every log is read: until then only its measured steps count.

@@ -259,6 +259,9 @@ pub struct ScenarioSpec<'a> {
     /// New turns that dropped earlier reasoning and how many broke the
     /// cache, from the thread or a saved calibration; and where from.
     pub turn_breaks: Option<(super::calibrate::TurnBreaks, String)>,
+    /// The thread's cache expiries, and after how many of them the prefix
+    /// that other runs keep warm was still read.
+    pub warm_expiries: super::calibrate::WarmExpiries,
 }
 
 /// The lifetime of the cache tier a thread wrote to (`one_hour`), in

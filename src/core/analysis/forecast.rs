@@ -329,6 +329,7 @@ impl Plan<'_> {
                 exact: None,
                 hit_share: None,
                 turn_break: None,
+                warm_share: None,
             });
             self.add_costs(&mut acc, &runs);
         }

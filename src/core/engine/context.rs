@@ -106,6 +106,7 @@ pub fn replay(
         exact: None,
         hit_share: None,
         turn_break: None,
+        warm_share: Run::share(pv.warm_prefix_share),
     };
     crate::par::map(strategies, |(s, keep)| one(&run, pv, s, *keep))
 }
@@ -128,6 +129,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         exact: None,
         hit_share: None,
         turn_break: None,
+        warm_share: None,
     };
     let [lower, upper] = [0, 1].map(|bound| {
         Requests::new(&run, bound, strategy)

@@ -150,6 +150,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             exact: view.exact,
             hit_share: None,
             turn_break: None,
+            warm_share: None,
         }
     };
     let model = &scenario.prices().model;
@@ -224,6 +225,7 @@ fn variant_result(
     let run = Run {
         hit_share: Run::share(pv.cache_hit_share),
         turn_break: Run::share(pv.turn_break_share),
+        warm_share: Run::share(pv.warm_prefix_share),
         ..base
     };
     let mut request_costs = Vec::new();

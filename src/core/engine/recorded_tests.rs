@@ -206,6 +206,31 @@ fn a_warm_prefix_and_the_framing_of_each_step() {
 }
 
 #[test]
+fn a_warm_prefix_outlives_only_its_share_of_expiries() {
+    // As in `a_warm_prefix_and_the_framing_of_each_step`: 60 of the prefix
+    // warm, request 3 (171 tokens) expires. With a share of 0.25 it reads a
+    // quarter of the 60, 15, and writes 156; with 0 it writes all 171.
+    let with = |share: Option<&str>| {
+        let mut s = recorded();
+        s.assumptions_mut().prefix_cached_tokens = 60;
+        s.assumptions_mut().step_overhead_tokens = 3;
+        for pv in s.variants_mut() {
+            pv.warm_prefix_share = share.map(d);
+        }
+        let sim = simulate(&s, SimulateOptions::default());
+        let v = variant(&sim, Cache::FiveMinutes);
+        (v.cost.cache_write.lower, v.cost.cache_read.lower)
+    };
+    // Writes 40 + 63 + 111 = 214, reads 60 + 100 + 60 = 220 (every expiry).
+    assert_eq!(with(None), (d("0.00214"), d("0.000044")));
+    // Writes 40 + 63 + 156 = 259, reads 60 + 100 + 15 = 175.
+    assert_eq!(with(Some("0.25")), (d("0.00259"), d("0.000035")));
+    // Writes 40 + 63 + 171 = 274, reads 160. The first request still
+    // reads the 60: the share is of expiries only.
+    assert_eq!(with(Some("0")), (d("0.00274"), d("0.000032")));
+}
+
+#[test]
 fn a_hand_written_trace_keeps_one_request_per_result() {
     // Without `request` on every row, rows are not grouped: two rows, three
     // requests, `o` per step, as the seed's model has it.

@@ -46,6 +46,9 @@ pub(crate) struct Run<'a> {
     /// as mantissa and power of ten; the others read what is left of the
     /// previous prompt. `None`: none break.
     pub turn_break: Option<(i128, i128)>,
+    /// The share of expiries after which the warm prefix is still read, as
+    /// [`Run::share`] gives it (`None`: all of them).
+    pub warm_share: Option<(i128, i128)>,
 }
 
 /// What each request of a recorded run emitted (imported traces): request
@@ -151,6 +154,15 @@ impl Run<'_> {
             let h = h.normalize();
             (h.mantissa(), 10i128.pow(h.scale()))
         })
+    }
+
+    /// Of the warm prefix `w` (numerators), what an expired request still
+    /// reads: its share of expiries, in expectation (all without one).
+    fn still_warm(&self, w: i128) -> i128 {
+        match self.warm_share {
+            Some((m, d)) => w * m / d,
+            None => w,
+        }
     }
 
     /// Whether request k's prompt drops earlier reasoning.
@@ -499,6 +511,7 @@ impl Run<'_> {
             // there: recorded sessions read exactly it after every long gap.
             let shared = match (shared, rules.warm[i]) {
                 (Some(_), Some(w)) if req.expired => {
+                    let w = self.still_warm(w);
                     Some(if i == 0 { w } else { self.hit(w) }.min(num))
                 }
                 (Some(_), None) if req.expired => None,
@@ -578,7 +591,7 @@ impl Run<'_> {
                 // As in [`Run::tally`]: the first request and one after an
                 // expiry read the prefix other runs keep warm.
                 let from = match (prev, warm) {
-                    (Some(_), Some(w)) if expired => Some(w),
+                    (Some(_), Some(w)) if expired => Some(self.still_warm(w)),
                     (Some(_), None) if expired => None,
                     (p, _) => p,
                 };

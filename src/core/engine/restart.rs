@@ -68,6 +68,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 exact: view.exact,
                 hit_share: Run::share(pv.cache_hit_share),
                 turn_break: Run::share(pv.turn_break_share),
+                warm_share: Run::share(pv.warm_prefix_share),
             };
             let resumed = Run {
                 gaps_ms: Some(&resume_gaps),

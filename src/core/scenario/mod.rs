@@ -265,6 +265,12 @@ pub struct PricedVariant {
     /// when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_break_share: Option<Decimal>,
+    /// Share (0–1) of cache expiries after which the prefix other runs
+    /// keep warm ([`Assumptions::prefix_cached_tokens`]) is still read
+    /// (fitted from a recorded session's reads after its long gaps); all
+    /// of them when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_prefix_share: Option<Decimal>,
 }
 
 /// Another model's rates for a variant that prices each request on its own model.
@@ -290,6 +296,7 @@ impl PricedVariant {
             by_model: Vec::new(),
             cache_hit_share: None,
             turn_break_share: None,
+            warm_prefix_share: None,
         })
     }
 

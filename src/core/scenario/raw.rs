@@ -219,6 +219,12 @@ pub(super) struct RawVariant {
     /// from the prefix.
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     pub(super) turn_break_share: Option<Decimal>,
+    /// Share of cache expiries after which the warm prefix is still read.
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    pub(super) warm_prefix_share: Option<Decimal>,
 }
 
 pub(super) fn optional_positive_decimal<'de, D: serde::Deserializer<'de>>(

@@ -498,3 +498,44 @@ fn the_prompts_growth_tells_whether_outputs_were_sent_as_recorded() {
     // Nothing recorded wrapped: nothing to decide.
     assert!(!sent_as_recorded(&sent, &[]));
 }
+
+#[test]
+fn expiries_count_how_often_the_warm_prefix_was_read_again() {
+    // The first request read 10,000 an earlier run left warm. Requests 2
+    // and 4 come after gaps past a 300 s lifetime: request 2 reads 9,500
+    // (at least nine tenths of 10,000: still warm), request 4 reads 0.
+    // Request 3, 10 s after request 2, is no expiry.
+    let at = |ms: i64, read: u64| Request {
+        at_ms: Some(ms),
+        ..request("m", read, 10)
+    };
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            at(0, 10_000),
+            at(1_000, 30_000),
+            at(400_000, 9_500),
+            at(410_000, 40_000),
+            at(900_000, 0),
+        ],
+        results: Vec::new(),
+    };
+    let w = WarmExpiries::of(&t, 300_000);
+    assert_eq!(
+        w,
+        WarmExpiries {
+            expiries: 2,
+            warm: 1
+        }
+    );
+    assert_eq!(w.share(), Some(Decimal::new(5, 1)));
+    // Every expiry read it: no share to write (the replay's own rule).
+    let mut all = t.clone();
+    all.requests[4].usage.cache_read = 10_000;
+    assert_eq!(WarmExpiries::of(&all, 300_000).share(), None);
+    // A cold first request: nothing was warm, nothing counts.
+    let mut cold = t.clone();
+    cold.requests[0].usage.cache_read = 0;
+    assert_eq!(WarmExpiries::of(&cold, 300_000), WarmExpiries::default());
+}

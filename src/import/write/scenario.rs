@@ -265,6 +265,18 @@ impl<'s> VariantWriter<'s> {
                 )),
             ));
         }
+        // Expiries after which the warm prefix was gone, as often as the
+        // thread shows (without the key every expiry reads it).
+        if let Some(share) = spec.warm_expiries.share() {
+            own.push((
+                "warm_prefix_share",
+                number(share),
+                Some(format!(
+                    "of {} cache expiries, {} still read the prefix an earlier run left warm (this thread's recorded cache reads)",
+                    spec.warm_expiries.expiries, spec.warm_expiries.warm
+                )),
+            ));
+        }
         let mut w = VariantWriter {
             spec,
             own,

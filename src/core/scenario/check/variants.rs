@@ -102,6 +102,7 @@ fn check_variant(
     }
     priced.cache_hit_share = rv.cache_hit_share.map(|h| h.normalize());
     priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
+    priced.warm_prefix_share = rv.warm_prefix_share.map(|h| h.normalize());
     Ok(priced)
 }
 
@@ -136,7 +137,8 @@ fn check_name(
     Ok(())
 }
 
-/// The recorded cache hit and turn break shares: at most 1, at most 4 decimals.
+/// The recorded cache hit, turn break and warm prefix shares: at most 1,
+/// at most 4 decimals.
 fn check_shares(
     src: &SourceText,
     rv: &RawVariant,
@@ -146,6 +148,7 @@ fn check_shares(
     for (key, share) in [
         ("cache_hit_share", rv.cache_hit_share),
         ("turn_break_share", rv.turn_break_share),
+        ("warm_prefix_share", rv.warm_prefix_share),
     ] {
         if let Some(h) = share.filter(|h| *h > Decimal::ONE || h.normalize().scale() > 4) {
             return Err(src
