@@ -84,14 +84,14 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
         let (prev, now) = (&pair[0], &pair[1]);
         let billed = prev.usage.output;
         let hidden = prev.reasoning_tokens();
+        let new_turn =
+            user[k] && !now.compacted_before && super::strips_earlier_thinking(&now.model);
         out[k] = if prev.output_bytes > billed.saturating_mul(MAX_OUTPUT_BYTES_PER_TOKEN) {
             // Billed as logged, carried as the bytes of its content.
             SentBack {
                 bytes: prev.output_bytes,
                 hidden: billed,
-                new_turn: user[k]
-                    && !now.compacted_before
-                    && super::strips_earlier_thinking(&now.model),
+                new_turn,
                 ..SentBack::default()
             }
         } else if user[k] || now.compacted_before {
@@ -102,7 +102,7 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
                 hidden,
                 dropped: if now.compacted_before { 0 } else { dropped },
                 bytes: 0,
-                new_turn: !now.compacted_before && super::strips_earlier_thinking(&now.model),
+                new_turn,
             }
         } else {
             turn = turn.saturating_add(hidden);

@@ -263,24 +263,34 @@ fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     assert_eq!(v.cost.cache_read.lower, d("0.000026"));
 }
 
+/// The recorded run with a request 4 (40 bytes, 20 output sent back, 1 s
+/// after request 3) that starts a new turn dropping `dropped` tokens of
+/// earlier reasoning, every variant with `share` of new turns breaking:
+/// the raw input's lower bound, and the 5-minute tier's lower cache write
+/// and read costs.
+fn new_turn(dropped: u64, share: Option<&str>) -> (Decimal, (Decimal, Decimal)) {
+    let mut s = recorded();
+    let mut r = row(4, 40, Some((20, 0, 1000)), "m");
+    r.dropped_output = Some(dropped);
+    s.trace_mut().push(r);
+    for pv in s.variants_mut() {
+        pv.turn_break_share = share.map(d);
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    (
+        sim.profile(Content::Raw).input_tokens.lower,
+        (v.cost.cache_write.lower, v.cost.cache_read.lower),
+    )
+}
+
 #[test]
 fn a_new_turn_that_drops_reasoning_breaks_the_cache_by_its_share() {
     // Request 4 as in `reasoning_a_finished_turn_drops_leaves_the_later_prompts`
     // (186 tokens, 1 s after request 3's 165), which drops 9 tokens of
     // reasoning far back in the prompt. 5-minute cache; request 3 expired
     // (400 s) and wrote all 165.
-    let with = |share: Option<&str>| {
-        let mut s = recorded();
-        let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-        r.dropped_output = Some(9);
-        s.trace_mut().push(r);
-        for pv in s.variants_mut() {
-            pv.turn_break_share = share.map(d);
-        }
-        let sim = simulate(&s, SimulateOptions::default());
-        let v = variant(&sim, Cache::FiveMinutes);
-        (v.cost.cache_write.lower, v.cost.cache_read.lower)
-    };
+    let with = |share| new_turn(9, share).1;
     // No share: request 4 reads request 3's 165 and writes 21. Writes
     // 100 + 60 + 165 + 21 = 346 × $10, reads 100 + 165 = 265 × $0.2 per million.
     assert_eq!(with(None), (d("0.00346"), d("0.000053")));
@@ -298,18 +308,10 @@ fn a_new_turn_that_dropped_nothing_logged_still_breaks_by_its_share() {
     // Request 4 is 100 + 95 (request 3's prompt, less the prefix, with 30
     // output tokens sent back) + 10 = 195 tokens, 1 s after request 3's
     // 165 (which expired and wrote all 165).
-    let with = |share: Option<&str>| {
-        let mut s = recorded();
-        let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-        r.dropped_output = Some(0);
-        s.trace_mut().push(r);
-        for pv in s.variants_mut() {
-            pv.turn_break_share = share.map(d);
-        }
-        let sim = simulate(&s, SimulateOptions::default());
-        assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("620"));
-        let v = variant(&sim, Cache::FiveMinutes);
-        (v.cost.cache_write.lower, v.cost.cache_read.lower)
+    let with = |share| {
+        let (input, costs) = new_turn(0, share);
+        assert_eq!(input, d("620"));
+        costs
     };
     // No share: it reads 165 and writes 30. Writes 100 + 60 + 165 + 30 =
     // 355 × $10, reads 100 + 165 = 265 × $0.2 per million.

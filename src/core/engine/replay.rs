@@ -508,7 +508,8 @@ impl Run<'_> {
                 .map(|p| if i == 0 { p } else { self.hit(p) }.min(num));
             // After an expiry, the part of the prefix that other runs keep
             // cached (a recorded session's first request read it) is still
-            // there: recorded sessions read exactly it after every long gap.
+            // there, as recorded sessions mostly read it after a long gap;
+            // `warm_share` says how often, where a thread showed otherwise.
             let shared = match (shared, rules.warm[i]) {
                 (Some(_), Some(w)) if req.expired => {
                     let w = self.still_warm(w);
