@@ -684,12 +684,23 @@ fn with_import_variant(
         .get_mut("variants")
         .and_then(toml_edit::Item::as_array_of_tables_mut)
         .ok_or_else(|| InputError::new("a thread's scenario has no variants"))?;
-    let recorded = variants
+    let as_recorded = variants
         .iter()
-        .find(|t| t.get("name").and_then(|n| n.as_str()) == Some("as recorded"))
+        .find(|t| t.get("name").and_then(|n| n.as_str()) == Some("as recorded"));
+    let recorded = as_recorded
         .and_then(|t| t.get("cache").and_then(|c| c.as_str()))
         .unwrap_or("none")
         .to_string();
+    // On the thread's own models the what-if keeps what the import fitted
+    // for them, as `import --variant` writes it: each request on its own
+    // model and the recorded cache shares.
+    let own: Vec<(&str, toml_edit::Item)> = match (on, as_recorded) {
+        (None, Some(t)) => OWN_KEYS
+            .iter()
+            .filter_map(|k| t.get(k).map(|v| (*k, v.clone())))
+            .collect(),
+        _ => Vec::new(),
+    };
     if variants
         .iter()
         .any(|t| t.get("name").and_then(|n| n.as_str()) == Some(v.name.as_str()))
@@ -718,9 +729,22 @@ fn with_import_variant(
     if let Some(m) = on {
         t.insert("model", toml_edit::value(m.model.as_str()));
     }
+    for (k, v) in own {
+        t.insert(k, v);
+    }
     variants.push(t);
     Ok(doc.to_string())
 }
+
+/// The keys an import writes on every variant of a thread's own models
+/// (the command line's `VariantWriter::own`), which a what-if on those
+/// models keeps.
+const OWN_KEYS: [&str; 4] = [
+    "recorded_models",
+    "cache_hit_share",
+    "turn_break_share",
+    "warm_prefix_share",
+];
 
 /// The value at each of `pointers` in `doc`'s JSON document (`null` where
 /// it has none).

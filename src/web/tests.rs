@@ -606,3 +606,65 @@ fn a_corpus_forecast_page_forecasts_the_sessions_again_at_other_runs_a_day() {
     let message = invalid(run(&corpus_request(&[("model", "m")])));
     assert!(message.contains("no such setting"), "{message}");
 }
+
+#[test]
+fn a_what_if_on_the_threads_own_models_keeps_what_the_import_fitted_for_them() {
+    // An imported thread's variants: what the import fitted for its own
+    // models sits on "as recorded".
+    let toml = r#"name = "t"
+model = "m"
+
+[[variants]]
+name = "as recorded"
+results = "raw"
+cache = "5m"
+recorded_models = true
+turn_break_share = 0.5
+warm_prefix_share = 0
+"#;
+    let what_if = |model: Option<&str>| tokencast_core::scenario::combined::WhatIfVariant {
+        name: "what if".into(),
+        results: tokencast_core::scenario::Content::Trimmed,
+        cache: None,
+        mode: tokencast_core::pricing::Mode::Sync,
+        model: model.map(str::to_string),
+        service: None,
+    };
+    let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if(None), None)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let added = &doc["variants"]
+        .as_array_of_tables()
+        .unwrap()
+        .get(1)
+        .unwrap();
+    assert_eq!(added["name"].as_str(), Some("what if"));
+    assert_eq!(added["cache"].as_str(), Some("5m"));
+    assert_eq!(added["recorded_models"].as_bool(), Some(true));
+    assert_eq!(added["turn_break_share"].as_float(), Some(0.5));
+    assert_eq!(added["warm_prefix_share"].as_integer(), Some(0));
+    assert!(added.get("cache_hit_share").is_none());
+    // On another model, none of them: they were fitted for the thread's.
+    let other = tokencast_core::pricing::ModelPrices {
+        model: "o".into(),
+        input: dec("1"),
+        output: dec("2"),
+        cache_write_5m: Some(dec("1.25")),
+        cache_read: Some(dec("0.1")),
+        ..tokencast_core::pricing::ModelPrices::default()
+    };
+    let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if(Some("o")), Some(&other))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let added = &doc["variants"]
+        .as_array_of_tables()
+        .unwrap()
+        .get(1)
+        .unwrap();
+    assert_eq!(added["model"].as_str(), Some("o"));
+    for k in OWN_KEYS {
+        assert!(added.get(k).is_none(), "{k} on another model");
+    }
+}
