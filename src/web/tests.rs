@@ -630,15 +630,21 @@ warm_prefix_share = 0
         model: model.map(str::to_string),
         service: None,
     };
-    let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if(None), None)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let added = &doc["variants"]
-        .as_array_of_tables()
-        .unwrap()
-        .get(1)
-        .unwrap();
+    // The variant the page adds after "as recorded".
+    let add = |on: Option<&tokencast_core::pricing::ModelPrices>| {
+        let what_if = what_if(on.map(|m| m.model.as_str()));
+        let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if, on)
+            .unwrap()
+            .parse()
+            .unwrap();
+        doc["variants"]
+            .as_array_of_tables()
+            .unwrap()
+            .get(1)
+            .unwrap()
+            .clone()
+    };
+    let added = add(None);
     assert_eq!(added["name"].as_str(), Some("what if"));
     assert_eq!(added["cache"].as_str(), Some("5m"));
     assert_eq!(added["recorded_models"].as_bool(), Some(true));
@@ -654,17 +660,9 @@ warm_prefix_share = 0
         cache_read: Some(dec("0.1")),
         ..tokencast_core::pricing::ModelPrices::default()
     };
-    let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if(Some("o")), Some(&other))
-        .unwrap()
-        .parse()
-        .unwrap();
-    let added = &doc["variants"]
-        .as_array_of_tables()
-        .unwrap()
-        .get(1)
-        .unwrap();
-    assert_eq!(added["model"].as_str(), Some("o"));
+    let moved = add(Some(&other));
+    assert_eq!(moved["model"].as_str(), Some("o"));
     for k in OWN_KEYS {
-        assert!(added.get(k).is_none(), "{k} on another model");
+        assert!(moved.get(k).is_none(), "{k} on another model");
     }
 }
