@@ -344,7 +344,7 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
         let Some((j, prev)) = main.replace((k, now)) else {
             continue;
         };
-        let within = matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
+        let within = gap_ms(prev, now).is_some_and(|g| g <= lifetime_ms);
         if prev.model != now.model || now.compacted_before || !within || prev.usage.prompt() < 1024
         {
             continue;
@@ -371,6 +371,11 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
             .round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero)
             .normalize(),
     )
+}
+
+/// The milliseconds from `prev` to `now`, where the log timed both.
+fn gap_ms(prev: &crate::import::Request, now: &crate::import::Request) -> Option<i64> {
+    Some(now.at_ms?.saturating_sub(prev.at_ms?))
 }
 
 /// New turns that drop reasoning sent back earlier (Claude's thinking
@@ -400,8 +405,7 @@ impl TurnBreaks {
         let mut out = TurnBreaks::default();
         for (k, w) in t.requests.windows(2).enumerate().map(|(i, w)| (i + 1, w)) {
             let (prev, now) = (&w[0], &w[1]);
-            let within =
-                matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a <= lifetime_ms);
+            let within = gap_ms(prev, now).is_some_and(|g| g <= lifetime_ms);
             let p = prev.usage.prompt();
             if (sent[k].dropped == 0 && !sent[k].new_turn)
                 || prev.model != now.model
@@ -461,8 +465,7 @@ impl WarmExpiries {
         }
         for w in t.requests.windows(2) {
             let (prev, now) = (&w[0], &w[1]);
-            let expired =
-                matches!((prev.at_ms, now.at_ms), (Some(a), Some(b)) if b - a > lifetime_ms);
+            let expired = gap_ms(prev, now).is_some_and(|g| g > lifetime_ms);
             if !expired || prev.model != now.model || now.compacted_before {
                 continue;
             }

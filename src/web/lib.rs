@@ -695,7 +695,7 @@ fn with_import_variant(
     // for them, as `import --variant` writes it: each request on its own
     // model and the recorded cache shares.
     let own: Vec<(&str, toml_edit::Item)> = match (on, as_recorded) {
-        (None, Some(t)) => OWN_KEYS
+        (None, Some(t)) => tokencast_core::scenario::combined::OWN_MODEL_KEYS
             .iter()
             .filter_map(|k| t.get(k).map(|v| (*k, v.clone())))
             .collect(),
@@ -735,16 +735,6 @@ fn with_import_variant(
     variants.push(t);
     Ok(doc.to_string())
 }
-
-/// The keys an import writes on every variant of a thread's own models
-/// (the command line's `VariantWriter::own`), which a what-if on those
-/// models keeps.
-const OWN_KEYS: [&str; 4] = [
-    "recorded_models",
-    "cache_hit_share",
-    "turn_break_share",
-    "warm_prefix_share",
-];
 
 /// The value at each of `pointers` in `doc`'s JSON document (`null` where
 /// it has none).

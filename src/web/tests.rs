@@ -662,7 +662,7 @@ warm_prefix_share = 0
     };
     let moved = add(Some(&other));
     assert_eq!(moved["model"].as_str(), Some("o"));
-    for k in OWN_KEYS {
+    for k in tokencast_core::scenario::combined::OWN_MODEL_KEYS {
         assert!(moved.get(k).is_none(), "{k} on another model");
     }
 }

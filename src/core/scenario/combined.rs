@@ -19,6 +19,17 @@ use serde::{Deserialize, Serialize};
 /// take one.
 const OWN_NAMES: [&str; 4] = ["as recorded", "trimmed", "other cache tier", "batch"];
 
+/// The keys an import writes on every variant of a thread's own models
+/// (each request on its own model, the recorded cache shares), which a
+/// what-if that stays on those models keeps: the command line's
+/// `--variant` and a live import page's alike.
+pub const OWN_MODEL_KEYS: [&str; 4] = [
+    "recorded_models",
+    "cache_hit_share",
+    "turn_break_share",
+    "warm_prefix_share",
+];
+
 /// One `--variant`, checked against the price book.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -277,6 +277,10 @@ impl<'s> VariantWriter<'s> {
                 )),
             ));
         }
+        // A page's what-if on the thread's own models keeps these keys.
+        debug_assert!(own
+            .iter()
+            .all(|(k, _, _)| crate::scenario::combined::OWN_MODEL_KEYS.contains(k)));
         let mut w = VariantWriter {
             spec,
             own,
