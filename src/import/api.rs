@@ -398,6 +398,7 @@ impl<'n> Cassette<'n> {
             output_bytes: 0,
             thinking_bytes: 0,
             compacted_before: false,
+            lost_lines_before: 0,
             message_id: resp
                 .id
                 .clone()

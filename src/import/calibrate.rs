@@ -7,7 +7,8 @@
 //! measured, `bytes ÷ (Δprompt − output sent back)` is one observation of
 //! the model's bytes per token on this user's own content.
 //!
-//! A step counts when: both requests ran on the same model, the prompt did
+//! A step counts when: both requests ran on the same model, no line of the
+//! log between them was lost (truncated, redacted, unreadable), the prompt did
 //! not shrink (no compaction or clearing), something measurable entered
 //! (at least [`MIN_STEP_BYTES`] bytes, no image or document, whose tokens are
 //! not a function of bytes) and the ratio is a plausible one (between
@@ -67,7 +68,7 @@ pub struct Observation {
 pub fn observations(t: &Thread) -> Vec<Observation> {
     steps(t)
         .into_iter()
-        .filter(|s| !s.compacted && !s.summarized)
+        .filter(|s| !s.compacted && !s.summarized && !s.lost)
         .map(|s| s.observation)
         .collect()
 }
@@ -84,6 +85,9 @@ struct Step {
     /// thinking among them: Claude logs a summary of long thinking, so its
     /// bytes do not measure its tokens (no observation of bytes per token).
     summarized: bool,
+    /// The log lost lines before the request
+    /// ([`Request::lost_lines_before`]): what entered was not all measured.
+    lost: bool,
     observation: Observation,
 }
 
@@ -135,6 +139,7 @@ fn steps(t: &Thread) -> Vec<Step> {
                 k,
                 compacted: true,
                 summarized: false,
+                lost: now.lost_lines_before > 0,
                 observation: Observation {
                     bytes,
                     tokens: now.usage.prompt().saturating_sub(counted_tokens),
@@ -158,6 +163,7 @@ fn steps(t: &Thread) -> Vec<Step> {
             k,
             compacted: false,
             summarized: s.bytes > 0 && prev.thinking_bytes > 0,
+            lost: now.lost_lines_before > 0,
             observation: Observation {
                 bytes,
                 tokens,
@@ -190,7 +196,7 @@ pub fn sent_as_recorded(t: &Thread, alt: &[(usize, u64)]) -> bool {
     }
     let counted: Vec<(usize, u64)> = steps(t)
         .into_iter()
-        .filter(|s| !s.compacted && !s.summarized && s.observation.bytes == 0)
+        .filter(|s| !s.compacted && !s.summarized && !s.lost && s.observation.bytes == 0)
         .map(|s| (s.k, s.observation.tokens))
         .collect();
     let mut plain: Vec<u64> = counted
@@ -218,8 +224,10 @@ pub fn sent_as_recorded(t: &Thread, alt: &[(usize, u64)]) -> bool {
 /// prompt: where the prompt grew by more than [`UNMEASURED_MIN_TOKENS`]
 /// beyond what `fit` expects of what entered, and by more than that again
 /// (an output whose logged count is a streaming snapshot under a long
-/// thinking block, whose logged text is a summary; tool results on lines
-/// the log lost), or, after a recorded compaction, the part of the prompt
+/// thinking block, whose logged text is a summary), all of the growth
+/// beyond that expectation where the log lost lines before the request
+/// ([`Request::lost_lines_before`]: a truncated or redacted tool result, a
+/// response that could not be read), or, after a recorded compaction, the part of the prompt
 /// that neither the first prompt nor what entered explains (context the
 /// client restored: recently read files, the plan). Steps after a change
 /// of model, or that carry an image or a document, keep none; nor does a
@@ -256,7 +264,9 @@ pub fn unmeasured_tokens(t: &Thread, fit: &Fit) -> Vec<u64> {
             (of_bytes.saturating_add(fit.overhead), 0)
         };
         let extra = o.tokens.saturating_sub(base.saturating_add(expected));
-        if extra > UNMEASURED_MIN_TOKENS && extra > expected {
+        // After lines the log lost, all the growth beyond what was measured
+        // is theirs; elsewhere only growth too large to be the fit's spread.
+        if extra > 0 && (s.lost || (extra > UNMEASURED_MIN_TOKENS && extra > expected)) {
             out[s.k] = extra;
         }
     }
@@ -440,29 +450,38 @@ impl TurnBreaks {
 }
 
 /// A thread's cache expiries (a request more than the cache lifetime after
-/// the previous one, on its model, not after a compaction), and of them
-/// those after which the recorded read still held the prefix that an
-/// earlier run had left warm for the first request (at least nine tenths
-/// of that first read). Another session of the same client often keeps
-/// that prefix warm, and sometimes none does.
+/// the previous one, on its model, not after a compaction), and what the
+/// request after each read:
+/// - the whole previous prompt (at least nine tenths of it): the provider
+///   kept the cache beyond its lifetime (OpenAI's automatic cache lasts
+///   "5 to 10 minutes, up to an hour"; a Codex rollout read its whole
+///   prompt again after 3.3 hours);
+/// - else, where the first request read a prefix an earlier run had left
+///   warm, that prefix again (at least nine tenths of that first read):
+///   another session of the same client often keeps it warm, and
+///   sometimes none does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WarmExpiries {
-    /// Expiries after a warm first read.
+    /// Expiries.
     pub expiries: u64,
-    /// Of them, those that read the warm prefix again.
+    /// Of them, those after which the whole previous prompt was read.
+    pub survived: u64,
+    /// The first request read a warm prefix.
+    pub warm_first: bool,
+    /// Of the expiries the cache did not survive, those that read the warm
+    /// prefix again.
     pub warm: u64,
 }
 
 impl WarmExpiries {
     /// Counted over `t`, with the cache lifetime `lifetime_ms`.
     pub fn of(t: &Thread, lifetime_ms: i64) -> WarmExpiries {
-        let Some(first) = t.requests.first().map(|r| r.usage.cache_read) else {
-            return WarmExpiries::default();
+        let first = t.requests.first().map_or(0, |r| r.usage.cache_read);
+        let mut out = WarmExpiries {
+            warm_first: first > 0,
+            ..WarmExpiries::default()
         };
-        let mut out = WarmExpiries::default();
-        if first == 0 {
-            return out;
-        }
+        let at_least_most = |read: u64, of: u64| u128::from(read) * 10 >= u128::from(of) * 9;
         for w in t.requests.windows(2) {
             let (prev, now) = (&w[0], &w[1]);
             let expired = gap_ms(prev, now).is_some_and(|g| g > lifetime_ms);
@@ -470,19 +489,35 @@ impl WarmExpiries {
                 continue;
             }
             out.expiries += 1;
-            if u128::from(now.usage.cache_read) * 10 >= u128::from(first) * 9 {
+            let read = now.usage.cache_read;
+            if read > 0 && at_least_most(read, prev.usage.prompt()) {
+                out.survived += 1;
+            } else if first > 0 && at_least_most(read, first) {
                 out.warm += 1;
             }
         }
         out
     }
 
-    /// `warm ÷ expiries`, rounded to 4 decimals, where some expiry did not
-    /// read the warm prefix; `None` when every one did (the replay's rule
-    /// without a share) or there was none.
+    /// `warm ÷ (expiries − survived)`, rounded to 4 decimals, where the
+    /// first request read a warm prefix and some expiry the cache did not
+    /// survive did not read it again; `None` when every one did (the
+    /// replay's rule without a share), or there was none.
     pub fn share(self) -> Option<Decimal> {
-        (self.warm < self.expiries).then(|| {
-            (Decimal::from(self.warm) / Decimal::from(self.expiries))
+        let lost = self.expiries - self.survived;
+        (self.warm_first && self.warm < lost).then(|| {
+            (Decimal::from(self.warm) / Decimal::from(lost))
+                .round_dp(4)
+                .normalize()
+        })
+    }
+
+    /// `survived ÷ expiries`, rounded to 4 decimals, where the cache
+    /// survived some expiry; `None` otherwise (the replay's rule without a
+    /// share: none survive).
+    pub fn survived_share(self) -> Option<Decimal> {
+        (self.survived > 0).then(|| {
+            (Decimal::from(self.survived) / Decimal::from(self.expiries))
                 .round_dp(4)
                 .normalize()
         })

@@ -316,6 +316,11 @@ struct Rollout<'n> {
     /// Shell outputs recorded wrapped in JSON: the result's index and the
     /// tokens of the JSON as recorded (see [`exec_output`]).
     as_recorded: Vec<(usize, u64)>,
+    /// Problems reported on the file's lines before the one being read, and
+    /// as of the last request: their difference is what the next request's
+    /// [`Request::lost_lines_before`] counts.
+    problems_before: usize,
+    problems_at_request: usize,
 }
 
 impl<'n> Rollout<'n> {
@@ -338,11 +343,14 @@ impl<'n> Rollout<'n> {
             calls: HashMap::new(),
             pending: Vec::new(),
             as_recorded: Vec::new(),
+            problems_before: 0,
+            problems_at_request: 0,
         }
     }
 
     /// One line of the file: a record, or a problem named by its number.
     fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
+        self.problems_before = stats.problems.len();
         let rec: LineRec = match serde_json::from_slice(text) {
             Ok(r) => r,
             Err(e) => {
@@ -461,6 +469,10 @@ impl<'n> Rollout<'n> {
         };
         let usage = stats.capped(self.name, number, usage);
         let k = self.thread.requests.len();
+        let lost = self
+            .problems_before
+            .saturating_sub(self.problems_at_request) as u64;
+        self.problems_at_request = self.problems_before;
         for j in self.pending.drain(..) {
             self.thread.results[j].carried_by = Some(k);
         }
@@ -469,6 +481,7 @@ impl<'n> Rollout<'n> {
             output_bytes: 0,
             thinking_bytes: 0,
             compacted_before: std::mem::take(&mut self.compacted),
+            lost_lines_before: lost,
             message_id: format!("{}#{k}", self.stem),
             timestamp: rec.timestamp.clone(),
             at_ms,

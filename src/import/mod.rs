@@ -53,6 +53,13 @@ pub struct Request {
     /// the prefix and what entered after the marker (the summary).
     #[serde(default)]
     pub compacted_before: bool,
+    /// Problems the reader reported on lines of the log since the thread's
+    /// previous request (a line truncated, redacted, over-long or of a shape
+    /// it does not know): what those lines carried entered the context
+    /// unmeasured, so the step before it measures nothing
+    /// ([`calibrate`](mod@calibrate) neither fits on it nor expects its growth).
+    #[serde(default)]
+    pub lost_lines_before: u64,
     /// Bytes of its content as logged (text, thinking, tool calls), where
     /// the log has it: what the next prompts carry of it.
     #[serde(default)]

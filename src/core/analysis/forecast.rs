@@ -330,6 +330,7 @@ impl Plan<'_> {
                 hit_share: None,
                 turn_break: None,
                 warm_share: None,
+                survival: None,
             });
             self.add_costs(&mut acc, &runs);
         }

@@ -107,6 +107,7 @@ pub fn replay(
         hit_share: None,
         turn_break: None,
         warm_share: Run::share(pv.warm_prefix_share),
+        survival: Run::share(pv.survived_expiry_share),
     };
     crate::par::map(strategies, |(s, keep)| one(&run, pv, s, *keep))
 }
@@ -130,6 +131,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         hit_share: None,
         turn_break: None,
         warm_share: None,
+        survival: None,
     };
     let [lower, upper] = [0, 1].map(|bound| {
         Requests::new(&run, bound, strategy)

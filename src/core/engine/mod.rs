@@ -151,6 +151,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
             hit_share: None,
             turn_break: None,
             warm_share: None,
+            survival: None,
         }
     };
     let model = &scenario.prices().model;
@@ -226,6 +227,7 @@ fn variant_result(
         hit_share: Run::share(pv.cache_hit_share),
         turn_break: Run::share(pv.turn_break_share),
         warm_share: Run::share(pv.warm_prefix_share),
+        survival: Run::share(pv.survived_expiry_share),
         ..base
     };
     let mut request_costs = Vec::new();

@@ -49,6 +49,9 @@ pub(crate) struct Run<'a> {
     /// The share of expiries after which the warm prefix is still read, as
     /// [`Run::share`] gives it (`None`: all of them).
     pub warm_share: Option<(i128, i128)>,
+    /// The share of expiries after which the whole previous prompt is still
+    /// read, as [`Run::share`] gives it (`None`: none).
+    pub survival: Option<(i128, i128)>,
 }
 
 /// What each request of a recorded run emitted (imported traces): request
@@ -162,6 +165,17 @@ impl Run<'_> {
         match self.warm_share {
             Some((m, d)) => w * m / d,
             None => w,
+        }
+    }
+
+    /// What an expired request reads, in expectation: of the `survived`
+    /// read (what it would have read had the cache not expired), the share
+    /// of expiries the cache survived; of the `warm` read (the prefix other
+    /// runs keep warm, if any), the rest. `None` when it reads nothing.
+    fn after_expiry(&self, survived: i128, warm: Option<i128>) -> Option<i128> {
+        match self.survival {
+            Some((m, d)) => Some(survived * m / d + warm.unwrap_or(0) * (d - m) / d),
+            None => warm,
         }
     }
 
@@ -510,13 +524,17 @@ impl Run<'_> {
             // cached (a recorded session's first request read it) is still
             // there, as recorded sessions mostly read it after a long gap;
             // `warm_share` says how often, where a thread showed otherwise.
-            let shared = match (shared, rules.warm[i]) {
-                (Some(_), Some(w)) if req.expired => {
-                    let w = self.still_warm(w);
-                    Some(if i == 0 { w } else { self.hit(w) }.min(num))
+            // Where a thread showed its cache outliving some expiries,
+            // `survival` reads the whole prompt as often.
+            let shared = match shared {
+                Some(p) if req.expired => {
+                    let w = rules.warm[i].map(|w| {
+                        let w = self.still_warm(w);
+                        if i == 0 { w } else { self.hit(w) }.min(num)
+                    });
+                    self.after_expiry(p, w)
                 }
-                (Some(_), None) if req.expired => None,
-                (shared, _) => shared,
+                shared => shared,
             };
             match shared {
                 Some(p) => {
@@ -590,15 +608,17 @@ impl Run<'_> {
                 }
             } else {
                 // As in [`Run::tally`]: the first request and one after an
-                // expiry read the prefix other runs keep warm.
-                let from = match (prev, warm) {
-                    (Some(_), Some(w)) if expired => Some(self.still_warm(w)),
-                    (Some(_), None) if expired => None,
-                    (p, _) => p,
+                // expiry read the prefix other runs keep warm, and the whole
+                // prompt after the share of expiries the cache survived.
+                let reads = |p: i128| p.min(r.keep).min(r.prompt).max(0);
+                let read = match (prev, warm) {
+                    (Some(p), w) if expired => {
+                        self.after_expiry(reads(p), w.map(|w| reads(self.still_warm(w))))
+                    }
+                    (p, _) => p.map(reads),
                 };
-                match from {
-                    Some(p) => {
-                        let read = p.min(r.keep).min(r.prompt).max(0);
+                match read {
+                    Some(read) => {
                         s.write[tier] += r.prompt - read;
                         s.read[tier] += read;
                     }

@@ -69,6 +69,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 hit_share: Run::share(pv.cache_hit_share),
                 turn_break: Run::share(pv.turn_break_share),
                 warm_share: Run::share(pv.warm_prefix_share),
+                survival: Run::share(pv.survived_expiry_share),
             };
             let resumed = Run {
                 gaps_ms: Some(&resume_gaps),

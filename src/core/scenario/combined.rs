@@ -23,11 +23,12 @@ const OWN_NAMES: [&str; 4] = ["as recorded", "trimmed", "other cache tier", "bat
 /// (each request on its own model, the recorded cache shares), which a
 /// what-if that stays on those models keeps: the command line's
 /// `--variant` and a live import page's alike.
-pub const OWN_MODEL_KEYS: [&str; 4] = [
+pub const OWN_MODEL_KEYS: [&str; 5] = [
     "recorded_models",
     "cache_hit_share",
     "turn_break_share",
     "warm_prefix_share",
+    "survived_expiry_share",
 ];
 
 /// One `--variant`, checked against the price book.

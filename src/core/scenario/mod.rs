@@ -271,6 +271,14 @@ pub struct PricedVariant {
     /// of them when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_prefix_share: Option<Decimal>,
+    /// Share (0–1) of cache expiries after which the whole previous prompt
+    /// is still read: the provider kept the cache beyond its stated
+    /// lifetime (fitted from a recorded session: OpenAI's automatic cache
+    /// lasts "5 to 10 minutes, up to an hour", and a Codex rollout read its
+    /// whole prompt after 3.3 hours). The other expiries read what
+    /// [`PricedVariant::warm_prefix_share`] says; none survive when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survived_expiry_share: Option<Decimal>,
 }
 
 /// Another model's rates for a variant that prices each request on its own model.
@@ -297,6 +305,7 @@ impl PricedVariant {
             cache_hit_share: None,
             turn_break_share: None,
             warm_prefix_share: None,
+            survived_expiry_share: None,
         })
     }
 

@@ -225,6 +225,13 @@ pub(super) struct RawVariant {
         deserialize_with = "crate::input::optional_non_negative_decimal"
     )]
     pub(super) warm_prefix_share: Option<Decimal>,
+    /// Share of cache expiries after which the whole previous prompt is
+    /// still read.
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    pub(super) survived_expiry_share: Option<Decimal>,
 }
 
 pub(super) fn optional_positive_decimal<'de, D: serde::Deserializer<'de>>(

@@ -18,6 +18,7 @@ fn request(model: &str, prompt: u64, output: u64) -> Request {
         output_bytes: 0,
         thinking_bytes: 0,
         compacted_before: false,
+        lost_lines_before: 0,
     }
 }
 

@@ -21,6 +21,12 @@ pub(super) struct Transcript {
     sidechains: u64,
     /// Threads whose next request follows a compaction marker.
     compacted: HashSet<Option<String>>,
+    /// Problems reported on the file's lines before the one being read, and
+    /// per thread as of its last request: their difference is what the
+    /// thread's next request's [`Request::lost_lines_before`] counts. A line
+    /// that cannot be read names no thread, so it counts for every thread.
+    problems_before: usize,
+    problems_at_request: HashMap<Option<String>, usize>,
 }
 
 impl Transcript {
@@ -42,11 +48,14 @@ impl Transcript {
             pending: HashMap::new(),
             sidechains: 0,
             compacted: HashSet::new(),
+            problems_before: 0,
+            problems_at_request: HashMap::new(),
         }
     }
 
     /// One line: a record of its type, or a problem named by its number.
     pub(super) fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
+        self.problems_before = stats.problems.len();
         let parsed: LineRec = match parse_line(text) {
             Ok(p) => p,
             Err(e) => {
@@ -187,10 +196,15 @@ impl Transcript {
             }
         }
         let compacted_before = self.compacted.remove(&thread);
+        let seen = self
+            .problems_at_request
+            .insert(thread.clone(), self.problems_before)
+            .unwrap_or(0);
         self.rec.requests.push(FileRequest {
             thread,
             request: Request {
                 compacted_before,
+                lost_lines_before: self.problems_before.saturating_sub(seen) as u64,
                 hidden_output: 0,
                 output_bytes,
                 thinking_bytes,

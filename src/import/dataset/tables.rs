@@ -323,6 +323,7 @@ impl Rows {
                 .count("tokencast.output_bytes", r.output_bytes)
                 .count("tokencast.thinking_bytes", r.thinking_bytes)
                 .bool("tokencast.compacted_before", r.compacted_before)
+                .count("tokencast.lost_lines_before", r.lost_lines_before)
                 .money(COST, costs.and_then(|c| c.get(ri).copied().flatten()))
                 .count("tokencast.context_before.tool_results", n)
                 .count("tokencast.context_before.tool_result_bytes", tool)
@@ -392,6 +393,7 @@ pub fn schema(table: &str) -> Table {
             usage: Usage::default(),
             hidden_output: 0,
             compacted_before: false,
+            lost_lines_before: 0,
             output_bytes: 0,
             thinking_bytes: 0,
         }],
@@ -595,6 +597,9 @@ impl Threads {
             usage: c.usage(i)?,
             hidden_output: c.count("tokencast.usage.hidden_output_tokens", i)?,
             compacted_before: c.bool("tokencast.compacted_before")[i].unwrap_or(false),
+            lost_lines_before: c
+                .maybe_count("tokencast.lost_lines_before", i)?
+                .unwrap_or(0),
             output_bytes: c.count("tokencast.output_bytes", i)?,
             thinking_bytes: c.count("tokencast.thinking_bytes", i)?,
         };

@@ -273,7 +273,20 @@ impl<'s> VariantWriter<'s> {
                 number(share),
                 Some(format!(
                     "of {} cache expiries, {} still read the prefix an earlier run left warm (this thread's recorded cache reads)",
-                    spec.warm_expiries.expiries, spec.warm_expiries.warm
+                    spec.warm_expiries.expiries - spec.warm_expiries.survived,
+                    spec.warm_expiries.warm
+                )),
+            ));
+        }
+        // Expiries the cache outlived, as often as the thread shows
+        // (without the key none does).
+        if let Some(share) = spec.warm_expiries.survived_share() {
+            own.push((
+                "survived_expiry_share",
+                number(share),
+                Some(format!(
+                    "of {} gaps longer than the cache lifetime, {} still read the whole previous prompt (this thread's recorded cache reads)",
+                    spec.warm_expiries.expiries, spec.warm_expiries.survived
                 )),
             ));
         }

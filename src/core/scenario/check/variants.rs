@@ -103,6 +103,7 @@ fn check_variant(
     priced.cache_hit_share = rv.cache_hit_share.map(|h| h.normalize());
     priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
     priced.warm_prefix_share = rv.warm_prefix_share.map(|h| h.normalize());
+    priced.survived_expiry_share = rv.survived_expiry_share.map(|h| h.normalize());
     Ok(priced)
 }
 
@@ -137,7 +138,8 @@ fn check_name(
     Ok(())
 }
 
-/// The recorded cache hit, turn break and warm prefix shares: at most 1,
+/// The recorded cache hit, turn break, warm prefix and survived expiry
+/// shares: at most 1,
 /// at most 4 decimals.
 fn check_shares(
     src: &SourceText,
@@ -149,6 +151,7 @@ fn check_shares(
         ("cache_hit_share", rv.cache_hit_share),
         ("turn_break_share", rv.turn_break_share),
         ("warm_prefix_share", rv.warm_prefix_share),
+        ("survived_expiry_share", rv.survived_expiry_share),
     ] {
         if let Some(h) = share.filter(|h| *h > Decimal::ONE || h.normalize().scale() > 4) {
             return Err(src
