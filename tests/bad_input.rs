@@ -367,21 +367,20 @@ fn rejects_a_turn_break_share_above_one_where_it_is_written() {
 }
 
 #[test]
-fn rejects_a_warm_prefix_share_outside_zero_to_one_where_it_is_written() {
-    for (value, says) in [
-        (
-            "1.25",
-            "warm_prefix_share = 1.25 is not a share of at most 1",
-        ),
-        ("-0.5", "warm_prefix_share"),
-        ("0.12345", "at most 4 decimals"),
-    ] {
-        let s = Sandbox::new();
-        s.edit(
-            "research.toml",
-            "results = \"raw\"\ncache = \"5m\"",
-            &format!("results = \"raw\"\ncache = \"5m\"\nwarm_prefix_share = {value}"),
-        );
-        assert_has(&s.fails(), &[says, "research.toml:"]);
+fn rejects_a_warm_prefix_or_survived_expiry_share_outside_zero_to_one_where_it_is_written() {
+    for key in ["warm_prefix_share", "survived_expiry_share"] {
+        for (value, says) in [
+            ("1.25", format!("{key} = 1.25 is not a share of at most 1")),
+            ("-0.5", key.to_string()),
+            ("0.12345", "at most 4 decimals".to_string()),
+        ] {
+            let s = Sandbox::new();
+            s.edit(
+                "research.toml",
+                "results = \"raw\"\ncache = \"5m\"",
+                &format!("results = \"raw\"\ncache = \"5m\"\n{key} = {value}"),
+            );
+            assert_has(&s.fails(), &[&says, "research.toml:"]);
+        }
     }
 }

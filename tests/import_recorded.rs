@@ -427,3 +427,79 @@ fn growth_the_log_cannot_measure_is_taken_from_the_recorded_prompt() {
         "{text}"
     );
 }
+
+/// Six steps of a 4,000-byte `Read` result, each growing the prompt by
+/// 1,010 tokens (10 of output sent back and 1,000 for the bytes: 4 bytes a
+/// token), where the third result's line is cut in half (a redacted or
+/// truncated log): the log lost what entered before request 3.
+fn lost_line_log() -> String {
+    let ts = |s: u32| format!("2026-11-22T10:00:{s:02}.000Z");
+    let usage = |read: u64, write: u64| {
+        json!({"input_tokens": 0, "cache_creation_input_tokens": write,
+               "cache_read_input_tokens": read, "output_tokens": 10})
+    };
+    let call =
+        |i: u32| json!([{"type": "tool_use", "id": format!("t{i}"), "name": "Read", "input": {}}]);
+    let mut out = vec![
+        user(&ts(0), json!("go")),
+        assistant("l0", "claude-sonnet-4-5", &ts(1), call(0), usage(0, 10_000)),
+    ];
+    let mut prompt = 10_000u64;
+    for i in 1..=6u32 {
+        let result = user(
+            &ts(2 * i),
+            json!([{"type": "tool_result", "tool_use_id": format!("t{}", i - 1), "content": "x".repeat(4000)}]),
+        );
+        out.push(if i == 3 {
+            format!("{}\n", &result[..result.len() / 2])
+        } else {
+            result
+        });
+        out.push(assistant(
+            &format!("l{i}"),
+            "claude-sonnet-4-5",
+            &ts(2 * i + 1),
+            call(i),
+            usage(prompt, 1010),
+        ));
+        prompt += 1010;
+    }
+    out.concat()
+}
+
+#[test]
+fn a_step_after_a_lost_line_is_not_fitted_and_its_growth_is_unmeasured() {
+    let dir = with_log(&lost_line_log());
+    let doc = import_logs(dir.path(), &[]);
+    // Line 7 is the cut one (the user's line and a request, then a result
+    // and a request per step: the third result is line 2 + 2 × 2 + 1).
+    assert_eq!(doc["problems"][0]["line"], 7);
+    assert_eq!(doc["problems"][0]["what"], "truncated JSON");
+    // Request 3 grew 1,010 tokens while nothing measurable entered: 10
+    // were the output sent back, and the lost result's 1,000 are
+    // unmeasured (below the 1,000-token floor that growth elsewhere must
+    // pass, since there the fit's spread could explain it).
+    let session = &doc["sessions"][0];
+    assert_eq!(session["unmeasured"], json!({"steps": 1, "tokens": 1000}));
+    // The other five steps measure 4 bytes a token each: a band of no
+    // width. Without the lost line the step would have been a near-empty
+    // one, its 1,000 tokens taken for framing.
+    let toml = fs::read_to_string(dir.path().join(format!("out/{SID}/main.toml"))).unwrap();
+    assert!(toml.contains("on 5 measured steps"), "{toml}");
+    assert!(toml.contains("bytes_per_token = 4\n"), "{toml}");
+    assert!(toml.contains("step_overhead_tokens = 0\n"), "{toml}");
+    // The replay meets the last prompt: 10,000 + 6 × 10 sent back + 5 ×
+    // 4,000 ÷ 4 + 1,000 = 16,060, as recorded (10,000 + 6 × 1,010).
+    let sim = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
+    let last = sim["backtest"]["requests"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["recorded_prompt"], 16_060);
+    assert_eq!(
+        common::dec(&last["simulated_prompt"]["lower"]),
+        "16060".parse().unwrap()
+    );
+}

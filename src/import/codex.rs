@@ -655,6 +655,35 @@ mod tests {
     }
 
     #[test]
+    fn a_request_after_lines_that_could_not_be_read_counts_them() {
+        // Two requests, then a cut line and a line of an unknown type, then
+        // a third: the log lost what those lines carried before request 2
+        // (0-based) and only then.
+        let usage = |input: u64| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":{}}}}}}}}}"#,
+                input + 1
+            )
+        };
+        let lines = [
+            r#"{"type":"turn_context","payload":{"model":"gpt-5-codex"}}"#.to_string(),
+            usage(100),
+            usage(200),
+            r#"{"type":"response_item","payload":{"type":"function_call_output","#.to_string(),
+            r#"{"type":"something_new","payload":{}}"#.to_string(),
+            usage(300),
+        ];
+        let mut stats = Import::default();
+        let mut r = Rollout::new("f", "s".into());
+        for (n, l) in lines.iter().enumerate() {
+            r.line(n as u64 + 1, l.as_bytes(), &mut stats);
+        }
+        assert_eq!(stats.problems.len(), 2);
+        let lost: Vec<u64> = r.thread.requests.iter().map(|q| q.lost_lines_before).collect();
+        assert_eq!(lost, [0, 0, 2]);
+    }
+
+    #[test]
     fn a_long_output_keeps_its_first_and_last_128_lines_for_the_model() {
         let text: String = (0..300).map(|i| format!("line {i}\n")).collect();
         let sent = for_model(&text);

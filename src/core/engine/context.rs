@@ -519,4 +519,29 @@ mod tests {
         let c = &sim.variants[1].cost;
         assert_eq!(r.cost, c.input + c.output + c.cache_storage);
     }
+
+    #[test]
+    fn a_cache_that_outlives_an_expiry_is_read_whole_in_the_what_ifs_too() {
+        // As above, but the cache survives half of the expiries: each
+        // request after the first reads half of the previous prompt (100,
+        // 210, 320, 430) and half of the warm 60 (30): 80, 135, 190, 245
+        // of prompts 210, 320, 430, 540. Reads 60 + 650 = 710, writes
+        // 40 + 1,500 − 650 = 890; 890 × 10 + 710 × 0.2 + 60 × 40 = 11,442
+        // per million. The engine's replay agrees.
+        let mut s = four();
+        s.assumptions_mut().prefix_cached_tokens = 60;
+        *s.timing_mut() = Some(Timing {
+            model_ms_per_step: 400_000,
+            pauses: Vec::new(),
+        });
+        for pv in s.variants_mut() {
+            pv.survived_expiry_share = Some(d("0.5"));
+        }
+        let r = cached(&s, Strategy::Plain);
+        assert_eq!(r.cache_write_tokens.lower, d("890"));
+        assert_eq!(r.cost.lower, d("0.011442"));
+        let sim = crate::engine::simulate(&s, crate::engine::SimulateOptions::TOTALS);
+        let c = &sim.variants[1].cost;
+        assert_eq!(r.cost, c.input + c.output + c.cache_storage);
+    }
 }

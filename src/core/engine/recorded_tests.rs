@@ -231,6 +231,38 @@ fn a_warm_prefix_outlives_only_its_share_of_expiries() {
 }
 
 #[test]
+fn a_cache_that_outlives_its_share_of_expiries_is_read_whole() {
+    // As in `a_warm_prefix_and_the_framing_of_each_step`: 60 of the prefix
+    // warm, request 3 (171 tokens) expires after request 2's 163. Had the
+    // cache survived, request 3 would read the 163; expired, it reads the
+    // warm 60 (times the warm share). Writes cost $10 and reads $0.2 per
+    // million; requests 1 and 2 write 40 + 63 and read 60 + 100.
+    let with = |survived: &str, warm: Option<&str>| {
+        let mut s = recorded();
+        s.assumptions_mut().prefix_cached_tokens = 60;
+        s.assumptions_mut().step_overhead_tokens = 3;
+        for pv in s.variants_mut() {
+            pv.survived_expiry_share = Some(d(survived));
+            pv.warm_prefix_share = warm.map(d);
+        }
+        let sim = simulate(&s, SimulateOptions::default());
+        let v = variant(&sim, Cache::FiveMinutes);
+        assert_eq!(v.expiries, 1);
+        (v.cost.cache_write.lower, v.cost.cache_read.lower)
+    };
+    // Half survive: reads 163 × 0.5 + 60 × 0.5 = 111.5 and writes 59.5.
+    // Writes 40 + 63 + 59.5 = 162.5, reads 60 + 100 + 111.5 = 271.5.
+    assert_eq!(with("0.5", None), (d("0.001625"), d("0.0000543")));
+    // All survive: reads 163, writes 8. Writes 111, reads 323.
+    assert_eq!(with("1", None), (d("0.00111"), d("0.0000646")));
+    // A quarter survive, and of the rest none reads the warm prefix: reads
+    // 163 × 0.25 = 40.75, writes 130.25. Writes 233.25, reads 200.75.
+    assert_eq!(with("0.25", Some("0")), (d("0.0023325"), d("0.00004015")));
+    // None survive: as without the key (writes 214, reads 220).
+    assert_eq!(with("0", None), (d("0.00214"), d("0.000044")));
+}
+
+#[test]
 fn a_hand_written_trace_keeps_one_request_per_result() {
     // Without `request` on every row, rows are not grouped: two rows, three
     // requests, `o` per step, as the seed's model has it.

@@ -360,6 +360,45 @@ fn growth_the_log_does_not_show_is_counted_with_its_size() {
 }
 
 #[test]
+fn a_step_after_lines_the_log_lost_is_no_observation_and_its_growth_is_unmeasured() {
+    // At 4 bytes a token and 10 of framing, 4,000 bytes should take 1,010
+    // tokens. Request 1 grew 1,210 from 10,000: 200 more than that, within
+    // the fit's spread, so nothing is unmeasured and the step is observed
+    // (4,000 bytes over 1,210 tokens). Request 2 grew by as much after a
+    // line the log lost (a truncated tool result): the step is no
+    // observation, and its 200 extra tokens are the lost line's.
+    let fit = Fit {
+        steps: 5,
+        overhead: 10,
+        pooled: Decimal::from(4),
+        p10: Decimal::from(3),
+        p50: Decimal::from(4),
+        p90: Decimal::from(5),
+    };
+    let mut after_loss = request("m", 12_420, 0);
+    after_loss.lost_lines_before = 1;
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            request("m", 10_000, 0),
+            request("m", 11_210, 0),
+            after_loss,
+        ],
+        results: vec![result(4000, 1), result(4000, 2)],
+    };
+    assert_eq!(unmeasured_tokens(&t, &fit), vec![0, 0, 200]);
+    assert_eq!(
+        observations(&t),
+        vec![Observation {
+            bytes: 4000,
+            tokens: 1210,
+            ..Observation::default()
+        }]
+    );
+}
+
+#[test]
 fn steps_that_cannot_be_measured_are_left_out() {
     let t = Thread {
         agent: None,
@@ -527,16 +566,61 @@ fn expiries_count_how_often_the_warm_prefix_was_read_again() {
         w,
         WarmExpiries {
             expiries: 2,
+            survived: 0,
+            warm_first: true,
             warm: 1
         }
     );
     assert_eq!(w.share(), Some(Decimal::new(5, 1)));
+    assert_eq!(w.survived_share(), None);
     // Every expiry read it: no share to write (the replay's own rule).
     let mut all = t.clone();
     all.requests[4].usage.cache_read = 10_000;
     assert_eq!(WarmExpiries::of(&all, 300_000).share(), None);
-    // A cold first request: nothing was warm, nothing counts.
+    // A cold first request: nothing was warm, no warm share.
     let mut cold = t.clone();
     cold.requests[0].usage.cache_read = 0;
-    assert_eq!(WarmExpiries::of(&cold, 300_000), WarmExpiries::default());
+    let w = WarmExpiries::of(&cold, 300_000);
+    assert_eq!((w.expiries, w.warm, w.share()), (2, 0, None));
+}
+
+#[test]
+fn expiries_the_cache_outlived_are_counted_apart() {
+    // As above, but request 4 (after 490 s, past the 300 s lifetime) reads
+    // 36,500 of request 3's 40,000: at least nine tenths, so the cache
+    // survived that expiry. Of the 2 expiries 1 survived (share 0.5); of
+    // the 1 it did not survive, 1 read the warm prefix again: no warm share.
+    let at = |ms: i64, read: u64| Request {
+        at_ms: Some(ms),
+        ..request("m", read, 10)
+    };
+    let mut t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![
+            at(0, 10_000),
+            at(1_000, 30_000),
+            at(400_000, 9_500),
+            at(410_000, 40_000),
+            at(900_000, 36_500),
+        ],
+        results: Vec::new(),
+    };
+    // The prompt of request 4 is its read and 3,500 written.
+    t.requests[4].usage.cache_write_5m = 3_500;
+    let w = WarmExpiries::of(&t, 300_000);
+    assert_eq!((w.expiries, w.survived, w.warm), (2, 1, 1));
+    assert_eq!(w.survived_share(), Some(Decimal::new(5, 1)));
+    assert_eq!(w.share(), None);
+    // 35,999 is less than nine tenths of 40,000 (36,000): no survival, and
+    // more than nine tenths of the warm 10,000: a warm expiry.
+    t.requests[4].usage.cache_read = 35_999;
+    let w = WarmExpiries::of(&t, 300_000);
+    assert_eq!((w.survived, w.warm, w.survived_share()), (0, 2, None));
+    // A cold first request still counts what survived.
+    t.requests[0].usage.cache_read = 0;
+    t.requests[4].usage.cache_read = 36_000;
+    let w = WarmExpiries::of(&t, 300_000);
+    assert_eq!((w.expiries, w.survived, w.share()), (2, 1, None));
+    assert_eq!(w.survived_share(), Some(Decimal::new(5, 1)));
 }
