@@ -214,3 +214,65 @@ fn the_answer_comes_first_in_the_terminal() {
         "{text}"
     );
 }
+
+#[test]
+fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
+    // Four requests of gpt-5-codex, whose automatic cache the price book
+    // gives 10 minutes. Request 2 comes 20 minutes after request 1 and
+    // still reads 2,048 of its 2,100 tokens (at least nine tenths: the
+    // cache survived); request 3, 20 minutes later again, reads nothing.
+    // Of 2 expiries 1 survived: a share of 0.5.
+    let home = tempfile::tempdir().unwrap();
+    let day = home.path().join("sessions/2026/03/02");
+    fs::create_dir_all(&day).unwrap();
+    let id = "0199bbbb-0000-7000-8000-000000000002";
+    let usage = |at: &str, input: u64, cached: u64| {
+        format!(
+            r#"{{"timestamp":"{at}","type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":10,"reasoning_output_tokens":0,"total_tokens":{}}}}}}}}}"#,
+            input + 10
+        )
+    };
+    let call = |at: &str, n: u32| {
+        format!(
+            r#"{{"timestamp":"{at}","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"c{n}"}}}}
+{{"timestamp":"{at}","type":"response_item","payload":{{"type":"function_call_output","call_id":"c{n}","output":"ok"}}}}"#
+        )
+    };
+    let lines = [
+        format!(
+            r#"{{"timestamp":"2026-03-02T10:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","cwd":"/p"}}}}"#
+        ),
+        r#"{"timestamp":"2026-03-02T10:00:00.100Z","type":"turn_context","payload":{"model":"gpt-5-codex"}}"#.to_string(),
+        usage("2026-03-02T10:00:01.000Z", 2000, 0),
+        call("2026-03-02T10:00:02.000Z", 1),
+        usage("2026-03-02T10:01:00.000Z", 2100, 2000),
+        call("2026-03-02T10:01:01.000Z", 2),
+        usage("2026-03-02T10:21:00.000Z", 2200, 2048),
+        call("2026-03-02T10:21:01.000Z", 3),
+        usage("2026-03-02T10:41:00.000Z", 2300, 0),
+    ];
+    fs::write(
+        day.join(format!("rollout-2026-03-02T10-00-00-{id}.jsonl")),
+        lines.join("\n") + "\n",
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .env("CODEX_HOME", home.path())
+        .args(["import", "codex", "--no-report", "--out", "out"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = fs::read_to_string(dir.path().join(format!("out/{id}/main.toml"))).unwrap();
+    assert!(
+        toml.contains("survived_expiry_share = 0.5   # of 2 gaps longer than the cache lifetime, 1 still read the whole previous prompt"),
+        "{toml}"
+    );
+    // The first request read nothing warm: no warm prefix share.
+    assert!(!toml.contains("warm_prefix_share"), "{toml}");
+}

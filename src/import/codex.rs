@@ -679,7 +679,12 @@ mod tests {
             r.line(n as u64 + 1, l.as_bytes(), &mut stats);
         }
         assert_eq!(stats.problems.len(), 2);
-        let lost: Vec<u64> = r.thread.requests.iter().map(|q| q.lost_lines_before).collect();
+        let lost: Vec<u64> = r
+            .thread
+            .requests
+            .iter()
+            .map(|q| q.lost_lines_before)
+            .collect();
         assert_eq!(lost, [0, 0, 2]);
     }
 

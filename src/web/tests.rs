@@ -621,6 +621,7 @@ cache = "5m"
 recorded_models = true
 turn_break_share = 0.5
 warm_prefix_share = 0
+survived_expiry_share = 0.25
 "#;
     let what_if = |model: Option<&str>| tokencast_core::scenario::combined::WhatIfVariant {
         name: "what if".into(),
@@ -650,6 +651,7 @@ warm_prefix_share = 0
     assert_eq!(added["recorded_models"].as_bool(), Some(true));
     assert_eq!(added["turn_break_share"].as_float(), Some(0.5));
     assert_eq!(added["warm_prefix_share"].as_integer(), Some(0));
+    assert_eq!(added["survived_expiry_share"].as_float(), Some(0.25));
     assert!(added.get("cache_hit_share").is_none());
     // On another model, none of them: they were fitted for the thread's.
     let other = tokencast_core::pricing::ModelPrices {

@@ -380,11 +380,7 @@ fn a_step_after_lines_the_log_lost_is_no_observation_and_its_growth_is_unmeasure
     let t = Thread {
         agent: None,
         compaction: false,
-        requests: vec![
-            request("m", 10_000, 0),
-            request("m", 11_210, 0),
-            after_loss,
-        ],
+        requests: vec![request("m", 10_000, 0), request("m", 11_210, 0), after_loss],
         results: vec![result(4000, 1), result(4000, 2)],
     };
     assert_eq!(unmeasured_tokens(&t, &fit), vec![0, 0, 200]);
