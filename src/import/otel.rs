@@ -11,7 +11,11 @@
 //!   `gen_ai.tool.call.result` when the instrumentation records it (an
 //!   opt-in attribute; without it the result counts 0 bytes), its latency
 //!   the span's duration. It is carried by the next request of the session
-//!   that starts after it ends.
+//!   that starts after it ends. Its text is also counted with `o200k_base`
+//!   (the count, never the text, is kept); the count stays only where the
+//!   request that carries the result runs on a model of that tokenizer
+//!   ([`crate::pricing::tokenizer::counts_o200k`]), since a tool span does
+//!   not say which model will read it.
 //! - Sessions are `gen_ai.conversation.id`, else the trace id.
 //!
 //! The conventions' `gen_ai.usage.input_tokens` "SHOULD include all types of
@@ -342,7 +346,9 @@ fn convert(span: Span) -> Seen {
                     .map_or(0, |r| r.len() as u64),
                 images: 0,
                 documents: 0,
-                o200k_tokens: None,
+                o200k_tokens: span
+                    .text("gen_ai.tool.call.result")
+                    .map(super::o200k::count),
                 is_error: span.text("error.type").is_some(),
                 latency_ms: end.saturating_sub(start) / 1_000_000,
                 carried_by: None,
@@ -598,7 +604,8 @@ pub fn read<E>(
 }
 
 /// A session's events in time order as one thread: each tool result is
-/// carried by the first request that starts after it ended.
+/// carried by the first request that starts after it ended, and keeps its
+/// `o200k_base` count only when that request's model counts with it.
 fn thread_of(mut events: Vec<Timed>) -> Thread {
     events.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut thread = Thread {
@@ -612,9 +619,14 @@ fn thread_of(mut events: Vec<Timed>) -> Thread {
         match e {
             Event::Request(r) => {
                 let k = thread.requests.len();
+                let counts = crate::pricing::tokenizer::counts_o200k(&r.model);
                 pending.retain(|(end, j)| {
                     if *end <= start {
-                        thread.results[*j].carried_by = Some(k);
+                        let result = &mut thread.results[*j];
+                        result.carried_by = Some(k);
+                        if !counts {
+                            result.o200k_tokens = None;
+                        }
                         false
                     } else {
                         true
@@ -627,6 +639,10 @@ fn thread_of(mut events: Vec<Timed>) -> Thread {
                 thread.results.push(result);
             }
         }
+    }
+    // A result no request carried is counted for no model.
+    for (_, j) in pending {
+        thread.results[j].o200k_tokens = None;
     }
     thread
 }

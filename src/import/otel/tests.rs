@@ -55,3 +55,52 @@ fn a_resource_after_its_spans_still_names_them_and_unknown_keys_are_skipped() {
     let mut de = serde_json::Deserializer::from_str(&text[..text.len() - 3]);
     assert!(Export(&mut Vec::new()).deserialize(&mut de).is_err());
 }
+
+#[test]
+fn a_tool_results_o200k_count_stays_only_for_a_model_of_that_tokenizer() {
+    // Three tool results, each counted (7 tokens): the first is carried by
+    // a gpt-5 request, the second by a Claude request, the third by none.
+    let request = |model: &str| {
+        Event::Request(Request {
+            message_id: model.into(),
+            timestamp: None,
+            at_ms: None,
+            model: model.into(),
+            usage: Usage::default(),
+            hidden_output: 0,
+            compacted_before: false,
+            lost_lines_before: 0,
+            output_bytes: 0,
+            thinking_bytes: 0,
+        })
+    };
+    let tool = |end_ns: u64| Event::Tool {
+        end_ns,
+        result: ToolResult {
+            kind: crate::import::ContextKind::Tool,
+            tool: "search".into(),
+            bytes: 30,
+            images: 0,
+            documents: 0,
+            o200k_tokens: Some(7),
+            is_error: false,
+            latency_ms: 0,
+            carried_by: None,
+            at_ms: None,
+        },
+    };
+    let t = thread_of(vec![
+        (0, "a".into(), request("gpt-5")),
+        (10, "t1".into(), tool(20)),
+        (30, "b".into(), request("gpt-5")),
+        (40, "t2".into(), tool(50)),
+        (60, "c".into(), request("claude-sonnet-4-5")),
+        (70, "t3".into(), tool(80)),
+    ]);
+    let counts: Vec<(Option<usize>, Option<u64>)> = t
+        .results
+        .iter()
+        .map(|r| (r.carried_by, r.o200k_tokens))
+        .collect();
+    assert_eq!(counts, [(Some(1), Some(7)), (Some(2), None), (None, None)]);
+}
