@@ -409,14 +409,34 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
         .collect();
     let (from, to, step) = case.sweep_seconds;
     let seconds: Vec<u64> = (from..=to).step_by(step as usize).collect();
-    let sweep: Vec<LifetimePoint> = crate::par::map(seconds, |secs| {
-        Some(LifetimePoint {
-            model_seconds: secs,
-            tiers: tier_comparison(&simulate(&timed(&tiers, secs * 1000, Vec::new())?, opts)),
-        })
+    // Points whose requests expire alike compare the tiers alike: each is
+    // replayed once.
+    let expiring = expiring(&tiers, &seconds);
+    let mut distinct: Vec<(&Vec<usize>, u64)> = Vec::new();
+    for (e, secs) in expiring.iter().zip(&seconds) {
+        if !distinct.iter().any(|(d, _)| *d == e) {
+            distinct.push((e, *secs));
+        }
+    }
+    let compared: Vec<Vec<TierComparison>> = crate::par::map(distinct.clone(), |(_, secs)| {
+        Some(tier_comparison(&simulate(
+            &timed(&tiers, secs * 1000, Vec::new())?,
+            opts,
+        )))
     })
     .into_iter()
     .collect::<Option<_>>()?;
+    let sweep: Vec<LifetimePoint> = seconds
+        .iter()
+        .zip(&expiring)
+        .map(|(secs, e)| {
+            let i = distinct.iter().position(|(d, _)| *d == e)?;
+            Some(LifetimePoint {
+                model_seconds: *secs,
+                tiers: compared[i].clone(),
+            })
+        })
+        .collect::<Option<_>>()?;
     let flips = [0usize, 1]
         .into_iter()
         .map(|i| {
@@ -439,6 +459,41 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
         final_expiry,
         sweep,
         flips,
+    })
+}
+
+/// For each model time per step in `seconds` (no pause), how many requests
+/// of `s` come more than each cache lifetime of its variants after the one
+/// before (the gaps the engine replays, recorded or timed). A longer model
+/// time adds the same to every timed gap, so the requests that expire only
+/// grow with it: two model times with as many expiring requests on every
+/// lifetime expire the same requests, and their replays differ in nothing
+/// but the cache's storage (which [`TierComparison`] does not compare).
+fn expiring(s: &Scenario, seconds: &[u64]) -> Vec<Vec<usize>> {
+    let mut lifetimes: Vec<u64> = s
+        .variants()
+        .iter()
+        .flat_map(|pv| {
+            std::iter::once(&pv.rates)
+                .chain(pv.by_model.iter().map(|m| &m.rates))
+                .filter_map(|r| r.lifetime_ms(pv.variant.cache))
+        })
+        .collect();
+    lifetimes.sort_unstable();
+    lifetimes.dedup();
+    let sizes = &s.trace_facts().sizes;
+    crate::par::map(seconds.to_vec(), |secs| {
+        let timing = Timing {
+            model_ms_per_step: secs.saturating_mul(1000),
+            pauses: Vec::new(),
+        };
+        let gaps = sizes.gaps_ms(Some(&timing)).unwrap_or_default();
+        // The first request has no gap before it.
+        let gaps = gaps.get(1..).unwrap_or_default();
+        lifetimes
+            .iter()
+            .map(|life| gaps.iter().filter(|g| *g > life).count())
+            .collect()
     })
 }
 
@@ -569,5 +624,56 @@ pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
         effort,
         restart,
         context,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lifetime_sweep_replays_each_expiry_pattern_once_and_matches_every_point() {
+        // Six results after tool times of 1, 40, 200, 250, 290 and 3,000 s.
+        // With a model time of m seconds per step, request k's gap is its
+        // tool time + m: past the 5-minute lifetime (300 s) for 1 request
+        // at m = 0 (the 3,000 s), 2 at 30 (290 + 30), 3 at 60 and 90, 4
+        // from 120 to 240 (200 + 120), 5 at 270 (40 + 270), 6 from 300 (1 +
+        // 300); past the hour for none up to m = 600 (3,000 + 600 = 3,600
+        // is not past it). 21 points, 6 patterns.
+        let mut s = crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]);
+        for (c, secs) in s.trace_mut().iter_mut().zip([1, 40, 200, 250, 290, 3000]) {
+            c.latency_ms = secs * 1000;
+        }
+        let tiers = with_tiers(&s, &[Cache::FiveMinutes, Cache::OneHour]).unwrap();
+        let seconds: Vec<u64> = (0..=600).step_by(30).collect();
+        let counts: Vec<usize> = expiring(&tiers, &seconds)
+            .iter()
+            .map(|e| {
+                assert_eq!(e.len(), 2, "two lifetimes: 300 s and 3,600 s");
+                assert_eq!(e[1], 0);
+                e[0]
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [1, 2, 3, 3, 4, 4, 4, 4, 4, 5, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6]
+        );
+        // Each point as the sweep gives it is the point replayed on its own.
+        let case = crate::scenario::LifetimeCase {
+            model_ms_per_step: 20_000,
+            sweep_seconds: (0, 600, 30),
+        };
+        let l = lifetime(&s, &case).unwrap();
+        assert_eq!(l.sweep.len(), 21);
+        for p in &l.sweep {
+            let own = simulate(
+                &timed(&tiers, p.model_seconds * 1000, Vec::new()).unwrap(),
+                SimulateOptions::TOTALS,
+            );
+            assert_eq!(p.tiers, tier_comparison(&own), "{} s", p.model_seconds);
+        }
+        // The answer changes with the pattern: more expiries, dearer 5 minutes.
+        assert_eq!(l.sweep[0].tiers[0].expiries_5m, 1);
+        assert_eq!(l.sweep[20].tiers[0].expiries_5m, 6);
     }
 }
