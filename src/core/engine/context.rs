@@ -315,35 +315,36 @@ impl<'a> Requests<'a> {
         (0..=self.n()).flat_map(move |k| {
             let cum = self.cum[ix(k)];
             let prompt = self.num(base_step, k, cum - base_cum) + i128::from(summary) * den;
+            // One request, or a summarisation request and the request
+            // after it: no allocation per request.
             match when(k, prompt).filter(|_| k > 0) {
-                None => vec![Request {
+                None => std::iter::once(Request {
                     prompt,
                     keep: prompt,
                     output: self.output(k),
                     gap_ms: self.gap(k),
                     added: false,
-                }],
+                })
+                .chain(None),
                 Some(s) => {
                     base_step = k;
                     base_cum = cum;
                     summary = s;
                     let prefix = self.num(0, 0, 0);
-                    vec![
-                        Request {
-                            prompt,
-                            keep: prompt,
-                            output: s,
-                            gap_ms: self.gap(k),
-                            added: true,
-                        },
-                        Request {
-                            prompt: prefix + i128::from(s) * den,
-                            keep: prefix,
-                            output: self.output(k),
-                            gap_ms: 0,
-                            added: false,
-                        },
-                    ]
+                    std::iter::once(Request {
+                        prompt,
+                        keep: prompt,
+                        output: s,
+                        gap_ms: self.gap(k),
+                        added: true,
+                    })
+                    .chain(Some(Request {
+                        prompt: prefix + i128::from(s) * den,
+                        keep: prefix,
+                        output: self.output(k),
+                        gap_ms: 0,
+                        added: false,
+                    }))
                 }
             }
         })

@@ -338,17 +338,34 @@ impl Run<'_> {
     ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
         let mut out = Vec::new();
         let (mut all_before, mut all_extra) = ([Sums::default(); 2], [Sums::default(); 2]);
-        let wants = |k: usize| k >= 1;
-        self.walk(cache, rates, &wants, |step| {
-            let extra = step.expiry_extra();
-            for i in 0..2 {
-                all_before[i] = all_before[i].plus(&step.before[i]);
-                all_extra[i] = all_extra[i].plus(&extra[i]);
-            }
-            if rows.has(step.k) {
-                out.push((self.model(step.before, rates), self.model(extra, rates)));
-            }
-        });
+        let n = self.bytes.len();
+        // Only the kept requests copy their sums; the totals are summed in
+        // place from every request's: what starting over before request
+        // k ≥ 1 pays is the sums after request k − 1.
+        let wants = |k: usize| k >= 1 && rows.has(k);
+        self.walk_each(
+            cache,
+            rates,
+            None,
+            &wants,
+            |step| {
+                out.push((
+                    self.model(step.before, rates),
+                    self.model(step.expiry_extra(), rates),
+                ))
+            },
+            |k, after, read| {
+                for i in 0..2 {
+                    if k < n {
+                        all_before[i].add(&after[i]);
+                    }
+                    if let (1.., Some((tier, p))) = (k, read[i]) {
+                        all_extra[i].write[tier] += p;
+                        all_extra[i].read[tier] -= p;
+                    }
+                }
+            },
+        );
         let totals = (self.model(all_before, rates), self.model(all_extra, rates));
         (out, totals)
     }
@@ -424,7 +441,21 @@ impl Run<'_> {
         rates: &Rates,
         only: Option<(&[u16], u16)>,
         wants: &dyn Fn(usize) -> bool,
+        at: impl FnMut(&Step),
+    ) -> ([Sums; 2], Counts) {
+        self.walk_each(cache, rates, only, wants, at, |_, _, _| {})
+    }
+
+    /// [`Run::walk_only`], and `each` sees every request billed: its index,
+    /// the sums after it and what it read from the cache (no copy).
+    fn walk_each(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        only: Option<(&[u16], u16)>,
+        wants: &dyn Fn(usize) -> bool,
         mut at: impl FnMut(&Step),
+        mut each: impl FnMut(usize, &[Sums; 2], &[Option<(usize, i128)>; 2]),
     ) -> ([Sums; 2], Counts) {
         let n = self.bytes.len() as u64;
         let rules = Rules::new(&self.scale, cache, rates);
@@ -461,6 +492,7 @@ impl Run<'_> {
             for i in 0..2 {
                 read_now[i] = self.bill(&rules, &req, i, &mut sums[i], &mut prev[i], &mut counts);
             }
+            each(ix(k), &sums, &read_now);
             if let Some(before) = before {
                 at(&Step {
                     k: ix(k),

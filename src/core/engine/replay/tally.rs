@@ -113,23 +113,20 @@ pub(crate) struct Sums {
     pub(super) storage: i128,
 }
 
-pub(super) fn add(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
-    std::array::from_fn(|t| a[t] + b[t])
-}
-
 pub(super) fn sub(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
     std::array::from_fn(|t| a[t] - b[t])
 }
 
 impl Sums {
-    pub(super) fn plus(&self, o: &Sums) -> Sums {
-        Sums {
-            uncached: add(self.uncached, o.uncached),
-            write: add(self.write, o.write),
-            read: add(self.read, o.read),
-            output: add(self.output, o.output),
-            storage: self.storage + o.storage,
+    /// Adds `o` in place (no copy of either).
+    pub(super) fn add(&mut self, o: &Sums) {
+        for t in 0..TIERS {
+            self.uncached[t] += o.uncached[t];
+            self.write[t] += o.write[t];
+            self.read[t] += o.read[t];
+            self.output[t] += o.output[t];
         }
+        self.storage += o.storage;
     }
 
     pub(super) fn minus(&self, o: &Sums) -> Sums {
