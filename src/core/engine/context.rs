@@ -109,7 +109,8 @@ pub fn replay(
         warm_share: Run::share(pv.warm_prefix_share),
         survival: Run::share(pv.survived_expiry_share),
     };
-    crate::par::map(strategies, |(s, keep)| one(&run, pv, s, *keep))
+    let sums = RunSums::of(&run);
+    crate::par::map(strategies, |(s, keep)| one(&run, &sums, pv, s, *keep))
 }
 
 /// The prompt of each of the run's own requests (k = 0..N; summarisation
@@ -133,8 +134,9 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         warm_share: None,
         survival: None,
     };
+    let sums = RunSums::of(&run);
     let [lower, upper] = [0, 1].map(|bound| {
-        Requests::new(&run, bound, strategy)
+        Requests::new(&run, &sums, bound, strategy)
             .iter()
             .filter(|r| !r.added)
             .map(|r| r.prompt)
@@ -147,7 +149,13 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
         .collect()
 }
 
-fn one(run: &Run, pv: &PricedVariant, strategy: &Strategy, keep_prompts: bool) -> StrategyRun {
+fn one(
+    run: &Run,
+    run_sums: &RunSums,
+    pv: &PricedVariant,
+    strategy: &Strategy,
+    keep_prompts: bool,
+) -> StrategyRun {
     let mut sums = [Sums::default(); 2];
     let mut requests = [0u64; 2];
     let mut events = [0u64; 2];
@@ -155,7 +163,7 @@ fn one(run: &Run, pv: &PricedVariant, strategy: &Strategy, keep_prompts: bool) -
     let mut prompts = Vec::new();
     let den = run.scale.denominators();
     for bound in 0..2 {
-        let reqs = Requests::new(run, bound, strategy);
+        let reqs = Requests::new(run, run_sums, bound, strategy);
         let mut count = 0u64;
         let mut top = 0i128;
         let (s, _) = run.sequence(bound, pv.variant.cache, &pv.rates, reqs.iter(), |r| {
@@ -193,29 +201,59 @@ fn one(run: &Run, pv: &PricedVariant, strategy: &Strategy, keep_prompts: bool) -
     }
 }
 
-/// The requests of one strategy for one bound.
-struct Requests<'a> {
-    run: &'a Run<'a>,
-    bound: usize,
-    strategy: &'a Strategy,
-    /// Prefix sums of the result bytes: `cum[k]` is the bytes of results 1..=k.
+/// What every strategy of a run replays from, computed once: per request
+/// k = 0..=N, the bytes of results 1..=k, the output sent back in its
+/// prompt and the unmeasured tokens that entered up to it.
+struct RunSums {
     cum: Vec<u128>,
+    resent: Vec<u128>,
+    unmeasured: Vec<u128>,
 }
 
-impl<'a> Requests<'a> {
-    fn new(run: &'a Run<'a>, bound: usize, strategy: &'a Strategy) -> Requests<'a> {
-        let mut cum = Vec::with_capacity(run.bytes.len() + 1);
+impl RunSums {
+    fn of(run: &Run) -> RunSums {
+        let n = run.bytes.len();
+        let mut cum = Vec::with_capacity(n + 1);
         cum.push(0u128);
         let mut c = 0u128;
         for b in run.bytes {
             c += u128::from(*b);
             cum.push(c);
         }
+        let (resent, unmeasured) = (0..=n as u64)
+            .map(|k| (run.resent(k), run.unmeasured(k)))
+            .unzip();
+        RunSums {
+            cum,
+            resent,
+            unmeasured,
+        }
+    }
+}
+
+/// The requests of one strategy for one bound.
+struct Requests<'a> {
+    run: &'a Run<'a>,
+    bound: usize,
+    strategy: &'a Strategy,
+    sums: &'a RunSums,
+    /// Prefix sums of the result bytes: `cum[k]` is the bytes of results 1..=k.
+    cum: &'a [u128],
+}
+
+impl<'a> Requests<'a> {
+    fn new(
+        run: &'a Run<'a>,
+        sums: &'a RunSums,
+        bound: usize,
+        strategy: &'a Strategy,
+    ) -> Requests<'a> {
         Requests {
             run,
             bound,
             strategy,
-            cum,
+            sums,
+            cum: &sums.cum,
         }
     }
 
@@ -227,9 +265,10 @@ impl<'a> Requests<'a> {
     /// output of requests `from..k` sent back and the unmeasured tokens
     /// that entered with them (`from` = 0: all of it).
     fn num(&self, from: u64, k: u64, cum: u128) -> i128 {
-        let out = self.run.resent(k) - self.run.resent(from) + self.run.unmeasured(k)
-            - self.run.unmeasured(from);
-        self.run.scale.numerators_out(out, cum)[self.bound]
+        let s = self.sums;
+        let (k, from) = (ix(k), ix(from));
+        let out = s.resent[k] - s.resent[from] + s.unmeasured[k] - s.unmeasured[from];
+        self.run.scale.numerator_out(out, cum, self.bound)
     }
 
     fn output(&self, k: u64) -> u64 {

@@ -11,33 +11,44 @@ use rust_decimal::Decimal;
 /// Fixed denominators for the lower and upper token numerators.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Scale {
-    pub(super) p: i128,
     pub(super) o: i128,
     pub(super) mb: i128,
-    pub(super) pb: i128,
-    pub(super) mu: i128,
     pub(super) pu: i128,
-    pub(super) measured_prefix: bool,
     /// Prefix tokens already cached at the first request.
     pub(super) cached: i128,
     /// Tokens each step adds besides its bytes and output.
     pub(super) overhead: u128,
+    /// Per bound, a prompt's numerator as a line in what it holds: the
+    /// prefix's numerator, and the factors of the output tokens sent back
+    /// and of the bytes (see [`Scale::numerators_out`]).
+    pub(super) line: [[i128; 3]; 2],
 }
 
 impl Scale {
     pub(crate) fn new(a: &Assumptions) -> Scale {
         let b = a.bytes_per_token.normalize();
         let u = a.tokenizer_uplift.normalize();
+        let (p, mb, pb) = (
+            i128::from(a.prefix_tokens),
+            b.mantissa(),
+            10i128.pow(b.scale()),
+        );
+        let (mu, pu) = (u.mantissa(), 10i128.pow(u.scale()));
+        // Lower: p·mb + out·mb + cum·pb. Upper: the output in the model's
+        // own tokens (out·mb·pu), the bytes uplifted (cum·mu·pb), the
+        // prefix uplifted unless it was measured (p·mb·mu, else p·mb·pu).
+        let upper_prefix = if a.prefix_measured {
+            p * mb * pu
+        } else {
+            mu * p * mb
+        };
         Scale {
-            p: i128::from(a.prefix_tokens),
             o: i128::from(a.output_tokens_per_step),
-            mb: b.mantissa(),
-            pb: 10i128.pow(b.scale()),
-            mu: u.mantissa(),
-            pu: 10i128.pow(u.scale()),
-            measured_prefix: a.prefix_measured,
+            mb,
+            pu,
             cached: i128::from(a.prefix_cached_tokens),
             overhead: u128::from(a.step_overhead_tokens),
+            line: [[p * mb, mb, pb], [upper_prefix, mb * pu, mu * pb]],
         }
     }
 
@@ -61,16 +72,18 @@ impl Scale {
     /// Output is in the model's own tokens and never uplifted; so is the
     /// prefix when it was measured.
     pub(crate) fn numerators_out(&self, out: u128, cum: u128) -> [i128; 2] {
+        [
+            self.numerator_out(out, cum, 0),
+            self.numerator_out(out, cum, 1),
+        ]
+    }
+
+    /// [`Scale::numerators_out`] of one bound (0 lower, 1 upper).
+    #[inline(always)]
+    pub(crate) fn numerator_out(&self, out: u128, cum: u128, bound: usize) -> i128 {
         // `limits::replay_fits` keeps every replay's sums far below 2^127.
-        let out = out.cast_signed();
-        let cum = cum.cast_signed();
-        let carried = self.p * self.mb + cum * self.pb;
-        let upper = if self.measured_prefix {
-            self.p * self.mb * self.pu + self.mu * cum * self.pb
-        } else {
-            self.mu * carried
-        };
-        [carried + out * self.mb, upper + out * self.mb * self.pu]
+        let [prefix, per_out, per_byte] = self.line[bound];
+        prefix + out.cast_signed() * per_out + cum.cast_signed() * per_byte
     }
 
     /// Denominators: lower, upper.
