@@ -316,11 +316,12 @@ struct Rollout<'n> {
     /// Shell outputs recorded wrapped in JSON: the result's index and the
     /// tokens of the JSON as recorded (see [`exec_output`]).
     as_recorded: Vec<(usize, u64)>,
-    /// Problems reported on the file's lines before the one being read, and
-    /// as of the last request: their difference is what the next request's
-    /// [`Request::lost_lines_before`] counts.
-    problems_before: usize,
-    problems_at_request: usize,
+    /// Lines of the file whose content was lost ([`Import::lost_lines`])
+    /// before the one being read, and as of the last request: their
+    /// difference is what the next request's [`Request::lost_lines_before`]
+    /// counts.
+    lost_before_line: u64,
+    lost_at_request: u64,
 }
 
 impl<'n> Rollout<'n> {
@@ -343,23 +344,23 @@ impl<'n> Rollout<'n> {
             calls: HashMap::new(),
             pending: Vec::new(),
             as_recorded: Vec::new(),
-            problems_before: 0,
-            problems_at_request: 0,
+            lost_before_line: 0,
+            lost_at_request: 0,
         }
     }
 
     /// One line of the file: a record, or a problem named by its number.
     fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
-        self.problems_before = stats.problems.len();
+        self.lost_before_line = stats.lost_lines;
         let rec: LineRec = match serde_json::from_slice(text) {
             Ok(r) => r,
             Err(e) => {
-                stats.problem(self.name, number, not_json(text, &e, "a JSON log line"));
+                stats.lost(self.name, number, not_json(text, &e, "a JSON log line"));
                 return;
             }
         };
         if let Err(e) = self.record(&rec, number, stats) {
-            stats.problem(
+            stats.lost(
                 self.name,
                 number,
                 format!(
@@ -464,15 +465,13 @@ impl<'n> Rollout<'n> {
         // Reasoning is billed as output and never sent back.
         let hidden_output = usage.reasoning_output_tokens.min(usage.output_tokens);
         let Some(usage) = usage.usage() else {
-            stats.problem(self.name, number, "cached_input_tokens above input_tokens");
+            stats.lost(self.name, number, "cached_input_tokens above input_tokens");
             return;
         };
         let usage = stats.capped(self.name, number, usage);
         let k = self.thread.requests.len();
-        let lost = self
-            .problems_before
-            .saturating_sub(self.problems_at_request) as u64;
-        self.problems_at_request = self.problems_before;
+        let lost = self.lost_before_line.saturating_sub(self.lost_at_request);
+        self.lost_at_request = self.lost_before_line;
         for j in self.pending.drain(..) {
             self.thread.results[j].carried_by = Some(k);
         }
@@ -657,8 +656,9 @@ mod tests {
     #[test]
     fn a_request_after_lines_that_could_not_be_read_counts_them() {
         // Two requests, then a cut line and a line of an unknown type, then
-        // a third: the log lost what those lines carried before request 2
-        // (0-based) and only then.
+        // a third: the log lost what the cut line carried before request 2
+        // (0-based) and only then; a line of an unknown type is a problem
+        // but loses nothing the replay measures.
         let usage = |input: u64| {
             format!(
                 r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":{}}}}}}}}}"#,
@@ -685,7 +685,7 @@ mod tests {
             .iter()
             .map(|q| q.lost_lines_before)
             .collect();
-        assert_eq!(lost, [0, 0, 2]);
+        assert_eq!(lost, [0, 0, 1]);
     }
 
     #[test]

@@ -90,6 +90,13 @@ impl Import {
         });
     }
 
+    /// Lists a problem of `file` at `line` that lost the line's content
+    /// (see [`Import::lost_lines`]).
+    pub fn lost(&mut self, file: &str, line: u64, what: impl Into<String>) {
+        self.lost_lines += 1;
+        self.problem(file, line, what);
+    }
+
     /// `usage` read at `file`'s line `line`, every count capped at
     /// [`crate::limits::MAX_TOKENS`]; a cap is listed as a problem of that
     /// line, and the rest of the thread is kept.
@@ -138,7 +145,7 @@ pub fn each_line(
                     each(n, t, stats);
                 }
             }
-            Ok(Some((n, Line::TooLong(len)))) => stats.problem(
+            Ok(Some((n, Line::TooLong(len)))) => stats.lost(
                 name,
                 n,
                 format!(
@@ -148,7 +155,7 @@ pub fn each_line(
             ),
             Ok(None) => break,
             Err(e) => {
-                stats.problem(
+                stats.lost(
                     name,
                     lines.number + 1,
                     format!("reading stopped: {}", e.kind()),

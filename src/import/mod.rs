@@ -53,10 +53,10 @@ pub struct Request {
     /// the prefix and what entered after the marker (the summary).
     #[serde(default)]
     pub compacted_before: bool,
-    /// Problems the reader reported on lines of the log since the thread's
-    /// previous request (a line truncated, redacted, over-long or of a shape
-    /// it does not know): what those lines carried entered the context
-    /// unmeasured, so the step before it measures nothing
+    /// Lines of the log since the thread's previous request whose content
+    /// the reader lost ([`Import::lost_lines`]: a line truncated, redacted,
+    /// over-long or of an unexpected shape): what those lines carried
+    /// entered the context unmeasured, so the step before it measures nothing
     /// ([`calibrate`](mod@calibrate) neither fits on it nor expects its growth).
     #[serde(default)]
     pub lost_lines_before: u64,
@@ -311,6 +311,13 @@ pub struct Import {
     pub skipped: Skipped,
     /// Lines or files that could not be read.
     pub problems: Vec<Problem>,
+    /// Of the lines with a problem, those whose content was lost (not
+    /// JSON, cut short, not UTF-8, over-long, of a shape the reader does
+    /// not know for its type): what they carried entered the context
+    /// unmeasured ([`Request::lost_lines_before`]). A line of an unknown
+    /// type, or a count capped, loses nothing the replay measures.
+    #[serde(skip)]
+    pub lost_lines: u64,
 }
 
 /// Filters on what is imported.

@@ -21,12 +21,13 @@ pub(super) struct Transcript {
     sidechains: u64,
     /// Threads whose next request follows a compaction marker.
     compacted: HashSet<Option<String>>,
-    /// Problems reported on the file's lines before the one being read, and
-    /// per thread as of its last request: their difference is what the
-    /// thread's next request's [`Request::lost_lines_before`] counts. A line
-    /// that cannot be read names no thread, so it counts for every thread.
-    problems_before: usize,
-    problems_at_request: HashMap<Option<String>, usize>,
+    /// Lines of the file whose content was lost ([`Import::lost_lines`])
+    /// before the one being read, and per thread as of its last request:
+    /// their difference is what the thread's next request's
+    /// [`Request::lost_lines_before`] counts. A line that cannot be read
+    /// names no thread, so it counts for every thread.
+    lost_before_line: u64,
+    lost_at_request: HashMap<Option<String>, u64>,
 }
 
 impl Transcript {
@@ -48,14 +49,14 @@ impl Transcript {
             pending: HashMap::new(),
             sidechains: 0,
             compacted: HashSet::new(),
-            problems_before: 0,
-            problems_at_request: HashMap::new(),
+            lost_before_line: 0,
+            lost_at_request: HashMap::new(),
         }
     }
 
     /// One line: a record of its type, or a problem named by its number.
     pub(super) fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
-        self.problems_before = stats.problems.len();
+        self.lost_before_line = stats.lost_lines;
         let parsed: LineRec = match parse_line(text) {
             Ok(p) => p,
             Err(e) => {
@@ -68,7 +69,7 @@ impl Transcript {
                         e.column()
                     ),
                 };
-                stats.problem(&self.rec.role.name, number, what);
+                stats.lost(&self.rec.role.name, number, what);
                 return;
             }
         };
@@ -197,14 +198,14 @@ impl Transcript {
         }
         let compacted_before = self.compacted.remove(&thread);
         let seen = self
-            .problems_at_request
-            .insert(thread.clone(), self.problems_before)
+            .lost_at_request
+            .insert(thread.clone(), self.lost_before_line)
             .unwrap_or(0);
         self.rec.requests.push(FileRequest {
             thread,
             request: Request {
                 compacted_before,
-                lost_lines_before: self.problems_before.saturating_sub(seen) as u64,
+                lost_lines_before: self.lost_before_line.saturating_sub(seen),
                 hidden_output: 0,
                 output_bytes,
                 thinking_bytes,
@@ -249,7 +250,7 @@ impl Transcript {
             let c = match b.content.map(ResultContent::measure).transpose() {
                 Ok(c) => c.unwrap_or_default(),
                 Err(_) => {
-                    stats.problem(
+                    stats.lost(
                         &self.rec.role.name,
                         number,
                         "a tool result whose content is not text blocks",
