@@ -86,6 +86,17 @@ fn log() -> String {
     .concat()
 }
 
+/// The backtest's last request of the imported session's scenario.
+fn last_backtest_request(dir: &std::path::Path) -> serde_json::Value {
+    let sim = simulate_json(dir, &format!("out/{SID}/main.toml"));
+    sim["backtest"]["requests"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone()
+}
+
 /// A temporary folder holding `log` as the session's file under `logs/proj`.
 fn with_log(log: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -392,13 +403,7 @@ fn growth_the_log_cannot_measure_is_taken_from_the_recorded_prompt() {
     // steps, so the band has no width, and the replay meets request 8's
     // prompt: 10,000 + 6 × 10 sent back + (6 × 4,000 + 20,406) ÷ 4 +
     // 12,000 = 33,161.5, against 33,162 recorded.
-    let sim = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
-    let last = sim["backtest"]["requests"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = last_backtest_request(dir.path());
     assert_eq!(last["recorded_prompt"], 33_162);
     assert_eq!(
         common::dec(&last["simulated_prompt"]["lower"]),
@@ -490,13 +495,7 @@ fn a_step_after_a_lost_line_is_not_fitted_and_its_growth_is_unmeasured() {
     assert!(toml.contains("step_overhead_tokens = 0\n"), "{toml}");
     // The replay meets the last prompt: 10,000 + 6 × 10 sent back + 5 ×
     // 4,000 ÷ 4 + 1,000 = 16,060, as recorded (10,000 + 6 × 1,010).
-    let sim = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
-    let last = sim["backtest"]["requests"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = last_backtest_request(dir.path());
     assert_eq!(last["recorded_prompt"], 16_060);
     assert_eq!(
         common::dec(&last["simulated_prompt"]["lower"]),

@@ -32,7 +32,7 @@ pub use crate::document::import::{Problem, Skipped};
 pub use crate::pricing::Usage;
 
 /// One model request as the provider reported it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Request {
     /// The provider's message id (deduplication key).
     pub message_id: String,

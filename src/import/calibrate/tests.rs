@@ -310,6 +310,18 @@ fn the_response_sent_back_counts_as_cached_with_the_prompt() {
     assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(9803, 4)));
 }
 
+/// A fit of 4 bytes a token (3 … 5) and 10 tokens of framing a step.
+fn four_bytes_a_token() -> Fit {
+    Fit {
+        steps: 5,
+        overhead: 10,
+        pooled: Decimal::from(4),
+        p10: Decimal::from(3),
+        p50: Decimal::from(4),
+        p90: Decimal::from(5),
+    }
+}
+
 #[test]
 fn growth_the_log_does_not_show_is_counted_with_its_size() {
     // At 4 bytes a token and 10 of framing, 4,000 bytes should take
@@ -318,14 +330,7 @@ fn growth_the_log_does_not_show_is_counted_with_its_size() {
     // follows a compaction whose summary is 2,000 bytes: the first
     // prompt and 500 tokens make 10,500 of its 14,500, and 4,000 are
     // what the client restored.
-    let fit = Fit {
-        steps: 5,
-        overhead: 10,
-        pooled: Decimal::from(4),
-        p10: Decimal::from(3),
-        p50: Decimal::from(4),
-        p90: Decimal::from(5),
-    };
+    let fit = four_bytes_a_token();
     let mut compacted = request("m", 14_500, 0);
     compacted.compacted_before = true;
     let t = Thread {
@@ -367,14 +372,7 @@ fn a_step_after_lines_the_log_lost_is_no_observation_and_its_growth_is_unmeasure
     // (4,000 bytes over 1,210 tokens). Request 2 grew by as much after a
     // line the log lost (a truncated tool result): the step is no
     // observation, and its 200 extra tokens are the lost line's.
-    let fit = Fit {
-        steps: 5,
-        overhead: 10,
-        pooled: Decimal::from(4),
-        p10: Decimal::from(3),
-        p50: Decimal::from(4),
-        p90: Decimal::from(5),
-    };
+    let fit = four_bytes_a_token();
     let mut after_loss = request("m", 12_420, 0);
     after_loss.lost_lines_before = 1;
     let t = Thread {

@@ -385,18 +385,7 @@ pub fn schema(table: &str) -> Table {
     let t = Thread {
         agent: None,
         compaction: false,
-        requests: vec![Request {
-            message_id: String::new(),
-            timestamp: None,
-            at_ms: None,
-            model: String::new(),
-            usage: Usage::default(),
-            hidden_output: 0,
-            compacted_before: false,
-            lost_lines_before: 0,
-            output_bytes: 0,
-            thinking_bytes: 0,
-        }],
+        requests: vec![Request::default()],
         results: vec![ToolResult::context(
             ContextKind::User,
             crate::import::content::ResultContent::default(),

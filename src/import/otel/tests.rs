@@ -63,15 +63,8 @@ fn a_tool_results_o200k_count_stays_only_for_a_model_of_that_tokenizer() {
     let request = |model: &str| {
         Event::Request(Request {
             message_id: model.into(),
-            timestamp: None,
-            at_ms: None,
             model: model.into(),
-            usage: Usage::default(),
-            hidden_output: 0,
-            compacted_before: false,
-            lost_lines_before: 0,
-            output_bytes: 0,
-            thinking_bytes: 0,
+            ..Request::default()
         })
     };
     let tool = |end_ns: u64| Event::Tool {
