@@ -533,17 +533,14 @@ fn the_prompts_growth_tells_whether_outputs_were_sent_as_recorded() {
     assert!(!sent_as_recorded(&sent, &[]));
 }
 
-#[test]
-fn expiries_count_how_often_the_warm_prefix_was_read_again() {
-    // The first request read 10,000 an earlier run left warm. Requests 2
-    // and 4 come after gaps past a 300 s lifetime: request 2 reads 9,500
-    // (at least nine tenths of 10,000: still warm), request 4 reads 0.
-    // Request 3, 10 s after request 2, is no expiry.
+/// Five requests of model `m` at 0, 1, 400, 410 and 900 s, each its
+/// prompt read from the cache: 10,000, 30,000, 9,500, 40,000 and `last`.
+fn reads_at(last: u64) -> Thread {
     let at = |ms: i64, read: u64| Request {
         at_ms: Some(ms),
         ..request("m", read, 10)
     };
-    let t = Thread {
+    Thread {
         agent: None,
         compaction: false,
         requests: vec![
@@ -551,10 +548,19 @@ fn expiries_count_how_often_the_warm_prefix_was_read_again() {
             at(1_000, 30_000),
             at(400_000, 9_500),
             at(410_000, 40_000),
-            at(900_000, 0),
+            at(900_000, last),
         ],
         results: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn expiries_count_how_often_the_warm_prefix_was_read_again() {
+    // The first request read 10,000 an earlier run left warm. Requests 2
+    // and 4 come after gaps past a 300 s lifetime: request 2 reads 9,500
+    // (at least nine tenths of 10,000: still warm), request 4 reads 0.
+    // Request 3, 10 s after request 2, is no expiry.
+    let t = reads_at(0);
     let w = WarmExpiries::of(&t, 300_000);
     assert_eq!(
         w,
@@ -584,22 +590,7 @@ fn expiries_the_cache_outlived_are_counted_apart() {
     // 36,500 of request 3's 40,000: at least nine tenths, so the cache
     // survived that expiry. Of the 2 expiries 1 survived (share 0.5); of
     // the 1 it did not survive, 1 read the warm prefix again: no warm share.
-    let at = |ms: i64, read: u64| Request {
-        at_ms: Some(ms),
-        ..request("m", read, 10)
-    };
-    let mut t = Thread {
-        agent: None,
-        compaction: false,
-        requests: vec![
-            at(0, 10_000),
-            at(1_000, 30_000),
-            at(400_000, 9_500),
-            at(410_000, 40_000),
-            at(900_000, 36_500),
-        ],
-        results: Vec::new(),
-    };
+    let mut t = reads_at(36_500);
     // The prompt of request 4 is its read and 3,500 written.
     t.requests[4].usage.cache_write_5m = 3_500;
     let w = WarmExpiries::of(&t, 300_000);
