@@ -766,9 +766,9 @@ impl Taker<'_> {
             }
             if let Some((own, team)) = rows {
                 if let Some(d) = self.dataset.as_mut() {
-                    d.push(team.unwrap_or_else(|| own.clone()));
+                    d.push(team.unwrap_or_else(|| own.clone()))?;
                 }
-                self.folder.push(own);
+                self.folder.push(own)?;
             }
             for f in sum.accept(p) {
                 self.scenarios += usize::from(!f.csv);

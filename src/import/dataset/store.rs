@@ -66,14 +66,54 @@ pub struct Writer {
     /// Whether the files under `root` are merged with (a shared dataset),
     /// or written as this import's rows alone (an import folder's copy).
     merge: bool,
+    /// Rows held in the groups' tables as built (not yet packed).
+    held: usize,
+    /// Rows held as built above which every group packs its rows.
+    pack_at: usize,
 }
+
+/// Rows held as built (every column a vector of values, 16 bytes an integer)
+/// before the groups pack them into Parquet: about 20 times smaller, so an
+/// import's memory grows by about 7 MB per GB of logs instead of 130 MB.
+pub const PACK_AT_ROWS: usize = 10_000;
 
 #[derive(Default)]
 struct Group {
-    /// Sessions, requests, results.
+    /// Sessions, requests, results: the rows packed so far, as Parquet
+    /// parts in order, then the rows as built since.
+    packed: [Vec<Vec<u8>>; 3],
     tables: [Table; 3],
     /// Each session's key and how new it is.
     keys: Vec<(Key, Newness)>,
+}
+
+impl Group {
+    /// Packs the rows as built into a Parquet part per table.
+    fn pack(&mut self) -> Result<(), ColumnsError> {
+        for (parts, t) in self.packed.iter_mut().zip(&mut self.tables) {
+            if t.rows() > 0 {
+                parts.push(t.to_parquet(&[])?);
+                *t = Table::default();
+            }
+        }
+        Ok(())
+    }
+
+    /// Table `i`'s rows in order: the packed parts, then the rows as built.
+    fn rows_of(&mut self, i: usize, table: &str) -> Result<Table, ColumnsError> {
+        let fresh = std::mem::take(&mut self.tables[i]);
+        if self.packed[i].is_empty() {
+            return Ok(fresh);
+        }
+        let schema = tables::schema(table);
+        let mut t = schema.empty_like();
+        for part in std::mem::take(&mut self.packed[i]) {
+            let (rows, _) = Table::from_parquet(Bytes::from(part), &schema.columns)?;
+            t.append(rows);
+        }
+        t.append(fresh);
+        Ok(t)
+    }
 }
 
 /// One session's rows in the three tables, with where they go.
@@ -116,6 +156,8 @@ impl Writer {
             source: source.to_string(),
             groups: BTreeMap::new(),
             merge: true,
+            held: 0,
+            pack_at: PACK_AT_ROWS,
         }
     }
 
@@ -179,13 +221,33 @@ impl Writer {
         }
     }
 
-    /// Adds a session's rows to its machine's day.
-    pub fn push(&mut self, r: SessionRows) {
+    /// Adds a session's rows to its machine's day. Past
+    /// [`PACK_AT_ROWS`] rows held as built, every group packs them.
+    pub fn push(&mut self, r: SessionRows) -> Result<(), InputError> {
         let g = self.groups.entry((r.day, r.key.0.clone())).or_default();
         g.keys.push((r.key, r.newness));
         for (t, new) in g.tables.iter_mut().zip(r.tables) {
+            self.held += new.rows();
             t.append(new);
         }
+        if self.held > self.pack_at {
+            for g in self.groups.values_mut() {
+                g.pack().map_err(|e| {
+                    InputError::new(format!("the dataset's rows could not be packed: {e}"))
+                        .with_help("this is a bug in tokencast; please report it with the command")
+                })?;
+            }
+            self.held = 0;
+        }
+        Ok(())
+    }
+
+    /// Packs the rows held as built once more than `rows` are (a test
+    /// packs after every session).
+    #[cfg(test)]
+    pub fn pack_at(mut self, rows: usize) -> Writer {
+        self.pack_at = rows;
+        self
     }
 
     /// The machines whose files this import writes.
@@ -286,8 +348,10 @@ fn group_files(
     }
     merged.sessions += new_keys.len() as u64;
     let mut out = Vec::new();
-    for (table, fresh) in tables::TABLES.into_iter().zip(g.tables) {
+    let mut g = g;
+    for (i, table) in tables::TABLES.into_iter().enumerate() {
         let target = path(table);
+        let fresh = g.rows_of(i, table).map_err(|e| unreadable(&target, &e))?;
         let old = match table {
             tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
             _ => held_in(table)?.map(|(t, _)| t),
@@ -624,4 +688,101 @@ where
         each(batch)?;
     }
     Ok(import)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::{ContextKind, Request, Thread, ToolResult, Usage};
+
+    /// Session `n` of `day`: three requests and two results.
+    fn session(n: u64, day: &str) -> (Session, SessionRow) {
+        let request = |k: u64| Request {
+            message_id: format!("s{n}-m{k}"),
+            model: "claude-sonnet-4-5".into(),
+            timestamp: Some(format!("{day}T10:00:0{k}.000Z")),
+            usage: Usage {
+                input: 10 * n + k,
+                cache_read: 1000 * k,
+                output: 7,
+                ..Usage::default()
+            },
+            ..Request::default()
+        };
+        let result = |k: usize| ToolResult {
+            bytes: 400 + n,
+            carried_by: Some(k),
+            ..ToolResult::context(ContextKind::Tool, Default::default(), None)
+        };
+        let s = Session {
+            id: format!("session-{n}"),
+            project: "p".into(),
+            files: vec![format!("session-{n}.jsonl")],
+            threads: vec![Thread {
+                agent: None,
+                compaction: false,
+                requests: (0..3).map(request).collect(),
+                results: vec![result(1), result(2)],
+            }],
+            compactions: 0,
+            origin: None,
+        };
+        let mut row = crate::document::import::empty_row();
+        row.session = s.id.clone();
+        row.started = Some(format!("{day}T10:00:00.000Z"));
+        (s, row)
+    }
+
+    fn writer() -> Writer {
+        let provenance = Provenance {
+            price_book: "book".into(),
+            price_book_sha256: "0".repeat(64),
+            assumptions: "{}".into(),
+        };
+        let origin = Origin {
+            machine: "m".into(),
+            user: None,
+            source: None,
+        };
+        Writer::alone(PathBuf::from("out"), provenance, origin, "claude-code")
+    }
+
+    #[test]
+    fn rows_packed_as_they_come_write_the_same_files_as_rows_held_whole() {
+        // Five sessions over two days, pushed into a writer that holds
+        // every row as built and into one that packs after each session.
+        let mut whole = writer();
+        let mut packed = writer().pack_at(0);
+        for n in 0..5 {
+            let day = if n % 2 == 0 {
+                "2026-11-01"
+            } else {
+                "2026-11-02"
+            };
+            let (s, row) = session(n, day);
+            let replayed = Replayed::default();
+            whole.push(whole.rows_of(&s, &row, &replayed)).unwrap();
+            packed.push(packed.rows_of(&s, &row, &replayed)).unwrap();
+        }
+        // The packing writer holds its rows packed: 3 sessions of the first
+        // day, one part per table each.
+        let first = &packed.groups[&("day=2026-11-01".to_string(), "m".to_string())];
+        assert_eq!(first.packed.each_ref().map(Vec::len), [3, 3, 3]);
+        assert_eq!(first.tables.iter().map(Table::rows).sum::<usize>(), 0);
+        assert_eq!(
+            whole
+                .groups
+                .values()
+                .map(|g| g.packed[0].len())
+                .sum::<usize>(),
+            0
+        );
+        // Two days of three tables; the same files, byte for byte.
+        let (a, ma) = whole.files().unwrap();
+        let (b, mb) = packed.files().unwrap();
+        assert_eq!(a.len(), 6);
+        assert_eq!((ma.sessions, ma.files), (5, 6));
+        assert_eq!(ma, mb);
+        assert_eq!(a, b);
+    }
 }
