@@ -18,9 +18,14 @@ fn home() -> PathBuf {
 }
 
 fn run(dir: &Path, extra: &[&str]) -> std::process::Output {
+    run_from(&home(), dir, extra)
+}
+
+/// `import codex` in `dir` with `CODEX_HOME` at `codex_home`.
+fn run_from(codex_home: &Path, dir: &Path, extra: &[&str]) -> std::process::Output {
     tokencast()
         .current_dir(dir)
-        .env("CODEX_HOME", home())
+        .env("CODEX_HOME", codex_home)
         .args(["import", "codex"])
         .args(extra)
         .output()
@@ -257,12 +262,7 @@ fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
     )
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .env("CODEX_HOME", home.path())
-        .args(["import", "codex", "--no-report", "--out", "out"])
-        .output()
-        .unwrap();
+    let out = run_from(home.path(), dir.path(), &["--no-report", "--out", "out"]);
     assert!(
         out.status.success(),
         "{}",

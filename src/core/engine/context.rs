@@ -237,8 +237,6 @@ struct Requests<'a> {
     bound: usize,
     strategy: &'a Strategy,
     sums: &'a RunSums,
-    /// Prefix sums of the result bytes: `cum[k]` is the bytes of results 1..=k.
-    cum: &'a [u128],
 }
 
 impl<'a> Requests<'a> {
@@ -253,7 +251,6 @@ impl<'a> Requests<'a> {
             bound,
             strategy,
             sums,
-            cum: &sums.cum,
         }
     }
 
@@ -309,7 +306,7 @@ impl<'a> Requests<'a> {
 
     fn plain(&self) -> impl Iterator<Item = Request> + '_ {
         (0..=self.n()).map(move |k| {
-            let prompt = self.num(0, k, self.cum[ix(k)]);
+            let prompt = self.num(0, k, self.sums.cum[ix(k)]);
             Request {
                 prompt,
                 keep: prompt,
@@ -324,7 +321,7 @@ impl<'a> Requests<'a> {
         (0..=self.n()).map(move |j| {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
-            let present = self.cum[ix(j)] - self.cum[ix(first - 1)];
+            let present = self.sums.cum[ix(j)] - self.sums.cum[ix(first - 1)];
             let prompt = self.num(0, j, present);
             // Result j−K−1 leaves now: the prefix breaks where it stood.
             let keep_num = match j.checked_sub(keep + 1) {
@@ -352,7 +349,7 @@ impl<'a> Requests<'a> {
         let mut summary = 0u64;
         let den = self.run.scale.denominators()[self.bound];
         (0..=self.n()).flat_map(move |k| {
-            let cum = self.cum[ix(k)];
+            let cum = self.sums.cum[ix(k)];
             let prompt = self.num(base_step, k, cum - base_cum) + i128::from(summary) * den;
             // One request, or a summarisation request and the request
             // after it: no allocation per request.

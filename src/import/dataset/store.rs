@@ -103,7 +103,7 @@ impl Group {
     }
 
     /// Table `i`'s rows in order: the packed parts, then the rows as built.
-    fn rows_of(&mut self, i: usize, table: &str) -> Result<Table, ColumnsError> {
+    fn take_rows(&mut self, i: usize, table: &str) -> Result<Table, ColumnsError> {
         let fresh = std::mem::take(&mut self.tables[i]);
         if self.packed[i].is_empty() {
             return Ok(fresh);
@@ -311,7 +311,7 @@ fn group_files(
     at: &At,
     day: &str,
     machine: &str,
-    g: Group,
+    mut g: Group,
 ) -> Result<(Vec<FileBytes>, Merged), InputError> {
     let mut merged = Merged::default();
     let file = host_file(machine);
@@ -351,10 +351,9 @@ fn group_files(
     }
     merged.sessions += new_keys.len() as u64;
     let mut out = Vec::new();
-    let mut g = g;
     for (i, table) in tables::TABLES.into_iter().enumerate() {
         let target = path(table);
-        let fresh = g.rows_of(i, table).map_err(|e| unreadable(&target, &e))?;
+        let fresh = g.take_rows(i, table).map_err(|e| unreadable(&target, &e))?;
         let old = match table {
             tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
             _ => held_in(table)?.map(|(t, _)| t),
