@@ -338,3 +338,218 @@ fn a_short_thread_takes_its_familys_fit_from_the_other_threads() {
     );
     assert!(!toml.contains("other threads of this import"), "{toml}");
 }
+
+/// A Claude Code session of 21 tool results of 4,000 bytes each, `Read`
+/// (code) and `Bash` (tool output) in turn: a `Read` result grows the next
+/// prompt by 1,000 tokens (4 bytes a token), a `Bash` one by 2,000 (2 bytes
+/// a token), each beside the 50 output tokens sent back.
+fn code_and_output_log(sid: &str) -> String {
+    let at = |s: u32| format!("2026-11-20T10:{:02}:{:02}.000Z", s / 60, s % 60);
+    let mut lines = vec![
+        serde_json::json!({"type": "user", "sessionId": sid, "version": "2.1.126",
+        "timestamp": at(0), "message": {"role": "user", "content": "hello"}}),
+    ];
+    let (mut prompt, mut previous) = (5_000u64, 0u64);
+    for k in 1..=21u32 {
+        let usage = if k == 1 {
+            serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - 10,
+                "cache_read_input_tokens": 0, "output_tokens": 50})
+        } else {
+            serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - previous,
+                "cache_read_input_tokens": previous - 10, "output_tokens": 50})
+        };
+        let tool = if k % 2 == 1 { "Read" } else { "Bash" };
+        lines.push(
+            serde_json::json!({"type": "assistant", "sessionId": sid, "version": "2.1.126",
+            "timestamp": at(2 * k - 1), "requestId": format!("req_{k}"),
+            "message": {"model": "claude-sonnet-4-5", "id": format!("m{k}"), "role": "assistant",
+                "content": [{"type": "tool_use", "id": format!("t{k}"), "name": tool, "input": {}}],
+                "usage": usage}}),
+        );
+        lines.push(serde_json::json!({"type": "user", "sessionId": sid, "version": "2.1.126",
+            "timestamp": at(2 * k), "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": format!("t{k}"), "content": "x".repeat(4000)}]}}));
+        previous = prompt;
+        prompt += 50 + if k % 2 == 1 { 1000 } else { 2000 };
+    }
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn code_and_tool_output_are_fitted_apart_and_weighed_in_the_replay() {
+    let sid = "22222222-3333-4444-5555-666666666666";
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    std::fs::create_dir_all(&logs).unwrap();
+    std::fs::write(logs.join("s.jsonl"), code_and_output_log(sid)).unwrap();
+    common::import_logs(dir.path(), &["--save-calibration", "team.toml"]);
+    // Twenty measured steps, ten of each kind: 80,000 bytes over 30,000
+    // tokens, pooled 2.6667. Code alone is 4 bytes a token (a weight of
+    // 2.6667 ÷ 4 = 0.666675), tool output 2 (1.33335); the mix, 40,000
+    // bytes of each, then counts 80,001 bytes of 80,000, so both are scaled
+    // by 80,000 ÷ 80,001: 0.66667 → 0.67 and 1.33333 → 1.33. No text was
+    // measured: its weight is the scale, 0.99999 → 1.
+    let toml = std::fs::read_to_string(dir.path().join(format!("out/{sid}/main.toml"))).unwrap();
+    assert!(
+        toml.contains("content_weights = { code = 0.67, output = 1.33, text = 1 }"),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("code (file contents) 4 (p10 4 / p50 4 / p90 4) on 10 steps; other tool output 2 (p10 2 / p50 2 / p90 2) on 10 steps; text: 0 steps, too few"),
+        "{toml}"
+    );
+    // The trace says which rows are code.
+    let csv = std::fs::read_to_string(dir.path().join(format!("out/{sid}/main.csv"))).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let h = reader.headers().unwrap().clone();
+    let (cap, content) = (
+        h.iter().position(|c| c == "capability").unwrap(),
+        h.iter().position(|c| c == "content").unwrap(),
+    );
+    let rows: Vec<(String, String)> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[cap].to_string(), r[content].to_string())
+        })
+        .collect();
+    assert!(rows.iter().any(|r| r == &("Read".into(), "code".into())));
+    assert!(rows.iter().any(|r| r == &("Bash".into(), "output".into())));
+    assert!(rows.iter().all(|(c, k)| (c == "Read") == (k == "code")));
+
+    // The replay weighs each kind: the band is 4 (p90) … 2 (p10) bytes a
+    // token, so request 2, after the first 4,000 bytes of code, holds
+    // 5,000 + 50 + 4,000 × 0.67 ÷ 4 = 5,720 tokens at least and 5,000 +
+    // 50 + 4,000 × 0.67 ÷ 2 = 6,390 at most, around the 6,050 recorded.
+    let doc = simulate_json(dir.path(), &format!("out/{sid}/main.toml"));
+    assert_eq!(
+        doc["assumptions"]["content_weights"],
+        serde_json::json!({"code": "0.67", "output": "1.33", "text": "1"})
+    );
+    let second = &doc["backtest"]["requests"][0];
+    assert_eq!(
+        (second["request"].clone(), second["recorded_prompt"].clone()),
+        (2.into(), 6050.into()),
+        "{second}"
+    );
+    assert_eq!(
+        common::dec(&second["simulated_prompt"]["lower"]),
+        "5720".parse().unwrap()
+    );
+    assert_eq!(
+        common::dec(&second["simulated_prompt"]["upper"]),
+        "6390".parse().unwrap()
+    );
+
+    // The saved calibration keeps each kind, and a plan written by hand
+    // that names it weighs its rows the same way.
+    let saved = std::fs::read_to_string(dir.path().join("team.toml")).unwrap();
+    assert!(
+        saved.contains("[families.claude-sonnet-4-5.kinds.code]"),
+        "{saved}"
+    );
+    let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/prices/litellm-1.110.2/anthropic.toml");
+    let plan = format!(
+        r#"name = "plan"
+question = "What will reading this file cost?"
+model = "claude-sonnet-4-5"
+prices = {book:?}
+date = "2026-11-30"
+
+[trace]
+[[trace.calls]]
+call = 1
+capability = "docs/read"
+status = 200
+items = 1
+raw_bytes = 8000
+trimmed_bytes = 8000
+latency_ms = 1000
+charged_usd = "0"
+content = "code"
+
+[assumptions]
+prefix_tokens = 1000
+output_tokens_per_step = 0
+final_output_tokens = 0
+calibration = "team.toml"
+runs_per_day = 1
+
+[[variants]]
+results = "raw"
+cache = "none"
+"#
+    );
+    std::fs::write(dir.path().join("plan.toml"), plan).unwrap();
+    let doc = simulate_json(dir.path(), "plan.toml");
+    assert_eq!(
+        doc["assumptions"]["content_weights"],
+        serde_json::json!({"code": "0.67", "output": "1.33", "text": "1"})
+    );
+    // 8,000 bytes of code: 8,000 × 0.67 ÷ 4 = 1,340 tokens at least, and
+    // twice that at most (uplift 2; the prefix too, as written by hand),
+    // after the 1,000-token prefix; at the book's $3 per million input
+    // tokens: $0.003 and $0.006 for the first request, then (1,000 +
+    // 1,340) × 3 = $0.00702 and (2,000 + 2,680) × 3 = $0.01404.
+    assert_eq!(
+        doc["variants"][0]["request_costs"],
+        serde_json::json!([{"lower": "0.003", "upper": "0.006"}, {"lower": "0.00702", "upper": "0.01404"}]),
+    );
+    // Every output says how bytes became tokens.
+    let out = common::tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "plan.toml", "--no-report"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("a byte of code counting as 0.67 bytes, of other tool output as 1.33, of text as 1 (content weights)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn content_weights_written_in_a_scenario_are_checked_where_they_are_written() {
+    for (weights, says) in [
+        (
+            "{ code = 0.005 }",
+            "content_weights.code = 0.005 is outside what tokencast accepts",
+        ),
+        ("{ text = 11 }", "content_weights.text = 11"),
+        ("{ output = 1.125 }", "at most 2 decimals"),
+        ("{ prose = 1 }", "unknown field `prose`"),
+    ] {
+        let dir = sandbox("tests/fixtures");
+        edit(
+            dir.path(),
+            "tiny.toml",
+            BAND,
+            &format!("{BAND}content_weights = {weights}\n"),
+        );
+        let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains(says) && err.contains("tiny.toml:"),
+            "{weights}: {err}"
+        );
+    }
+    // A row's kind that is none of the three is named with its row and column.
+    let dir = sandbox("tests/fixtures");
+    edit(
+        dir.path(),
+        "tiny.toml",
+        "latency_ms = 900\n",
+        "latency_ms = 900\ncontent = \"prose\"\n",
+    );
+    let (code, err) = run_in(dir.path(), &["simulate", "tiny.toml", "--no-report"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown value `prose`, expected one of `code`, `output`, `text`")
+            && err.contains("tiny.toml:55"),
+        "{err}"
+    );
+}

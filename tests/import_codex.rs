@@ -89,10 +89,12 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
     assert_eq!(rows.len(), 2);
     // shell asked at 10:00:03.5, answered at 10:00:05.5: 2,000 ms; carried
     // by request 2; its text counted with o200k_base as the model got it
-    // (the count, never the text).
+    // (the count, never the text); a shell's output is tool output.
     let tokens = bpe_openai::o200k_base().count("SECRET-OUTPUT ö");
     assert!(
-        rows[0].starts_with(&format!("1,shell,200,1,16,16,2000,0,false,0,0,{tokens},2,")),
+        rows[0].starts_with(&format!(
+            "1,shell,200,1,16,16,2000,0,false,0,0,output,{tokens},2,"
+        )),
         "{}",
         rows[0]
     );
@@ -109,7 +111,7 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
     let tokens = bpe_openai::o200k_base().count(&"x".repeat(300));
     assert!(
         rows[1].starts_with(&format!(
-            "2,apply_patch,200,1,300,300,500,0,false,0,0,{tokens},3,"
+            "2,apply_patch,200,1,300,300,500,0,false,0,0,output,{tokens},3,"
         )),
         "{}",
         rows[1]

@@ -68,7 +68,7 @@ fn genai_spans_become_sessions_with_input_net_of_cached_tokens() {
     let csv = fs::read_to_string(dir.path().join("out/conv-1/main.csv")).unwrap();
     assert!(
         csv.lines().nth(1).unwrap().starts_with(&format!(
-            "1,search,200,1,18,18,1500,0,false,0,0,{tokens},2,"
+            "1,search,200,1,18,18,1500,0,false,0,0,output,{tokens},2,"
         )),
         "{csv}"
     );
@@ -244,9 +244,10 @@ fn claude_codes_own_events_become_a_session_with_anthropics_token_classes() {
     let trace = fs::read_to_string(dir.path().join("out/sess-1/main.csv")).unwrap();
     let row: Vec<&str> = trace.lines().nth(1).unwrap().split(',').collect();
     assert_eq!((row[1], row[4], row[6]), ("Read", "400", "500"), "{trace}");
+    // A `Read` result is code.
     assert_eq!(
-        (row[11], row[12], row[13]),
-        ("", "2", "2026-11-20T10:00:05.000Z"),
+        (row[11], row[12], row[13], row[14]),
+        ("code", "", "2", "2026-11-20T10:00:05.000Z"),
         "{trace}"
     );
     // No attribute text (the user id) reaches any output.

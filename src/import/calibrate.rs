@@ -30,8 +30,9 @@ pub use crate::document::import::Unmeasured;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 pub use tokencast_core::scenario::calibration::{
-    family, Calibration, FamilyFit, Fit, CALIBRATION_HEADER,
+    family, Calibration, FamilyFit, Fit, KindFit, CALIBRATION_HEADER,
 };
+use tokencast_core::scenario::content::ContentKind;
 
 /// Fewest measured steps for a fit; below it the seed's band applies.
 pub const MIN_STEPS: usize = 5;
@@ -61,6 +62,8 @@ pub struct Observation {
     pub counted_bytes: u64,
     /// The tokens counted.
     pub counted_tokens: u64,
+    /// Of `bytes`, those of each content kind ([`ContentKind::ALL`] order).
+    pub kinds: [u64; 3],
 }
 
 /// The steps of `t` that can be measured: bytes that entered and the
@@ -97,8 +100,8 @@ struct Step {
 /// prompt.
 fn steps(t: &Thread) -> Vec<Step> {
     // Per request: bytes not counted, an image or document among them,
-    // and the bytes and tokens counted.
-    let mut added = vec![(0u64, false, 0u64, 0u64); t.requests.len()];
+    // the bytes and tokens counted, and the bytes not counted by kind.
+    let mut added = vec![(0u64, false, 0u64, 0u64, [0u64; 3]); t.requests.len()];
     for r in write::sent_results(t) {
         let k = r.carried_by.unwrap_or(0);
         if let Some(a) = added.get_mut(k) {
@@ -107,14 +110,18 @@ fn steps(t: &Thread) -> Vec<Step> {
                     a.2 = a.2.saturating_add(r.bytes);
                     a.3 = a.3.saturating_add(n);
                 }
-                None => a.0 = a.0.saturating_add(r.bytes),
+                None => {
+                    a.0 = a.0.saturating_add(r.bytes);
+                    let kind = r.content_kind().index();
+                    a.4[kind] = a.4[kind].saturating_add(r.bytes);
+                }
             }
             a.1 |= r.images > 0 || r.documents > 0;
         }
     }
     let mut out = Vec::new();
     let sent = write::sent_back(t);
-    for (k, ((pair, &(bytes, unmeasurable, counted_bytes, counted_tokens)), s)) in t
+    for (k, ((pair, &(bytes, unmeasurable, counted_bytes, counted_tokens, mut kinds)), s)) in t
         .requests
         .windows(2)
         .zip(&added[1..])
@@ -134,6 +141,9 @@ fn steps(t: &Thread) -> Vec<Step> {
             continue;
         }
         let bytes = bytes.saturating_add(s.bytes);
+        // Output sent back as its logged content is text.
+        let text = ContentKind::Text.index();
+        kinds[text] = kinds[text].saturating_add(s.bytes);
         if now.compacted_before {
             out.push(Step {
                 k,
@@ -145,6 +155,7 @@ fn steps(t: &Thread) -> Vec<Step> {
                     tokens: now.usage.prompt().saturating_sub(counted_tokens),
                     counted_bytes,
                     counted_tokens,
+                    kinds,
                 },
             });
             continue;
@@ -169,6 +180,7 @@ fn steps(t: &Thread) -> Vec<Step> {
                 tokens,
                 counted_bytes,
                 counted_tokens,
+                kinds,
             },
         });
     }
@@ -291,27 +303,70 @@ pub fn fit(obs: &[Observation]) -> Option<Fit> {
     if measured.len() < MIN_STEPS {
         return None;
     }
-    let bytes: u128 = measured.iter().map(|o| u128::from(o.bytes)).sum();
-    let tokens: u128 = measured.iter().map(|o| u128::from(o.tokens)).sum();
-    // Each ratio as an exact decimal, rounded to 4 places for the scenario.
-    let ratio = |b: u128, t: u128| {
-        let b = Decimal::from_i128_with_scale(i128::try_from(b).unwrap_or(i128::MAX), 0);
-        let t = Decimal::from_i128_with_scale(i128::try_from(t).unwrap_or(i128::MAX), 0);
-        b.checked_div(t).map(|r| r.round_dp(4).normalize())
-    };
-    let mut ratios: Vec<Decimal> = measured
-        .iter()
-        .filter_map(|o| ratio(u128::from(o.bytes), u128::from(o.tokens)))
-        .collect();
-    ratios.sort();
-    let rank = |p: usize| ratios[((p * ratios.len()).div_ceil(100)).clamp(1, ratios.len()) - 1];
+    let (bytes, tokens) = sums(&measured);
+    let (p10, p50, p90) = spread(&measured)?;
     Some(Fit {
         steps: measured.len() as u64,
         overhead,
         pooled: ratio(bytes, tokens)?,
-        p10: rank(10),
-        p50: rank(50),
-        p90: rank(90),
+        p10,
+        p50,
+        p90,
+        kinds: kind_fits(&measured),
+    })
+}
+
+/// Σ bytes and Σ tokens of some observations.
+fn sums(obs: &[Observation]) -> (u128, u128) {
+    obs.iter().fold((0, 0), |(b, t), o| {
+        (b + u128::from(o.bytes), t + u128::from(o.tokens))
+    })
+}
+
+/// `bytes ÷ tokens` as an exact decimal rounded to 4 places (for the scenario).
+fn ratio(b: u128, t: u128) -> Option<Decimal> {
+    let b = Decimal::from_i128_with_scale(i128::try_from(b).unwrap_or(i128::MAX), 0);
+    let t = Decimal::from_i128_with_scale(i128::try_from(t).unwrap_or(i128::MAX), 0);
+    b.checked_div(t).map(|r| r.round_dp(4).normalize())
+}
+
+/// p10, p50 and p90 of the per-step ratios (nearest rank); `None` without a step.
+fn spread(obs: &[Observation]) -> Option<(Decimal, Decimal, Decimal)> {
+    let mut ratios: Vec<Decimal> = obs
+        .iter()
+        .filter_map(|o| ratio(u128::from(o.bytes), u128::from(o.tokens)))
+        .collect();
+    if ratios.is_empty() {
+        return None;
+    }
+    ratios.sort();
+    let rank = |p: usize| ratios[((p * ratios.len()).div_ceil(100)).clamp(1, ratios.len()) - 1];
+    Some((rank(10), rank(50), rank(90)))
+}
+
+/// Per content kind, its own fit on the measured steps whose bytes are at
+/// least nine tenths of that kind, and its bytes over all of them.
+fn kind_fits(measured: &[Observation]) -> [KindFit; 3] {
+    ContentKind::ALL.map(|kind| {
+        let i = kind.index();
+        let own: Vec<Observation> = measured
+            .iter()
+            .filter(|o| o.kinds[i] > 0 && u128::from(o.kinds[i]) * 10 >= u128::from(o.bytes) * 9)
+            .copied()
+            .collect();
+        let (bytes, tokens) = sums(&own);
+        let (p10, p50, p90) = spread(&own).unwrap_or_default();
+        KindFit {
+            steps: own.len() as u64,
+            bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+            tokens: u64::try_from(tokens).unwrap_or(u64::MAX),
+            p10,
+            p50,
+            p90,
+            mix: measured
+                .iter()
+                .fold(0u64, |m, o| m.saturating_add(o.kinds[i])),
+        }
     })
 }
 
@@ -560,6 +615,7 @@ pub fn calibration_of(
                     p90: fit.p90,
                     turns: b.turns,
                     turn_breaks: b.breaks,
+                    kinds: FamilyFit::kinds_of(&fit.kinds),
                 },
             ))
         })
@@ -572,13 +628,14 @@ pub fn calibration_of(
 /// [`MIN_STEP_BYTES`] of them with a plausible ratio; and the counted
 /// results of each step, exactly, where they hold as many bytes.
 fn measured(obs: &[Observation], overhead: u64) -> Vec<Observation> {
-    let plausible = |bytes: u64, tokens: u64| {
+    let plausible = |bytes: u64, tokens: u64, kinds: [u64; 3]| {
         (bytes >= MIN_STEP_BYTES
             && tokens > 0
             && (MIN_RATIO..=MAX_RATIO).contains(&(bytes as f64 / tokens as f64)))
         .then_some(Observation {
             bytes,
             tokens,
+            kinds,
             ..Observation::default()
         })
     };
@@ -587,8 +644,9 @@ fn measured(obs: &[Observation], overhead: u64) -> Vec<Observation> {
             [
                 o.tokens
                     .checked_sub(overhead)
-                    .and_then(|t| plausible(o.bytes, t)),
-                plausible(o.counted_bytes, o.counted_tokens),
+                    .and_then(|t| plausible(o.bytes, t, o.kinds)),
+                // Counted results are of no kind: their tokens are exact.
+                plausible(o.counted_bytes, o.counted_tokens, [0; 3]),
             ]
         })
         .flatten()

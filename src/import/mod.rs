@@ -154,7 +154,33 @@ impl ContextKind {
     }
 }
 
+/// Tools whose result is a file's content: what they read, or the lines
+/// an edit changed as the tool shows them back (Claude Code's `Read`,
+/// `Edit`, `MultiEdit`, `NotebookRead`, `NotebookEdit`; Gemini CLI's and
+/// Codex's `read_file`, `read_many_files`). A write's confirmation is not.
+pub const CODE_TOOLS: [&str; 7] = [
+    "Read",
+    "Edit",
+    "MultiEdit",
+    "NotebookRead",
+    "NotebookEdit",
+    "read_file",
+    "read_many_files",
+];
+
 impl ToolResult {
+    /// What it holds, for bytes per token by content: a file's content
+    /// ([`CODE_TOOLS`]), other tool output, or text (a user message, an
+    /// attachment).
+    pub fn content_kind(&self) -> crate::scenario::content::ContentKind {
+        use crate::scenario::content::ContentKind;
+        match self.kind {
+            ContextKind::User | ContextKind::Attachment => ContentKind::Text,
+            ContextKind::Tool if CODE_TOOLS.contains(&self.tool.as_str()) => ContentKind::Code,
+            ContextKind::Tool => ContentKind::Output,
+        }
+    }
+
     /// Context other than a tool result (a user message, an attachment, an
     /// earlier output), measured, waiting for the request that carries it.
     pub fn context(kind: ContextKind, c: content::ResultContent, at_ms: Option<i64>) -> ToolResult {

@@ -198,6 +198,7 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
                 replayed: false,
                 images: Some(r.map_or(0, |r| r.images)),
                 documents: Some(r.map_or(0, |r| r.documents)),
+                content: r.map(super::ToolResult::content_kind),
                 o200k_tokens: r.and_then(|r| r.o200k_tokens),
                 request: Some((k + 1) as u64),
                 timestamp: Some(q.timestamp.as_deref().unwrap_or_default()),

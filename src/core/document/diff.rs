@@ -126,6 +126,12 @@ fn input_values(doc: &SimulationDoc) -> Vec<(String, String)> {
             a.tokenizer_uplift.to_string(),
         ),
         (
+            "assumptions.content_weights".into(),
+            a.weights().map_or("none".into(), |w| {
+                format!("code {} / output {} / text {}", w.code, w.output, w.text)
+            }),
+        ),
+        (
             "assumptions.runs_per_day".into(),
             a.runs_per_day.to_string(),
         ),

@@ -162,8 +162,20 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let (context, variants) = crate::par::join(
         || {
             crate::par::map(
-                [(Content::Raw, raw), (Content::Trimmed, trimmed)],
-                |(c, all)| profile((c, all), &run_of(c, model), &sizes.calls, a, &rows, window),
+                [
+                    (Content::Raw, raw, sizes.bytes[0]),
+                    (Content::Trimmed, trimmed, sizes.bytes[1]),
+                ],
+                |(c, all, b)| {
+                    profile(
+                        (c, all, b),
+                        &run_of(c, model),
+                        &sizes.calls,
+                        a,
+                        &rows,
+                        window,
+                    )
+                },
             )
         },
         || {
@@ -345,19 +357,22 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
     RowSet::Selected(keep)
 }
 
-/// Tokens of `bytes` of tool result: bytes ÷ b, and that × u.
-pub fn result_tokens(bytes: u64, a: &Assumptions) -> Bounds {
-    let lower = Decimal::from(bytes) / a.bytes_per_token;
+/// Tokens of `units` of tool result (bytes, or where the content is weighed
+/// hundredths of a weighted byte: [`Assumptions::units`]): units ÷ b, and
+/// that × u.
+pub fn result_tokens(units: u64, a: &Assumptions) -> Bounds {
+    let lower = Decimal::from(units) / a.unit_bytes_per_token();
     Bounds {
         lower,
         upper: lower * a.tokenizer_uplift,
     }
 }
 
-/// The context of one content's replay; `all` is every step's bytes
-/// (`run.bytes` leaves out results the run takes as counted tokens).
+/// The context of one content's replay; `all` is every step's units
+/// (`run.bytes` leaves out results the run takes as counted tokens) and
+/// `bytes` their bytes.
 fn profile(
-    (results, all): (Content, &[u64]),
+    (results, all, bytes_in): (Content, &[u64], u64),
     run: &Run,
     calls: &[Option<u32>],
     a: &Assumptions,
@@ -404,7 +419,7 @@ fn profile(
     let final_request_input = scale.tokens_of(last);
     ContextProfile {
         results,
-        result_bytes: all.iter().fold(0u64, |t, b| t.saturating_add(*b)),
+        result_bytes: bytes_in,
         result_tokens: result_tokens(all.iter().fold(0u64, |t, b| t.saturating_add(*b)), a),
         requests: n + 1,
         final_request_input,
@@ -500,10 +515,11 @@ fn attribute(
                 .o200k_tokens
                 .filter(|_| counts)
                 .map(|t| Bounds::exact(Decimal::from(t)));
-            let raw_tokens = counted.unwrap_or_else(|| result_tokens(raw_bytes, a));
+            let kind = c.content_kind();
+            let raw_tokens = counted.unwrap_or_else(|| result_tokens(a.units(raw_bytes, kind), a));
             let trimmed_tokens = counted
                 .filter(|_| trimmed_bytes == raw_bytes)
-                .unwrap_or_else(|| result_tokens(trimmed_bytes, a));
+                .unwrap_or_else(|| result_tokens(a.units(trimmed_bytes, kind), a));
             let resends = n - j as u64;
             let cost = variants
                 .iter()

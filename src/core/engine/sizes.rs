@@ -3,6 +3,7 @@
 //! gap, tool time, compactions and model.
 
 use super::*;
+use crate::scenario::content::ContentWeights;
 
 /// The tool results that enter the context, and the steps they form: the
 /// context that enters before each request after the first, raw and
@@ -14,9 +15,13 @@ pub(crate) struct Sizes {
     pub(crate) result_rows: Vec<usize>,
     /// How many of them carry an exact `o200k_tokens` count.
     pub(crate) counted_results: u64,
-    /// Per step, bytes raw and trimmed.
+    /// Per step, bytes raw and trimmed, in the units of the content
+    /// weights the sizes were computed with (bytes without weights; see
+    /// [`Assumptions::units`]).
     pub(crate) raw: Vec<u64>,
     pub(crate) trimmed: Vec<u64>,
+    /// Bytes of every result, raw and trimmed (not weighed).
+    pub(crate) bytes: [u64; 2],
     /// The step each result belongs to (0-based).
     pub(crate) step_of: Vec<usize>,
     /// The call number of each step's last result.
@@ -46,7 +51,7 @@ pub(crate) struct Sizes {
 /// cumulated per request like unmeasured tokens. A trimmed result counts
 /// only when trimming left it whole; one trimmed smaller goes by its bytes.
 pub(crate) struct Counted {
-    /// Per step, bytes of the rows not counted: raw and trimmed.
+    /// Per step, bytes (in units) of the rows not counted: raw and trimmed.
     bytes: [Vec<u64>; 2],
     /// Per request 0..=N, exact tokens that entered up to and including
     /// it (unmeasured and counted): raw and trimmed.
@@ -65,8 +70,17 @@ pub(crate) struct View<'s> {
     pub(crate) compactions: Option<&'s Compactions>,
 }
 
+/// A row's bytes in the units of `weights` (bytes without).
+fn units(c: &TraceCall, bytes: u64, weights: Option<&ContentWeights>) -> u64 {
+    match weights {
+        Some(w) => bytes.saturating_mul(w.hundredths(c.content_kind())),
+        None => bytes,
+    }
+}
+
 impl Sizes {
-    pub(crate) fn of(trace: &[TraceCall]) -> Sizes {
+    /// The steps of `trace`, their bytes in the units of `weights`.
+    pub(crate) fn of(trace: &[TraceCall], weights: Option<&ContentWeights>) -> Sizes {
         // The results, and per result the latency of every row since the
         // one before it (errors and replays included), in one pass.
         let mut results: Vec<&TraceCall> = Vec::with_capacity(trace.len());
@@ -86,6 +100,7 @@ impl Sizes {
         let mut sizes = Sizes {
             raw: Vec::with_capacity(results.len()),
             trimmed: Vec::with_capacity(results.len()),
+            bytes: [0, 0],
             step_of: Vec::with_capacity(results.len()),
             calls: Vec::with_capacity(results.len()),
             outputs: None,
@@ -115,8 +130,13 @@ impl Sizes {
             }
             let k = sizes.raw.len() - 1;
             sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(ms);
-            sizes.raw[k] = sizes.raw[k].saturating_add(c.raw_bytes.unwrap_or(0));
-            sizes.trimmed[k] = sizes.trimmed[k].saturating_add(c.trimmed_bytes.unwrap_or(0));
+            let (raw, trimmed) = (c.raw_bytes.unwrap_or(0), c.trimmed_bytes.unwrap_or(0));
+            sizes.bytes = [
+                sizes.bytes[0].saturating_add(raw),
+                sizes.bytes[1].saturating_add(trimmed),
+            ];
+            sizes.raw[k] = sizes.raw[k].saturating_add(units(c, raw, weights));
+            sizes.trimmed[k] = sizes.trimmed[k].saturating_add(units(c, trimmed, weights));
             sizes.calls[k] = c.call.or(sizes.calls[k]);
             sizes.step_of.push(k);
         }
@@ -124,7 +144,7 @@ impl Sizes {
             sizes.recorded_steps(&firsts);
         }
         if results.iter().any(|c| c.o200k_tokens.is_some()) {
-            sizes.counted = Some(sizes.counted_steps(&results, &firsts));
+            sizes.counted = Some(sizes.counted_steps(&results, &firsts, weights));
         }
         sizes
     }
@@ -157,7 +177,12 @@ impl Sizes {
     }
 
     /// The steps again for a model of the counts' tokenizer (see [`Counted`]).
-    fn counted_steps(&self, results: &[&TraceCall], firsts: &[&TraceCall]) -> Counted {
+    fn counted_steps(
+        &self,
+        results: &[&TraceCall],
+        firsts: &[&TraceCall],
+        weights: Option<&ContentWeights>,
+    ) -> Counted {
         let mut bytes = [self.raw.clone(), self.trimmed.clone()];
         let mut entered = [vec![0u128; self.raw.len()], vec![0u128; self.raw.len()]];
         for (c, &k) in results.iter().zip(&self.step_of) {
@@ -168,7 +193,7 @@ impl Sizes {
                 if i == 1 && b != raw {
                     continue;
                 }
-                bytes[i][k] = bytes[i][k].saturating_sub(b);
+                bytes[i][k] = bytes[i][k].saturating_sub(units(c, b, weights));
                 entered[i][k] += u128::from(t);
             }
         }

@@ -41,6 +41,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         replayed: false,
         images: 0,
         documents: 0,
+        content: None,
         o200k_tokens: None,
         recorded: None,
         request: None,
@@ -91,10 +92,37 @@ pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario 
             estimate_bytes_per_token: None,
             trim: Default::default(),
             calibration: None,
+            content_weights: None,
         },
         variants,
         trace,
     )
+}
+
+#[test]
+fn content_weights_count_each_kind_of_byte_by_its_weight() {
+    use crate::scenario::content::{ContentKind, ContentWeights};
+    // Code at 0.5 and tool output at 2 bytes of the band a byte: T = 40 ×
+    // 0.5 ÷ 4 = 5 and 80 × 2 ÷ 4 = 40 tokens (unweighted: 10 and 20).
+    let mut s = scenario(&[(40, 4), (80, 8)], vec![]);
+    s.assumptions_mut().content_weights =
+        Some(ContentWeights::from_array([d("0.5"), d("2"), d("1")]));
+    s.trace_mut()[0].content = Some(ContentKind::Code);
+    let sim = simulate(&s, SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    // Requests: 100; 100 + 10 + 5 = 115; 100 + 20 + 45 = 165.
+    assert_eq!(p.input_tokens.lower, d("380"));
+    // Upper: 1.5 × 100; 1.5 × 105 + 10 = 167.5; 1.5 × 145 + 20 = 237.5.
+    assert_eq!(p.input_tokens.upper, d("555"));
+    // The bytes stay bytes; their tokens are the weighed ones.
+    assert_eq!(p.result_bytes, 120);
+    assert_eq!(p.result_tokens.lower, d("45"));
+    let rows: Vec<Decimal> = sim.attribution.iter().map(|a| a.raw_tokens.lower).collect();
+    assert_eq!(rows, vec![d("5"), d("40")]);
+    // Weights of 1 are the band alone: the unweighted figures.
+    s.assumptions_mut().content_weights = Some(ContentWeights::from_array([Decimal::ONE; 3]));
+    let plain = simulate(&s, SimulateOptions::default());
+    assert_eq!(plain.profile(Content::Raw).input_tokens.lower, d("370"));
 }
 
 #[test]

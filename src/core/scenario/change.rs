@@ -367,6 +367,7 @@ impl Scenario {
                 estimate_bytes_per_token: None,
                 trim: Default::default(),
                 calibration: None,
+                content_weights: None,
             },
             timing: None,
             what_if: Default::default(),

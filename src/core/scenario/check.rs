@@ -150,10 +150,14 @@ impl Scenario {
                 .fold(a.output_tokens_per_step.max(output), u64::max)
                 .saturating_add(a.step_overhead_tokens),
             final_output: a.final_output_tokens,
-            bytes_per_token: a.bytes_per_token,
+            // A weighed replay counts hundredths of weighted bytes.
+            bytes_per_token: a.unit_bytes_per_token(),
             uplift: a.tokenizer_uplift,
             results,
-            bytes,
+            bytes: bytes.saturating_mul(u128::from(
+                a.weights()
+                    .map_or(1, super::content::ContentWeights::max_hundredths),
+            )),
             max_rate,
         }
     }

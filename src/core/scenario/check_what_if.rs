@@ -297,6 +297,7 @@ pub(super) fn check_assumptions(
                     .ok_or_else(|| missing("tokenizer_uplift"))?,
                 estimate: a.estimate_bytes_per_token,
                 step_overhead_tokens: a.step_overhead_tokens.unwrap_or(0),
+                content_weights: None,
                 calibration: None,
             }
         }
@@ -334,6 +335,19 @@ pub(super) fn check_assumptions(
             )
         })?;
     }
+    // Written weights are checked where they are written; a calibration's
+    // are within the limits by construction.
+    let content_weights = match &a.content_weights {
+        Some(w) => {
+            let v = *w.get_ref();
+            v.check().map_err(|p| {
+                src.error_at(format!("{}: assumptions.{p}", src.name), w.span(), "out of range")
+                    .with_help("give each kind's weight (code, output, text) from 0.01 to 10 with at most two decimals, e.g. { code = 0.95, output = 1.1, text = 1 }")
+            })?;
+            Some(v)
+        }
+        None => band.content_weights,
+    };
     Ok(Assumptions {
         prefix_tokens: a.prefix_tokens,
         output_tokens_per_step: a.output_tokens_per_step,
@@ -349,6 +363,7 @@ pub(super) fn check_assumptions(
         // Set by the scenario's check, which applies it to the trace.
         trim: Default::default(),
         calibration: band.calibration,
+        content_weights,
     })
 }
 
@@ -403,6 +418,7 @@ struct Band {
     tokenizer_uplift: Decimal,
     estimate: Option<Decimal>,
     step_overhead_tokens: u64,
+    content_weights: Option<crate::scenario::content::ContentWeights>,
     calibration: Option<CalibrationUse>,
 }
 
@@ -457,6 +473,7 @@ fn calibrated(
             a.estimate_bytes_per_token.is_some(),
         ),
         ("step_overhead_tokens", a.step_overhead_tokens.is_some()),
+        ("content_weights", a.content_weights.is_some()),
     ]
     .into_iter()
     .filter(|(_, given)| *given)
@@ -468,6 +485,7 @@ fn calibrated(
             tokenizer_uplift: a.tokenizer_uplift.unwrap_or(tokenizer_uplift),
             estimate: a.estimate_bytes_per_token.or(Some(estimate)),
             step_overhead_tokens: a.step_overhead_tokens.unwrap_or(fit.overhead),
+            content_weights: fit.weights(),
             calibration: Some(CalibrationUse {
                 file: path.get_ref().clone(),
                 family,

@@ -9,6 +9,7 @@ pub mod change;
 mod check;
 mod check_what_if;
 pub mod combined;
+pub mod content;
 pub mod generate;
 mod raw;
 pub mod trace;
@@ -194,6 +195,10 @@ pub struct Assumptions {
     /// framing a step, when the scenario names one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationUse>,
+    /// Per content kind, how many bytes of the band one byte of it counts
+    /// as (a calibration's fit per kind); absent: every byte alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_weights: Option<content::ContentWeights>,
 }
 
 fn one() -> u64 {
@@ -205,6 +210,30 @@ fn is_one(v: &u64) -> bool {
 }
 
 impl Assumptions {
+    /// The content weights a replay applies: none when every weight is 1.
+    pub fn weights(&self) -> Option<&content::ContentWeights> {
+        self.content_weights.as_ref().filter(|w| !w.is_neutral())
+    }
+
+    /// What a replay divides its byte units by to count tokens: bytes per
+    /// token, or a hundred times it where the content is weighed (a unit is
+    /// then a hundredth of a weighted byte, [`content::WEIGHT_UNITS`]).
+    pub fn unit_bytes_per_token(&self) -> Decimal {
+        match self.weights() {
+            Some(_) => self.bytes_per_token * Decimal::from(content::WEIGHT_UNITS),
+            None => self.bytes_per_token,
+        }
+    }
+
+    /// A row's bytes in the units a replay counts (see
+    /// [`Assumptions::unit_bytes_per_token`]).
+    pub fn units(&self, bytes: u64, kind: content::ContentKind) -> u64 {
+        match self.weights() {
+            Some(w) => bytes.saturating_mul(w.hundredths(kind)),
+            None => bytes,
+        }
+    }
+
     /// The runs a day the projection counts: each person's runs times the
     /// team's size (checked within the limit when the scenario is read).
     pub fn runs_a_day(&self) -> u64 {
@@ -418,10 +447,10 @@ impl Scenario {
         self.trace.calls()
     }
 
-    /// What the trace's rows alone decide, computed once for every copy
-    /// of the scenario that shares them.
-    pub(crate) fn trace_facts(&self) -> &trace::Facts {
-        self.trace.facts()
+    /// What the trace's rows decide, with the content weights, computed
+    /// once for every copy of the scenario that shares them.
+    pub(crate) fn trace_facts(&self) -> trace::FactsRef<'_> {
+        self.trace.facts(self.assumptions.weights())
     }
 
     /// The distributions the trace was drawn from, when the scenario

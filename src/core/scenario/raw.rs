@@ -192,6 +192,9 @@ pub(super) struct RawAssumptions {
     pub(super) step_overhead_tokens: Option<u64>,
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     pub(super) estimate_bytes_per_token: Option<Decimal>,
+    /// Bytes of the band a byte of each content kind counts as.
+    #[serde(default)]
+    pub(super) content_weights: Option<Spanned<super::content::ContentWeights>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -3,6 +3,7 @@
 //! Rows keep everything the ledger needs (errors, replays, fees); only
 //! successful, non-replayed responses become tool results in the context.
 
+use super::content::ContentKind;
 use super::trace_columns::Columns;
 use crate::error::InputError;
 use crate::input::SourceText;
@@ -17,7 +18,7 @@ mod in_parallel;
 mod shared;
 use csv_errors::{by_name, field_span, line_and_span, record_start, records, too_many_rows};
 pub use shared::Trace;
-pub(crate) use shared::{Facts, Sums};
+pub(crate) use shared::{FactsRef, Sums};
 
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +52,10 @@ pub struct TraceCall {
     /// Documents in the result.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub documents: u64,
+    /// What the result holds (imported traces); absent: see
+    /// [`TraceCall::content_kind`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<ContentKind>,
     /// The result's tokens counted exactly with OpenAI's `o200k_base`
     /// tokenizer at import (never its text): a replay on a model of that
     /// tokenizer takes them instead of its bytes ÷ bytes per token.
@@ -136,15 +141,22 @@ impl TraceCall {
     pub fn enters_context(&self) -> bool {
         (200..300).contains(&self.status) && !self.replayed
     }
+
+    /// What its body holds: as the trace says, else text for the rows that
+    /// are not tool results and tool output for the others.
+    pub fn content_kind(&self) -> ContentKind {
+        self.content
+            .unwrap_or_else(|| ContentKind::of_capability(&self.capability))
+    }
 }
 
 /// The header of the trace CSV tokencast writes (an import's): the columns
 /// of [`TraceRow`] in order, without the hand-written `round` and `params`.
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,content,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
 
 /// Headers earlier versions of tokencast wrote: an import still owns (and
 /// may replace) the traces they mark.
-pub const EARLIER_TRACE_HEADERS: [&str; 2] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
+pub const EARLIER_TRACE_HEADERS: [&str; 3] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
 
 /// A row of a trace as written in the CSV file or inline TOML: the one row
 /// type the reader deserializes (`S = String`) and an import serializes
@@ -188,6 +200,9 @@ pub struct TraceRow<S> {
     /// Documents in the result.
     #[serde(default)]
     pub documents: Option<u64>,
+    /// What the result holds: `code`, `output` or `text` (imported traces).
+    #[serde(default)]
+    pub content: Option<ContentKind>,
     /// The result's tokens counted with `o200k_base` (imported traces).
     #[serde(default)]
     pub o200k_tokens: Option<u64>,
@@ -335,6 +350,7 @@ impl<S: AsRef<str>> TraceRow<S> {
             compacted: self.compacted.unwrap_or(false),
             images: self.images.unwrap_or(0),
             documents: self.documents.unwrap_or(0),
+            content: self.content,
             o200k_tokens: self.o200k_tokens,
             recorded,
             row,

@@ -34,6 +34,7 @@ enum Col {
     Replayed,
     Images,
     Documents,
+    Content,
     O200kTokens,
     Request,
     Timestamp,
@@ -53,7 +54,7 @@ enum Col {
 }
 
 /// Every column by its header name: the fields of [`super::trace::TraceRow`].
-const NAMES: [(&str, Col); 29] = [
+const NAMES: [(&str, Col); 30] = [
     ("call", Col::Call),
     ("round", Col::Round),
     ("capability", Col::Capability),
@@ -67,6 +68,7 @@ const NAMES: [(&str, Col); 29] = [
     ("replayed", Col::Replayed),
     ("images", Col::Images),
     ("documents", Col::Documents),
+    ("content", Col::Content),
     ("o200k_tokens", Col::O200kTokens),
     ("request", Col::Request),
     ("timestamp", Col::Timestamp),
@@ -133,6 +135,7 @@ impl Columns {
                 Col::Replayed => r.replayed = boolean(field)?,
                 Col::Images => r.images = optional(field)?,
                 Col::Documents => r.documents = optional(field)?,
+                Col::Content => r.content = content(field)?,
                 Col::O200kTokens => r.o200k_tokens = optional(field)?,
                 Col::Request => r.request = optional(field)?,
                 Col::Timestamp => r.timestamp = optional_text(field)?,
@@ -175,6 +178,18 @@ fn optional<T: FromStr>(field: &str) -> Option<Option<T>> {
         Some(None)
     } else {
         number(field).map(Some)
+    }
+}
+
+/// A content kind, or empty (`Some(None)`).
+fn content(field: &str) -> Option<Option<super::content::ContentKind>> {
+    use super::content::ContentKind;
+    match field {
+        "" => Some(None),
+        _ => ContentKind::ALL
+            .into_iter()
+            .find(|k| k.name() == field)
+            .map(Some),
     }
 }
 
@@ -234,6 +249,7 @@ mod tests {
             "false",
             "",
             "",
+            "code",
             "250",
             "2",
             "2026-03-01T10:00:08.000Z",
@@ -266,10 +282,14 @@ mod tests {
                 ],
             ),
             (8, &["true", "false", "TRUE", "1", ""]),
-            (11, &["", "0", "42", "-3", "1.5"]),
-            (13, &["", " 2026 ", "x\u{2028}"]),
-            (23, &["", "0", "1200", "-5", "1.5"]),
-            (25, &["", "true", "false", "yes"]),
+            (
+                11,
+                &["", "code", "output", "text", "Code", " text ", "prose"],
+            ),
+            (12, &["", "0", "42", "-3", "1.5"]),
+            (14, &["", " 2026 ", "x\u{2028}"]),
+            (24, &["", "0", "1200", "-5", "1.5"]),
+            (26, &["", "true", "false", "yes"]),
         ];
         let mut fast = 0;
         for (i, values) in variations {

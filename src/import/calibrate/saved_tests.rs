@@ -21,6 +21,19 @@ fn merged_calibrations_pool_their_sums() {
         p90: Decimal::from(p90),
         turns: 4,
         turn_breaks: 1,
+        kinds: [(
+            "code".to_string(),
+            KindFit {
+                steps,
+                bytes: bytes / 2,
+                tokens: tokens / 2,
+                p10: Decimal::from(p10),
+                p50: Decimal::from(p10),
+                p90: Decimal::from(p90),
+                mix: bytes,
+            },
+        )]
+        .into(),
     };
     let a = Calibration {
         families: [("m".to_string(), one(3000, 1000, 10, 2, 4))].into(),
@@ -35,6 +48,18 @@ fn merged_calibrations_pool_their_sums() {
     assert_eq!(f.pooled, Decimal::from(2));
     assert_eq!((f.p10, f.p90), (Decimal::new(125, 2), Decimal::new(25, 1)));
     assert_eq!(f.steps, 40);
+    // Each kind's sums add up the same way: 1,500 + 500 bytes over 500 +
+    // 500 tokens, 3,000 + 1,000 bytes of code in the mix.
+    let code = f.kinds[0];
+    assert_eq!(
+        (code.steps, code.bytes, code.tokens, code.mix),
+        (40, 2000, 1000, 4000)
+    );
+    assert_eq!(
+        (code.p10, code.p90),
+        (Decimal::new(125, 2), Decimal::new(25, 1))
+    );
+    assert_eq!(f.kinds[1], KindFit::default());
     let text = m.to_toml();
     assert!(text.starts_with(CALIBRATION_HEADER));
     let src = crate::input::SourceText {

@@ -53,6 +53,7 @@ fn a_step_is_its_bytes_over_the_growth_less_the_output_sent_back() {
         vec![Observation {
             bytes: 3000,
             tokens: 1000,
+            kinds: [3000, 0, 0],
             ..Observation::default()
         }]
     );
@@ -108,11 +109,13 @@ fn reasoning_is_sent_back_within_a_turn_and_dropped_after_it() {
             Observation {
                 bytes: 400,
                 tokens: 100,
+                kinds: [400, 0, 0],
                 ..Observation::default()
             },
             Observation {
                 bytes: 800,
                 tokens: 60,
+                kinds: [0, 0, 800],
                 ..Observation::default()
             }
         ]
@@ -318,6 +321,7 @@ fn four_bytes_a_token() -> Fit {
         pooled: Decimal::from(4),
         p10: Decimal::from(3),
         p50: Decimal::from(4),
+        kinds: Default::default(),
         p90: Decimal::from(5),
     }
 }
@@ -387,6 +391,7 @@ fn a_step_after_lines_the_log_lost_is_no_observation_and_its_growth_is_unmeasure
         vec![Observation {
             bytes: 4000,
             tokens: 1210,
+            kinds: [4000, 0, 0],
             ..Observation::default()
         }]
     );
@@ -418,11 +423,13 @@ fn steps_that_cannot_be_measured_are_left_out() {
             Observation {
                 bytes: 100,
                 tokens: 100,
+                kinds: [100, 0, 0],
                 ..Observation::default()
             },
             Observation {
                 bytes: 5000,
                 tokens: 100,
+                kinds: [5000, 0, 0],
                 ..Observation::default()
             }
         ]
@@ -481,6 +488,7 @@ fn counted_results_give_the_ratio_and_leave_the_growth_to_framing() {
             tokens: rest,
             counted_bytes,
             counted_tokens: 100,
+            kinds: [0; 3],
         })
         .collect();
     let f = fit(&obs).expect("five counted steps fit");
@@ -491,6 +499,8 @@ fn counted_results_give_the_ratio_and_leave_the_growth_to_framing() {
         (f.p10, f.p50, f.p90),
         (Decimal::from(3), Decimal::from(4), Decimal::from(6))
     );
+    // Counted results are of no kind.
+    assert!(f.kinds.iter().all(|k| k.steps == 0 && k.mix == 0));
 }
 
 /// A thread whose steps carry one counted tool output each (`counted`
@@ -608,4 +618,83 @@ fn expiries_the_cache_outlived_are_counted_apart() {
     let w = WarmExpiries::of(&t, 300_000);
     assert_eq!((w.expiries, w.survived, w.share()), (2, 1, None));
     assert_eq!(w.survived_share(), Some(Decimal::new(5, 1)));
+}
+
+#[test]
+fn each_kind_is_fitted_on_the_steps_nine_tenths_its_own() {
+    let step = |tokens: u64, kinds: [u64; 3]| Observation {
+        bytes: kinds.iter().sum(),
+        tokens,
+        kinds,
+        ..Observation::default()
+    };
+    // Ten steps of 1,000 bytes of code at 4 bytes a token, ten of tool
+    // output at 2, a step half of each (no kind's own) and one of 950
+    // bytes of text and 50 of code (text's own, but one step is too few).
+    let obs = [
+        vec![step(250, [1000, 0, 0]); 10],
+        vec![step(500, [0, 1000, 0]); 10],
+        vec![step(375, [500, 500, 0]), step(400, [50, 0, 950])],
+    ]
+    .concat();
+    let f = fit(&obs).unwrap();
+    // Pooled: 22,000 bytes ÷ (2,500 + 5,000 + 375 + 400) tokens = 2.6586.
+    assert_eq!(f.pooled, Decimal::new(26586, 4));
+    let [code, output, text] = f.kinds;
+    assert_eq!((code.steps, code.bytes, code.tokens), (10, 10_000, 2_500));
+    assert_eq!((code.p10, code.p90), (Decimal::from(4), Decimal::from(4)));
+    assert_eq!(
+        (output.steps, output.bytes, output.tokens),
+        (10, 10_000, 5_000)
+    );
+    assert_eq!((text.steps, text.bytes, text.tokens), (1, 1000, 400));
+    // The mix: every measured step's bytes of each kind.
+    assert_eq!((code.mix, output.mix, text.mix), (10_550, 10_500, 950));
+    assert_eq!(code.pooled(), Some(Decimal::from(4)));
+    assert_eq!(text.pooled(), None, "one step is too few");
+    // Weights: 2.6586 ÷ 4 = 0.66465 and 2.6586 ÷ 2 = 1.3293, text 1; the
+    // mix then counts 10,550 × 0.66465 + 10,500 × 1.3293 + 950 =
+    // 21,919.7075 bytes of 22,000, so each is scaled by 22,000 ÷ that
+    // (1.003663): 0.6671 → 0.67, 1.3342 → 1.33, 1.0037 → 1.
+    let w = f.weights().unwrap();
+    assert_eq!(
+        (w.code, w.output, w.text),
+        (Decimal::new(67, 2), Decimal::new(133, 2), Decimal::ONE)
+    );
+    // Without a kind's own fit there are no weights.
+    let all_mixed = vec![step(375, [500, 500, 0]); 12];
+    assert_eq!(fit(&all_mixed).unwrap().weights(), None);
+}
+
+#[test]
+fn a_steps_bytes_are_counted_by_kind() {
+    // A `Read` (code) and a `Bash` (tool output) result, a user's message
+    // (text) and the previous output sent back as the 400 bytes of its
+    // text (its 50 billed tokens are fewer than 400 ÷ 6: a snapshot).
+    let mut bash = result(600, 1);
+    bash.tool = "Bash".into();
+    let user = ToolResult {
+        kind: ContextKind::User,
+        tool: "(user message)".into(),
+        ..result(300, 1)
+    };
+    let mut first = request("m", 1000, 50);
+    first.output_bytes = 400;
+    let t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![first, request("m", 2050, 10)],
+        results: vec![result(2000, 1), bash, user],
+    };
+    // 3,300 bytes; the prompt grew 1,050 tokens, none of them output
+    // sent back as tokens.
+    assert_eq!(
+        observations(&t),
+        vec![Observation {
+            bytes: 3300,
+            tokens: 1050,
+            kinds: [2000, 600, 700],
+            ..Observation::default()
+        }]
+    );
 }

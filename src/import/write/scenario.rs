@@ -10,6 +10,7 @@ use super::{
 use crate::import::Thread;
 use crate::output::name::display;
 use crate::pricing::{Cache, ModelPrices};
+use tokencast_core::scenario::content::ContentKind;
 
 /// The scenario TOML of one thread, built as a `toml_edit` document: every
 /// value is serialized by it (a name from the log can never end a string or
@@ -186,8 +187,55 @@ pub(super) fn assumptions(f: &Fitted, spec: &ScenarioSpec) -> toml_edit::Table {
     if let Some(mut k) = a.key_mut("bytes_per_token") {
         k.leaf_decor_mut().set_prefix(comments(&band_note));
     }
+    if let Some((c, _)) = &spec.calibration {
+        if let Some(w) = c.weights() {
+            let mut t = toml_edit::InlineTable::new();
+            for kind in ContentKind::ALL {
+                t.insert(kind.name(), number(w.of(kind)));
+            }
+            a.insert(
+                "content_weights",
+                toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
+            );
+            if let Some(mut k) = a.key_mut("content_weights") {
+                k.leaf_decor_mut().set_prefix(comments(&kinds_note(c)));
+            }
+        }
+    }
     a.insert("runs_per_day", toml_edit::Item::Value(number(1)));
     a
+}
+
+/// Where the content weights come from: each kind's own fit.
+fn kinds_note(c: &crate::import::calibrate::Fit) -> Vec<String> {
+    let names = ["code (file contents)", "other tool output", "text"];
+    let per_kind: Vec<String> = ContentKind::ALL
+        .iter()
+        .zip(&c.kinds)
+        .map(|(kind, k)| match k.pooled() {
+            Some(r) => format!(
+                "{} {r} (p10 {} / p50 {} / p90 {}) on {} steps",
+                names[kind.index()],
+                k.p10,
+                k.p50,
+                k.p90,
+                k.steps
+            ),
+            None => format!(
+                "{}: {} steps, too few (the pooled fit applies)",
+                names[kind.index()],
+                k.steps
+            ),
+        })
+        .collect();
+    vec![
+        "Bytes per token per content kind, on the steps whose bytes are nine tenths of one kind:"
+            .into(),
+        format!("{}.", per_kind.join("; ")),
+        "A byte of each kind counts as its weight in bytes of the band (pooled ÷ the kind's fit),"
+            .into(),
+        "scaled so that the thread's own mix of kinds keeps the pooled fit.".into(),
+    ]
 }
 
 /// `[timing]`: the median model time per step.

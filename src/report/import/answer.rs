@@ -251,7 +251,7 @@ pub(super) fn answer_details(fmt: &Fmt, doc: &ImportDoc) -> Vec<String> {
 
 pub(super) fn what_if_note(doc: &ImportDoc) -> String {
     let mut s = format!(
-        "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth (or the seed's ÷4 … ×1.3 when too few steps were measured).",
+        "Replays cover the threads of two or more requests, each replayed by the engine request by request from its trace (what entered before each request, its own output, model and gap, recorded compactions): as recorded (raw results, the recorded cache tier), {}, on the other cache tier, in batch{}. Each gives lower, estimate and upper: bytes per token fitted from the thread's recorded prompt growth, each content kind (code, other tool output, text) weighed by its own fit where it has one (or the seed's ÷4 … ×1.3 when too few steps were measured).",
         doc.trim,
         doc.compare_model
             .as_ref()

@@ -25,8 +25,10 @@ pub(crate) struct Scale {
 }
 
 impl Scale {
+    /// The scale of `a`'s band, its bytes counted in the units of its
+    /// content weights ([`Assumptions::unit_bytes_per_token`]).
     pub(crate) fn new(a: &Assumptions) -> Scale {
-        let b = a.bytes_per_token.normalize();
+        let b = a.unit_bytes_per_token().normalize();
         let u = a.tokenizer_uplift.normalize();
         let (p, mb, pb) = (
             i128::from(a.prefix_tokens),

@@ -5,10 +5,13 @@
 //! changes leave the trace alone, so the copies hold the same trace (one
 //! `Arc`) and each replay would otherwise count the same ledger, statistics
 //! and sizes again over every row. The first to ask computes them; a change
-//! that rewrites rows ([`Trace::calls_mut`]) forgets them.
+//! that rewrites rows ([`Trace::calls_mut`]) forgets them. The sizes count
+//! bytes in the units of the content weights they were asked with; a copy
+//! that weighs the content otherwise gets facts of its own.
 
 use super::TraceCall;
 use crate::engine::{CapabilityStats, Ledger, Sizes};
+use crate::scenario::content::ContentWeights;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -42,6 +45,25 @@ pub(crate) struct Facts {
     pub(crate) sizes: Sizes,
     pub(crate) ledger: Ledger,
     pub(crate) capabilities: Vec<CapabilityStats>,
+    /// The content weights the sizes count in.
+    weights: Option<ContentWeights>,
+}
+
+/// The facts a replay reads: those the trace keeps, or, for weights other
+/// than the ones they were computed with, its own.
+pub(crate) enum FactsRef<'a> {
+    Shared(&'a Facts),
+    Own(Box<Facts>),
+}
+
+impl std::ops::Deref for FactsRef<'_> {
+    type Target = Facts;
+    fn deref(&self) -> &Facts {
+        match self {
+            FactsRef::Shared(f) => f,
+            FactsRef::Own(f) => f,
+        }
+    }
 }
 
 impl Trace {
@@ -70,9 +92,16 @@ impl Trace {
         *self.sums.get_or_init(|| Sums::of(&self.calls))
     }
 
-    /// The replay facts of the rows, computed on the first call.
-    pub(crate) fn facts(&self) -> &Facts {
-        self.facts.get_or_init(|| Facts::of(&self.calls))
+    /// The replay facts of the rows with the sizes in the units of
+    /// `weights`, computed on the first call (and again, unkept, for
+    /// weights other than the first caller's).
+    pub(crate) fn facts(&self, weights: Option<&ContentWeights>) -> FactsRef<'_> {
+        let kept = self.facts.get_or_init(|| Facts::of(&self.calls, weights));
+        if kept.weights.as_ref() == weights {
+            FactsRef::Shared(kept)
+        } else {
+            FactsRef::Own(Box::new(Facts::of(&self.calls, weights)))
+        }
     }
 }
 
@@ -103,15 +132,16 @@ impl Sums {
 }
 
 impl Facts {
-    fn of(calls: &[TraceCall]) -> Facts {
+    fn of(calls: &[TraceCall], weights: Option<&ContentWeights>) -> Facts {
         let (sizes, (ledger, capabilities)) = crate::par::join(
-            || Sizes::of(calls),
+            || Sizes::of(calls, weights),
             || (Ledger::of(calls), CapabilityStats::of(calls)),
         );
         Facts {
             sizes,
             ledger,
             capabilities,
+            weights: weights.copied(),
         }
     }
 }
@@ -157,13 +187,13 @@ mod tests {
         let mut trace = Trace::new(vec![call(1, 100, 200), call(2, 40, 503), call(3, 60, 200)]);
         let sums = trace.sums();
         assert_eq!((sums.results, sums.bytes, sums.output), (2, 160, 7));
-        let facts = trace.facts();
+        let facts = trace.facts(None);
         assert_eq!(facts.ledger.errors, 1);
         assert_eq!(facts.capabilities[0].raw_bytes, 160);
         trace.calls_mut()[0].raw_bytes = Some(1000);
         let sums = trace.sums();
         assert_eq!((sums.results, sums.bytes), (2, 1060));
-        assert_eq!(trace.facts().capabilities[0].raw_bytes, 1060);
+        assert_eq!(trace.facts(None).capabilities[0].raw_bytes, 1060);
         // A clone has rows only; equal traces are equal rows.
         let copy = trace.clone();
         assert!(copy.facts.get().is_none() && copy.sums.get().is_none());

@@ -178,6 +178,9 @@ pub fn tokens_rule(a: &crate::scenario::Assumptions) -> String {
     if let Some(e) = a.estimate_bytes_per_token {
         s.push_str(&format!(", estimate bytes ÷ {e}"));
     }
+    if let Some(w) = a.weights() {
+        s.push_str(&format!(", {}", weights_rule(w)));
+    }
     if let Some(c) = &a.calibration {
         s.push_str(&format!(
             ", from the calibration `{}` (family {}, {} measured steps)",
@@ -197,6 +200,14 @@ pub fn tokens_rule(a: &crate::scenario::Assumptions) -> String {
         }
     }
     s
+}
+
+/// Content weights as every output words them.
+pub fn weights_rule(w: &crate::scenario::content::ContentWeights) -> String {
+    format!(
+        "a byte of code counting as {} bytes, of other tool output as {}, of text as {} (content weights)",
+        w.code, w.output, w.text
+    )
 }
 
 /// The page's blocks in order, with a [`ChartSlot`] where charts go.

@@ -251,6 +251,13 @@ type AssumptionRow = (&'static str, &'static str, Cell);
 /// What a calibration or an import fitted, where there is something.
 fn fitted_rows(a: &crate::scenario::Assumptions) -> Vec<AssumptionRow> {
     let mut rows = Vec::new();
+    if let Some(w) = a.weights() {
+        rows.push((
+            "content_weights",
+            "bytes of the band a byte counts as: code, tool output, text",
+            Cell::Text(format!("{} / {} / {}", w.code, w.output, w.text)),
+        ));
+    }
     if let Some(e) = a.estimate_bytes_per_token {
         rows.push((
             "estimate_bytes_per_token",
