@@ -20,6 +20,11 @@ fn research() -> Scenario {
 
 /// The research scenario whose trace is `times` copies of its row for `call`.
 fn research_with_call(call: u32, times: usize) -> Scenario {
+    research_with_call_and(call, times, "")
+}
+
+/// [`research_with_call`] with `extra` added under `[assumptions]`.
+fn research_with_call_and(call: u32, times: usize, extra: &str) -> Scenario {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let csv = std::fs::read_to_string(root.join("traces/research-trace.csv")).unwrap();
     let mut lines = csv.lines();
@@ -29,7 +34,10 @@ fn research_with_call(call: u32, times: usize) -> Scenario {
         name: "research-trace.csv".into(),
         text: format!("{header}\n{}", format!("{row}\n").repeat(times)),
     };
-    let src = tokencast::files::read(&root.join("research.toml"), "scenario").unwrap();
+    let mut src = tokencast::files::read(&root.join("research.toml"), "scenario").unwrap();
+    src.text = src
+        .text
+        .replace("[assumptions]\n", &format!("[assumptions]\n{extra}"));
     let given = tokencast::scenario::Given {
         trace: Some(&trace),
         ..Default::default()
@@ -198,6 +206,31 @@ fn degenerate_trace_gives_the_exact_closed_form() {
         .profile(tokencast::scenario::Content::Raw)
         .final_request_input;
     assert_eq!(f.context[0].lower.p50, ctx.lower.normalize());
+}
+
+#[test]
+fn a_forecast_weighs_each_drawn_result_by_its_kind() {
+    // The degenerate trace again, its tool output counting 1.5 bytes of
+    // the band a byte: every run is the engine's weighed run, and the
+    // results' tokens in the last request are 1.5 times the unweighed ones.
+    let weights = "content_weights = { output = 1.5 }\n";
+    let s = research_with_call_and(9, 3, weights);
+    let f = run(&s, &spec(5, 1_000));
+    let five = research_with_call_and(9, 5, weights);
+    let exact = simulate(&five, SimulateOptions::TOTALS);
+    for (fv, ev) in f.variants.iter().zip(&exact.variants) {
+        assert_eq!(
+            fv.cost_lower.p50,
+            (ev.cost.total.lower - ev.cost.data_fee.lower).normalize()
+        );
+    }
+    let a = s.assumptions();
+    let base = rust_decimal::Decimal::from(a.prefix_tokens + 5 * a.output_tokens_per_step);
+    let plain = run(&research_with_call(9, 3), &spec(5, 1_000));
+    assert_eq!(
+        f.context[0].lower.p50 - base,
+        (plain.context[0].lower.p50 - base) * rust_decimal::Decimal::new(15, 1)
+    );
 }
 
 #[test]

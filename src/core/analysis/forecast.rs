@@ -126,6 +126,9 @@ impl Fit {
 #[derive(Debug, Clone)]
 struct Capability {
     name: String,
+    /// What its results hold (its first recorded result's kind), for a
+    /// scenario that weighs its content.
+    kind: crate::scenario::content::ContentKind,
     calls: Vec<Recorded>,
     with_items: Vec<Recorded>,
     empty: Vec<Recorded>,
@@ -161,6 +164,7 @@ impl Sampler {
                 None => {
                     caps.push(Capability {
                         name: c.capability.to_string(),
+                        kind: c.content_kind(),
                         calls: Vec::new(),
                         with_items: Vec::new(),
                         empty: Vec::new(),
@@ -236,8 +240,22 @@ impl Sampler {
 
     /// Draws one tool result: (raw bytes, trimmed bytes, latency ms).
     pub fn draw(&self, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
+        let (raw, trimmed, latency, _) = self.draw_kind(rng);
+        (raw, trimmed, latency)
+    }
+
+    /// [`Sampler::draw`], with the kind of content the drawn result holds.
+    pub fn draw_kind(
+        &self,
+        rng: &mut Pcg64Mcg,
+    ) -> (u64, u64, u64, crate::scenario::content::ContentKind) {
         let cap = &self.caps[self.mix[rng.random_range(0..self.mix.len())]];
-        match self.method {
+        let (raw, trimmed, latency) = Self::draw_of(cap, self.method, rng);
+        (raw, trimmed, latency, cap.kind)
+    }
+
+    fn draw_of(cap: &Capability, method: Method, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
+        match method {
             Method::Bootstrap => {
                 let call = cap.calls[rng.random_range(0..cap.calls.len())];
                 if call.items == 0 || cap.with_items.is_empty() {
@@ -290,23 +308,41 @@ impl Plan<'_> {
         );
         let n = self.spec.calls as usize;
         let (mut raw, mut trimmed, mut latency) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
+        // A scenario that weighs its content replays each result's bytes in
+        // the units of its kind ([`crate::scenario::Assumptions::units`]).
+        let a = self.s.assumptions();
+        let weighed = a.weights().is_some();
+        let (mut raw_units, mut trimmed_units) = if weighed {
+            (vec![0u64; n], vec![0u64; n])
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let mut gaps = vec![0u64; n + 1];
         for _ in 0..count {
             for i in 0..n {
-                let (r, t, l) = self.sampler.draw(&mut rng);
+                let (r, t, l, kind) = self.sampler.draw_kind(&mut rng);
                 raw[i] = r;
                 trimmed[i] = t;
                 latency[i] = l;
+                if weighed {
+                    raw_units[i] = a.units(r, kind);
+                    trimmed_units[i] = a.units(t, kind);
+                }
                 acc.raw_bytes += u128::from(r);
             }
             acc.results += n as u64;
             // The run as drawn must stay within exact arithmetic, as the
             // recorded trace and every sweep point must.
+            let (raw_in, trimmed_in) = if weighed {
+                (&raw_units, &trimmed_units)
+            } else {
+                (&raw, &trimmed)
+            };
             let drawn = crate::limits::ReplaySize {
                 results: n as u64,
-                bytes: raw
+                bytes: raw_in
                     .iter()
-                    .zip(&trimmed)
+                    .zip(trimmed_in)
                     .map(|(r, t)| u128::from(*r.max(t)))
                     .sum(),
                 ..self.size
@@ -318,8 +354,8 @@ impl Plan<'_> {
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
-            self.add_context(&mut acc, [&raw, &trimmed]);
-            let runs = [&raw, &trimmed].map(|bytes| Run {
+            self.add_context(&mut acc, [raw_in, trimmed_in]);
+            let runs = [raw_in, trimmed_in].map(|bytes| Run {
                 scale: self.scale,
                 bytes,
                 final_output: self.s.assumptions().final_output_tokens,
