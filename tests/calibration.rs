@@ -553,3 +553,147 @@ fn content_weights_written_in_a_scenario_are_checked_where_they_are_written() {
         "{err}"
     );
 }
+
+/// The tiny fixture on `claude-fixture` (a Claude model's name, the
+/// fixture's prices) with `gpt-5-fixture` in its price book (an o200k
+/// model's name: another tokenizer; $2 and $10 per million input and output
+/// tokens, no cache) and a raw, uncached variant on it beside the
+/// fixture's; `band` in place of the fixture's.
+fn with_another_tokenizer(band: &str) -> tempfile::TempDir {
+    let dir = sandbox("tests/fixtures");
+    let book = dir.path().join("tiny-prices.toml");
+    let mut text = std::fs::read_to_string(&book).unwrap();
+    let own = text
+        .split("[models.fixture-big]")
+        .next()
+        .unwrap()
+        .replace("[models.fixture-model]", "[models.claude-fixture]");
+    text.push_str(&format!("\n{own}\n[models.gpt-5-fixture]\nsource = \"another tokenizer\"\nread_on = \"2026-11-30\"\ninput = \"2\"\noutput = \"10\"\n"));
+    std::fs::write(&book, text).unwrap();
+    edit(dir.path(), "tiny.toml", BAND, band);
+    edit(
+        dir.path(),
+        "tiny.toml",
+        "model = \"fixture-model\"\nprices",
+        "model = \"claude-fixture\"\nprices",
+    );
+    edit(
+        dir.path(),
+        "tiny.toml",
+        "[[variants]]\nresults = \"raw\"\ncache = \"none\"\n",
+        "[[variants]]\nresults = \"raw\"\ncache = \"none\"\n\n[[variants]]\nname = \"on other\"\nmodel = \"gpt-5-fixture\"\nresults = \"raw\"\ncache = \"none\"\n",
+    );
+    dir
+}
+
+/// The input tokens of the tiny trace's four requests, raw and uncached, at
+/// `b` bytes a token and uplift `u` (the prefix uplifted too): 1,000 of
+/// prefix, 100 of output a step, after 8,000, 20,000 and 400 bytes.
+fn tiny_input(b: i64, u: rust_decimal::Decimal) -> (rust_decimal::Decimal, rust_decimal::Decimal) {
+    use rust_decimal::Decimal;
+    let bytes = Decimal::from(8000 + 28_000 + 28_400);
+    let lower = Decimal::from(4000 + 600) + bytes / Decimal::from(b);
+    let upper = u * (Decimal::from(4000) + bytes / Decimal::from(b)) + Decimal::from(600);
+    (lower, upper)
+}
+
+#[test]
+fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
+    use rust_decimal::Decimal;
+    let dir = with_another_tokenizer("bytes_per_token = 2\ntokenizer_uplift = 1.25\n");
+    let doc = simulate_json(dir.path(), "tiny.toml");
+    let variant = |name: &str| {
+        doc["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let input = |v: &serde_json::Value| {
+        (
+            common::dec(&v["cost"]["input"]["lower"]),
+            common::dec(&v["cost"]["input"]["upper"]),
+        )
+    };
+    // Input at $2 per million tokens, by hand: 4,600 + 64,400 ÷ b tokens
+    // (lower) and u × (4,000 + 64,400 ÷ b) + 600 (upper).
+    let usd = |(l, u): (Decimal, Decimal)| {
+        (
+            l * Decimal::TWO / Decimal::from(1_000_000),
+            u * Decimal::TWO / Decimal::from(1_000_000),
+        )
+    };
+    let other = variant("on other");
+    assert_eq!(
+        input(&other),
+        usd(tiny_input(4, Decimal::new(13, 1))),
+        "{other}"
+    );
+    assert_eq!(
+        other["tokens"],
+        serde_json::json!({"tokenizer": "o200k", "bytes_per_token": "4", "tokenizer_uplift": "1.3"})
+    );
+    // The fixture's own model keeps the scenario's band.
+    let own = variant("raw, no cache");
+    assert_eq!(
+        input(&own),
+        usd(tiny_input(2, Decimal::new(125, 2))),
+        "{own}"
+    );
+    assert!(own.get("tokens").is_none());
+    // The terminal says which band the variant took, and why.
+    let out = common::tokencast()
+        .current_dir(dir.path())
+        .args(["simulate", "tiny.toml", "--no-report"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("; on other (another tokenizer, o200k): bytes ÷ 4 (lower), × 1.3 (upper), the seed's band (no calibration of its family)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_variant_on_another_tokenizer_takes_its_familys_fit_from_the_calibration() {
+    use rust_decimal::Decimal;
+    let dir = with_another_tokenizer("calibration = \"team.toml\"\n");
+    let calibration = CALIBRATION
+        .replace("fixture-model", "claude-fixture")
+        .replace("other-model", "gpt-5-fixture");
+    std::fs::write(dir.path().join("team.toml"), calibration).unwrap();
+    let doc = simulate_json(dir.path(), "tiny.toml");
+    let other = doc["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "on other")
+        .unwrap()
+        .clone();
+    // `gpt-5-fixture`'s fit: 900 bytes over 300 tokens (pooled 3), p10 2 and
+    // p90 4, so the band runs from 4 bytes a token to 2 (uplift 2); no
+    // framing a step (the scenario's model's 12 is its own).
+    let (lower, upper) = tiny_input(4, Decimal::TWO);
+    assert_eq!(lower, Decimal::from(20_700));
+    assert_eq!(upper, Decimal::from(40_800));
+    let million = Decimal::from(1_000_000);
+    assert_eq!(
+        common::dec(&other["cost"]["input"]["lower"]),
+        lower * Decimal::TWO / million
+    );
+    assert_eq!(
+        common::dec(&other["cost"]["input"]["upper"]),
+        upper * Decimal::TWO / million
+    );
+    assert_eq!(other["tokens"]["estimate_bytes_per_token"], "3");
+    assert_eq!(other["tokens"]["step_overhead_tokens"], 0);
+    assert_eq!(
+        other["tokens"]["calibration"],
+        serde_json::json!({"file": "team.toml", "family": "gpt-5-fixture", "steps": 9})
+    );
+}

@@ -228,12 +228,11 @@ pub struct ReplaySize {
     pub max_rate: Decimal,
 }
 
-/// Whether a replay of this size stays within exact decimals: the sum over
-/// N + 1 requests of the upper-bound input numerator, times the dearest rate,
-/// at most [`MAX_REPLAY_MAGNITUDE`]. Estimated in `f64` (it only compares
-/// magnitudes).
+/// How large a replay's exact sums grow: the sum over N + 1 requests of
+/// the upper-bound input numerator, times the dearest rate. Estimated in
+/// `f64` (it only compares magnitudes).
 #[allow(clippy::cast_precision_loss)] // an estimate of magnitude, by design
-pub fn replay_fits(r: &ReplaySize) -> Result<(), String> {
+pub fn magnitude(r: &ReplaySize) -> f64 {
     use rust_decimal::prelude::ToPrimitive;
     let b = r.bytes_per_token.normalize();
     let u = r.uplift.normalize();
@@ -248,7 +247,13 @@ pub fn replay_fits(r: &ReplaySize) -> Result<(), String> {
     let n = r.results as f64;
     let last = mu * (r.prefix as f64 * mb + r.bytes as f64 * pb)
         + n * (r.per_step as f64).max(r.final_output as f64) * mb * pu;
-    let magnitude = (n + 1.0) * last * r.max_rate.to_f64().unwrap_or(f64::MAX).max(1.0);
+    (n + 1.0) * last * r.max_rate.to_f64().unwrap_or(f64::MAX).max(1.0)
+}
+
+/// Whether a replay of this size stays within exact decimals: its
+/// [`magnitude`] at most [`MAX_REPLAY_MAGNITUDE`].
+pub fn replay_fits(r: &ReplaySize) -> Result<(), String> {
+    let magnitude = magnitude(r);
     if magnitude.is_finite() && magnitude <= MAX_REPLAY_MAGNITUDE {
         return Ok(());
     }

@@ -283,12 +283,20 @@ impl Sampler {
     }
 }
 
+/// A run's input numerator sums ([`Run::totals`]).
+type Totals = ([i128; 2], [i128; 2]);
+
 /// Prepared, read-only state shared by every chunk.
 struct Plan<'a> {
     s: &'a Scenario,
     sampler: &'a Sampler,
     spec: &'a ForecastSpec,
     scale: Scale,
+    /// The scenario's band (first) and each other one a variant replays at,
+    /// with the assumptions it comes from.
+    bands: Vec<(Scale, crate::scenario::Assumptions)>,
+    /// The band of each variant.
+    variant_band: Vec<usize>,
     rates: Vec<Option<IntegerRates>>,
     fan_at: Vec<u64>,
     budget_num: Vec<[Option<i128>; 2]>,
@@ -308,15 +316,17 @@ impl Plan<'_> {
         );
         let n = self.spec.calls as usize;
         let (mut raw, mut trimmed, mut latency) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
-        // A scenario that weighs its content replays each result's bytes in
+        // A band that weighs its content replays each result's bytes in
         // the units of its kind ([`crate::scenario::Assumptions::units`]).
-        let a = self.s.assumptions();
-        let weighed = a.weights().is_some();
-        let (mut raw_units, mut trimmed_units) = if weighed {
-            (vec![0u64; n], vec![0u64; n])
-        } else {
-            (Vec::new(), Vec::new())
-        };
+        let mut units: Vec<[Vec<u64>; 2]> = self
+            .bands
+            .iter()
+            .map(|(_, a)| match a.weights() {
+                Some(_) => [vec![0u64; n], vec![0u64; n]],
+                None => [Vec::new(), Vec::new()],
+            })
+            .collect();
+        let mut totals = Vec::with_capacity(self.bands.len());
         let mut gaps = vec![0u64; n + 1];
         for _ in 0..count {
             for i in 0..n {
@@ -324,27 +334,36 @@ impl Plan<'_> {
                 raw[i] = r;
                 trimmed[i] = t;
                 latency[i] = l;
-                if weighed {
-                    raw_units[i] = a.units(r, kind);
-                    trimmed_units[i] = a.units(t, kind);
+                for ((_, a), u) in self.bands.iter().zip(units.iter_mut()) {
+                    if a.weights().is_some() {
+                        u[0][i] = a.units(r, kind);
+                        u[1][i] = a.units(t, kind);
+                    }
                 }
                 acc.raw_bytes += u128::from(r);
             }
             acc.results += n as u64;
-            // The run as drawn must stay within exact arithmetic, as the
-            // recorded trace and every sweep point must.
-            let (raw_in, trimmed_in) = if weighed {
-                (&raw_units, &trimmed_units)
-            } else {
-                (&raw, &trimmed)
+            let input = |b: usize| -> [&[u64]; 2] {
+                match self.bands[b].1.weights() {
+                    Some(_) => [&units[b][0], &units[b][1]],
+                    None => [&raw, &trimmed],
+                }
             };
+            // The run as drawn must stay within exact arithmetic, as the
+            // recorded trace and every sweep point must (at the band that
+            // counts the most units).
             let drawn = crate::limits::ReplaySize {
                 results: n as u64,
-                bytes: raw_in
-                    .iter()
-                    .zip(trimmed_in)
-                    .map(|(r, t)| u128::from(*r.max(t)))
-                    .sum(),
+                bytes: (0..self.bands.len())
+                    .map(|b| {
+                        let [r, t] = input(b);
+                        r.iter()
+                            .zip(t)
+                            .map(|(r, t)| u128::from(*r.max(t)))
+                            .sum::<u128>()
+                    })
+                    .max()
+                    .unwrap_or(0),
                 ..self.size
             };
             if let Err(why) = crate::limits::replay_fits(&drawn) {
@@ -354,21 +373,29 @@ impl Plan<'_> {
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
-            self.add_context(&mut acc, [raw_in, trimmed_in]);
-            let runs = [raw_in, trimmed_in].map(|bytes| Run {
-                scale: self.scale,
-                bytes,
-                final_output: self.s.assumptions().final_output_tokens,
-                gaps_ms: self.s.timing().as_ref().map(|_| gaps.as_slice()),
-                outputs: None,
-                compactions: None,
-                exact: None,
-                hit_share: None,
-                turn_break: None,
-                warm_share: None,
-                survival: None,
-            });
-            self.add_costs(&mut acc, &runs);
+            self.add_context(&mut acc, input(0));
+            let run = |b: usize| {
+                input(b).map(|bytes| Run {
+                    scale: self.bands[b].0,
+                    bytes,
+                    final_output: self.s.assumptions().final_output_tokens,
+                    gaps_ms: self.s.timing().as_ref().map(|_| gaps.as_slice()),
+                    outputs: None,
+                    compactions: None,
+                    exact: None,
+                    hit_share: None,
+                    turn_break: None,
+                    warm_share: None,
+                    survival: None,
+                })
+            };
+            // One band (the usual case) needs no list of runs.
+            if self.bands.len() == 1 {
+                self.add_costs(&mut acc, &[run(0)], &mut totals);
+            } else {
+                let runs: Vec<[Run; 2]> = (0..self.bands.len()).map(run).collect();
+                self.add_costs(&mut acc, &runs, &mut totals);
+            }
         }
         acc
     }
@@ -410,12 +437,14 @@ impl Plan<'_> {
     /// One drawn run's cost on every variant (raw or trimmed replay), its
     /// bound sums and ranges, the runs over budget and the histogram bin.
     #[inline(always)]
-    fn add_costs(&self, acc: &mut Acc, runs: &[Run; 2]) {
-        let totals = [runs[0].totals(), runs[1].totals()];
+    fn add_costs(&self, acc: &mut Acc, runs: &[[Run; 2]], totals: &mut Vec<[Totals; 2]>) {
+        totals.clear();
+        totals.extend(runs.iter().map(|r| [r[0].totals(), r[1].totals()]));
         for (v, pv) in self.s.variants().iter().enumerate() {
             let c = usize::from(pv.variant.results == Content::Trimmed);
+            let b = self.variant_band[v];
             let tally: Tally =
-                runs[c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[c]));
+                runs[b][c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[b][c]));
             let ir = self.rates[v].as_ref().expect("checked when planning");
             let (cost, div) = (ir.numerators(&tally), ir.divisor());
             acc.cost[v][0].add(cost[0] as f64);
@@ -481,10 +510,27 @@ impl<'a> Plan<'a> {
         sampler: &'a Sampler,
     ) -> Result<Plan<'a>, InputError> {
         let scale = Scale::new(s.assumptions());
+        // The scenario's band, then each other one a variant replays at (a
+        // model of another tokenizer).
+        let mut bands = vec![(scale, s.assumptions().clone())];
+        let variant_band: Vec<usize> = s
+            .variants()
+            .iter()
+            .map(|pv| match s.assumptions_of(pv) {
+                std::borrow::Cow::Borrowed(_) => 0,
+                std::borrow::Cow::Owned(a) => {
+                    bands.iter().position(|(_, b)| *b == a).unwrap_or_else(|| {
+                        bands.push((Scale::new(&a), a));
+                        bands.len() - 1
+                    })
+                }
+            })
+            .collect();
         let rates: Vec<Option<IntegerRates>> = s
             .variants()
             .iter()
-            .map(|v| IntegerRates::new(&scale, &v.rates))
+            .zip(&variant_band)
+            .map(|(v, &b)| IntegerRates::new(&bands[b].0, &v.rates))
             .collect();
         if let Some(i) = rates.iter().position(Option::is_none) {
             let v = &s.variants()[i];
@@ -527,6 +573,8 @@ impl<'a> Plan<'a> {
             sampler,
             spec,
             scale,
+            bands,
+            variant_band,
             rates,
             fan_at,
             budget_num,

@@ -89,12 +89,14 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
-    let sizes = &scenario.trace_facts().sizes;
     let pv = &scenario.variants()[variant];
+    // A variant on a model of another tokenizer, at its own band.
+    let facts = scenario.trace_facts_of(pv);
+    let sizes = &facts.sizes;
     let bytes = sizes.of_results(pv.variant.results);
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
     let run = Run {
-        scale: Scale::new(scenario.assumptions()),
+        scale: Scale::new(&scenario.assumptions_of(pv)),
         bytes,
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: gaps.as_deref(),
@@ -116,10 +118,11 @@ pub fn replay(
 /// The prompt of each of the run's own requests (k = 0..N; summarisation
 /// requests left out) under `strategy`, as exact token counts.
 pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy) -> Vec<Bounds> {
-    let sizes = &scenario.trace_facts().sizes;
     let pv = &scenario.variants()[variant];
+    let facts = scenario.trace_facts_of(pv);
+    let sizes = &facts.sizes;
     let run = Run {
-        scale: Scale::new(scenario.assumptions()),
+        scale: Scale::new(&scenario.assumptions_of(pv)),
         bytes: sizes.of_results(pv.variant.results),
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: None,

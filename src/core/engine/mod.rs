@@ -138,22 +138,8 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let scale = Scale::new(a);
     let window = scenario.prices().context_window_tokens;
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
-    let run_of = |results, model: &str| {
-        let view = sizes.view(results, model);
-        Run {
-            scale,
-            bytes: view.bytes,
-            final_output: a.final_output_tokens,
-            gaps_ms: gaps.as_deref(),
-            outputs: sizes.outputs.as_ref(),
-            compactions: view.compactions,
-            exact: view.exact,
-            hit_share: None,
-            turn_break: None,
-            warm_share: None,
-            survival: None,
-        }
-    };
+    let gaps = gaps.as_deref();
+    let run_of = |results, model: &str| run_on(sizes.view(results, model), scale, sizes, gaps, a);
     let model = &scenario.prices().model;
     let data_fee = Bounds::exact(ledger.total_usd);
     let tool_fees = fee_lines(scenario);
@@ -180,19 +166,33 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         },
         || {
             crate::par::map(scenario.variants(), |pv| {
-                let run = run_of(pv.variant.results, &pv.model);
-                variant_result(pv, run, sizes, &rows, (data_fee, tool_fee), runs)
+                // A variant on a model of another tokenizer replays at its own band.
+                match scenario.assumptions_of(pv) {
+                    std::borrow::Cow::Borrowed(_) => {
+                        let run = run_of(pv.variant.results, &pv.model);
+                        variant_result(pv, run, sizes, &rows, (data_fee, tool_fee), runs)
+                    }
+                    std::borrow::Cow::Owned(own) => {
+                        let facts = scenario.trace_facts_of(pv);
+                        let view = facts.sizes.view(pv.variant.results, &pv.model);
+                        let run = run_on(view, Scale::new(&own), &facts.sizes, gaps, &own);
+                        let mut r = variant_result(
+                            pv,
+                            run,
+                            &facts.sizes,
+                            &rows,
+                            (data_fee, tool_fee),
+                            runs,
+                        );
+                        r.tokens = scenario.band_of(pv);
+                        r
+                    }
+                }
             })
         },
     );
     let counts = crate::pricing::tokenizer::counts_o200k(model);
-    let attribution = attribute(
-        scenario.trace(),
-        sizes,
-        (a, counts),
-        scenario.variants(),
-        &rows,
-    );
+    let attribution = attribute(scenario, sizes, counts, &rows);
     let trace = kept_trace(scenario, &rows, sizes);
 
     Simulation {
@@ -222,6 +222,29 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         currency: scenario.currency().clone(),
         price_date: scenario.price_date().clone(),
         trace,
+    }
+}
+
+/// The plain replay of one view of the sizes (no fitted shares).
+fn run_on<'s>(
+    view: sizes::View<'s>,
+    scale: Scale,
+    sizes: &'s Sizes,
+    gaps: Option<&'s [u64]>,
+    a: &Assumptions,
+) -> Run<'s> {
+    Run {
+        scale,
+        bytes: view.bytes,
+        final_output: a.final_output_tokens,
+        gaps_ms: gaps,
+        outputs: sizes.outputs.as_ref(),
+        compactions: view.compactions,
+        exact: view.exact,
+        hit_share: None,
+        turn_break: None,
+        warm_share: None,
+        survival: None,
     }
 }
 
@@ -262,6 +285,7 @@ fn variant_result(
         uncacheable_requests: priced.counts.uncacheable,
         long_context_requests: priced.counts.long_context,
         request_costs,
+        tokens: None,
     }
 }
 
@@ -493,12 +517,24 @@ pub fn fee_lines(scenario: &Scenario) -> Vec<FeeLine> {
 /// `counts`: the scenario's model tokenizes so; else its bytes' lower
 /// bound) and what its re-sends cost per variant.
 fn attribute(
-    trace: &[TraceCall],
+    scenario: &Scenario,
     sizes: &Sizes,
-    (a, counts): (&Assumptions, bool),
-    variants: &[PricedVariant],
+    counts: bool,
     rows: &RowSet,
 ) -> Vec<ResultAttribution> {
+    let (trace, a, variants) = (
+        scenario.trace(),
+        scenario.assumptions(),
+        scenario.variants(),
+    );
+    // A variant on a model of another tokenizer counts its own tokens.
+    let own: Vec<Option<Assumptions>> = variants
+        .iter()
+        .map(|pv| match scenario.assumptions_of(pv) {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(own) => Some(own),
+        })
+        .collect();
     let n = sizes.raw.len() as u64;
     sizes
         .result_rows
@@ -511,22 +547,33 @@ fn attribute(
             let j = sizes.step_of[j];
             let raw_bytes = c.raw_bytes.unwrap_or(0);
             let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
-            let counted = c
-                .o200k_tokens
-                .filter(|_| counts)
-                .map(|t| Bounds::exact(Decimal::from(t)));
             let kind = c.content_kind();
-            let raw_tokens = counted.unwrap_or_else(|| result_tokens(a.units(raw_bytes, kind), a));
-            let trimmed_tokens = counted
-                .filter(|_| trimmed_bytes == raw_bytes)
-                .unwrap_or_else(|| result_tokens(a.units(trimmed_bytes, kind), a));
+            let tokens = |a: &Assumptions, counts: bool| {
+                let counted = c
+                    .o200k_tokens
+                    .filter(|_| counts)
+                    .map(|t| Bounds::exact(Decimal::from(t)));
+                let raw = counted.unwrap_or_else(|| result_tokens(a.units(raw_bytes, kind), a));
+                let trimmed = counted
+                    .filter(|_| trimmed_bytes == raw_bytes)
+                    .unwrap_or_else(|| result_tokens(a.units(trimmed_bytes, kind), a));
+                (raw, trimmed)
+            };
+            let (raw_tokens, trimmed_tokens) = tokens(a, counts);
             let resends = n - j as u64;
             let cost = variants
                 .iter()
-                .map(|pv| {
+                .zip(&own)
+                .map(|(pv, own)| {
+                    let (raw, trimmed) = match own {
+                        Some(own) => {
+                            tokens(own, crate::pricing::tokenizer::counts_o200k(&pv.model))
+                        }
+                        None => (raw_tokens, trimmed_tokens),
+                    };
                     let tokens = match pv.variant.results {
-                        Content::Raw => raw_tokens,
-                        Content::Trimmed => trimmed_tokens,
+                        Content::Raw => raw,
+                        Content::Trimmed => trimmed,
                     };
                     let rate = match (pv.variant.cache, pv.rates.cache_write, pv.rates.cache_read) {
                         (Cache::None, _, _) | (_, None, _) | (_, _, None) => {

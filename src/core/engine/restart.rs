@@ -57,6 +57,14 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .variants()
         .iter()
         .map(|pv| {
+            // A variant on a model of another tokenizer, at its own band.
+            let va = scenario.assumptions_of(pv);
+            let facts = match &va {
+                std::borrow::Cow::Borrowed(_) => None,
+                std::borrow::Cow::Owned(_) => Some(scenario.trace_facts_of(pv)),
+            };
+            let sizes = facts.as_ref().map_or(sizes, |f| &f.sizes);
+            let scale = facts.as_ref().map_or(scale, |_| Scale::new(&va));
             let view = sizes.view(pv.variant.results, &pv.model);
             let own = Run {
                 scale,

@@ -109,6 +109,10 @@ pub struct VariantResult {
     pub long_context_requests: u64,
     /// Model cost of each request, in request order (only with `detail`; data fees excluded).
     pub request_costs: Vec<Bounds>,
+    /// Where the variant's model counts with another tokenizer than the
+    /// scenario's: the band it was replayed at instead of the scenario's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<crate::scenario::OtherBand>,
 }
 
 /// What one tool result costs because it stays in the context.

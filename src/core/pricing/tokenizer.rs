@@ -26,9 +26,69 @@ pub fn counts_o200k(model: &str) -> bool {
     b.len() >= 2 && b[0] == b'o' && b[1].is_ascii_digit() && (b.len() == 2 || b[2] == b'-')
 }
 
+/// Model lines whose tokenizer tokencast tells apart, by the first word of
+/// the model id (after [`counts_o200k`]'s, which come first): OpenAI's
+/// older GPT models (`cl100k_base`), Anthropic's Claude, Google's Gemini
+/// and Gemma, and other vendors' own.
+const LINES: [&str; 12] = [
+    "gpt",
+    "claude",
+    "gemini",
+    "gemma",
+    "grok",
+    "mistral",
+    "codestral",
+    "llama",
+    "deepseek",
+    "qwen",
+    "command",
+    "nova",
+];
+
+/// The tokenizer `model` counts with, as far as tokencast tells them apart:
+/// `o200k` for the models of [`counts_o200k`], else the model's line when
+/// it is one of [`LINES`] (`claude`, `gemini`, `gpt` for GPT-4 and earlier
+/// …); `None` for a model it does not know (a hand-written book's). Bytes
+/// per token fitted on one model holds for another of the same tokenizer;
+/// a model of another one counts the same bytes in other tokens.
+pub fn group(model: &str) -> Option<&'static str> {
+    if counts_o200k(model) {
+        return Some("o200k");
+    }
+    let id = model.rsplit('/').next().unwrap_or(model);
+    let id = id.strip_prefix("ft:").unwrap_or(id).to_ascii_lowercase();
+    let first = id.split(['-', '.', ':', '_']).next().unwrap_or(&id);
+    LINES.iter().find(|l| **l == first).copied()
+}
+
+/// Whether `a` and `b` are known to count with different tokenizers.
+pub fn differ(a: &str, b: &str) -> bool {
+    matches!((group(a), group(b)), (Some(x), Some(y)) if x != y)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::counts_o200k;
+    use super::{counts_o200k, differ, group};
+
+    #[test]
+    fn models_of_one_line_share_a_tokenizer_group() {
+        for (m, g) in [
+            ("claude-sonnet-4-5-20250929", Some("claude")),
+            ("anthropic/claude-haiku-4-5", Some("claude")),
+            ("gpt-5.4", Some("o200k")),
+            ("o3-mini", Some("o200k")),
+            ("gpt-4-turbo", Some("gpt")),
+            ("gemini-2.5-pro", Some("gemini")),
+            ("Mistral-large", Some("mistral")),
+            ("fixture-model", None),
+        ] {
+            assert_eq!(group(m), g, "{m}");
+        }
+        assert!(differ("claude-opus-4-5", "gpt-5"));
+        assert!(!differ("claude-opus-4-5", "claude-haiku-4-5"));
+        // A model tokencast does not know keeps the scenario's band.
+        assert!(!differ("claude-opus-4-5", "fixture-model"));
+    }
 
     #[test]
     fn openai_models_of_o200k_and_no_others() {

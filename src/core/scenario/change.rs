@@ -320,6 +320,7 @@ impl Scenario {
         let mut out = self.clone();
         out.assumptions.bytes_per_token = b;
         out.assumptions.tokenizer_uplift = Decimal::ONE;
+        out.band_view = super::BandView::Central;
         // Fewer bytes per token means more tokens than the lower bound's.
         out.fitting().ok()
     }
@@ -331,6 +332,7 @@ impl Scenario {
     pub fn without_uplift(&self) -> Option<Scenario> {
         let mut out = self.clone();
         out.assumptions.tokenizer_uplift = Decimal::ONE;
+        out.band_view = super::BandView::NoUplift;
         out.fitting().ok()
     }
 
@@ -381,6 +383,8 @@ impl Scenario {
             price_date: None,
             recorded_prices: Default::default(),
             inputs: Vec::new(),
+            family_fits: Vec::new(),
+            band_view: super::BandView::Bounds,
         }
         .fitting()
     }

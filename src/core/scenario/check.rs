@@ -89,7 +89,7 @@ impl Scenario {
                 .unwrap_or_default(),
             context: None,
         };
-        let mut assumptions =
+        let (mut assumptions, family_fits) =
             check_assumptions(src, files, raw.assumptions, &prices.model, &mut inputs)?;
         assumptions.trim = trim;
         if let Some(c) = raw.context_management {
@@ -111,6 +111,8 @@ impl Scenario {
             price_date: price_date(date, &book),
             recorded_prices,
             inputs,
+            family_fits,
+            band_view: super::BandView::Bounds,
         };
         limits::replay_fits(&scenario.replay_size()).map_err(|p| {
             InputError::new(format!("{}: {p}", src.name)).with_help(
@@ -128,7 +130,24 @@ impl Scenario {
     /// The largest replay this scenario asks for (its what-ifs included),
     /// for [`limits::replay_fits`].
     pub fn replay_size(&self) -> limits::ReplaySize {
-        let a = &self.assumptions;
+        // The scenario's band and each variant's of another tokenizer: the
+        // one that reaches furthest.
+        let own = self.replay_size_with(&self.assumptions);
+        self.variants
+            .iter()
+            .filter(|pv| self.band_of(pv).is_some())
+            .map(|pv| self.replay_size_with(&self.assumptions_of(pv)))
+            .fold(own, |a, b| {
+                if limits::magnitude(&b) > limits::magnitude(&a) {
+                    b
+                } else {
+                    a
+                }
+            })
+    }
+
+    /// [`Scenario::replay_size`] at the band of `a`.
+    fn replay_size_with(&self, a: &Assumptions) -> limits::ReplaySize {
         let max_rate = self
             .variants
             .iter()

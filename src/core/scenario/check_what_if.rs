@@ -265,7 +265,7 @@ pub(super) fn check_assumptions(
     a: RawAssumptions,
     model: &str,
     inputs: &mut Vec<InputFile>,
-) -> Result<Assumptions, InputError> {
+) -> Result<(Assumptions, FamilyFits), InputError> {
     // Located at the key's line when it can be found.
     let problem = |p: String, help: &str| {
         let key = p.split([' ', '=']).next().unwrap_or("");
@@ -299,6 +299,7 @@ pub(super) fn check_assumptions(
                 step_overhead_tokens: a.step_overhead_tokens.unwrap_or(0),
                 content_weights: None,
                 calibration: None,
+                family_fits: Vec::new(),
             }
         }
     };
@@ -348,7 +349,7 @@ pub(super) fn check_assumptions(
         }
         None => band.content_weights,
     };
-    Ok(Assumptions {
+    let assumptions = Assumptions {
         prefix_tokens: a.prefix_tokens,
         output_tokens_per_step: a.output_tokens_per_step,
         final_output_tokens: a.final_output_tokens,
@@ -364,8 +365,12 @@ pub(super) fn check_assumptions(
         trim: Default::default(),
         calibration: band.calibration,
         content_weights,
-    })
+    };
+    Ok((assumptions, band.family_fits))
 }
+
+/// Every family's fit of a calibration, by family.
+pub(super) type FamilyFits = Vec<(String, super::calibration::Fit)>;
 
 pub(super) fn check_range(
     src: &SourceText,
@@ -420,6 +425,9 @@ struct Band {
     step_overhead_tokens: u64,
     content_weights: Option<crate::scenario::content::ContentWeights>,
     calibration: Option<CalibrationUse>,
+    /// Every family's fit in the calibration (variants on models of
+    /// another tokenizer take theirs).
+    family_fits: FamilyFits,
 }
 
 /// The band of the calibration at `path` for `model`'s family, and the
@@ -486,6 +494,11 @@ fn calibrated(
             estimate: a.estimate_bytes_per_token.or(Some(estimate)),
             step_overhead_tokens: a.step_overhead_tokens.unwrap_or(fit.overhead),
             content_weights: fit.weights(),
+            family_fits: saved
+                .families
+                .keys()
+                .filter_map(|f| Some((f.clone(), saved.fit_for(f)?)))
+                .collect(),
             calibration: Some(CalibrationUse {
                 file: path.get_ref().clone(),
                 family,

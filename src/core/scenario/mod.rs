@@ -404,9 +404,146 @@ pub struct Scenario {
     recorded_prices: std::collections::BTreeMap<String, ModelPrices>,
     /// The files this scenario was read from.
     inputs: Vec<InputFile>,
+    /// Every family's fit in the calibration the scenario names, for its
+    /// variants on models of another tokenizer ([`Scenario::band_of`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    family_fits: Vec<(String, calibration::Fit)>,
+    /// Which bounds this copy replays, for those variants too.
+    #[serde(default)]
+    band_view: BandView,
 }
 
+/// How a variant on a model known to count with another tokenizer than the
+/// scenario's ([`crate::pricing::tokenizer::differ`]) turns bytes into tokens: the
+/// scenario's band was measured on its own model's tokenizer, so such a
+/// variant takes its family's fit from the calibration the scenario names,
+/// or else the seed's band (÷4 … ×1.3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OtherBand {
+    /// Its tokenizer.
+    pub tokenizer: String,
+    /// Bytes per token for the lower bound.
+    pub bytes_per_token: Decimal,
+    /// The uplift for the upper bound.
+    pub tokenizer_uplift: Decimal,
+    /// The central bytes per token, when a calibration gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_bytes_per_token: Option<Decimal>,
+    /// The calibration's content weights for the family.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_weights: Option<content::ContentWeights>,
+    /// The calibration's framing a step for the family (absent: the
+    /// scenario's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_overhead_tokens: Option<u64>,
+    /// The calibration whose fit for the model's family set it; absent:
+    /// the seed's band.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationUse>,
+}
+
+/// Which bounds a copy of a scenario replays: both, the central estimate
+/// ([`Scenario::central`]) or both without uplift
+/// ([`Scenario::without_uplift`]). A variant of another band follows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BandView {
+    /// The lower and upper bound.
+    #[default]
+    Bounds,
+    /// The estimate (no uplift).
+    Central,
+    /// The lower bound's bytes per token, no uplift.
+    NoUplift,
+}
+
+/// The seed's bytes per token (lower bound) and uplift.
+pub const SEED_BAND: (Decimal, Decimal) = (
+    Decimal::from_parts(4, 0, 0, false, 0),
+    Decimal::from_parts(13, 0, 0, false, 1),
+);
+
 impl Scenario {
+    /// The band of `pv` when its model counts with another tokenizer than
+    /// the scenario's model: its family's fit in the calibration the
+    /// scenario names, else the seed's. `None`: the scenario's own band.
+    pub fn band_of(&self, pv: &PricedVariant) -> Option<OtherBand> {
+        use crate::pricing::tokenizer::{differ, group};
+        if !differ(&pv.model, &self.prices.model) {
+            return None;
+        }
+        let tokenizer = group(&pv.model).unwrap_or_default().to_string();
+        let family = calibration::family(&pv.model);
+        let file = self
+            .assumptions
+            .calibration
+            .as_ref()
+            .map(|c| c.file.clone());
+        match self.family_fits.iter().find(|(f, _)| *f == family) {
+            Some((_, fit)) => {
+                let (b, u, estimate) = fit.band();
+                Some(OtherBand {
+                    tokenizer,
+                    bytes_per_token: b,
+                    tokenizer_uplift: u,
+                    estimate_bytes_per_token: Some(estimate),
+                    content_weights: fit.weights(),
+                    step_overhead_tokens: Some(fit.overhead),
+                    calibration: Some(CalibrationUse {
+                        file: file.unwrap_or_default(),
+                        family,
+                        steps: fit.steps,
+                        written: Vec::new(),
+                    }),
+                })
+            }
+            None => Some(OtherBand {
+                tokenizer,
+                bytes_per_token: SEED_BAND.0,
+                tokenizer_uplift: SEED_BAND.1,
+                estimate_bytes_per_token: None,
+                content_weights: None,
+                step_overhead_tokens: None,
+                calibration: None,
+            }),
+        }
+    }
+
+    /// The assumptions `pv` replays with: the scenario's, with the band of
+    /// [`Scenario::band_of`] (as this copy views it: its bounds, its
+    /// estimate, or without uplift) where the variant has another.
+    pub fn assumptions_of(&self, pv: &PricedVariant) -> std::borrow::Cow<'_, Assumptions> {
+        let Some(band) = self.band_of(pv) else {
+            return std::borrow::Cow::Borrowed(&self.assumptions);
+        };
+        let mut a = self.assumptions.clone();
+        let (b, u) = (band.bytes_per_token, band.tokenizer_uplift);
+        // Without an estimate, the middle of the band in tokens: 2b ÷ (1 + u).
+        let middle = || {
+            (b * Decimal::TWO / (Decimal::ONE + u))
+                .round_dp(4)
+                .normalize()
+        };
+        (a.bytes_per_token, a.tokenizer_uplift) = match self.band_view {
+            BandView::Bounds => (b, u),
+            BandView::Central => (
+                band.estimate_bytes_per_token.unwrap_or_else(middle),
+                Decimal::ONE,
+            ),
+            BandView::NoUplift => (b, Decimal::ONE),
+        };
+        a.estimate_bytes_per_token = band.estimate_bytes_per_token;
+        a.content_weights = band.content_weights;
+        a.step_overhead_tokens = band.step_overhead_tokens.unwrap_or(a.step_overhead_tokens);
+        a.calibration = band.calibration;
+        std::borrow::Cow::Owned(a)
+    }
+
+    /// The trace's facts with the sizes in the units `pv` replays in.
+    pub(crate) fn trace_facts_of(&self, pv: &PricedVariant) -> trace::FactsRef<'_> {
+        self.trace.facts(self.assumptions_of(pv).weights())
+    }
+
     /// Short name, used for default report file names.
     pub fn name(&self) -> &String {
         &self.name
@@ -507,6 +644,8 @@ impl Scenario {
             price_date: None,
             recorded_prices: Default::default(),
             inputs: Vec::new(),
+            family_fits: Vec::new(),
+            band_view: BandView::Bounds,
         }
     }
 

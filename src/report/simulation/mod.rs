@@ -12,7 +12,7 @@ use crate::output::HTML_GENERATOR;
 use crate::report::format::Scale;
 use crate::report::Fmt;
 use tokencast_core::view::simulation::{
-    blocks, budget_lines, counted_note, facts, headline, models_line, tokens_rule,
+    blocks, budget_lines, counted_note, facts, headline, models_line, other_bands_note, tokens_rule,
 };
 
 impl Render for SimulationDoc {
@@ -86,13 +86,14 @@ fn run_section(fmt: &Fmt, doc: &SimulationDoc, width: usize) -> String {
     let sim = &doc.simulation;
     let a = &sim.assumptions;
     let mut s = format!(
-        "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = {}{}.\n\n",
+        "{} tool results enter the context; prefix {} tokens, {} output tokens per step, final answer {}; tokens = {}{}{}.\n\n",
         sim.tool_results,
         format::int(a.prefix_tokens),
         format::int(a.output_tokens_per_step),
         format::int(a.final_output_tokens),
         tokens_rule(a),
-        counted_note(sim)
+        counted_note(sim),
+        other_bands_note(sim)
     );
     s.push_str(&sideways(
         fmt,

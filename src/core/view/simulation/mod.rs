@@ -139,7 +139,12 @@ pub fn facts(fmt: &Fmt, sim: &Simulation) -> Vec<Fact> {
         ),
         fact(
             "token estimate",
-            format!("{}{}", tokens_rule(a), counted_note(sim)),
+            format!(
+                "{}{}{}",
+                tokens_rule(a),
+                counted_note(sim),
+                other_bands_note(sim)
+            ),
         ),
         fact(
             "trimmed results",
@@ -166,6 +171,48 @@ pub fn counted_note(sim: &Simulation) -> String {
         format::int(sim.counted_results),
         format::int(sim.tool_results)
     )
+}
+
+/// The variants on models of another tokenizer than the scenario's and
+/// the band each replays at, when there are any: "; on gpt-5 (another
+/// tokenizer, o200k): bytes ÷ 4 (lower), × 1.3 (upper), the seed's band".
+pub fn other_bands_note(sim: &Simulation) -> String {
+    let mut groups: Vec<(&crate::scenario::OtherBand, Vec<&str>)> = Vec::new();
+    for v in &sim.variants {
+        let Some(b) = &v.tokens else { continue };
+        match groups.iter_mut().find(|(g, _)| *g == b) {
+            Some((_, names)) => names.push(&v.variant.variant.name),
+            None => groups.push((b, vec![&v.variant.variant.name])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(b, names)| {
+            let mut s = format!(
+                "; {} (another tokenizer, {}): bytes ÷ {} (lower), × {} (upper)",
+                names.join(", "),
+                crate::text::display(&b.tokenizer),
+                b.bytes_per_token,
+                b.tokenizer_uplift
+            );
+            if let Some(e) = b.estimate_bytes_per_token {
+                s.push_str(&format!(", estimate bytes ÷ {e}"));
+            }
+            if let Some(w) = &b.content_weights {
+                s.push_str(&format!(", {}", weights_rule(w)));
+            }
+            match &b.calibration {
+                Some(c) => s.push_str(&format!(
+                    ", from the calibration `{}` (family {}, {} measured steps)",
+                    crate::text::display(&c.file),
+                    crate::text::display(&c.family),
+                    format::int(c.steps)
+                )),
+                None => s.push_str(", the seed's band (no calibration of its family)"),
+            }
+            s
+        })
+        .collect()
 }
 
 /// How bytes become tokens, as every output words it: the band, the
