@@ -697,3 +697,50 @@ fn a_variant_on_another_tokenizer_takes_its_familys_fit_from_the_calibration() {
         serde_json::json!({"file": "team.toml", "family": "gpt-5-fixture", "steps": 9})
     );
 }
+
+#[test]
+fn a_forecast_replays_a_variant_on_another_tokenizer_at_its_band() {
+    // One recorded result, so every drawn run is that result `calls` times
+    // over: the forecast's every percentile is the engine's replay of the
+    // same run written out, on each variant at its own band.
+    let dir = with_another_tokenizer("bytes_per_token = 2\ntokenizer_uplift = 1.25\n");
+    let plan = |rows: usize| {
+        let row = "[[trace.calls]]\ncall = 1\ncapability = \"docs/fetch\"\nstatus = 200\nitems = 1\nraw_bytes = 6000\ntrimmed_bytes = 6000\nlatency_ms = 100\ncharged_usd = \"0\"\n\n";
+        format!(
+            "name = \"plan\"\nquestion = \"?\"\nmodel = \"claude-fixture\"\nprices = \"tiny-prices.toml\"\n\n[trace]\n{}[assumptions]\nprefix_tokens = 1000\noutput_tokens_per_step = 100\nfinal_output_tokens = 400\nbytes_per_token = 2\ntokenizer_uplift = 1.25\nruns_per_day = 1\n\n[[variants]]\nresults = \"raw\"\ncache = \"none\"\n\n[[variants]]\nname = \"on other\"\nmodel = \"gpt-5-fixture\"\nresults = \"raw\"\ncache = \"none\"\n",
+            row.repeat(rows)
+        )
+    };
+    std::fs::write(dir.path().join("one.toml"), plan(1)).unwrap();
+    std::fs::write(dir.path().join("three.toml"), plan(3)).unwrap();
+    let f = common::json_of(common::tokencast().current_dir(dir.path()).args([
+        "forecast",
+        "one.toml",
+        "--calls",
+        "3",
+        "--runs",
+        "200",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let exact = simulate_json(dir.path(), "three.toml");
+    let costs: Vec<(rust_decimal::Decimal, rust_decimal::Decimal)> = (0..2)
+        .map(|i| {
+            let v = &exact["variants"][i]["cost"];
+            (
+                common::dec(&v["total"]["lower"]) - common::dec(&v["data_fee"]["lower"]),
+                common::dec(&f["variants"][i]["cost_lower"]["p50"]),
+            )
+        })
+        .collect();
+    for (engine, forecast) in &costs {
+        assert_eq!(engine, forecast, "{costs:?}");
+    }
+    // By hand, the variant on the o200k model at the seed's 4 bytes a
+    // token: 1,000 + (1,100 + 1,500) + (1,200 + 3,000) + (1,300 + 4,500) =
+    // 13,600 input tokens and 3 × 100 + 400 = 700 output, at $2 and $10
+    // per million: $0.0342.
+    assert_eq!(costs[1].0, "0.0342".parse().unwrap());
+    assert_ne!(costs[0].0, costs[1].0);
+}
