@@ -31,6 +31,26 @@ p90 = "4"
 
 const BAND: &str = "bytes_per_token = 4\ntokenizer_uplift = 1.25\n";
 
+/// What `simulate SCENARIO --no-report` prints in `dir`, its words joined by
+/// single spaces (whatever the terminal's width wrapped), after checking it
+/// succeeded.
+fn terminal_words(dir: &std::path::Path, scenario: &str) -> String {
+    let out = common::tokencast()
+        .current_dir(dir)
+        .args(["simulate", scenario, "--no-report"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn calibrated() -> tempfile::TempDir {
     let dir = sandbox("tests/fixtures");
     std::fs::write(dir.path().join("team.toml"), CALIBRATION).unwrap();
@@ -77,17 +97,7 @@ fn a_named_calibration_sets_the_band_the_estimate_and_the_framing() {
     assert_ne!(doc["variants"], seed["variants"]);
 
     // The terminal says where the band came from.
-    let out = common::tokencast()
-        .current_dir(dir.path())
-        .args(["simulate", "tiny.toml", "--no-report"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    // Words as printed, whatever the terminal's width wrapped.
-    let text = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = terminal_words(dir.path(), "tiny.toml");
     assert!(
         text.contains("tokens = bytes ÷ 3.5 (lower), × 1.4 (upper), estimate bytes ÷ 3, from the calibration `team.toml` (family fixture-model, 40 measured steps)"),
         "{text}"
@@ -497,15 +507,7 @@ cache = "none"
         serde_json::json!([{"lower": "0.003", "upper": "0.006"}, {"lower": "0.00702", "upper": "0.01404"}]),
     );
     // Every output says how bytes became tokens.
-    let out = common::tokencast()
-        .current_dir(dir.path())
-        .args(["simulate", "plan.toml", "--no-report"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = terminal_words(dir.path(), "plan.toml");
     assert!(
         text.contains("a byte of code counting as 0.67 bytes, of other tool output as 1.33, of text as 1 (content weights)"),
         "{text}"
@@ -602,15 +604,6 @@ fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
     use rust_decimal::Decimal;
     let dir = with_another_tokenizer("bytes_per_token = 2\ntokenizer_uplift = 1.25\n");
     let doc = simulate_json(dir.path(), "tiny.toml");
-    let variant = |name: &str| {
-        doc["variants"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == name)
-            .unwrap()
-            .clone()
-    };
     let input = |v: &serde_json::Value| {
         (
             common::dec(&v["cost"]["input"]["lower"]),
@@ -625,7 +618,7 @@ fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
             u * Decimal::TWO / Decimal::from(1_000_000),
         )
     };
-    let other = variant("on other");
+    let other = common::variant(&doc, "on other");
     assert_eq!(
         input(&other),
         usd(tiny_input(4, Decimal::new(13, 1))),
@@ -636,23 +629,15 @@ fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
         serde_json::json!({"tokenizer": "o200k", "bytes_per_token": "4", "tokenizer_uplift": "1.3"})
     );
     // The fixture's own model keeps the scenario's band.
-    let own = variant("raw, no cache");
+    let own = common::variant(&doc, "raw, no cache");
     assert_eq!(
-        input(&own),
+        input(own),
         usd(tiny_input(2, Decimal::new(125, 2))),
         "{own}"
     );
     assert!(own.get("tokens").is_none());
     // The terminal says which band the variant took, and why.
-    let out = common::tokencast()
-        .current_dir(dir.path())
-        .args(["simulate", "tiny.toml", "--no-report"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = terminal_words(dir.path(), "tiny.toml");
     assert!(
         text.contains("; on other (another tokenizer, o200k): bytes ÷ 4 (lower), × 1.3 (upper), the seed's band (no calibration of its family)"),
         "{text}"
@@ -668,13 +653,7 @@ fn a_variant_on_another_tokenizer_takes_its_familys_fit_from_the_calibration() {
         .replace("other-model", "gpt-5-fixture");
     std::fs::write(dir.path().join("team.toml"), calibration).unwrap();
     let doc = simulate_json(dir.path(), "tiny.toml");
-    let other = doc["variants"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "on other")
-        .unwrap()
-        .clone();
+    let other = common::variant(&doc, "on other");
     // `gpt-5-fixture`'s fit: 900 bytes over 300 tokens (pooled 3), p10 2 and
     // p90 4, so the band runs from 4 bytes a token to 2 (uplift 2); no
     // framing a step (the scenario's model's 12 is its own).

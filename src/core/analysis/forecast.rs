@@ -245,6 +245,7 @@ impl Sampler {
     }
 
     /// [`Sampler::draw`], with the kind of content the drawn result holds.
+    #[inline]
     pub fn draw_kind(
         &self,
         rng: &mut Pcg64Mcg,
@@ -254,6 +255,7 @@ impl Sampler {
         (raw, trimmed, latency, cap.kind)
     }
 
+    #[inline(always)]
     fn draw_of(cap: &Capability, method: Method, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
         match method {
             Method::Bootstrap => {
@@ -326,6 +328,12 @@ impl Plan<'_> {
                 None => [Vec::new(), Vec::new()],
             })
             .collect();
+        let weighed: Vec<bool> = self
+            .bands
+            .iter()
+            .map(|(_, a)| a.weights().is_some())
+            .collect();
+        let any_weighed = weighed.contains(&true);
         let mut totals = Vec::with_capacity(self.bands.len());
         let mut gaps = vec![0u64; n + 1];
         for _ in 0..count {
@@ -334,19 +342,22 @@ impl Plan<'_> {
                 raw[i] = r;
                 trimmed[i] = t;
                 latency[i] = l;
-                for ((_, a), u) in self.bands.iter().zip(units.iter_mut()) {
-                    if a.weights().is_some() {
-                        u[0][i] = a.units(r, kind);
-                        u[1][i] = a.units(t, kind);
+                if any_weighed {
+                    for ((_, a), u) in self.bands.iter().zip(units.iter_mut()) {
+                        if a.weights().is_some() {
+                            u[0][i] = a.units(r, kind);
+                            u[1][i] = a.units(t, kind);
+                        }
                     }
                 }
                 acc.raw_bytes += u128::from(r);
             }
             acc.results += n as u64;
             let input = |b: usize| -> [&[u64]; 2] {
-                match self.bands[b].1.weights() {
-                    Some(_) => [&units[b][0], &units[b][1]],
-                    None => [&raw, &trimmed],
+                if weighed[b] {
+                    [&units[b][0], &units[b][1]]
+                } else {
+                    [&raw, &trimmed]
                 }
             };
             // The run as drawn must stay within exact arithmetic, as the
@@ -391,7 +402,8 @@ impl Plan<'_> {
             };
             // One band (the usual case) needs no list of runs.
             if self.bands.len() == 1 {
-                self.add_costs(&mut acc, &[run(0)], &mut totals);
+                let only = run(0);
+                self.add_costs(&mut acc, std::slice::from_ref(&only), &mut totals);
             } else {
                 let runs: Vec<[Run; 2]> = (0..self.bands.len()).map(run).collect();
                 self.add_costs(&mut acc, &runs, &mut totals);
