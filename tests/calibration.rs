@@ -620,7 +620,7 @@ fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
     };
     let other = common::variant(&doc, "on other");
     assert_eq!(
-        input(&other),
+        input(other),
         usd(tiny_input(4, Decimal::new(13, 1))),
         "{other}"
     );
