@@ -385,27 +385,30 @@ impl Plan<'_> {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
             self.add_context(&mut acc, input(0));
-            let run = |b: usize| {
-                input(b).map(|bytes| Run {
-                    scale: self.bands[b].0,
-                    bytes,
-                    final_output: self.s.assumptions().final_output_tokens,
-                    gaps_ms: self.s.timing().as_ref().map(|_| gaps.as_slice()),
-                    outputs: None,
-                    compactions: None,
-                    exact: None,
-                    hit_share: None,
-                    turn_break: None,
-                    warm_share: None,
-                    survival: None,
-                })
+            let final_output = self.s.assumptions().final_output_tokens;
+            let gaps_ms = self.s.timing().as_ref().map(|_| gaps.as_slice());
+            let run = |b: usize, bytes| Run {
+                scale: self.bands[b].0,
+                bytes,
+                final_output,
+                gaps_ms,
+                outputs: None,
+                compactions: None,
+                exact: None,
+                hit_share: None,
+                turn_break: None,
+                warm_share: None,
+                survival: None,
             };
             // One band (the usual case) needs no list of runs.
             if self.bands.len() == 1 {
-                let only = run(0);
-                self.add_costs(&mut acc, std::slice::from_ref(&only), &mut totals);
+                let [r, t] = input(0);
+                let runs = [[run(0, r), run(0, t)]];
+                self.add_costs(&mut acc, &runs, &mut totals);
             } else {
-                let runs: Vec<[Run; 2]> = (0..self.bands.len()).map(run).collect();
+                let runs: Vec<[Run; 2]> = (0..self.bands.len())
+                    .map(|b| input(b).map(|bytes| run(b, bytes)))
+                    .collect();
                 self.add_costs(&mut acc, &runs, &mut totals);
             }
         }
