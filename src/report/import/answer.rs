@@ -257,6 +257,9 @@ pub(super) fn what_if_note(doc: &ImportDoc) -> String {
             .as_ref()
             .map_or(String::new(), |m| format!(" and on {m}"))
     );
+    if !doc.compare_models.is_empty() {
+        s.push_str(" A compared model that counts with another tokenizer than a thread's (an OpenAI model for a Claude thread) takes the seed's band for that thread's bytes, not the thread's fit.");
+    }
     let with: Vec<_> = doc
         .sessions
         .iter()
