@@ -628,6 +628,12 @@ fn a_variant_on_another_tokenizer_takes_the_seeds_band_not_the_scenarios() {
         other["tokens"],
         serde_json::json!({"tokenizer": "o200k", "bytes_per_token": "4", "tokenizer_uplift": "1.3"})
     );
+    // Its last request at that band: 1,000 + 3 × 100 + 28,400 ÷ 4 = 8,400
+    // tokens, and 1.3 × (1,000 + 7,100) + 300 = 10,830 at most.
+    assert_eq!(
+        other["final_request_input"],
+        serde_json::json!({"lower": "8400", "upper": "10830"})
+    );
     // The fixture's own model keeps the scenario's band.
     let own = common::variant(&doc, "raw, no cache");
     assert_eq!(

@@ -175,7 +175,9 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
                     std::borrow::Cow::Owned(own) => {
                         let facts = scenario.trace_facts_of(pv);
                         let view = facts.sizes.view(pv.variant.results, &pv.model);
-                        let run = run_on(view, Scale::new(&own), &facts.sizes, gaps, &own);
+                        let scale = Scale::new(&own);
+                        let run = run_on(view, scale, &facts.sizes, gaps, &own);
+                        let last = scale.tokens_of(run.totals().1);
                         let mut r = variant_result(
                             pv,
                             run,
@@ -185,6 +187,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
                             runs,
                         );
                         r.tokens = scenario.band_of(pv);
+                        r.final_request_input = Some(last);
                         r
                     }
                 }
@@ -286,6 +289,7 @@ fn variant_result(
         long_context_requests: priced.counts.long_context,
         request_costs,
         tokens: None,
+        final_request_input: None,
     }
 }
 

@@ -113,6 +113,10 @@ pub struct VariantResult {
     /// scenario's: the band it was replayed at instead of the scenario's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<crate::scenario::OtherBand>,
+    /// With [`VariantResult::tokens`]: the last request's input at that
+    /// band (the context profiles are at the scenario's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_request_input: Option<Bounds>,
 }
 
 /// What one tool result costs because it stays in the context.
