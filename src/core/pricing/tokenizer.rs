@@ -30,7 +30,7 @@ pub fn counts_o200k(model: &str) -> bool {
 /// the model id (after [`counts_o200k`]'s, which come first): OpenAI's
 /// older GPT models (`cl100k_base`), Anthropic's Claude, Google's Gemini
 /// and Gemma, and other vendors' own.
-const LINES: [&str; 12] = [
+pub const LINES: [&str; 12] = [
     "gpt",
     "claude",
     "gemini",
