@@ -35,16 +35,11 @@ const BAND: &str = "bytes_per_token = 4\ntokenizer_uplift = 1.25\n";
 /// single spaces (whatever the terminal's width wrapped), after checking it
 /// succeeded.
 fn terminal_words(dir: &std::path::Path, scenario: &str) -> String {
-    let out = common::tokencast()
-        .current_dir(dir)
-        .args(["simulate", scenario, "--no-report"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::succeeded(common::tokencast().current_dir(dir).args([
+        "simulate",
+        scenario,
+        "--no-report",
+    ]));
     String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -251,17 +246,26 @@ fn three_bytes_a_token_session(sid: &str, results: u32) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-#[test]
-fn a_calibration_saved_by_an_import_prices_a_plan_written_by_hand() {
+/// A folder holding `log` as a Claude Code session's file under
+/// `logs/proj`, imported into `out` with its calibration saved to
+/// `team.toml`; the import's summary.
+fn imported_with_calibration(log: &str) -> (tempfile::TempDir, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
     let logs = dir.path().join("logs/proj");
     std::fs::create_dir_all(&logs).unwrap();
-    std::fs::write(logs.join("s.jsonl"), three_bytes_a_token_log()).unwrap();
+    std::fs::write(logs.join("s.jsonl"), log).unwrap();
     let summary = common::import_logs(dir.path(), &["--save-calibration", "team.toml"]);
-    assert_eq!(summary["totals"]["sessions"], 1, "{summary}");
+    (dir, summary)
+}
+
+/// A plan written by hand on Claude Sonnet 4.5, priced from the shipped
+/// book and the calibration `team.toml`: a 1,000-token prefix, no output,
+/// and one result of `raw` bytes (`trimmed` after trimming) with `extra`
+/// lines added to its row.
+fn hand_plan(raw: u64, trimmed: u64, extra: &str) -> String {
     let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenarios/prices/litellm-1.110.2/anthropic.toml");
-    let plan = format!(
+    format!(
         r#"name = "plan"
 question = "What will the agent cost on our own bytes per token?"
 model = "claude-sonnet-4-5"
@@ -274,11 +278,11 @@ call = 1
 capability = "docs/read"
 status = 200
 items = 1
-raw_bytes = 9000
-trimmed_bytes = 3000
+raw_bytes = {raw}
+trimmed_bytes = {trimmed}
 latency_ms = 1000
 charged_usd = "0"
-
+{extra}
 [assumptions]
 prefix_tokens = 1000
 output_tokens_per_step = 0
@@ -290,7 +294,14 @@ runs_per_day = 1
 results = "raw"
 cache = "none"
 "#
-    );
+    )
+}
+
+#[test]
+fn a_calibration_saved_by_an_import_prices_a_plan_written_by_hand() {
+    let (dir, summary) = imported_with_calibration(&three_bytes_a_token_log());
+    assert_eq!(summary["totals"]["sessions"], 1, "{summary}");
+    let plan = hand_plan(9000, 3000, "");
     std::fs::write(dir.path().join("plan.toml"), plan).unwrap();
     let doc = simulate_json(dir.path(), "plan.toml");
     let a = &doc["assumptions"];
@@ -388,11 +399,7 @@ fn code_and_output_log(sid: &str) -> String {
 #[test]
 fn code_and_tool_output_are_fitted_apart_and_weighed_in_the_replay() {
     let sid = "22222222-3333-4444-5555-666666666666";
-    let dir = tempfile::tempdir().unwrap();
-    let logs = dir.path().join("logs/proj");
-    std::fs::create_dir_all(&logs).unwrap();
-    std::fs::write(logs.join("s.jsonl"), code_and_output_log(sid)).unwrap();
-    common::import_logs(dir.path(), &["--save-calibration", "team.toml"]);
+    let (dir, _) = imported_with_calibration(&code_and_output_log(sid));
     // Twenty measured steps, ten of each kind: 80,000 bytes over 30,000
     // tokens, pooled 2.6667. Code alone is 4 bytes a token (a weight of
     // 2.6667 ÷ 4 = 0.666675), tool output 2 (1.33335); the mix, 40,000
@@ -458,39 +465,7 @@ fn code_and_tool_output_are_fitted_apart_and_weighed_in_the_replay() {
         saved.contains("[families.claude-sonnet-4-5.kinds.code]"),
         "{saved}"
     );
-    let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios/prices/litellm-1.110.2/anthropic.toml");
-    let plan = format!(
-        r#"name = "plan"
-question = "What will reading this file cost?"
-model = "claude-sonnet-4-5"
-prices = {book:?}
-date = "2026-11-30"
-
-[trace]
-[[trace.calls]]
-call = 1
-capability = "docs/read"
-status = 200
-items = 1
-raw_bytes = 8000
-trimmed_bytes = 8000
-latency_ms = 1000
-charged_usd = "0"
-content = "code"
-
-[assumptions]
-prefix_tokens = 1000
-output_tokens_per_step = 0
-final_output_tokens = 0
-calibration = "team.toml"
-runs_per_day = 1
-
-[[variants]]
-results = "raw"
-cache = "none"
-"#
-    );
+    let plan = hand_plan(8000, 8000, "content = \"code\"\n");
     std::fs::write(dir.path().join("plan.toml"), plan).unwrap();
     let doc = simulate_json(dir.path(), "plan.toml");
     assert_eq!(
