@@ -22,6 +22,7 @@ pub use crate::document::forecast::{
 };
 use crate::engine::replay::{IntegerRates, Run, Scale, Tally};
 use crate::error::InputError;
+use crate::scenario::content::units as units_of;
 use crate::scenario::{Content, Scenario, TraceCall};
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -320,20 +321,20 @@ impl Plan<'_> {
         let (mut raw, mut trimmed, mut latency) = (vec![0u64; n], vec![0u64; n], vec![0u64; n]);
         // A band that weighs its content replays each result's bytes in
         // the units of its kind ([`crate::scenario::Assumptions::units`]).
-        let mut units: Vec<[Vec<u64>; 2]> = self
+        // Each band's weights in hundredths, computed once.
+        let per_byte: Vec<Option<[u64; 3]>> = self
             .bands
             .iter()
-            .map(|(_, a)| match a.weights() {
+            .map(|(_, a)| a.weights().map(|w| w.per_byte()))
+            .collect();
+        let any_weighed = per_byte.iter().any(Option::is_some);
+        let mut units: Vec<[Vec<u64>; 2]> = per_byte
+            .iter()
+            .map(|p| match p {
                 Some(_) => [vec![0u64; n], vec![0u64; n]],
                 None => [Vec::new(), Vec::new()],
             })
             .collect();
-        let weighed: Vec<bool> = self
-            .bands
-            .iter()
-            .map(|(_, a)| a.weights().is_some())
-            .collect();
-        let any_weighed = weighed.contains(&true);
         let mut totals = Vec::with_capacity(self.bands.len());
         let mut gaps = vec![0u64; n + 1];
         for _ in 0..count {
@@ -343,10 +344,10 @@ impl Plan<'_> {
                 trimmed[i] = t;
                 latency[i] = l;
                 if any_weighed {
-                    for ((_, a), u) in self.bands.iter().zip(units.iter_mut()) {
-                        if a.weights().is_some() {
-                            u[0][i] = a.units(r, kind);
-                            u[1][i] = a.units(t, kind);
+                    for (per, u) in per_byte.iter().zip(units.iter_mut()) {
+                        if let Some(p) = per {
+                            u[0][i] = units_of(Some(p), r, kind);
+                            u[1][i] = units_of(Some(p), t, kind);
                         }
                     }
                 }
@@ -354,7 +355,7 @@ impl Plan<'_> {
             }
             acc.results += n as u64;
             let input = |b: usize| -> [&[u64]; 2] {
-                if weighed[b] {
+                if per_byte[b].is_some() {
                     [&units[b][0], &units[b][1]]
                 } else {
                     [&raw, &trimmed]

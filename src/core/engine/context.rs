@@ -91,12 +91,13 @@ pub fn replay(
 ) -> Vec<StrategyRun> {
     let pv = &scenario.variants()[variant];
     // A variant on a model of another tokenizer, at its own band.
-    let facts = scenario.trace_facts_of(pv);
+    let a = scenario.assumptions_of(pv);
+    let facts = scenario.trace_facts_at(&a);
     let sizes = &facts.sizes;
     let bytes = sizes.of_results(pv.variant.results);
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
     let run = Run {
-        scale: Scale::new(&scenario.assumptions_of(pv)),
+        scale: Scale::new(&a),
         bytes,
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: gaps.as_deref(),
@@ -119,10 +120,11 @@ pub fn replay(
 /// requests left out) under `strategy`, as exact token counts.
 pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy) -> Vec<Bounds> {
     let pv = &scenario.variants()[variant];
-    let facts = scenario.trace_facts_of(pv);
+    let a = scenario.assumptions_of(pv);
+    let facts = scenario.trace_facts_at(&a);
     let sizes = &facts.sizes;
     let run = Run {
-        scale: Scale::new(&scenario.assumptions_of(pv)),
+        scale: Scale::new(&a),
         bytes: sizes.of_results(pv.variant.results),
         final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: None,

@@ -173,7 +173,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
                         variant_result(pv, run, sizes, &rows, (data_fee, tool_fee), runs)
                     }
                     std::borrow::Cow::Owned(own) => {
-                        let facts = scenario.trace_facts_of(pv);
+                        let facts = scenario.trace_facts_at(&own);
                         let view = facts.sizes.view(pv.variant.results, &pv.model);
                         let scale = Scale::new(&own);
                         let run = run_on(view, scale, &facts.sizes, gaps, &own);

@@ -61,7 +61,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
             let va = scenario.assumptions_of(pv);
             let facts = match &va {
                 std::borrow::Cow::Borrowed(_) => None,
-                std::borrow::Cow::Owned(_) => Some(scenario.trace_facts_of(pv)),
+                std::borrow::Cow::Owned(own) => Some(scenario.trace_facts_at(own)),
             };
             let sizes = facts.as_ref().map_or(sizes, |f| &f.sizes);
             let scale = facts.as_ref().map_or(scale, |_| Scale::new(&va));

@@ -3,7 +3,7 @@
 //! gap, tool time, compactions and model.
 
 use super::*;
-use crate::scenario::content::ContentWeights;
+use crate::scenario::content::{units, ContentWeights};
 
 /// The tool results that enter the context, and the steps they form: the
 /// context that enters before each request after the first, raw and
@@ -70,17 +70,11 @@ pub(crate) struct View<'s> {
     pub(crate) compactions: Option<&'s Compactions>,
 }
 
-/// A row's bytes in the units of `weights` (bytes without).
-fn units(c: &TraceCall, bytes: u64, weights: Option<&ContentWeights>) -> u64 {
-    match weights {
-        Some(w) => bytes.saturating_mul(w.hundredths(c.content_kind())),
-        None => bytes,
-    }
-}
-
 impl Sizes {
     /// The steps of `trace`, their bytes in the units of `weights`.
     pub(crate) fn of(trace: &[TraceCall], weights: Option<&ContentWeights>) -> Sizes {
+        let per_byte = weights.map(ContentWeights::per_byte);
+        let per_byte = per_byte.as_ref();
         // The results, and per result the latency of every row since the
         // one before it (errors and replays included), in one pass.
         let mut results: Vec<&TraceCall> = Vec::with_capacity(trace.len());
@@ -135,8 +129,9 @@ impl Sizes {
                 sizes.bytes[0].saturating_add(raw),
                 sizes.bytes[1].saturating_add(trimmed),
             ];
-            sizes.raw[k] = sizes.raw[k].saturating_add(units(c, raw, weights));
-            sizes.trimmed[k] = sizes.trimmed[k].saturating_add(units(c, trimmed, weights));
+            sizes.raw[k] = sizes.raw[k].saturating_add(units(per_byte, raw, c.content_kind()));
+            sizes.trimmed[k] =
+                sizes.trimmed[k].saturating_add(units(per_byte, trimmed, c.content_kind()));
             sizes.calls[k] = c.call.or(sizes.calls[k]);
             sizes.step_of.push(k);
         }
@@ -144,7 +139,7 @@ impl Sizes {
             sizes.recorded_steps(&firsts);
         }
         if results.iter().any(|c| c.o200k_tokens.is_some()) {
-            sizes.counted = Some(sizes.counted_steps(&results, &firsts, weights));
+            sizes.counted = Some(sizes.counted_steps(&results, &firsts, per_byte));
         }
         sizes
     }
@@ -181,7 +176,7 @@ impl Sizes {
         &self,
         results: &[&TraceCall],
         firsts: &[&TraceCall],
-        weights: Option<&ContentWeights>,
+        per_byte: Option<&[u64; 3]>,
     ) -> Counted {
         let mut bytes = [self.raw.clone(), self.trimmed.clone()];
         let mut entered = [vec![0u128; self.raw.len()], vec![0u128; self.raw.len()]];
@@ -193,7 +188,7 @@ impl Sizes {
                 if i == 1 && b != raw {
                     continue;
                 }
-                bytes[i][k] = bytes[i][k].saturating_sub(units(c, b, weights));
+                bytes[i][k] = bytes[i][k].saturating_sub(units(per_byte, b, c.content_kind()));
                 entered[i][k] += u128::from(t);
             }
         }

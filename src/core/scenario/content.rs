@@ -126,6 +126,12 @@ impl ContentWeights {
             .unwrap_or(0)
     }
 
+    /// Every kind's weight in hundredths, in [`ContentKind::ALL`] order:
+    /// computed once, then [`units`] per row.
+    pub fn per_byte(&self) -> [u64; 3] {
+        ContentKind::ALL.map(|k| self.hundredths(k))
+    }
+
     /// The largest weight in hundredths.
     pub fn max_hundredths(&self) -> u64 {
         ContentKind::ALL
@@ -151,6 +157,16 @@ impl ContentWeights {
             }
         }
         Ok(())
+    }
+}
+
+/// `bytes` of `kind` in the units of the weights `per_byte`
+/// ([`ContentWeights::per_byte`]); without weights, bytes.
+#[inline]
+pub fn units(per_byte: Option<&[u64; 3]>, bytes: u64, kind: ContentKind) -> u64 {
+    match per_byte {
+        Some(p) => bytes.saturating_mul(p[kind.index()]),
+        None => bytes,
     }
 }
 

@@ -228,10 +228,7 @@ impl Assumptions {
     /// A row's bytes in the units a replay counts (see
     /// [`Assumptions::unit_bytes_per_token`]).
     pub fn units(&self, bytes: u64, kind: content::ContentKind) -> u64 {
-        match self.weights() {
-            Some(w) => bytes.saturating_mul(w.hundredths(kind)),
-            None => bytes,
-        }
+        content::units(self.weights().map(|w| w.per_byte()).as_ref(), bytes, kind)
     }
 
     /// The runs a day the projection counts: each person's runs times the
@@ -539,9 +536,10 @@ impl Scenario {
         std::borrow::Cow::Owned(a)
     }
 
-    /// The trace's facts with the sizes in the units `pv` replays in.
-    pub(crate) fn trace_facts_of(&self, pv: &PricedVariant) -> trace::FactsRef<'_> {
-        self.trace.facts(self.assumptions_of(pv).weights())
+    /// The trace's facts with the sizes in the units of `a` (a variant's
+    /// [`Scenario::assumptions_of`]).
+    pub(crate) fn trace_facts_at(&self, a: &Assumptions) -> trace::FactsRef<'_> {
+        self.trace.facts(a.weights())
     }
 
     /// Short name, used for default report file names.
