@@ -199,6 +199,15 @@ fn a_wrong_calibration_is_a_located_error() {
         err.contains("team.toml: not a tokencast calibration") && err.contains("team.toml:3"),
         "{err}"
     );
+    // Another family's fit outside a band's limits (a variant on its model
+    // would replay at it): refused, not carried into the arithmetic.
+    let err = refused("team.toml", "p90 = \"4\"", "p90 = \"10000\"");
+    assert!(
+        err.contains(
+            "family `other-model`: bytes_per_token = 10000 is outside what tokencast accepts"
+        ) && err.contains("calibration path"),
+        "{err}"
+    );
     // Neither a band nor a calibration.
     let err = refused("tiny.toml", "calibration = \"team.toml\"\n", "");
     assert!(

@@ -369,6 +369,51 @@ pub(super) fn check_assumptions(
     Ok((assumptions, band.family_fits))
 }
 
+/// Every family's fit of `saved` (the file at `path`), each a band a
+/// variant on that family's model may replay at: within the limits of a
+/// band written by hand, else a located error (a file written by hand or
+/// crafted must not reach the replay's exact arithmetic).
+fn family_fits(
+    src: &SourceText,
+    path: &Spanned<String>,
+    file: &SourceText,
+    saved: &super::calibration::Calibration,
+) -> Result<FamilyFits, InputError> {
+    let mut out = Vec::new();
+    for f in saved.families.keys() {
+        let Some(fit) = saved.fit_for(f) else {
+            continue;
+        };
+        let (b, u, e) = fit.band();
+        let checked = [
+            ("bytes_per_token", b),
+            ("tokenizer_uplift", u),
+            ("estimate_bytes_per_token", e),
+        ]
+        .into_iter()
+        .try_for_each(|(key, v)| limits::factor(key, v))
+        .and_then(|()| limits::tokens("overhead", fit.overhead));
+        if let Err(p) = checked {
+            return Err(src
+                .error_at(
+                    format!(
+                        "{}: the calibration `{}`, family `{}`: {p}",
+                        src.name,
+                        crate::text::display(&file.name),
+                        crate::text::display(f)
+                    ),
+                    path.span(),
+                    "calibration path",
+                )
+                .with_help(
+                    "write the file again with `tokencast import … --save-calibration FILE`",
+                ));
+        }
+        out.push((f.clone(), fit));
+    }
+    Ok(out)
+}
+
 /// Every family's fit of a calibration, by family.
 pub(super) type FamilyFits = Vec<(String, super::calibration::Fit)>;
 
@@ -494,11 +539,7 @@ fn calibrated(
             estimate: a.estimate_bytes_per_token.or(Some(estimate)),
             step_overhead_tokens: a.step_overhead_tokens.unwrap_or(fit.overhead),
             content_weights: fit.weights(),
-            family_fits: saved
-                .families
-                .keys()
-                .filter_map(|f| Some((f.clone(), saved.fit_for(f)?)))
-                .collect(),
+            family_fits: family_fits(src, path, &file, &saved)?,
             calibration: Some(CalibrationUse {
                 file: path.get_ref().clone(),
                 family,
