@@ -44,10 +44,14 @@ run() {
     local label=$1; shift
     /usr/bin/time -f "$label %e %M" -a -o "$T/times" "$@" > /dev/null 2>&1
 }
-for _ in $(seq "$RUNS"); do
-    rm -rf "$T/out"
-    run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out"
-    run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out"
+# Each round imports into a folder of its own: deleting the last round's
+# output just before would charge this round's file creations with the
+# disk's discards of the deleted blocks (this machine's ext4 is mounted
+# with `discard`), which a first import into a new folder does not pay.
+rm -rf "$T"/out-*
+for round in $(seq "$RUNS"); do
+    run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
+    run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
@@ -58,6 +62,7 @@ for _ in $(seq "$RUNS"); do
     run forecast "$TOKENCAST" forecast scenarios/research.toml --calls 20 --runs 1000000 \
         --format json --no-report
 done
+rm -rf "$T"/out-*
 python3 - "$T/times" "$RUNS" <<'EOF'
 import statistics, sys
 times = {}
