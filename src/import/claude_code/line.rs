@@ -7,11 +7,11 @@ use super::*;
 /// The fields of a log line tokencast reads.
 #[derive(Default)]
 pub(super) struct LineRec<'a> {
-    pub(super) kind: Option<String>,
-    pub(super) session_id: Option<String>,
+    pub(super) kind: Option<Text<'a>>,
+    pub(super) session_id: Option<Text<'a>>,
     pub(super) is_sidechain: bool,
-    pub(super) timestamp: Option<String>,
-    pub(super) subtype: Option<String>,
+    pub(super) timestamp: Option<Text<'a>>,
+    pub(super) subtype: Option<Text<'a>>,
     pub(super) message: Option<Message<'a>>,
     /// `parentUuid` is present and null: the first message of a chain (an
     /// inline subagent's conversation starts so).
@@ -39,33 +39,33 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
     }
     fn visit_map<M: de::MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         let (mut kind, mut message, mut timestamp) = (false, false, false);
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match &*key {
-                "type" => {
+        while let Some(key) = map.next_key::<Field>()? {
+            match key {
+                Field::Type => {
                     self.0.kind = map.next_value()?;
                     kind = true;
                 }
-                "message" => {
+                Field::Message => {
                     self.0.message = map.next_value()?;
                     message = true;
                 }
-                "timestamp" => {
+                Field::Timestamp => {
                     self.0.timestamp = map.next_value()?;
                     timestamp = true;
                 }
-                "sessionId" => self.0.session_id = map.next_value()?,
-                "parentUuid" => {
+                Field::SessionId => self.0.session_id = map.next_value()?,
+                Field::ParentUuid => {
                     self.0.root = map.next_value::<Option<de::IgnoredAny>>()?.is_none();
                 }
-                "isSidechain" => {
+                Field::IsSidechain => {
                     self.0.is_sidechain = map.next_value::<Option<bool>>()?.unwrap_or(false)
                 }
-                "subtype" => self.0.subtype = map.next_value()?,
-                "attachment" => {
+                Field::Subtype => self.0.subtype = map.next_value()?,
+                Field::Attachment => {
                     let raw: &'de serde_json::value::RawValue = map.next_value()?;
                     self.0.attachment_bytes = Some(raw.get().len() as u64);
                 }
-                _ => {
+                Field::Other => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
             }
@@ -75,6 +75,42 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// A line's keys that tokencast reads; any other is skipped. Read as an
+/// identifier, a key costs no allocation.
+#[derive(Deserialize)]
+#[serde(field_identifier, rename_all = "camelCase")]
+enum Field {
+    #[serde(rename = "type")]
+    Type,
+    Message,
+    Timestamp,
+    SessionId,
+    ParentUuid,
+    IsSidechain,
+    Subtype,
+    Attachment,
+    #[serde(other)]
+    Other,
+}
+
+/// A string value of a line: borrowed from the line where it has no
+/// escapes (nearly always), decoded into its own buffer where it has.
+#[derive(Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(transparent)]
+pub(super) struct Text<'a>(#[serde(borrow)] pub(super) std::borrow::Cow<'a, str>);
+
+impl Text<'_> {
+    /// The string, as `&str`.
+    pub(super) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The string, owned.
+    pub(super) fn into_owned(self) -> String {
+        self.0.into_owned()
     }
 }
 
@@ -101,10 +137,10 @@ pub(super) fn parse_line(text: &[u8]) -> Result<LineRec<'_>, serde_json::Error> 
 
 #[derive(Deserialize)]
 pub(super) struct Message<'a> {
-    #[serde(default)]
-    pub(super) id: Option<String>,
-    #[serde(default)]
-    pub(super) model: Option<String>,
+    #[serde(default, borrow)]
+    pub(super) id: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) model: Option<Text<'a>>,
     #[serde(default)]
     pub(super) usage: Option<UsageWithIterations>,
     #[serde(default, borrow)]
@@ -133,11 +169,21 @@ pub(super) struct CacheCreation {
     pub(super) ephemeral_1h_input_tokens: u64,
 }
 
-/// `usage` with its optional `iterations`.
+/// `usage` with its optional `iterations`: [`UsageRaw`]'s fields beside
+/// them (spelled out rather than `#[serde(flatten)]`, which buffers every
+/// field of every usage before reading it).
 #[derive(Deserialize)]
 pub(super) struct UsageWithIterations {
-    #[serde(flatten)]
-    pub(super) top: UsageRaw,
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation: Option<CacheCreation>,
     /// Absent, `null` (CLI 2.1.1xx) or the server-side iterations.
     #[serde(default)]
     pub(super) iterations: Option<Vec<UsageRaw>>,
@@ -168,12 +214,12 @@ pub(super) struct Blocks<'a>(pub(super) Vec<Block<'a>>, pub(super) u64);
 pub(super) struct Block<'a> {
     #[serde(rename = "type", default, borrow)]
     pub(super) kind: std::borrow::Cow<'a, str>,
-    #[serde(default)]
-    pub(super) id: Option<String>,
-    #[serde(default)]
-    pub(super) name: Option<String>,
-    #[serde(default)]
-    pub(super) tool_use_id: Option<String>,
+    #[serde(default, borrow)]
+    pub(super) id: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) name: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) tool_use_id: Option<Text<'a>>,
     #[serde(default)]
     pub(super) is_error: Option<bool>,
     #[serde(default, borrow)]
@@ -198,7 +244,7 @@ impl Block<'_> {
             "text" => text(self.text),
             "thinking" => text(self.thinking),
             "tool_use" | "server_tool_use" => {
-                self.name.as_ref().map_or(0, |n| n.len() as u64)
+                self.name.as_ref().map_or(0, |n| n.as_str().len() as u64)
                     + self.input.map_or(0, |i| i.get().len() as u64)
             }
             _ => 0,
@@ -266,7 +312,14 @@ impl UsageWithIterations {
             Some(its) if !its.is_empty() => its
                 .iter()
                 .fold(Usage::default(), |acc, u| acc.plus(&u.usage())),
-            _ => self.top.usage(),
+            _ => UsageRaw {
+                input_tokens: self.input_tokens,
+                cache_creation_input_tokens: self.cache_creation_input_tokens,
+                cache_read_input_tokens: self.cache_read_input_tokens,
+                output_tokens: self.output_tokens,
+                cache_creation: self.cache_creation,
+            }
+            .usage(),
         }
     }
 }

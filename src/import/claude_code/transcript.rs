@@ -74,21 +74,21 @@ impl Transcript {
             }
         };
         if self.rec.session_id.is_none() {
-            self.rec.session_id = parsed.session_id.clone();
+            self.rec.session_id = parsed.session_id.clone().map(Text::into_owned);
         }
         let thread = self.thread_of(&parsed);
-        match parsed.kind.as_deref().unwrap_or("") {
+        match parsed.kind.as_ref().map_or("", Text::as_str) {
             "assistant" => self.assistant(parsed, thread, number, stats),
             "user" => self.user(parsed, thread, number, stats),
             "attachment" => {
-                let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+                let at_ms = parsed.timestamp.as_ref().and_then(|t| epoch_ms(t.as_str()));
                 let measured = ResultContent {
                     bytes: parsed.attachment_bytes.unwrap_or(0),
                     ..ResultContent::default()
                 };
                 self.push_context(&thread, ContextKind::Attachment, measured, at_ms);
             }
-            "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
+            "system" if parsed.subtype.as_ref().map(Text::as_str) == Some("compact_boundary") => {
                 self.rec.compactions += 1;
                 self.compacted.insert(thread.clone());
                 // What was waiting is now inside the summary, not sent as it was.
@@ -121,7 +121,7 @@ impl Transcript {
             .message
             .as_ref()
             .is_some_and(|m| m.content.0.iter().all(|b| b.kind != "tool_result"));
-        if parsed.root && parsed.kind.as_deref() == Some("user") && hands_over {
+        if parsed.root && parsed.kind.as_ref().map(Text::as_str) == Some("user") && hands_over {
             self.sidechains += 1;
         }
         Some(match self.sidechains {
@@ -142,11 +142,12 @@ impl Transcript {
             stats.skipped.other_lines += 1;
             return;
         };
-        let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+        let at_ms = parsed.timestamp.as_ref().and_then(|t| epoch_ms(t.as_str()));
         for b in &msg.content.0 {
             if b.kind == "tool_use" || b.kind == "server_tool_use" {
                 if let (Some(id), Some(name)) = (&b.id, &b.name) {
-                    self.tool_uses.insert(id.clone(), (name.clone(), at_ms));
+                    self.tool_uses
+                        .insert(id.as_str().to_string(), (name.as_str().to_string(), at_ms));
                 }
             }
         }
@@ -163,8 +164,8 @@ impl Transcript {
             .filter(|b| b.kind == "thinking")
             .map(Block::output_bytes)
             .sum();
-        let model = msg.model.unwrap_or_default();
-        let Some(id) = msg.id else {
+        let model = msg.model.map(Text::into_owned).unwrap_or_default();
+        let Some(id) = msg.id.map(Text::into_owned) else {
             stats.skipped.other_lines += 1;
             return;
         };
@@ -210,7 +211,7 @@ impl Transcript {
                 output_bytes,
                 thinking_bytes,
                 message_id: id,
-                timestamp: parsed.timestamp,
+                timestamp: parsed.timestamp.map(Text::into_owned),
                 at_ms,
                 model,
                 usage,
@@ -222,7 +223,7 @@ impl Transcript {
     /// sent, text and images, and the tool results.
     fn user(&mut self, parsed: LineRec, thread: Option<String>, number: u64, stats: &mut Import) {
         let Some(msg) = parsed.message else { return };
-        let at_ms = parsed.timestamp.as_deref().and_then(epoch_ms);
+        let at_ms = parsed.timestamp.as_ref().and_then(|t| epoch_ms(t.as_str()));
         let mut typed = ResultContent {
             bytes: msg.content.1,
             ..ResultContent::default()
@@ -258,7 +259,7 @@ impl Transcript {
                     continue;
                 }
             };
-            let use_id = b.tool_use_id.unwrap_or_default();
+            let use_id = b.tool_use_id.map(Text::into_owned).unwrap_or_default();
             let (tool, asked_at) = self
                 .tool_uses
                 .get(&use_id)
