@@ -467,10 +467,10 @@ impl<'n> Cassette<'n> {
 /// sessions that pass `filter` to `each`, a few dozen at a time. A response
 /// id seen in an earlier file is counted once; the results it carried stay,
 /// carried by no request.
-pub fn read<E>(
+pub fn read<E: Send>(
     paths: &[PathBuf],
     filter: &Filter,
-    each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E> {
     let mut seen: HashSet<String> = HashSet::new();
     super::read_each_file(

@@ -580,10 +580,10 @@ impl<'n> Rollout<'n> {
 /// Reads every rollout file under `paths` and hands the sessions that pass
 /// `filter` to `each`, a few dozen at a time. An archived copy of a session
 /// already read counts once.
-pub fn read<E>(
+pub fn read<E: Send>(
     paths: &[PathBuf],
     filter: &Filter,
-    each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E> {
     let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     super::read_each_file(

@@ -13,10 +13,14 @@ pub enum Line<'a> {
     TooLong(u64),
 }
 
-/// Reads lines into one reused buffer.
+/// Reads lines: a line that lies whole in the reader's buffer is lent
+/// from there, one that crosses its end is gathered into a reused buffer.
 pub struct Lines<R> {
     reader: R,
     buf: Vec<u8>,
+    /// Bytes of the reader's buffer lent as the last line, consumed before
+    /// the next is read.
+    lent: usize,
     max: usize,
     /// Lines read so far (the number of the last one returned).
     pub number: u64,
@@ -30,6 +34,7 @@ impl<R: BufRead> Lines<R> {
         Lines {
             reader,
             buf: Vec::new(),
+            lent: 0,
             max,
             number: 0,
             bytes: 0,
@@ -38,7 +43,23 @@ impl<R: BufRead> Lines<R> {
 
     /// The next line with its 1-based number, or `None` at the end.
     pub fn next_line(&mut self) -> io::Result<Option<(u64, Line<'_>)>> {
+        self.reader.consume(std::mem::take(&mut self.lent));
         self.buf.clear();
+        // The usual case: the whole line is in the reader's buffer.
+        let max = self.max;
+        let whole = memchr::memchr(b'\n', self.reader.fill_buf()?).filter(|&i| i <= max);
+        if let Some(i) = whole {
+            // The buffer is not empty, so this returns it again unread.
+            let chunk = self.reader.fill_buf()?;
+            self.lent = i + 1;
+            self.number += 1;
+            self.bytes += self.lent as u64;
+            let mut line = &chunk[..i];
+            while let [rest @ .., b'\r'] = line {
+                line = rest;
+            }
+            return Ok(Some((self.number, Line::Text(line))));
+        }
         let mut len: u64 = 0;
         let mut too_long = false;
         loop {
@@ -194,6 +215,24 @@ mod tests {
         }
         assert_eq!(seen, ["a", "long 51", "b", "c"]);
         assert_eq!(l.number, 4);
+        assert_eq!(l.bytes, text.len() as u64);
+    }
+
+    #[test]
+    fn a_line_across_the_buffers_end_reads_as_one_lent_from_it() {
+        // A 4-byte buffer: "abcdef" crosses its end (gathered), "xy" and
+        // "z" lie in it (lent); "\r\r" before a newline is cut as before.
+        let text = "abcdef\nxy\r\r\nz\n\n";
+        let mut l = Lines::new(io::BufReader::with_capacity(4, text.as_bytes()), 100);
+        let mut seen = Vec::new();
+        while let Some((n, line)) = l.next_line().unwrap() {
+            match line {
+                Line::Text(t) => seen.push((n, String::from_utf8(t.to_vec()).unwrap())),
+                Line::TooLong(_) => panic!("no line is too long"),
+            }
+        }
+        let want = [(1, "abcdef"), (2, "xy"), (3, "z"), (4, "")];
+        assert_eq!(seen, want.map(|(n, t)| (n, t.to_string())));
         assert_eq!(l.bytes, text.len() as u64);
     }
 }

@@ -488,11 +488,11 @@ impl Source {
 
 /// Reads `source`'s logs under `paths`, handing the sessions that pass
 /// `filter` to `each` a few dozen at a time.
-pub fn read<E>(
+pub fn read<E: Send>(
     source: Source,
     paths: &[std::path::PathBuf],
     filter: &Filter,
-    each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E>
 where
     E: From<crate::error::InputError>,
@@ -510,14 +510,14 @@ where
 /// parallel, a few dozen at a time, and handed in path order to `keep`
 /// (which may drop a session, or requests already seen, counting them)
 /// before `filter`; the sessions left go to `each`.
-pub(crate) fn read_each_file<E>(
+pub(crate) fn read_each_file<E: Send>(
     source: &str,
     paths: &[std::path::PathBuf],
     extensions: &[&str],
     filter: &Filter,
     read_file: fn(&std::path::Path, &std::path::Path) -> (Option<Session>, Import),
     mut keep: impl FnMut(&mut Session, &mut Skipped) -> bool,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E> {
     use rayon::prelude::*;
     let (files, listing_problems) =
@@ -527,11 +527,13 @@ pub(crate) fn read_each_file<E>(
         problems: listing_problems,
         ..Import::default()
     };
-    for chunk in files.chunks(32) {
-        let read: Vec<(Option<Session>, Import)> = chunk
+    let read_chunk = |chunk: &[(std::path::PathBuf, std::path::PathBuf)]| {
+        chunk
             .par_iter()
             .map(|(root, path)| read_file(root, path))
-            .collect();
+            .collect::<Vec<(Option<Session>, Import)>>()
+    };
+    overlapped(&files, 32, read_chunk, each, |read| {
         let mut ready = Vec::new();
         for (session, stats) in read {
             import.files += stats.files;
@@ -546,9 +548,98 @@ pub(crate) fn read_each_file<E>(
                 }
             }
         }
-        each(ready)?;
-    }
+        ready
+    })?;
     Ok(import)
 }
 
+/// Reads `items` a chunk of `size` at a time (`read`, in parallel within
+/// the chunk) while `each` takes the sessions `gather` made of the chunk
+/// before: the summary of one batch runs beside the reading of the next,
+/// so neither waits for the other's slowest file. `each` sees the batches
+/// in order, one per chunk, as it would without the overlap.
+pub(crate) fn overlapped<I: Sync, R: Send, B: Send, E: Send>(
+    items: &[I],
+    size: usize,
+    read: impl Fn(&[I]) -> R + Sync,
+    mut each: impl FnMut(B) -> Result<(), E> + Send,
+    mut gather: impl FnMut(R) -> B,
+) -> Result<(), E> {
+    let mut pending: Option<B> = None;
+    for chunk in items.chunks(size) {
+        let (read, taken) =
+            rayon::join(|| read(chunk), || pending.take().map_or(Ok(()), &mut each));
+        taken?;
+        pending = Some(gather(read));
+    }
+    pending.map_or(Ok(()), each)
+}
+
 pub use tokencast_core::input::epoch_ms;
+
+#[cfg(test)]
+mod overlap_tests {
+    use super::overlapped;
+
+    #[test]
+    fn each_batch_is_taken_in_order_once_while_the_next_is_read() {
+        // 0..10 in chunks of 3: batches [0,1,2], [3,4,5], [6,7,8], [9],
+        // each doubled by `gather`.
+        let items: Vec<u32> = (0..10).collect();
+        let mut taken = Vec::new();
+        overlapped(
+            &items,
+            3,
+            |chunk: &[u32]| chunk.to_vec(),
+            |batch: Vec<u32>| -> Result<(), ()> {
+                taken.push(batch);
+                Ok(())
+            },
+            |read: Vec<u32>| read.into_iter().map(|x| 2 * x).collect::<Vec<u32>>(),
+        )
+        .unwrap();
+        assert_eq!(
+            taken,
+            [vec![0, 2, 4], vec![6, 8, 10], vec![12, 14, 16], vec![18]]
+        );
+    }
+
+    #[test]
+    fn an_error_of_a_batch_stops_before_the_next_is_taken() {
+        let items: Vec<u32> = (0..10).collect();
+        let mut taken = 0;
+        let r = overlapped(
+            &items,
+            3,
+            |chunk: &[u32]| chunk.len(),
+            |n: usize| {
+                taken += 1;
+                if taken == 2 {
+                    Err(n)
+                } else {
+                    Ok(())
+                }
+            },
+            |n| n,
+        );
+        assert_eq!(r, Err(3));
+        assert_eq!(taken, 2);
+    }
+
+    #[test]
+    fn nothing_to_read_takes_nothing() {
+        let mut taken = 0;
+        overlapped(
+            &[] as &[u32],
+            3,
+            |chunk: &[u32]| chunk.len(),
+            |_: usize| -> Result<(), ()> {
+                taken += 1;
+                Ok(())
+            },
+            |n| n,
+        )
+        .unwrap();
+        assert_eq!(taken, 0);
+    }
+}

@@ -527,10 +527,10 @@ fn streamed(file: std::fs::File) -> Option<(Vec<Batch>, u64, u64)> {
 
 /// Reads every `.json` and `.jsonl` file under `paths`, groups the spans into
 /// sessions and hands those that pass `filter` to `each`.
-pub fn read<E>(
+pub fn read<E: Send>(
     paths: &[PathBuf],
     filter: &Filter,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E> {
     let (files, listing_problems) =
         super::claude_code::files_under_with(paths, &["jsonl", "json"], filter.follow_links);

@@ -302,10 +302,10 @@ const GROUPS_AT_ONCE: usize = 32;
 /// message and tool result is counted once, the first time it is seen in
 /// path order, so the result does not depend on the number of threads.
 /// The returned [`Import`] holds the counts and problems, not the sessions.
-pub fn read<E>(
+pub fn read<E: Send>(
     paths: &[PathBuf],
     filter: &Filter,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E> {
     let (files, listing_problems) = files_under(paths, filter.follow_links);
     // Group by session: the session file and `<session>/subagents/*`
@@ -341,11 +341,13 @@ pub fn read<E>(
     };
     let mut seen_messages: HashSet<u64> = HashSet::new();
     let mut seen_results: HashSet<u64> = HashSet::new();
-    for chunk in groups.chunks(GROUPS_AT_ONCE) {
-        let records: Vec<Vec<FileRecords>> = chunk
+    let read_chunk = |chunk: &[Vec<(PathBuf, PathBuf)>]| {
+        chunk
             .par_iter()
             .map(|g| g.iter().map(|(root, path)| read_file(root, path)).collect())
-            .collect();
+            .collect::<Vec<Vec<FileRecords>>>()
+    };
+    super::overlapped(&groups, GROUPS_AT_ONCE, read_chunk, each, |records| {
         let mut ready = Vec::new();
         for group in records {
             let mut sessions: BTreeMap<String, SessionBuild> = BTreeMap::new();
@@ -365,8 +367,8 @@ pub fn read<E>(
                 }
             }
         }
-        each(ready)?;
-    }
+        ready
+    })?;
     Ok(import)
 }
 

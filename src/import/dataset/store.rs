@@ -611,10 +611,10 @@ fn choose(rows: Vec<Candidate>) -> HashMap<Key, (GroupId, usize, usize)> {
 /// Reads the sessions of the datasets under `paths` (each session's newest
 /// import once, whatever number of datasets hold it), handing those that
 /// pass `filter` to `each`, in order of start, machine and id.
-pub fn read<E>(
+pub fn read<E: Send>(
     paths: &[PathBuf],
     filter: &Filter,
-    mut each: impl FnMut(Vec<Session>) -> Result<(), E>,
+    mut each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E>
 where
     E: From<InputError>,
