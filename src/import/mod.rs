@@ -488,14 +488,14 @@ impl Source {
 
 /// Reads `source`'s logs under `paths`, handing the sessions that pass
 /// `filter` to `each` a few dozen at a time.
-pub fn read<E: Send>(
+pub fn read<E>(
     source: Source,
     paths: &[std::path::PathBuf],
     filter: &Filter,
     each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E>
 where
-    E: From<crate::error::InputError>,
+    E: From<crate::error::InputError> + Send,
 {
     match source {
         Source::ClaudeCode => claude_code::read(paths, filter, each),

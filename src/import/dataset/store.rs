@@ -611,13 +611,13 @@ fn choose(rows: Vec<Candidate>) -> HashMap<Key, (GroupId, usize, usize)> {
 /// Reads the sessions of the datasets under `paths` (each session's newest
 /// import once, whatever number of datasets hold it), handing those that
 /// pass `filter` to `each`, in order of start, machine and id.
-pub fn read<E: Send>(
+pub fn read<E>(
     paths: &[PathBuf],
     filter: &Filter,
     mut each: impl FnMut(Vec<Session>) -> Result<(), E> + Send,
 ) -> Result<Import, E>
 where
-    E: From<InputError>,
+    E: From<InputError> + Send,
 {
     let found = Found::of(paths)?;
     let mut import = Import {
