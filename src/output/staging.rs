@@ -55,8 +55,15 @@ impl Staging {
     }
 
     /// Checks `f`'s target and writes its bytes to a temporary file beside it.
+    /// A target that already holds exactly these bytes (a re-import of
+    /// sessions that did not change) is left in place: it is already what
+    /// the set says, and rewriting it would cost a file, two renames and a
+    /// deletion for nothing.
     pub fn stage(&mut self, f: &PlannedFile) -> Result<(), OutputError> {
         let target = self.prepare(f)?;
+        if holds(&target, &f.bytes) {
+            return Ok(());
+        }
         let tmp = stage(&target, &f.bytes)?;
         self.staged.push((tmp.into_temp_path(), target));
         Ok(())
@@ -254,6 +261,17 @@ impl Staging {
         }
         // The old files set aside are dropped, so deleted.
         Ok(true)
+    }
+}
+
+/// Whether the regular file at `path` holds exactly `bytes` (read only
+/// when its length matches).
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() && m.len() == bytes.len() as u64 => {
+            std::fs::read(path).is_ok_and(|held| held == bytes)
+        }
+        _ => false,
     }
 }
 

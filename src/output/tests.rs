@@ -92,3 +92,35 @@ fn text_and_csv_markers() {
     assert!(Marker::Trace.found_in(now.as_bytes()));
     assert!(!Marker::Trace.found_in(b"call,capability\n"));
 }
+
+#[test]
+fn a_file_that_already_holds_the_bytes_is_left_in_place_and_others_are_replaced() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (same, changed) = (dir.path().join("same.csv"), dir.path().join("changed.csv"));
+    std::fs::write(&same, "a,b\n1,2\n").unwrap();
+    std::fs::write(&changed, "a,b\n1,2\n").unwrap();
+    let inode = |p: &Path| std::fs::metadata(p).unwrap().ino();
+    let (same_before, changed_before) = (inode(&same), inode(&changed));
+    let file = |path: &Path, bytes: &str| PlannedFile {
+        path: path.to_path_buf(),
+        bytes: bytes.as_bytes().to_vec(),
+        marker: Marker::Csv("a,b".into()),
+    };
+    let mut staging = Staging::new(false);
+    staging.stage(&file(&same, "a,b\n1,2\n")).unwrap();
+    // Same length, other bytes: replaced.
+    staging.stage(&file(&changed, "a,b\n3,4\n")).unwrap();
+    assert_eq!(staging.len(), 1, "only the changed file is staged");
+    staging.commit().unwrap();
+    assert_eq!(
+        inode(&same),
+        same_before,
+        "the unchanged file was not rewritten"
+    );
+    assert_ne!(inode(&changed), changed_before);
+    assert_eq!(std::fs::read_to_string(&same).unwrap(), "a,b\n1,2\n");
+    assert_eq!(std::fs::read_to_string(&changed).unwrap(), "a,b\n3,4\n");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 2, "no temporary file left behind");
+}
