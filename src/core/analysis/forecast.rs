@@ -300,6 +300,12 @@ struct Plan<'a> {
     bands: Vec<(Scale, crate::scenario::Assumptions)>,
     /// The band of each variant.
     variant_band: Vec<usize>,
+    /// For each variant, the first variant whose replay counts the same
+    /// tokens (same band, results, cache and cache rules: only the prices
+    /// differ, as for batch): its tally is taken once per drawn run.
+    same_tally: Vec<usize>,
+    /// For each variant, its tally's place among the distinct ones.
+    tally_slot: Vec<usize>,
     rates: Vec<Option<IntegerRates>>,
     fan_at: Vec<u64>,
     budget_num: Vec<[Option<i128>; 2]>,
@@ -336,6 +342,7 @@ impl Plan<'_> {
             })
             .collect();
         let mut totals = Vec::with_capacity(self.bands.len());
+        let mut tallies = Vec::with_capacity(variants.len());
         let mut gaps = vec![0u64; n + 1];
         for _ in 0..count {
             for i in 0..n {
@@ -405,12 +412,12 @@ impl Plan<'_> {
             if self.bands.len() == 1 {
                 let [r, t] = input(0);
                 let runs = [[run(0, r), run(0, t)]];
-                self.add_costs(&mut acc, &runs, &mut totals);
+                self.add_costs(&mut acc, &runs, &mut totals, &mut tallies);
             } else {
                 let runs: Vec<[Run; 2]> = (0..self.bands.len())
                     .map(|b| input(b).map(|bytes| run(b, bytes)))
                     .collect();
-                self.add_costs(&mut acc, &runs, &mut totals);
+                self.add_costs(&mut acc, &runs, &mut totals, &mut tallies);
             }
         }
         acc
@@ -431,13 +438,13 @@ impl Plan<'_> {
                 if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
                     let num = self.scale.numerators(k as u64 + 1, cum);
                     let den = self.scale.denominators();
-                    acc.fan[next][c].add(num[0] as f64 / den[0] as f64);
+                    acc.fan[next][c].add(to_f64(num[0]) / to_f64(den[0]));
                     next += 1;
                 }
             }
             let num = self.scale.numerators(n, cum);
-            acc.context[c][0].add(num[0] as f64);
-            acc.context[c][1].add(num[1] as f64);
+            acc.context[c][0].add(to_f64(num[0]));
+            acc.context[c][1].add(to_f64(num[1]));
             add_exact(&mut acc.context_sum[c][0], num[0], &mut acc.overflow);
             add_exact(&mut acc.context_sum[c][1], num[1], &mut acc.overflow);
             widen(&mut acc.context_range[c][0], num[0]);
@@ -453,18 +460,35 @@ impl Plan<'_> {
     /// One drawn run's cost on every variant (raw or trimmed replay), its
     /// bound sums and ranges, the runs over budget and the histogram bin.
     #[inline(always)]
-    fn add_costs(&self, acc: &mut Acc, runs: &[[Run; 2]], totals: &mut Vec<[Totals; 2]>) {
+    fn add_costs(
+        &self,
+        acc: &mut Acc,
+        runs: &[[Run; 2]],
+        totals: &mut Vec<[Totals; 2]>,
+        tallies: &mut Vec<Tally>,
+    ) {
         totals.clear();
         totals.extend(runs.iter().map(|r| [r[0].totals(), r[1].totals()]));
+        // One tally per distinct replay (a slot each, in variant order).
+        tallies.clear();
         for (v, pv) in self.s.variants().iter().enumerate() {
-            let c = usize::from(pv.variant.results == Content::Trimmed);
-            let b = self.variant_band[v];
-            let tally: Tally =
-                runs[b][c].tally_with(pv.variant.cache, &pv.rates, None, Some(totals[b][c]));
+            if self.same_tally[v] == v {
+                let c = usize::from(pv.variant.results == Content::Trimmed);
+                let b = self.variant_band[v];
+                tallies.push(runs[b][c].tally_with(
+                    pv.variant.cache,
+                    &pv.rates,
+                    None,
+                    Some(totals[b][c]),
+                ));
+            }
+        }
+        for v in 0..self.s.variants().len() {
+            let tally = &tallies[self.tally_slot[v]];
             let ir = self.rates[v].as_ref().expect("checked when planning");
-            let (cost, div) = (ir.numerators(&tally), ir.divisor());
-            acc.cost[v][0].add(cost[0] as f64);
-            acc.cost[v][1].add(cost[1] as f64);
+            let (cost, div) = (ir.numerators(tally), ir.divisor());
+            acc.cost[v][0].add(to_f64(cost[0]));
+            acc.cost[v][1].add(to_f64(cost[1]));
             add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
             add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
             widen(&mut acc.cost_range[v][0], cost[0]);
@@ -474,7 +498,7 @@ impl Plan<'_> {
                     acc.over_budget[v] += 1;
                 }
             }
-            let usd = cost[0] as f64 / div[0] as f64;
+            let usd = to_f64(cost[0]) / to_f64(div[0]);
             acc.hist[v][self.bin(v, usd)] += 1;
         }
     }
@@ -579,6 +603,19 @@ impl<'a> Plan<'a> {
             let d = scale.denominators();
             [i128::from(w) * d[0], i128::from(w) * d[1]]
         });
+        let same_tally = same_tallies(s.variants(), &variant_band);
+        let firsts: Vec<usize> = (0..same_tally.len())
+            .filter(|&v| same_tally[v] == v)
+            .collect();
+        let tally_slot = same_tally
+            .iter()
+            .map(|first| {
+                firsts
+                    .iter()
+                    .position(|f| f == first)
+                    .expect("a first is its own")
+            })
+            .collect();
         let mut fan_at: Vec<u64> = (1..=FAN_POINTS)
             .map(|i| (i * spec.calls).div_ceil(FAN_POINTS))
             .collect();
@@ -591,6 +628,8 @@ impl<'a> Plan<'a> {
             scale,
             bands,
             variant_band,
+            same_tally,
+            tally_slot,
             rates,
             fan_at,
             budget_num,
@@ -786,6 +825,45 @@ impl Plan<'_> {
 }
 
 /// `count ÷ runs` as an exact decimal share.
+/// `x` as the nearest `f64`: through `i64` where it fits (one instruction,
+/// the same rounding), else through the `i128` conversion.
+#[inline(always)]
+fn to_f64(x: i128) -> f64 {
+    match i64::try_from(x) {
+        Ok(small) => small as f64,
+        Err(_) => x as f64,
+    }
+}
+
+/// For each variant, the first one (itself if none before it) that replays
+/// the same tokens: same band and results, same cache, and the same cache
+/// rules (whether it caches, minimum cacheable prompt, lifetime, long-context
+/// thresholds, storage). Such variants differ only in their prices, so one
+/// tally serves them all ([`crate::engine`]'s replay reads nothing else of
+/// the rates).
+fn same_tallies(variants: &[crate::scenario::PricedVariant], band: &[usize]) -> Vec<usize> {
+    let key = |v: usize| {
+        let pv = &variants[v];
+        let r = &pv.rates;
+        (
+            band[v],
+            pv.variant.results == Content::Trimmed,
+            pv.variant.cache,
+            r.cache_write.is_some(),
+            r.min_cacheable_tokens,
+            r.lifetime_ms(pv.variant.cache),
+            r.long_context
+                .iter()
+                .map(|l| l.threshold_tokens)
+                .collect::<Vec<u64>>(),
+            r.cache_storage_per_hour.is_some(),
+        )
+    };
+    (0..variants.len())
+        .map(|v| (0..v).find(|&u| key(u) == key(v)).unwrap_or(v))
+        .collect()
+}
+
 fn share(count: u64, runs: u64) -> Decimal {
     (Decimal::from(count) / Decimal::from(runs.max(1))).normalize()
 }

@@ -10,7 +10,7 @@ fn d(s: &str) -> Decimal {
     Decimal::from_str(s).unwrap()
 }
 
-fn prices() -> ModelPrices {
+pub(crate) fn prices() -> ModelPrices {
     ModelPrices {
         model: "m".into(),
         source: "test".into(),

@@ -91,3 +91,47 @@ fn exact_sums_refuse_to_wrap() {
     assert_eq!(a, i128::MAX);
     assert!(overflow.unwrap().contains("beyond exact arithmetic"));
 }
+
+#[test]
+fn variants_that_differ_only_in_prices_share_one_tally() {
+    use crate::scenario::{Cache, Mode, PricedVariant, Variant};
+    let p = crate::engine::tests::prices();
+    let v = |results, cache, mode| {
+        let v = Variant {
+            name: format!("{results:?} {cache} {mode:?}"),
+            results,
+            cache,
+            mode,
+            service: None,
+            region: None,
+        };
+        PricedVariant::new(v, &p).unwrap()
+    };
+    let variants = [
+        v(Content::Raw, Cache::None, Mode::Sync),
+        v(Content::Raw, Cache::FiveMinutes, Mode::Sync),
+        // Batch: the 5-minute replay's tokens at other prices.
+        v(Content::Raw, Cache::FiveMinutes, Mode::Batch),
+        // Trimmed results, or another tier (another lifetime), replay apart.
+        v(Content::Trimmed, Cache::FiveMinutes, Mode::Sync),
+        v(Content::Raw, Cache::OneHour, Mode::Sync),
+        v(Content::Raw, Cache::None, Mode::Batch),
+    ];
+    assert_eq!(same_tallies(&variants, &[0; 6]), [0, 1, 1, 3, 4, 0]);
+    // On another band (a model of another tokenizer) nothing is shared.
+    assert_eq!(
+        same_tallies(&variants, &[0, 0, 1, 0, 0, 1]),
+        [0, 1, 2, 3, 4, 5]
+    );
+}
+
+#[test]
+fn an_integer_becomes_the_nearest_float_on_either_path() {
+    // 2^53 + 1 is not a float: it rounds to even (2^53) on the i64 path
+    // as on the i128 one; past i64 the i128 conversion is taken.
+    let big = (1i128 << 53) + 1;
+    assert_eq!(to_f64(big), 9_007_199_254_740_992.0);
+    assert_eq!(to_f64(-big), -9_007_199_254_740_992.0);
+    assert_eq!(to_f64(1i128 << 80), 2f64.powi(80));
+    assert_eq!(to_f64(0), 0.0);
+}
