@@ -135,3 +135,35 @@ fn an_integer_becomes_the_nearest_float_on_either_path() {
     assert_eq!(to_f64(1i128 << 80), 2f64.powi(80));
     assert_eq!(to_f64(0), 0.0);
 }
+
+#[test]
+fn a_drawn_size_rounds_as_f64_round_does() {
+    // Halves round away from zero; the largest double below 0.5 rounds
+    // down; beyond 2^52 every double is whole; past u64 both saturate.
+    let cases = [
+        0.0,
+        0.49999999999999994,
+        0.5,
+        1.5,
+        2.5,
+        2.4999999999999996,
+        4_503_599_627_370_495.5,
+        4_503_599_627_370_497.0,
+        9_007_199_254_740_993.0,
+        1.8e19,
+        1.9e19,
+        f64::MAX,
+    ];
+    for x in cases {
+        assert_eq!(round_u64(x), x.round() as u64, "{x}");
+    }
+    // And sizes as the bootstrap makes them: items × bytes ÷ items.
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    for _ in 0..200_000 {
+        let items = rng.random_range(1..1_000u64) as f64;
+        let bytes = rng.random_range(0..10_000_000u64) as f64;
+        let per = rng.random_range(1..1_000u64) as f64;
+        let x = items * bytes / per;
+        assert_eq!(round_u64(x), x.round() as u64, "{items} × {bytes} ÷ {per}");
+    }
+}
