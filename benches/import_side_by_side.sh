@@ -16,13 +16,7 @@ cd "$(dirname "$0")/.."
 OTHER=${1:?usage: bash benches/import_side_by_side.sh OTHER_TOKENCAST_BINARY [CORPUS_PROJECTS]}
 RUNS=${RUNS:-5}
 T=target/bench-import
-mkdir -p "$T"
-cargo build --release --locked --quiet
-cargo build --release --locked --quiet --example gen_claude_corpus
-if [ ! -x "$T/ccusage/node_modules/.bin/ccusage" ]; then
-    npm install --silent --prefix "$T/ccusage" ccusage@20.0.24 >/dev/null
-fi
-CCUSAGE="$T/ccusage/node_modules/.bin/ccusage"
+. benches/ccusage.sh
 PROJECTS=${2:-$T/corpus-1000000000/projects}
 if [ ! -d "$PROJECTS" ]; then
     target/release/examples/gen_claude_corpus "$PROJECTS" 1000000000 1 300 >/dev/null
@@ -38,7 +32,7 @@ run() {
 }
 for round in $(seq "$RUNS"); do
     for which in this other; do
-        bin=target/release/tokencast
+        bin=$TOKENCAST
         [ "$which" = other ] && bin=$OTHER
         # A new folder each round: no earlier deletion is charged to it.
         run "$which-import" "$bin" import claude-code "$PROJECTS" --format json --no-report --out "$W/$which-$round"

@@ -17,14 +17,7 @@ cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"100000000:300 1000000000:300 686000000:28"}
 RUNS=${RUNS:-5}
 T=target/bench-import
-mkdir -p "$T"
-cargo build --release --locked --quiet
-cargo build --release --locked --quiet --example gen_claude_corpus
-if [ ! -x "$T/ccusage/node_modules/.bin/ccusage" ]; then
-    npm install --silent --prefix "$T/ccusage" ccusage@20.0.24 >/dev/null
-fi
-CCUSAGE="$T/ccusage/node_modules/.bin/ccusage"
-TOKENCAST=target/release/tokencast
+. benches/ccusage.sh
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 

@@ -21,14 +21,9 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 T=target/bench-targets
 mkdir -p "$T"
-cargo build --release --locked --quiet
-cargo build --release --locked --quiet --example csv_floor --example gen_claude_corpus
-TOKENCAST=target/release/tokencast
+. benches/ccusage.sh
+cargo build --release --locked --quiet --example csv_floor
 I=target/bench-import
-if [ ! -x "$I/ccusage/node_modules/.bin/ccusage" ]; then
-    npm install --silent --prefix "$I/ccusage" ccusage@20.0.24 >/dev/null
-fi
-CCUSAGE="$I/ccusage/node_modules/.bin/ccusage"
 CORPUS="$I/corpus-1000000000"
 [ -d "$CORPUS/projects" ] || target/release/examples/gen_claude_corpus "$CORPUS/projects" 1000000000 1 300
 P=target/bench-plans
