@@ -395,17 +395,8 @@ impl Plan<'_> {
             let final_output = self.s.assumptions().final_output_tokens;
             let gaps_ms = self.s.timing().as_ref().map(|_| gaps.as_slice());
             let run = |b: usize, bytes| Run {
-                scale: self.bands[b].0,
-                bytes,
-                final_output,
                 gaps_ms,
-                outputs: None,
-                compactions: None,
-                exact: None,
-                hit_share: None,
-                turn_break: None,
-                warm_share: None,
-                survival: None,
+                ..Run::new(self.bands[b].0, bytes, final_output)
             };
             // One band (the usual case) needs no list of runs.
             if self.bands.len() == 1 {

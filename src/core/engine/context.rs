@@ -96,21 +96,19 @@ pub fn replay(
     let sizes = &facts.sizes;
     let bytes = sizes.of_results(pv.variant.results);
     let gaps = sizes.gaps_ms(scenario.timing().as_ref());
+    // Strategies replay the run as if nothing had been compacted, and by
+    // the results' bytes (clearing takes results out by their size), even
+    // where the trace counts their tokens: no compactions, no exact counts.
     let run = Run {
-        scale: Scale::new(&a),
-        bytes,
-        final_output: scenario.assumptions().final_output_tokens,
         gaps_ms: gaps.as_deref(),
         outputs: sizes.outputs.as_ref(),
-        // Strategies replay the run as if nothing had been compacted, and
-        // by the results' bytes (clearing takes results out by their size),
-        // even where the trace counts their tokens.
-        compactions: None,
-        exact: None,
-        hit_share: None,
-        turn_break: None,
         warm_share: Run::share(pv.warm_prefix_share),
         survival: Run::share(pv.survived_expiry_share),
+        ..Run::new(
+            Scale::new(&a),
+            bytes,
+            scenario.assumptions().final_output_tokens,
+        )
     };
     let sums = RunSums::of(&run);
     crate::par::map(strategies, |(s, keep)| one(&run, &sums, pv, s, *keep))
@@ -123,21 +121,14 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
     let a = scenario.assumptions_of(pv);
     let facts = scenario.trace_facts_at(&a);
     let sizes = &facts.sizes;
+    // As in [`replay`]: no compactions, no exact counts.
     let run = Run {
-        scale: Scale::new(&a),
-        bytes: sizes.of_results(pv.variant.results),
-        final_output: scenario.assumptions().final_output_tokens,
-        gaps_ms: None,
         outputs: sizes.outputs.as_ref(),
-        // Strategies replay the run as if nothing had been compacted, and
-        // by the results' bytes (clearing takes results out by their size),
-        // even where the trace counts their tokens.
-        compactions: None,
-        exact: None,
-        hit_share: None,
-        turn_break: None,
-        warm_share: None,
-        survival: None,
+        ..Run::new(
+            Scale::new(&a),
+            sizes.of_results(pv.variant.results),
+            scenario.assumptions().final_output_tokens,
+        )
     };
     let sums = RunSums::of(&run);
     let [lower, upper] = [0, 1].map(|bound| {

@@ -237,17 +237,11 @@ fn run_on<'s>(
     a: &Assumptions,
 ) -> Run<'s> {
     Run {
-        scale,
-        bytes: view.bytes,
-        final_output: a.final_output_tokens,
         gaps_ms: gaps,
         outputs: sizes.outputs.as_ref(),
         compactions: view.compactions,
         exact: view.exact,
-        hit_share: None,
-        turn_break: None,
-        warm_share: None,
-        survival: None,
+        ..Run::new(scale, view.bytes, a.final_output_tokens)
     }
 }
 

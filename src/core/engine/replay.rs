@@ -54,6 +54,27 @@ pub(crate) struct Run<'a> {
     pub survival: Option<(i128, i128)>,
 }
 
+impl<'a> Run<'a> {
+    /// A run of `bytes` at `scale` with nothing else recorded or fitted: no
+    /// gaps, step outputs, compactions or exact counts, every share `None`.
+    /// Callers set what they have with `Run { field, ..Run::new(…) }`.
+    pub(crate) fn new(scale: Scale, bytes: &'a [u64], final_output: u64) -> Run<'a> {
+        Run {
+            scale,
+            bytes,
+            final_output,
+            gaps_ms: None,
+            outputs: None,
+            compactions: None,
+            exact: None,
+            hit_share: None,
+            turn_break: None,
+            warm_share: None,
+            survival: None,
+        }
+    }
+}
+
 /// What each request of a recorded run emitted (imported traces): request
 /// k (0-based, k < N) is billed `billed[k]` output tokens, of which the
 /// prompts after it carry the part sent back; `resent[k]` is the total sent
