@@ -278,3 +278,106 @@ fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
     // The first request read nothing warm: no warm prefix share.
     assert!(!toml.contains("warm_prefix_share"), "{toml}");
 }
+
+/// The fixture's rollout as Codex 0.3x wrote one: no `turn_context`, so no
+/// line names the model.
+fn without_model(dir: &Path) -> PathBuf {
+    let rollout = fs::read_dir(home().join("archived_sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = fs::read_to_string(&rollout).unwrap();
+    assert!(text.contains(r#""model": "gpt-5-codex""#));
+    let kept: String = text
+        .lines()
+        .filter(|l| !l.contains(r#""type": "turn_context""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(!kept.contains("gpt-5"));
+    let logs = dir.join("logs");
+    fs::create_dir(&logs).unwrap();
+    fs::write(logs.join(rollout.file_name().unwrap()), kept).unwrap();
+    logs
+}
+
+#[test]
+fn requests_whose_log_names_no_model_are_priced_as_the_model_given_and_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = without_model(dir.path());
+    let logs = logs.to_str().unwrap();
+    let import = |extra: &[&str]| {
+        tokencast()
+            .current_dir(dir.path())
+            .args(["import", "codex", logs, "--no-report"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    // Without the option: unpriced, and the reason names it; never $0.
+    let out = import(&["--format", "json", "--out", "plain"]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s = &doc["sessions"][0];
+    assert_eq!(s["unpriced_requests"], 3);
+    assert!(s["recorded_cost"].is_null(), "{s}");
+    assert_eq!(doc["unpriced"][0]["model"], "unknown");
+    assert!(doc["unpriced"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("--unnamed-model"));
+    assert!(doc.get("unnamed_model").is_none());
+    // With it: the three requests on gpt-5-codex, priced as the test at the
+    // top works out by hand ($0.007), and the document says how many.
+    let out = import(&[
+        "--format",
+        "json",
+        "--out",
+        "named",
+        "--unnamed-model",
+        "gpt-5-codex",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["unnamed_model"]["model"], "gpt-5-codex");
+    assert_eq!(doc["unnamed_model"]["requests"], 3);
+    let s = &doc["sessions"][0];
+    assert_eq!(s["unpriced_requests"], 0);
+    assert_eq!(
+        dec(&s["recorded_cost"]),
+        "0.007".parse::<Decimal>().unwrap()
+    );
+    assert!(doc["unpriced"].as_array().unwrap().is_empty());
+    // The scenario written runs on that model.
+    let toml = fs::read_to_string(dir.path().join(format!("named/{SID}/main.toml"))).unwrap();
+    assert!(toml.contains(r#"model = "gpt-5-codex""#), "{toml}");
+    // The terminal says it right under the answer.
+    let out = import(&["--out", "named2", "--unnamed-model", "gpt-5-codex"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let said = text
+        .lines()
+        .position(|l| {
+            l == "3 request(s) whose log names no model are priced as gpt-5-codex (--unnamed-model)."
+        })
+        .expect(&text);
+    let answer = text.lines().position(|l| l.starts_with("In all:")).unwrap();
+    let counts = text
+        .lines()
+        .position(|l| l.starts_with("Read 1 files"))
+        .unwrap();
+    assert!(answer < said && said < counts, "{text}");
+    // A model the book lacks, or a pattern: exit 2, nothing written.
+    for (model, says) in [("gpt-9", "did you mean"), ("gpt-*", "a pattern")] {
+        let out = import(&["--out", "bad", "--unnamed-model", model]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("--unnamed-model {model}")), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(!dir.path().join("bad").exists());
+    }
+}

@@ -159,6 +159,11 @@ pub struct ImportArgs {
     /// How "trimmed" results are made: BYTES kept per result, or PERCENT% of each [default: trimmed = raw].
     #[arg(long, value_name = "RULE")]
     pub trim: Option<String>,
+    /// Price the requests whose log names no model (Codex rollouts before
+    /// 0.4x record none; API and OpenTelemetry logs may omit it) as MODEL,
+    /// an id of the price book; every output says how many were.
+    #[arg(long, value_name = "MODEL")]
+    pub unnamed_model: Option<String>,
     /// Stop with exit code 2 on any unreadable line or file instead of listing it.
     #[arg(long)]
     pub strict: bool,

@@ -90,6 +90,8 @@ pub(super) struct ImportSpec {
     variant_texts: Vec<String>,
     /// `--trim` as given (empty: none).
     trim_text: String,
+    /// `--unnamed-model`: the model of requests whose log names none.
+    unnamed_model: Option<String>,
     /// Saved calibrations, merged, and the files they came from.
     calibration: Option<(Calibration, String)>,
     save_calibration: Option<PathBuf>,
@@ -139,6 +141,7 @@ fn what_if_command(source: Source, args: &ImportArgs) -> Vec<String> {
         args.prices.as_ref().map(|p| p.display().to_string()),
     );
     opt("--trim", args.trim.clone());
+    opt("--unnamed-model", args.unnamed_model.clone());
     for m in &args.compare_model {
         opt("--compare-model", Some(m.clone()));
     }
@@ -362,6 +365,7 @@ impl ImportSpec {
                     .iter()
                     .filter_map(|v| crate::import::variant::WhatIfVariant::model_of(v)),
             )
+            .chain(args.unnamed_model.iter().cloned())
             .collect();
         let book = price_book(source, args.prices.as_deref(), &wanted)?;
         let variants = crate::import::variant::WhatIfVariant::check_all(
@@ -383,6 +387,7 @@ impl ImportSpec {
             variants,
             variant_texts: args.variant.clone(),
             trim_text: args.trim.clone().unwrap_or_default(),
+            unnamed_model: args.unnamed_model.clone(),
             book,
             compare_models: args.compare_model.clone(),
             calibration,
@@ -431,6 +436,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         today: today(),
         calibration: spec.calibration.as_ref().map(|(c, _)| c),
         calibration_name: spec.calibration.as_ref().map_or("", |(_, n)| n.as_str()),
+        unnamed_model: spec.unnamed_model.as_deref(),
     };
     let mut sum = summary::Summary::new(&spec.book, &opts)?;
     if !spec.page.no_report {
@@ -738,9 +744,10 @@ impl Taker<'_> {
     fn take(
         &mut self,
         sum: &mut summary::Summary,
-        sessions: Vec<crate::import::Session>,
+        mut sessions: Vec<crate::import::Session>,
     ) -> Result<(), AppError> {
         use rayon::prelude::*;
+        sum.name_unnamed(&mut sessions);
         // Each session worked out, and its rows built, in parallel; the
         // team dataset's are the folder's unless names are hidden there.
         let apart = self.dataset.as_ref().filter(|w| w.anonymises());

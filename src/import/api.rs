@@ -405,7 +405,10 @@ impl<'n> Cassette<'n> {
                 .unwrap_or_else(|| format!("{}#{k}", self.stem)),
             at_ms: timestamp.as_deref().and_then(epoch_ms),
             timestamp,
-            model: resp.model.clone().unwrap_or_else(|| "unknown".into()),
+            model: resp
+                .model
+                .clone()
+                .unwrap_or_else(|| super::UNNAMED_MODEL.into()),
             usage,
         });
     }

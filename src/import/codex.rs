@@ -331,7 +331,7 @@ impl<'n> Rollout<'n> {
             stem,
             id: None,
             project: String::new(),
-            model: String::from("unknown"),
+            model: String::from(super::UNNAMED_MODEL),
             thread: Thread {
                 agent: None,
                 compaction: false,

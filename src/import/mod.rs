@@ -319,7 +319,23 @@ impl Session {
     pub fn requests(&self) -> impl Iterator<Item = &Request> {
         self.threads.iter().flat_map(|t| t.requests.iter())
     }
+
+    /// Gives `model` to every request whose log named none
+    /// ([`UNNAMED_MODEL`]); how many there were.
+    pub fn name_unnamed(&mut self, model: &str) -> u64 {
+        let mut n = 0;
+        for r in self.threads.iter_mut().flat_map(|t| t.requests.iter_mut()) {
+            if r.model == UNNAMED_MODEL {
+                r.model = model.to_string();
+                n += 1;
+            }
+        }
+        n
+    }
 }
+
+/// The model a reader gives a request whose log names none.
+pub const UNNAMED_MODEL: &str = "unknown";
 
 /// What one import read: counts and problems (sessions are handed over one
 /// at a time as they are read).

@@ -264,7 +264,10 @@ fn api_request(attrs: &Span, session: &str, id: &str, start: u64, duration_ms: u
         message_id: format!("{session}/{id}"),
         timestamp: Some(rfc3339(start)),
         at_ms: i64::try_from(start / 1_000_000).ok(),
-        model: attrs.text("model").unwrap_or("unknown").to_string(),
+        model: attrs
+            .text("model")
+            .unwrap_or(super::UNNAMED_MODEL)
+            .to_string(),
         usage: u,
     });
     if over {

@@ -35,6 +35,8 @@ pub struct Options<'a> {
     pub calibration: Option<&'a crate::import::calibrate::Calibration>,
     /// The files it came from, for the scenarios' comments.
     pub calibration_name: &'a str,
+    /// The model of the requests whose log names none (`--unnamed-model`).
+    pub unnamed_model: Option<&'a str>,
 }
 
 /// A file the import writes, relative to the output directory.
@@ -195,6 +197,29 @@ pub fn compared_models(
     Ok(out)
 }
 
+/// `--unnamed-model MODEL`: one model the book prices on the price date.
+fn unnamed_model(
+    model: &str,
+    book: &PriceBook,
+    book_name: &str,
+    today: jiff::civil::Date,
+) -> Result<(), InputError> {
+    if model.contains(['*', '?', '[']) {
+        return Err(InputError::new(format!(
+            "--unnamed-model {model}: a pattern, where one model is needed"
+        ))
+        .with_help("give the id of the model the logs ran on, e.g. --unnamed-model gpt-5-codex"));
+    }
+    compared_models(
+        "--unnamed-model",
+        book,
+        book_name,
+        &[model.to_string()],
+        today,
+    )
+    .map(|_| ())
+}
+
 /// The summary, built one session at a time: each session's row is kept,
 /// its files are handed back to be written and then forgotten, so memory
 /// does not grow with the size of the logs.
@@ -222,6 +247,8 @@ pub struct Summary<'a> {
     deferred: BTreeMap<(String, Option<String>), bool>,
     /// The replayed threads an import's live page carries, while they fit.
     page: Option<PageThreads>,
+    /// Requests whose log named no model, priced as `--unnamed-model`.
+    named: u64,
 }
 
 /// The replayed threads a live page carries (session id, the name they were
@@ -247,6 +274,9 @@ impl<'a> Summary<'a> {
             opts.compare,
             opts.today,
         )?;
+        if let Some(m) = opts.unnamed_model {
+            unnamed_model(m, &book, &book_src.name, opts.today)?;
+        }
         let variants = opts
             .variants
             .iter()
@@ -275,7 +305,18 @@ impl<'a> Summary<'a> {
             families: None,
             deferred: BTreeMap::new(),
             page: None,
+            named: 0,
         })
+    }
+
+    /// Gives the requests whose log names no model the `--unnamed-model`
+    /// (when one was given), counting them.
+    pub fn name_unnamed(&mut self, sessions: &mut [super::Session]) {
+        if let Some(model) = self.opts.unnamed_model {
+            for s in sessions {
+                self.named += s.name_unnamed(model);
+            }
+        }
     }
 
     /// Keeps each replayed thread's scenario and trace for a live page
@@ -334,7 +375,13 @@ impl<'a> Summary<'a> {
         self.book
             .get_on(model, self.opts.today)
             .cloned()
-            .map_err(|_| "not in the price book".to_string())
+            .map_err(|_| {
+                if model == super::UNNAMED_MODEL {
+                    "no model in the log (--unnamed-model)".to_string()
+                } else {
+                    "not in the price book".to_string()
+                }
+            })
     }
 
     /// Works out a session: its row, the unpriced requests, and for every
@@ -672,6 +719,14 @@ impl<'a> Summary<'a> {
                 .collect(),
             scenarios: self.scenarios,
             confidence,
+            unnamed_model: self
+                .opts
+                .unnamed_model
+                .filter(|_| self.named > 0)
+                .map(|model| crate::document::import::UnnamedModel {
+                    model: model.to_string(),
+                    requests: self.named,
+                }),
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::text::display;
 mod answer;
 use answer::{
     answer_details, combined_line, confidence_note, counts_line, headline, ranking_line,
-    what_if_note,
+    unnamed_line, what_if_note,
 };
 
 /// Problems listed in the terminal (all are in the JSON, CSV and page).
@@ -416,6 +416,7 @@ impl Render for ImportDoc {
             self.price_book
         );
         for line in std::iter::once(headline(fmt, self))
+            .chain(unnamed_line(self))
             .chain(answer_details(fmt, self))
             .chain(combined_line(fmt, self))
             .chain(ranking_line(fmt, self))
@@ -495,6 +496,7 @@ impl Render for ImportDoc {
     fn draw_html(&self, fmt: &Fmt, opts: &HtmlOptions) -> Result<Vec<u8>, RenderError> {
         let mut blocks = vec![Block {
             list: std::iter::once(headline(fmt, self))
+                .chain(unnamed_line(self))
                 .chain(answer_details(fmt, self))
                 .chain(combined_line(fmt, self))
                 .chain(ranking_line(fmt, self))

@@ -59,6 +59,19 @@ pub struct ImportDoc {
     /// Recorded cost per session: percentiles with distribution-free 95 %
     /// intervals, over the sessions whose every request is priced.
     pub confidence: Confidence,
+    /// The model `--unnamed-model` gave the requests whose log named none,
+    /// when any did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unnamed_model: Option<UnnamedModel>,
+}
+
+/// Requests priced on a model their log did not name (`--unnamed-model`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnnamedModel {
+    /// The model they were priced as.
+    pub model: String,
+    /// How many requests.
+    pub requests: u64,
 }
 
 /// A what-if's replay of some threads beside the same threads as recorded.

@@ -176,6 +176,17 @@ pub(super) fn headline(fmt: &Fmt, doc: &ImportDoc) -> String {
     s
 }
 
+/// What `--unnamed-model` assumed, when it gave any request a model.
+pub(super) fn unnamed_line(doc: &ImportDoc) -> Option<String> {
+    doc.unnamed_model.as_ref().map(|u| {
+        format!(
+            "{} request(s) whose log names no model are priced as {} (--unnamed-model).",
+            format::int(u.requests),
+            display(&u.model)
+        )
+    })
+}
+
 /// The rest of the answer: each what-if's estimate over the same threads,
 /// and the dearest sessions as recorded (figures of the document, in its
 /// order of size). Empty when nothing was priced.
