@@ -26,14 +26,16 @@ trap 'rm -rf "$WORK"' EXIT
 
 run_source() {
   local source=$1 dir=$2
+  shift 2
+  local extra=("$@")
   [ -d "$dir" ] || { echo "skip $source: no $dir"; return; }
   local out=$WORK/$source
   mkdir -p "$out/cal"
-  "$BIN" import "$source" "$dir" --out "$out/all" --no-report --format json >"$out/all.json" 2>/dev/null
+  "$BIN" import "$source" "$dir" "${extra[@]}" --out "$out/all" --no-report --format json >"$out/all.json" 2>/dev/null
   # One calibration per session.
   python3 -c 'import json,sys; [print(s["session"]) for s in json.load(open(sys.argv[1]))["sessions"] if s["what_if"]]' "$out/all.json" >"$out/ids"
   while read -r id; do
-    "$BIN" import "$source" "$dir" --session "$id" --out "$out/one" --no-report --format json \
+    "$BIN" import "$source" "$dir" "${extra[@]}" --session "$id" --out "$out/one" --no-report --format json \
       --save-calibration "$out/cal/$id.toml" --force >/dev/null 2>&1 || true
   done <"$out/ids"
   # Each session with the others' calibrations.
@@ -42,7 +44,7 @@ run_source() {
     for c in "$out"/cal/*.toml; do
       [ "$c" = "$out/cal/$id.toml" ] || args+=(--calibration "$c")
     done
-    "$BIN" import "$source" "$dir" --session "$id" --out "$out/loo" --no-report --format json \
+    "$BIN" import "$source" "$dir" "${extra[@]}" --session "$id" --out "$out/loo" --no-report --format json \
       "${args[@]}" --force >"$out/loo-$id.json" 2>/dev/null || true
   done <"$out/ids"
   python3 - "$source" "$out" <<'EOF'
@@ -84,4 +86,5 @@ EOF
 }
 
 run_source claude-code "$CORPUS/claude-code-jsonl"
-run_source codex "$CORPUS/codex-rollout"
+# Codex 0.3x rollouts name no model: priced as gpt-5-codex (gpt-5's prices).
+run_source codex "$CORPUS/codex-rollout" --unnamed-model gpt-5-codex
