@@ -31,6 +31,7 @@ use super::replay::{Request, Run, Scale, Sums};
 use super::Bounds;
 use crate::engine::ix;
 use crate::scenario::{PricedVariant, Scenario};
+use either::Either::{Left, Right};
 use serde::{Deserialize, Serialize};
 
 /// A way of keeping the context small.
@@ -197,33 +198,52 @@ fn one(
     }
 }
 
-/// What every strategy of a run replays from, computed once: per request
-/// k = 0..=N, the bytes of results 1..=k, the output sent back in its
-/// prompt and the unmeasured tokens that entered up to it.
+/// What every strategy of a run replays from, computed once: per bound
+/// and request k = 0..=N, the two parts of a prompt's numerator that
+/// change from request to request. A prompt holding the output sent back
+/// and the unmeasured tokens of requests `from..k` and `c` bytes of
+/// results is `prefix + out[k] − out[from] + c·per_byte` (the numerator is
+/// linear in each, [`Scale::numerator_out`]); with `bytes[k]` the numerator
+/// of results 1..=k, every strategy's prompt is a sum of a few of these
+/// (no multiplication per request).
 struct RunSums {
-    cum: Vec<u128>,
-    resent: Vec<u128>,
-    unmeasured: Vec<u128>,
+    /// Per bound: the output sent back and unmeasured tokens up to request
+    /// k, as a numerator (`(resent + unmeasured)·per_out`).
+    out: [Vec<i128>; 2],
+    /// Per bound: results 1..=k as a numerator (`cum·per_byte`).
+    bytes: [Vec<i128>; 2],
+    /// Per bound: the prefix's numerator.
+    prefix: [i128; 2],
 }
 
 impl RunSums {
     fn of(run: &Run) -> RunSums {
         let n = run.bytes.len();
-        let mut cum = Vec::with_capacity(n + 1);
-        cum.push(0u128);
-        let mut c = 0u128;
-        for b in run.bytes {
-            c += u128::from(*b);
-            cum.push(c);
+        let mut cum = 0u128;
+        let cums = std::iter::once(0u128).chain(run.bytes.iter().map(|b| {
+            cum += u128::from(*b);
+            cum
+        }));
+        let line = |bound: usize, out: u128, c: u128| {
+            let zero = run.scale.numerator_out(0, 0, bound);
+            let with_out = run.scale.numerator_out(out, 0, bound) - zero;
+            let with_bytes = run.scale.numerator_out(0, c, bound) - zero;
+            (with_out, with_bytes)
+        };
+        let mut sums = RunSums {
+            out: [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)],
+            bytes: [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)],
+            prefix: [0, 1].map(|bound| run.scale.numerator_out(0, 0, bound)),
+        };
+        for (k, c) in (0..=n as u64).zip(cums) {
+            let out = run.resent(k) + run.unmeasured(k);
+            for bound in 0..2 {
+                let (o, b) = line(bound, out, c);
+                sums.out[bound].push(o);
+                sums.bytes[bound].push(b);
+            }
         }
-        let (resent, unmeasured) = (0..=n as u64)
-            .map(|k| (run.resent(k), run.unmeasured(k)))
-            .unzip();
-        RunSums {
-            cum,
-            resent,
-            unmeasured,
-        }
+        sums
     }
 }
 
@@ -254,14 +274,22 @@ impl<'a> Requests<'a> {
         self.run.bytes.len() as u64
     }
 
-    /// Request k's prompt numerator with `cum` bytes of context, and the
-    /// output of requests `from..k` sent back and the unmeasured tokens
-    /// that entered with them (`from` = 0: all of it).
-    fn num(&self, from: u64, k: u64, cum: u128) -> i128 {
-        let s = self.sums;
-        let (k, from) = (ix(k), ix(from));
-        let out = s.resent[k] - s.resent[from] + s.unmeasured[k] - s.unmeasured[from];
-        self.run.scale.numerator_out(out, cum, self.bound)
+    /// Request k's prompt numerator holding the results `from_result + 1
+    /// ..= k`, and the output of requests `from..k` sent back and the
+    /// unmeasured tokens that entered with them (`from` = 0: all of it).
+    #[inline(always)]
+    fn num(&self, from: u64, k: u64, from_result: u64) -> i128 {
+        let (out, bytes) = (&self.sums.out[self.bound], &self.sums.bytes[self.bound]);
+        let (k, from, first) = (ix(k), ix(from), ix(from_result));
+        self.sums.prefix[self.bound] + out[k] - out[from] + bytes[k] - bytes[first]
+    }
+
+    /// The numerator of the prefix and the output before request k, with
+    /// no result.
+    #[inline(always)]
+    fn without_results(&self, k: u64) -> i128 {
+        let out = &self.sums.out[self.bound];
+        self.sums.prefix[self.bound] + out[ix(k)] - out[0]
     }
 
     fn output(&self, k: u64) -> u64 {
@@ -281,28 +309,33 @@ impl<'a> Requests<'a> {
         self.run.bytes[..last].iter().filter(|b| **b > 0).count() as u64
     }
 
-    fn iter(&self) -> Box<dyn Iterator<Item = Request> + '_> {
+    /// The strategy's requests, in order. Each strategy's iterator is its
+    /// own type (one `Either` branch per request, no call through a
+    /// pointer), so the replay loop inlines it.
+    fn iter(&self) -> impl Iterator<Item = Request> + '_ {
         match self.strategy {
-            Strategy::Plain => Box::new(self.plain()),
-            Strategy::Clear { keep_steps } => Box::new(self.clear(*keep_steps)),
+            Strategy::Plain => Left(Left(self.plain())),
+            Strategy::Clear { keep_steps } => Left(Right(self.clear(*keep_steps))),
             Strategy::Compact {
                 threshold_tokens,
                 summary_tokens,
             } => {
                 let theta = self.run.scale.tokens(*threshold_tokens)[self.bound];
-                Box::new(self.compact(move |_, prompt| (prompt > theta).then_some(*summary_tokens)))
+                Right(Left(self.compact(move |_, prompt| {
+                    (prompt > theta).then_some(*summary_tokens)
+                })))
             }
             Strategy::CompactAt { points } => {
-                Box::new(self.compact(move |k, _| {
+                Right(Right(self.compact(move |k, _| {
                     points.iter().find(|(at, _)| *at == k + 1).map(|(_, s)| *s)
-                }))
+                })))
             }
         }
     }
 
     fn plain(&self) -> impl Iterator<Item = Request> + '_ {
         (0..=self.n()).map(move |k| {
-            let prompt = self.num(0, k, self.sums.cum[ix(k)]);
+            let prompt = self.num(0, k, 0);
             Request {
                 prompt,
                 keep: prompt,
@@ -317,11 +350,12 @@ impl<'a> Requests<'a> {
         (0..=self.n()).map(move |j| {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
-            let present = self.sums.cum[ix(j)] - self.sums.cum[ix(first - 1)];
-            let prompt = self.num(0, j, present);
+            let prompt = self.num(0, j, first - 1);
             // Result j−K−1 leaves now: the prefix breaks where it stood.
             let keep_num = match j.checked_sub(keep + 1) {
-                Some(gone) if gone >= 1 && self.run.bytes[ix(gone - 1)] > 0 => self.num(0, gone, 0),
+                Some(gone) if gone >= 1 && self.run.bytes[ix(gone - 1)] > 0 => {
+                    self.without_results(gone)
+                }
                 _ => prompt,
             };
             Request {
@@ -341,12 +375,10 @@ impl<'a> Requests<'a> {
         F: Fn(u64, i128) -> Option<u64> + 'a,
     {
         let mut base_step = 0u64;
-        let mut base_cum = 0u128;
-        let mut summary = 0u64;
+        let mut summary = 0i128;
         let den = self.run.scale.denominators()[self.bound];
         (0..=self.n()).flat_map(move |k| {
-            let cum = self.sums.cum[ix(k)];
-            let prompt = self.num(base_step, k, cum - base_cum) + i128::from(summary) * den;
+            let prompt = self.num(base_step, k, base_step) + summary;
             // One request, or a summarisation request and the request
             // after it: no allocation per request.
             match when(k, prompt).filter(|_| k > 0) {
@@ -360,9 +392,8 @@ impl<'a> Requests<'a> {
                 .chain(None),
                 Some(s) => {
                     base_step = k;
-                    base_cum = cum;
-                    summary = s;
-                    let prefix = self.num(0, 0, 0);
+                    summary = i128::from(s) * den;
+                    let prefix = self.without_results(0);
                     std::iter::once(Request {
                         prompt,
                         keep: prompt,
