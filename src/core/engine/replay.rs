@@ -20,7 +20,7 @@ use rust_decimal::Decimal;
 mod rules;
 mod tally;
 use rules::{Billed, Rules};
-pub(crate) use tally::{Counts, IntegerRates, Priced, Scale, Sums, Tally, TIERS};
+pub(crate) use tally::{Added, Counts, IntegerRates, Priced, Scale, Sums, Tally, TIERS};
 
 /// The inputs of one replay: the result sizes in order and, when timing is
 /// known, the gap before each request in milliseconds.
@@ -375,10 +375,13 @@ impl Run<'_> {
                     self.model(step.expiry_extra(), rates),
                 ))
             },
-            |k, after, read| {
+            |k, added, read| {
+                // Σ over k < n of the sums after request k: request j's
+                // addition counts in n − j of them.
+                let times = i128::try_from(n.saturating_sub(k)).unwrap_or(0);
                 for i in 0..2 {
-                    if k < n {
-                        all_before[i].add(&after[i]);
+                    if times > 0 {
+                        all_before[i].add_times(&added[i], times);
                     }
                     if let (1.., Some((tier, p))) = (k, read[i]) {
                         all_extra[i].write[tier] += p;
@@ -468,7 +471,8 @@ impl Run<'_> {
     }
 
     /// [`Run::walk_only`], and `each` sees every request billed: its index,
-    /// the sums after it and what it read from the cache (no copy).
+    /// what it added to the sums of each bound and what it read from the
+    /// cache.
     fn walk_each(
         &self,
         cache: Cache,
@@ -476,7 +480,7 @@ impl Run<'_> {
         only: Option<(&[u16], u16)>,
         wants: &dyn Fn(usize) -> bool,
         mut at: impl FnMut(&Step),
-        mut each: impl FnMut(usize, &[Sums; 2], &[Option<(usize, i128)>; 2]),
+        mut each: impl FnMut(usize, &[Added; 2], &[Option<(usize, i128)>; 2]),
     ) -> ([Sums; 2], Counts) {
         let n = self.bytes.len() as u64;
         let rules = Rules::new(&self.scale, cache, rates);
@@ -510,10 +514,12 @@ impl Run<'_> {
             // Copied only for a kept request (a large copy).
             let before = if wants(ix(k)) { Some(sums) } else { None };
             let mut read_now = [None; 2];
+            let mut added = [Added::default(); 2];
             for i in 0..2 {
-                read_now[i] = self.bill(&rules, &req, i, &mut sums[i], &mut prev[i], &mut counts);
+                (read_now[i], added[i]) = self.bill(&rules, &req, i, &mut prev[i], &mut counts);
+                sums[i].add_one(&added[i]);
             }
-            each(ix(k), &sums, &read_now);
+            each(ix(k), &added, &read_now);
             if let Some(before) = before {
                 at(&Step {
                     k: ix(k),
@@ -526,10 +532,11 @@ impl Run<'_> {
         (sums, counts)
     }
 
-    /// Bills one request for bound `i` into `s`: its output, and its prompt
+    /// Bills one request for bound `i`: its output, and its prompt
     /// uncached, or written and read against what the previous request
     /// (`prev`) left in the cache; the cache's storage since then. Returns
-    /// the tier and tokens read from the cache, if any. Counts (on the
+    /// the tier and tokens read from the cache, if any, and what it adds to
+    /// the bound's sums. Counts (on the
     /// lower bound) uncacheable requests, expiries and long-context requests.
     #[inline(always)]
     fn bill(
@@ -537,22 +544,25 @@ impl Run<'_> {
         rules: &Rules,
         req: &Billed,
         i: usize,
-        s: &mut Sums,
         prev: &mut Option<i128>,
         counts: &mut Counts,
-    ) -> Option<(usize, i128)> {
+    ) -> (Option<(usize, i128)>, Added) {
         let num = req.num[i];
         let tier = rules.thresholds.iter().filter(|t| num > t[i]).count();
         let mut read_now = None;
+        let mut s = Added {
+            tier,
+            ..Added::default()
+        };
         // An explicit cache is stored from one request to the next, for at
         // most its lifetime.
         if let (true, Some(p), Some(life)) = (rules.stores, *prev, rules.lifetime) {
             s.storage += p * i128::from(req.gap.min(life));
         }
-        s.output[tier] += i128::from(req.out) * rules.dens[i];
+        s.output += i128::from(req.out) * rules.dens[i];
         let cacheable = rules.min.is_none_or(|m| num >= m[i]);
         if !rules.caches || !cacheable {
-            s.uncached[tier] += num;
+            s.uncached += num;
             *prev = None;
             if i == 0 && rules.caches {
                 counts.uncacheable += 1;
@@ -591,11 +601,11 @@ impl Run<'_> {
             };
             match shared {
                 Some(p) => {
-                    s.write[tier] += num - p;
-                    s.read[tier] += p;
+                    s.write += num - p;
+                    s.read += p;
                     read_now = Some((tier, p));
                 }
-                None => s.write[tier] += num,
+                None => s.write += num,
             }
             if i == 0 && req.expired && prev.is_some() {
                 counts.expiries += 1;
@@ -609,7 +619,7 @@ impl Run<'_> {
         if let (true, true, Some(p), Some(life)) = (rules.stores, req.last, *prev, rules.lifetime) {
             s.storage += p * i128::from(life);
         }
-        read_now
+        (read_now, s)
     }
 
     /// Replays, for bound `bound` (0 lower, 1 upper), an arbitrary sequence

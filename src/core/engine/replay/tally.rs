@@ -128,20 +128,44 @@ pub(crate) struct Sums {
     pub(super) storage: i128,
 }
 
+/// What one request adds to one bound's [`Sums`]: all of it in one tier,
+/// and the cache's storage.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Added {
+    pub(super) tier: usize,
+    pub(super) uncached: i128,
+    pub(super) write: i128,
+    pub(super) read: i128,
+    pub(super) output: i128,
+    pub(super) storage: i128,
+}
+
 pub(super) fn sub(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
     std::array::from_fn(|t| a[t] - b[t])
 }
 
 impl Sums {
-    /// Adds `o` in place (no copy of either).
-    pub(super) fn add(&mut self, o: &Sums) {
-        for t in 0..TIERS {
-            self.uncached[t] += o.uncached[t];
-            self.write[t] += o.write[t];
-            self.read[t] += o.read[t];
-            self.output[t] += o.output[t];
-        }
-        self.storage += o.storage;
+    /// Adds what one request added, `times` over (the sum of every later
+    /// request's sums takes a request's addition once per request from it on).
+    #[inline(always)]
+    pub(super) fn add_times(&mut self, a: &Added, times: i128) {
+        let t = a.tier;
+        self.uncached[t] += a.uncached * times;
+        self.write[t] += a.write * times;
+        self.read[t] += a.read * times;
+        self.output[t] += a.output * times;
+        self.storage += a.storage * times;
+    }
+
+    /// Adds what one request added.
+    #[inline(always)]
+    pub(super) fn add_one(&mut self, a: &Added) {
+        let t = a.tier;
+        self.uncached[t] += a.uncached;
+        self.write[t] += a.write;
+        self.read[t] += a.read;
+        self.output[t] += a.output;
+        self.storage += a.storage;
     }
 
     pub(super) fn minus(&self, o: &Sums) -> Sums {
