@@ -27,11 +27,10 @@
 //! summarisation request follows its gap, and the compacted request follows
 //! the summary at once.
 
-use super::replay::{Request, Run, Scale, Sums};
+use super::replay::{Request, Run, Scale, Sequence, Sums};
 use super::Bounds;
 use crate::engine::ix;
 use crate::scenario::{PricedVariant, Scenario};
-use either::Either::{Left, Right};
 use serde::{Deserialize, Serialize};
 
 /// A way of keeping the context small.
@@ -133,11 +132,13 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
     };
     let sums = RunSums::of(&run);
     let [lower, upper] = [0, 1].map(|bound| {
-        Requests::new(&run, &sums, bound, strategy)
-            .iter()
-            .filter(|r| !r.added)
-            .map(|r| r.prompt)
-            .collect::<Vec<i128>>()
+        let mut prompts = Vec::new();
+        Requests::new(&run, &sums, bound, strategy).each(|r| {
+            if !r.added {
+                prompts.push(r.prompt);
+            }
+        });
+        prompts
     });
     lower
         .into_iter()
@@ -163,13 +164,16 @@ fn one(
         let reqs = Requests::new(run, run_sums, bound, strategy);
         let mut count = 0u64;
         let mut top = 0i128;
-        let (s, _) = run.sequence(bound, pv.variant.cache, &pv.rates, reqs.iter(), |r| {
+        let mut sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
+        reqs.each(|r| {
             count += 1;
             top = top.max(r.prompt);
             if bound == 0 && keep_prompts {
                 prompts.push(u64::try_from(r.prompt / den[0]).unwrap_or(u64::MAX));
             }
+            sequence.push(&r);
         });
+        let (s, _) = sequence.finish();
         sums[bound] = s;
         requests[bound] = count;
         peak[bound] = top;
@@ -309,45 +313,45 @@ impl<'a> Requests<'a> {
         self.run.bytes[..last].iter().filter(|b| **b > 0).count() as u64
     }
 
-    /// The strategy's requests, in order. Each strategy's iterator is its
-    /// own type (one `Either` branch per request, no call through a
-    /// pointer), so the replay loop inlines it.
-    fn iter(&self) -> impl Iterator<Item = Request> + '_ {
+    /// Hands the strategy's requests to `f`, in order. Each strategy is its
+    /// own loop, with `f` inlined into it: no iterator state and no call
+    /// through a pointer per request.
+    #[inline(always)]
+    fn each(&self, f: impl FnMut(Request)) {
         match self.strategy {
-            Strategy::Plain => Left(Left(self.plain())),
-            Strategy::Clear { keep_steps } => Left(Right(self.clear(*keep_steps))),
+            Strategy::Plain => self.plain(f),
+            Strategy::Clear { keep_steps } => self.clear(*keep_steps, f),
             Strategy::Compact {
                 threshold_tokens,
                 summary_tokens,
             } => {
                 let theta = self.run.scale.tokens(*threshold_tokens)[self.bound];
-                Right(Left(self.compact(move |_, prompt| {
-                    (prompt > theta).then_some(*summary_tokens)
-                })))
+                self.compact(|_, prompt| (prompt > theta).then_some(*summary_tokens), f)
             }
-            Strategy::CompactAt { points } => {
-                Right(Right(self.compact(move |k, _| {
-                    points.iter().find(|(at, _)| *at == k + 1).map(|(_, s)| *s)
-                })))
-            }
+            Strategy::CompactAt { points } => self.compact(
+                |k, _| points.iter().find(|(at, _)| *at == k + 1).map(|(_, s)| *s),
+                f,
+            ),
         }
     }
 
-    fn plain(&self) -> impl Iterator<Item = Request> + '_ {
-        (0..=self.n()).map(move |k| {
+    #[inline(always)]
+    fn plain(&self, mut f: impl FnMut(Request)) {
+        for k in 0..=self.n() {
             let prompt = self.num(0, k, 0);
-            Request {
+            f(Request {
                 prompt,
                 keep: prompt,
                 output: self.output(k),
                 gap_ms: self.gap(k),
                 added: false,
-            }
-        })
+            });
+        }
     }
 
-    fn clear(&self, keep: u64) -> impl Iterator<Item = Request> + '_ {
-        (0..=self.n()).map(move |j| {
+    #[inline(always)]
+    fn clear(&self, keep: u64, mut f: impl FnMut(Request)) {
+        for j in 0..=self.n() {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
             let prompt = self.num(0, j, first - 1);
@@ -358,59 +362,55 @@ impl<'a> Requests<'a> {
                 }
                 _ => prompt,
             };
-            Request {
+            f(Request {
                 prompt,
                 keep: keep_num,
                 output: self.output(j),
                 gap_ms: self.gap(j),
                 added: false,
-            }
-        })
+            });
+        }
     }
 
     /// Compaction: `when(k, prompt)` gives the summary size when request k
-    /// (0-based) compacts before it is sent.
-    fn compact<F>(&self, when: F) -> impl Iterator<Item = Request> + '_
-    where
-        F: Fn(u64, i128) -> Option<u64> + 'a,
-    {
+    /// (0-based) compacts before it is sent: a summarisation request, then
+    /// the request itself on the prefix and the summary.
+    #[inline(always)]
+    fn compact(&self, when: impl Fn(u64, i128) -> Option<u64>, mut f: impl FnMut(Request)) {
         let mut base_step = 0u64;
         let mut summary = 0i128;
         let den = self.run.scale.denominators()[self.bound];
-        (0..=self.n()).flat_map(move |k| {
+        let prefix = self.without_results(0);
+        for k in 0..=self.n() {
             let prompt = self.num(base_step, k, base_step) + summary;
-            // One request, or a summarisation request and the request
-            // after it: no allocation per request.
             match when(k, prompt).filter(|_| k > 0) {
-                None => std::iter::once(Request {
+                None => f(Request {
                     prompt,
                     keep: prompt,
                     output: self.output(k),
                     gap_ms: self.gap(k),
                     added: false,
-                })
-                .chain(None),
+                }),
                 Some(s) => {
                     base_step = k;
                     summary = i128::from(s) * den;
-                    let prefix = self.without_results(0);
-                    std::iter::once(Request {
+                    f(Request {
                         prompt,
                         keep: prompt,
                         output: s,
                         gap_ms: self.gap(k),
                         added: true,
-                    })
-                    .chain(Some(Request {
-                        prompt: prefix + i128::from(s) * den,
+                    });
+                    f(Request {
+                        prompt: prefix + summary,
                         keep: prefix,
                         output: self.output(k),
                         gap_ms: 0,
                         added: false,
-                    }))
+                    });
                 }
             }
-        })
+        }
     }
 }
 

@@ -622,87 +622,6 @@ impl Run<'_> {
         (read_now, s)
     }
 
-    /// Replays, for bound `bound` (0 lower, 1 upper), an arbitrary sequence
-    /// of requests under the same rules as [`Run::tally`]: each request's
-    /// long-context tier, the minimum cacheable length, expiry after the
-    /// cache lifetime, storage. A request reads from the cache the part of
-    /// its prompt that is still the previous prompt's prefix (`keep`) and
-    /// writes the rest. The plain run (`keep` = the previous prompt) gives
-    /// exactly [`Run::tally`]'s sums. `each` sees every request's prompt.
-    pub(crate) fn sequence(
-        &self,
-        bound: usize,
-        cache: Cache,
-        rates: &Rates,
-        requests: impl Iterator<Item = Request>,
-        mut each: impl FnMut(&Request),
-    ) -> (Sums, Counts) {
-        let den = self.scale.denominators()[bound];
-        let caches = cache != Cache::None && rates.cache_write.is_some();
-        let lifetime = rates.lifetime_ms(cache);
-        let min = rates
-            .min_cacheable_tokens
-            .map(|t| self.scale.tokens(t)[bound]);
-        let thresholds: Vec<i128> = rates
-            .long_context
-            .iter()
-            .map(|lc| self.scale.tokens(lc.threshold_tokens)[bound])
-            .collect();
-        let stores = caches && rates.cache_storage_per_hour.is_some();
-        let timed = self.gaps_ms.is_some();
-        let mut s = Sums::default();
-        let mut counts = Counts::default();
-        let warm = self.scale.warm()[bound];
-        let mut prev: Option<i128> = warm;
-        let mut first = true;
-        for r in requests {
-            each(&r);
-            let tier = thresholds.iter().filter(|t| r.prompt > **t).count();
-            let expired = matches!(lifetime, Some(life) if timed && !first && r.gap_ms > life);
-            if let (true, Some(p), Some(life)) = (stores, prev, lifetime) {
-                s.storage += p * i128::from(r.gap_ms.min(life));
-            }
-            s.output[tier] += i128::from(r.output) * den;
-            if !caches || min.is_some_and(|m| r.prompt < m) {
-                s.uncached[tier] += r.prompt;
-                prev = None;
-                if caches {
-                    counts.uncacheable += 1;
-                }
-            } else {
-                // As in [`Run::tally`]: the first request and one after an
-                // expiry read the prefix other runs keep warm, and the whole
-                // prompt after the share of expiries the cache survived.
-                let reads = |p: i128| p.min(r.keep).min(r.prompt).max(0);
-                let read = match (prev, warm) {
-                    (Some(p), w) if expired => {
-                        self.after_expiry(reads(p), w.map(|w| reads(self.still_warm(w))))
-                    }
-                    (p, _) => p.map(reads),
-                };
-                match read {
-                    Some(read) => {
-                        s.write[tier] += r.prompt - read;
-                        s.read[tier] += read;
-                    }
-                    None => s.write[tier] += r.prompt,
-                }
-                if expired && prev.is_some() {
-                    counts.expiries += 1;
-                }
-                prev = Some(r.prompt);
-            }
-            if tier > 0 {
-                counts.long_context += 1;
-            }
-            first = false;
-        }
-        if let (true, Some(p), Some(life)) = (stores, prev, lifetime) {
-            s.storage += p * i128::from(life);
-        }
-        (s, counts)
-    }
-
     /// The money of per-bound sums (see [`Run::sequence`]).
     pub(crate) fn priced(&self, sums: [Sums; 2], rates: &Rates) -> Priced {
         self.usd(sums, rates)
@@ -747,6 +666,113 @@ impl Run<'_> {
             },
             counts: Counts::default(),
         }
+    }
+}
+
+/// Replays, for one bound (0 lower, 1 upper), an arbitrary sequence of
+/// requests pushed one at a time under the same rules as [`Run::tally`]:
+/// each request's long-context tier, the minimum cacheable length, expiry
+/// after the cache lifetime, storage. A request reads from the cache the
+/// part of its prompt that is still the previous prompt's prefix (`keep`)
+/// and writes the rest. The plain run (`keep` = the previous prompt) gives
+/// exactly [`Run::tally`]'s sums. Pushed, not pulled from an iterator, so
+/// that each strategy's loop inlines the billing of its requests.
+pub(crate) struct Sequence<'r> {
+    run: &'r Run<'r>,
+    den: i128,
+    caches: bool,
+    lifetime: Option<u64>,
+    min: Option<i128>,
+    thresholds: Vec<i128>,
+    stores: bool,
+    timed: bool,
+    warm: Option<i128>,
+    s: Sums,
+    counts: Counts,
+    prev: Option<i128>,
+    first: bool,
+}
+
+impl<'r> Sequence<'r> {
+    pub(crate) fn new(run: &'r Run<'r>, bound: usize, cache: Cache, rates: &Rates) -> Self {
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let warm = run.scale.warm()[bound];
+        Sequence {
+            run,
+            den: run.scale.denominators()[bound],
+            caches,
+            lifetime: rates.lifetime_ms(cache),
+            min: rates
+                .min_cacheable_tokens
+                .map(|t| run.scale.tokens(t)[bound]),
+            thresholds: rates
+                .long_context
+                .iter()
+                .map(|lc| run.scale.tokens(lc.threshold_tokens)[bound])
+                .collect(),
+            stores: caches && rates.cache_storage_per_hour.is_some(),
+            timed: run.gaps_ms.is_some(),
+            warm,
+            s: Sums::default(),
+            counts: Counts::default(),
+            prev: warm,
+            first: true,
+        }
+    }
+
+    /// Bills the next request.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, r: &Request) {
+        let (s, counts, run) = (&mut self.s, &mut self.counts, self.run);
+        let tier = self.thresholds.iter().filter(|t| r.prompt > **t).count();
+        let expired =
+            matches!(self.lifetime, Some(life) if self.timed && !self.first && r.gap_ms > life);
+        if let (true, Some(p), Some(life)) = (self.stores, self.prev, self.lifetime) {
+            s.storage += p * i128::from(r.gap_ms.min(life));
+        }
+        s.output[tier] += i128::from(r.output) * self.den;
+        if !self.caches || self.min.is_some_and(|m| r.prompt < m) {
+            s.uncached[tier] += r.prompt;
+            self.prev = None;
+            if self.caches {
+                counts.uncacheable += 1;
+            }
+        } else {
+            // As in [`Run::tally`]: the first request and one after an
+            // expiry read the prefix other runs keep warm, and the whole
+            // prompt after the share of expiries the cache survived.
+            let reads = |p: i128| p.min(r.keep).min(r.prompt).max(0);
+            let read = match (self.prev, self.warm) {
+                (Some(p), w) if expired => {
+                    run.after_expiry(reads(p), w.map(|w| reads(run.still_warm(w))))
+                }
+                (p, _) => p.map(reads),
+            };
+            match read {
+                Some(read) => {
+                    s.write[tier] += r.prompt - read;
+                    s.read[tier] += read;
+                }
+                None => s.write[tier] += r.prompt,
+            }
+            if expired && self.prev.is_some() {
+                counts.expiries += 1;
+            }
+            self.prev = Some(r.prompt);
+        }
+        if tier > 0 {
+            counts.long_context += 1;
+        }
+        self.first = false;
+    }
+
+    /// The sums and counts of every request pushed; after the last, the
+    /// cache lives out its lifetime in storage.
+    pub(crate) fn finish(mut self) -> (Sums, Counts) {
+        if let (true, Some(p), Some(life)) = (self.stores, self.prev, self.lifetime) {
+            self.s.storage += p * i128::from(life);
+        }
+        (self.s, self.counts)
     }
 }
 
