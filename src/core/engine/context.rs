@@ -202,52 +202,30 @@ fn one(
     }
 }
 
-/// What every strategy of a run replays from, computed once: per bound
-/// and request k = 0..=N, the two parts of a prompt's numerator that
-/// change from request to request. A prompt holding the output sent back
-/// and the unmeasured tokens of requests `from..k` and `c` bytes of
-/// results is `prefix + out[k] − out[from] + c·per_byte` (the numerator is
-/// linear in each, [`Scale::numerator_out`]); with `bytes[k]` the numerator
-/// of results 1..=k, every strategy's prompt is a sum of a few of these
-/// (no multiplication per request).
+/// What every strategy of a run replays from, computed once: per request
+/// k = 0..=N, the output sent back and the unmeasured tokens up to it, and
+/// the bytes of results 1..=k. A prompt holding the output of requests
+/// `from..k` and the results `first + 1..=k` is the line of
+/// [`Scale::numerator_out`] in the two differences.
 struct RunSums {
-    /// Per bound: the output sent back and unmeasured tokens up to request
-    /// k, as a numerator (`(resent + unmeasured)·per_out`).
-    out: [Vec<i128>; 2],
-    /// Per bound: results 1..=k as a numerator (`cum·per_byte`).
-    bytes: [Vec<i128>; 2],
-    /// Per bound: the prefix's numerator.
-    prefix: [i128; 2],
+    out: Vec<u128>,
+    cum: Vec<u128>,
 }
 
 impl RunSums {
     fn of(run: &Run) -> RunSums {
         let n = run.bytes.len();
-        let mut cum = 0u128;
-        let cums = std::iter::once(0u128).chain(run.bytes.iter().map(|b| {
-            cum += u128::from(*b);
-            cum
-        }));
-        let line = |bound: usize, out: u128, c: u128| {
-            let zero = run.scale.numerator_out(0, 0, bound);
-            let with_out = run.scale.numerator_out(out, 0, bound) - zero;
-            let with_bytes = run.scale.numerator_out(0, c, bound) - zero;
-            (with_out, with_bytes)
-        };
-        let mut sums = RunSums {
-            out: [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)],
-            bytes: [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)],
-            prefix: [0, 1].map(|bound| run.scale.numerator_out(0, 0, bound)),
-        };
-        for (k, c) in (0..=n as u64).zip(cums) {
-            let out = run.resent(k) + run.unmeasured(k);
-            for bound in 0..2 {
-                let (o, b) = line(bound, out, c);
-                sums.out[bound].push(o);
-                sums.bytes[bound].push(b);
-            }
-        }
-        sums
+        let mut c = 0u128;
+        let cum = std::iter::once(0u128)
+            .chain(run.bytes.iter().map(|b| {
+                c += u128::from(*b);
+                c
+            }))
+            .collect();
+        let out = (0..=n as u64)
+            .map(|k| run.resent(k) + run.unmeasured(k))
+            .collect();
+        RunSums { out, cum }
     }
 }
 
@@ -283,17 +261,21 @@ impl<'a> Requests<'a> {
     /// unmeasured tokens that entered with them (`from` = 0: all of it).
     #[inline(always)]
     fn num(&self, from: u64, k: u64, from_result: u64) -> i128 {
-        let (out, bytes) = (&self.sums.out[self.bound], &self.sums.bytes[self.bound]);
+        let s = self.sums;
         let (k, from, first) = (ix(k), ix(from), ix(from_result));
-        self.sums.prefix[self.bound] + out[k] - out[from] + bytes[k] - bytes[first]
+        self.run
+            .scale
+            .numerator_out(s.out[k] - s.out[from], s.cum[k] - s.cum[first], self.bound)
     }
 
     /// The numerator of the prefix and the output before request k, with
     /// no result.
     #[inline(always)]
     fn without_results(&self, k: u64) -> i128 {
-        let out = &self.sums.out[self.bound];
-        self.sums.prefix[self.bound] + out[ix(k)] - out[0]
+        let out = &self.sums.out;
+        self.run
+            .scale
+            .numerator_out(out[ix(k)] - out[0], 0, self.bound)
     }
 
     fn output(&self, k: u64) -> u64 {
