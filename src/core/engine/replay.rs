@@ -536,8 +536,8 @@ impl Run<'_> {
     /// uncached, or written and read against what the previous request
     /// (`prev`) left in the cache; the cache's storage since then. Returns
     /// the tier and tokens read from the cache, if any, and what it adds to
-    /// the bound's sums. Counts (on the
-    /// lower bound) uncacheable requests, expiries and long-context requests.
+    /// the bound's sums. Counts (on the lower bound) uncacheable requests,
+    /// expiries and long-context requests.
     #[inline(always)]
     fn bill(
         &self,
@@ -550,19 +550,19 @@ impl Run<'_> {
         let num = req.num[i];
         let tier = rules.thresholds.iter().filter(|t| num > t[i]).count();
         let mut read_now = None;
-        let mut s = Added {
+        let mut added = Added {
             tier,
             ..Added::default()
         };
         // An explicit cache is stored from one request to the next, for at
         // most its lifetime.
         if let (true, Some(p), Some(life)) = (rules.stores, *prev, rules.lifetime) {
-            s.storage += p * i128::from(req.gap.min(life));
+            added.storage += p * i128::from(req.gap.min(life));
         }
-        s.output += i128::from(req.out) * rules.dens[i];
+        added.output += i128::from(req.out) * rules.dens[i];
         let cacheable = rules.min.is_none_or(|m| num >= m[i]);
         if !rules.caches || !cacheable {
-            s.uncached += num;
+            added.uncached += num;
             *prev = None;
             if i == 0 && rules.caches {
                 counts.uncacheable += 1;
@@ -601,11 +601,11 @@ impl Run<'_> {
             };
             match shared {
                 Some(p) => {
-                    s.write += num - p;
-                    s.read += p;
+                    added.write += num - p;
+                    added.read += p;
                     read_now = Some((tier, p));
                 }
-                None => s.write += num,
+                None => added.write += num,
             }
             if i == 0 && req.expired && prev.is_some() {
                 counts.expiries += 1;
@@ -617,9 +617,9 @@ impl Run<'_> {
         }
         // After the final answer the cache lives out its lifetime.
         if let (true, true, Some(p), Some(life)) = (rules.stores, req.last, *prev, rules.lifetime) {
-            s.storage += p * i128::from(life);
+            added.storage += p * i128::from(life);
         }
-        (read_now, s)
+        (read_now, added)
     }
 
     /// The money of per-bound sums (see [`Run::sequence`]).
