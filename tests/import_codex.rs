@@ -277,6 +277,48 @@ fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
     );
     // The first request read nothing warm: no warm prefix share.
     assert!(!toml.contains("warm_prefix_share"), "{toml}");
+    // A what-if that names the one model the thread ran on stays on it: it
+    // keeps the share and replays exactly as recorded. One on another model
+    // (gpt-5, the same prices) has no fit of its own and drops it.
+    let out = run_from(
+        home.path(),
+        dir.path(),
+        &[
+            "--no-report",
+            "--out",
+            "out2",
+            "--format",
+            "json",
+            "--variant",
+            r#"{ name = "same model", results = "raw", model = "gpt-5-codex" }"#,
+            "--variant",
+            r#"{ name = "gpt-5 instead", results = "raw", model = "gpt-5" }"#,
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let same = &doc["variants"][0];
+    assert_eq!(same["variant"]["name"], "same model");
+    assert_eq!(same["cost"], same["as_recorded"], "{same}");
+    let other = &doc["variants"][1];
+    assert_ne!(other["cost"], other["as_recorded"], "{other}");
+    let toml = fs::read_to_string(dir.path().join(format!("out2/{id}/main.toml"))).unwrap();
+    let table = |name: &str| {
+        let at = toml.find(&format!("name = \"{name}\"")).expect(name);
+        toml[at..].split("[[variants]]").next().unwrap().to_string()
+    };
+    assert!(
+        table("same model").contains("survived_expiry_share = 0.5"),
+        "{toml}"
+    );
+    assert!(
+        !table("gpt-5 instead").contains("survived_expiry_share"),
+        "{toml}"
+    );
 }
 
 /// The fixture's rollout as Codex 0.3x wrote one: no `turn_context`, so no

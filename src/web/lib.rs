@@ -680,6 +680,11 @@ fn with_import_variant(
     let mut doc: toml_edit::DocumentMut = toml
         .parse()
         .map_err(|e| InputError::new(format!("a thread's scenario does not read: {e}")))?;
+    let thread_model = doc
+        .get("model")
+        .and_then(|m| m.as_str())
+        .unwrap_or("")
+        .to_string();
     let variants = doc
         .get_mut("variants")
         .and_then(toml_edit::Item::as_array_of_tables_mut)
@@ -693,7 +698,11 @@ fn with_import_variant(
         .to_string();
     // On the thread's own models the what-if keeps what the import fitted
     // for them, as `import --variant` writes it: each request on its own
-    // model and the recorded cache shares.
+    // model and the recorded cache shares. Naming the one model the thread
+    // ran on stays on it.
+    let others = usize::from(as_recorded.is_some_and(|t| t.contains_key("recorded_models")));
+    let on = on
+        .filter(|m| !tokencast_core::scenario::combined::stays_on(&m.model, &thread_model, others));
     let own: Vec<(&str, toml_edit::Item)> = match (on, as_recorded) {
         (None, Some(t)) => tokencast_core::scenario::combined::OWN_MODEL_KEYS
             .iter()

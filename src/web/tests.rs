@@ -668,3 +668,53 @@ survived_expiry_share = 0.25
         assert!(moved.get(k).is_none(), "{k} on another model");
     }
 }
+
+#[test]
+fn a_what_if_naming_the_one_model_a_thread_ran_on_stays_on_it() {
+    // The page's model control starts at the first thread's model: naming
+    // the one model a thread ran on changes nothing, so the what-if keeps
+    // what the import fitted for it. A thread of two models (recorded
+    // models) is moved onto the one named, without those keys.
+    let one = "name = \"t\"\nmodel = \"m\"\n\n[[variants]]\nname = \"as recorded\"\nresults = \"raw\"\ncache = \"5m\"\nsurvived_expiry_share = 0.25\n";
+    let two = one.replace(
+        "cache = \"5m\"\n",
+        "cache = \"5m\"\nrecorded_models = true\n",
+    );
+    let m = tokencast_core::pricing::ModelPrices {
+        model: "m".into(),
+        input: dec("1"),
+        output: dec("2"),
+        cache_write_5m: Some(dec("1.25")),
+        cache_read: Some(dec("0.1")),
+        ..tokencast_core::pricing::ModelPrices::default()
+    };
+    let what_if = tokencast_core::scenario::combined::WhatIfVariant {
+        name: "what if".into(),
+        results: tokencast_core::scenario::Content::Raw,
+        cache: None,
+        mode: tokencast_core::pricing::Mode::Sync,
+        model: Some("m".into()),
+        service: None,
+    };
+    let added = |toml: &str| {
+        let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if, Some(&m))
+            .unwrap()
+            .parse()
+            .unwrap();
+        doc["variants"]
+            .as_array_of_tables()
+            .unwrap()
+            .get(1)
+            .unwrap()
+            .clone()
+    };
+    let stays = added(one);
+    assert_eq!(stays["survived_expiry_share"].as_float(), Some(0.25));
+    assert!(stays.get("model").is_none());
+    assert_eq!(stays["cache"].as_str(), Some("5m"));
+    let moved = added(&two);
+    assert_eq!(moved["model"].as_str(), Some("m"));
+    for k in tokencast_core::scenario::combined::OWN_MODEL_KEYS {
+        assert!(moved.get(k).is_none(), "{k} on a thread of two models");
+    }
+}

@@ -31,6 +31,15 @@ pub const OWN_MODEL_KEYS: [&str; 5] = [
     "survived_expiry_share",
 ];
 
+/// Whether a what-if that names `model` stays on a thread recorded on
+/// `thread_model` and `others` more models: it names the one model the
+/// thread ran on. It then replays as one that names no model, keeping what
+/// the import fitted for that model ([`OWN_MODEL_KEYS`]); moving a thread
+/// to the model it already ran on changes nothing.
+pub fn stays_on(model: &str, thread_model: &str, others: usize) -> bool {
+    others == 0 && model == thread_model
+}
+
 /// One `--variant`, checked against the price book.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -28,7 +28,7 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     let mut v = VariantWriter::new(t, spec, &f);
     v.standard(f.one_hour);
     v.compared(model);
-    v.combined();
+    v.combined(model);
     doc.insert("variants", toml_edit::Item::ArrayOfTables(v.variants));
     if !v.left_out.is_empty() {
         doc.set_trailing(format!("\n{}", comments(&v.left_out)));
@@ -423,9 +423,13 @@ impl<'s> VariantWriter<'s> {
     }
 
     /// The user's `--variant`s; one the thread's own models cannot price is
-    /// left out with a comment saying why.
-    pub(super) fn combined(&mut self) {
+    /// left out with a comment saying why. A variant that names the one
+    /// model the thread ran on stays on it, as one that names none.
+    pub(super) fn combined(&mut self, model: &str) {
         for (v, on) in self.spec.variants {
+            let on = on.as_ref().filter(|m| {
+                !crate::scenario::combined::stays_on(&m.model, model, self.spec.others.len())
+            });
             let results = match v.results {
                 crate::scenario::Content::Raw => "raw",
                 crate::scenario::Content::Trimmed => "trimmed",
