@@ -975,3 +975,41 @@ fn a_combined_variant_is_one_figure_and_equals_the_same_what_if_made_another_way
     );
     assert!(!dir.path().join("out2").exists());
 }
+
+#[test]
+fn the_import_pages_what_if_opens_on_every_request_as_recorded() {
+    // Without --compare-model the page's model control starts at "as
+    // recorded" (each request on the model that served it), so the what-if
+    // it opens on changes nothing: its estimate is the replay as recorded.
+    let dir = tempfile::tempdir().unwrap();
+    let out = tokencast()
+        .current_dir(dir.path())
+        .args(["import", "claude-code"])
+        .arg(fixtures())
+        .args(["--out", "out", "--report", "page.html"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(
+        page.contains(r#"<select data-param="variant.model" data-original="as recorded"><option selected>as recorded</option>"#),
+        "the model control"
+    );
+    let cell = |figure: &str| {
+        let at = page
+            .find(&format!(r#"data-figure="{figure}">"#))
+            .unwrap_or_else(|| panic!("{figure}"));
+        let text = &page[at..];
+        let start = text.find('>').unwrap() + 1;
+        text[start..start + text[start..].find('<').unwrap()].to_string()
+    };
+    assert_eq!(
+        cell("/variants/0/cost/estimate"),
+        cell("/variants/0/as_recorded/estimate")
+    );
+    assert_eq!(cell("/variants/0/versus_as_recorded"), "0%");
+}

@@ -159,7 +159,7 @@ fn what_if_command(source: Source, args: &ImportArgs) -> Vec<String> {
 }
 
 /// A live import page's inputs: every replayed thread, the price book, the
-/// what-if's model (the first compared, else the first thread's), and its
+/// what-if's model (the first compared, else "as recorded"), and its
 /// controls; or why the page is a still picture.
 fn live_import(
     spec: &ImportSpec,
@@ -178,18 +178,15 @@ fn live_import(
         return Err("no thread was replayed".into());
     }
     let book = crate::pricing::PriceBook::parse(&spec.book).map_err(|e| e.to_string())?;
-    let mut models: Vec<String> = book.model_ids().map(str::to_string).collect();
-    let first = toml::from_str::<toml::Table>(&threads[0].2)
-        .ok()
-        .and_then(|t| t.get("model")?.as_str().map(str::to_string));
+    // "As recorded" first: each request on the model that served it (the
+    // what-if's starting value, unless a model was compared).
+    let models: Vec<String> = std::iter::once(tokencast_web::AS_RECORDED.to_string())
+        .chain(book.model_ids().map(str::to_string))
+        .collect();
     let model = doc
         .compare_model
         .clone()
-        .or(first)
-        .ok_or("its first thread names no model")?;
-    if !models.contains(&model) {
-        models.insert(0, model.clone());
-    }
+        .unwrap_or_else(|| tokencast_web::AS_RECORDED.to_string());
     let select = |param: &str, label: &str, value: &str, options: Vec<String>| Control {
         param: param.into(),
         label: label.into(),
@@ -211,8 +208,8 @@ fn live_import(
             select(
                 "variant.cache",
                 "cache",
-                "as recorded",
-                words(&["as recorded", "none", "5m", "1h"]),
+                tokencast_web::AS_RECORDED,
+                words(&[tokencast_web::AS_RECORDED, "none", "5m", "1h"]),
             ),
             select("variant.mode", "mode", "sync", words(&["sync", "batch"])),
             Control {

@@ -88,7 +88,8 @@ pub struct ImportRun {
     pub book_name: String,
     /// Its text.
     pub book: String,
-    /// The what-if's model as the page was made.
+    /// The what-if's model as the page was made: a model of the book, or
+    /// [`AS_RECORDED`] (each request on the model that served it).
     pub model: String,
     /// The import's own `--variant`s, as given: the page's what-if comes
     /// after them.
@@ -529,12 +530,15 @@ pub fn import_variant(
     }
     let quoted = |s: &str| toml_edit::Value::from(s).to_string();
     let mut text = format!(
-        "{{ name = {}, results = {}, model = {}",
+        "{{ name = {}, results = {}",
         quoted(WHAT_IF),
-        quoted(&results),
-        quoted(&model)
+        quoted(&results)
     );
-    if !cache.is_empty() && cache != "as recorded" {
+    // "As recorded": each request on the model that served it (no `model`).
+    if !model.is_empty() && model != AS_RECORDED {
+        text.push_str(&format!(", model = {}", quoted(&model)));
+    }
+    if !cache.is_empty() && cache != AS_RECORDED {
         text.push_str(&format!(", cache = {}", quoted(&cache)));
     }
     if mode != "sync" {
@@ -562,6 +566,10 @@ fn page_trim(
         }),
     }
 }
+
+/// The import page's model (and cache) setting that keeps each request on
+/// what it was recorded with.
+pub const AS_RECORDED: &str = "as recorded";
 
 /// An import's page's answer: every replayed thread replayed again with the
 /// reader's what-if as one more variant, written into its scenario as

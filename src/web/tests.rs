@@ -671,8 +671,7 @@ survived_expiry_share = 0.25
 
 #[test]
 fn a_what_if_naming_the_one_model_a_thread_ran_on_stays_on_it() {
-    // The page's model control starts at the first thread's model: naming
-    // the one model a thread ran on changes nothing, so the what-if keeps
+    // Naming the one model a thread ran on changes nothing, so the what-if keeps
     // what the import fitted for it. A thread of two models (recorded
     // models) is moved onto the one named, without those keys.
     let one = "name = \"t\"\nmodel = \"m\"\n\n[[variants]]\nname = \"as recorded\"\nresults = \"raw\"\ncache = \"5m\"\nsurvived_expiry_share = 0.25\n";
