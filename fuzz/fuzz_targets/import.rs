@@ -50,9 +50,12 @@ fuzz_target!(|data: &[u8]| {
             today: jiff::civil::date(2026, 11, 30),
             calibration: None,
             calibration_name: "",
+            // Requests whose log names no model are priced as this one.
+            unnamed_model: Some("claude-haiku-4-5"),
         };
         let mut sum = summary::Summary::new(&book, &opts).expect("the shipped book loads");
-        let import = read(source, &[dir.clone()], &Filter::default(), |sessions| {
+        let import = read(source, &[dir.clone()], &Filter::default(), |mut sessions| {
+            sum.name_unnamed(&mut sessions);
             for s in &sessions {
                 if let Ok(p) = sum.prepare(s) {
                     let _ = sum.accept(p);
