@@ -40,7 +40,10 @@ fuzz_target!(|data: &[u8]| {
         },
     ];
     // Two compared models: an id and a pattern.
-    let compare = ["claude-haiku-4-5".to_string(), "claude-opus-4-5*".to_string()];
+    let compare = [
+        "claude-haiku-4-5".to_string(),
+        "claude-opus-4-5*".to_string(),
+    ];
     for source in [Source::ClaudeCode, Source::Codex, Source::Api, Source::Otel] {
         let opts = summary::Options {
             source: source.key(),
@@ -54,15 +57,20 @@ fuzz_target!(|data: &[u8]| {
             unnamed_model: Some("claude-haiku-4-5"),
         };
         let mut sum = summary::Summary::new(&book, &opts).expect("the shipped book loads");
-        let import = read(source, &[dir.clone()], &Filter::default(), |mut sessions| {
-            sum.name_unnamed(&mut sessions);
-            for s in &sessions {
-                if let Ok(p) = sum.prepare(s) {
-                    let _ = sum.accept(p);
+        let import = read(
+            source,
+            &[dir.clone()],
+            &Filter::default(),
+            |mut sessions| {
+                sum.name_unnamed(&mut sessions);
+                for s in &sessions {
+                    if let Ok(p) = sum.prepare(s) {
+                        let _ = sum.accept(p);
+                    }
                 }
-            }
-            Ok::<(), tokencast::error::InputError>(())
-        })
+                Ok::<(), tokencast::error::InputError>(())
+            },
+        )
         .expect("the callback never fails");
         let _ = sum.finish(&import);
     }
