@@ -825,23 +825,23 @@ fn a_compared_model_pattern_that_matches_nothing_is_refused() {
     assert!(!dir.path().join("out").exists(), "nothing written");
 }
 
+/// The import page of the fixtures (written into a temporary folder).
+fn fixtures_page() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    succeeded(
+        tokencast()
+            .current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(fixtures())
+            .args(["--out", "out", "--report", "page.html"]),
+    );
+    fs::read_to_string(dir.path().join("page.html")).unwrap()
+}
+
 #[test]
 fn unpriced_sessions_are_never_drawn_as_zero_bars() {
     // Session 22222222 runs only on claude-unknown-9, which no book prices.
-    let dir = tempfile::tempdir().unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["import", "claude-code"])
-        .arg(fixtures())
-        .args(["--out", "out", "--report", "page.html"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+    let page = fixtures_page();
     let chart = |id: &str| {
         let at = page.find(&format!("id=\"{id}\"")).unwrap();
         &page[at..at + page[at..].find("</figure>").unwrap()]
@@ -981,20 +981,7 @@ fn the_import_pages_what_if_opens_on_every_request_as_recorded() {
     // Without --compare-model the page's model control starts at "as
     // recorded" (each request on the model that served it), so the what-if
     // it opens on changes nothing: its estimate is the replay as recorded.
-    let dir = tempfile::tempdir().unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args(["import", "claude-code"])
-        .arg(fixtures())
-        .args(["--out", "out", "--report", "page.html"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+    let page = fixtures_page();
     assert!(
         page.contains(r#"<select data-param="variant.model" data-original="as recorded"><option selected>as recorded</option>"#),
         "the model control"

@@ -350,17 +350,14 @@ fn requests_whose_log_names_no_model_are_priced_as_the_model_given_and_say_so() 
     let logs = without_model(dir.path());
     let logs = logs.to_str().unwrap();
     let import = |extra: &[&str]| {
-        tokencast()
-            .current_dir(dir.path())
+        let mut c = tokencast();
+        c.current_dir(dir.path())
             .args(["import", "codex", logs, "--no-report"])
-            .args(extra)
-            .output()
-            .unwrap()
+            .args(extra);
+        c
     };
     // Without the option: unpriced, and the reason names it; never $0.
-    let out = import(&["--format", "json", "--out", "plain"]);
-    assert!(out.status.success());
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = json_of(&mut import(&["--format", "json", "--out", "plain"]));
     let s = &doc["sessions"][0];
     assert_eq!(s["unpriced_requests"], 3);
     assert!(s["recorded_cost"].is_null(), "{s}");
@@ -372,20 +369,14 @@ fn requests_whose_log_names_no_model_are_priced_as_the_model_given_and_say_so() 
     assert!(doc.get("unnamed_model").is_none());
     // With it: the three requests on gpt-5-codex, priced as the test at the
     // top works out by hand ($0.007), and the document says how many.
-    let out = import(&[
+    let doc = json_of(&mut import(&[
         "--format",
         "json",
         "--out",
         "named",
         "--unnamed-model",
         "gpt-5-codex",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    ]));
     assert_eq!(doc["unnamed_model"]["model"], "gpt-5-codex");
     assert_eq!(doc["unnamed_model"]["requests"], 3);
     let s = &doc["sessions"][0];
@@ -399,7 +390,12 @@ fn requests_whose_log_names_no_model_are_priced_as_the_model_given_and_say_so() 
     let toml = fs::read_to_string(dir.path().join(format!("named/{SID}/main.toml"))).unwrap();
     assert!(toml.contains(r#"model = "gpt-5-codex""#), "{toml}");
     // The terminal says it right under the answer.
-    let out = import(&["--out", "named2", "--unnamed-model", "gpt-5-codex"]);
+    let out = succeeded(&mut import(&[
+        "--out",
+        "named2",
+        "--unnamed-model",
+        "gpt-5-codex",
+    ]));
     let text = String::from_utf8(out.stdout).unwrap();
     let said = text
         .lines()
@@ -415,7 +411,9 @@ fn requests_whose_log_names_no_model_are_priced_as_the_model_given_and_say_so() 
     assert!(answer < said && said < counts, "{text}");
     // A model the book lacks, or a pattern: exit 2, nothing written.
     for (model, says) in [("gpt-9", "did you mean"), ("gpt-*", "a pattern")] {
-        let out = import(&["--out", "bad", "--unnamed-model", model]);
+        let out = import(&["--out", "bad", "--unnamed-model", model])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&format!("--unnamed-model {model}")), "{err}");

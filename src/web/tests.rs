@@ -607,6 +607,24 @@ fn a_corpus_forecast_page_forecasts_the_sessions_again_at_other_runs_a_day() {
     assert!(message.contains("no such setting"), "{message}");
 }
 
+/// The variant the page adds after "as recorded" to a thread's scenario.
+fn added_variant(
+    toml: &str,
+    what_if: &tokencast_core::scenario::combined::WhatIfVariant,
+    on: Option<&tokencast_core::pricing::ModelPrices>,
+) -> toml_edit::Table {
+    let doc: toml_edit::DocumentMut = with_import_variant(toml, what_if, on)
+        .unwrap()
+        .parse()
+        .unwrap();
+    doc["variants"]
+        .as_array_of_tables()
+        .unwrap()
+        .get(1)
+        .unwrap()
+        .clone()
+}
+
 #[test]
 fn a_what_if_on_the_threads_own_models_keeps_what_the_import_fitted_for_them() {
     // An imported thread's variants: what the import fitted for its own
@@ -631,19 +649,8 @@ survived_expiry_share = 0.25
         model: model.map(str::to_string),
         service: None,
     };
-    // The variant the page adds after "as recorded".
     let add = |on: Option<&tokencast_core::pricing::ModelPrices>| {
-        let what_if = what_if(on.map(|m| m.model.as_str()));
-        let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if, on)
-            .unwrap()
-            .parse()
-            .unwrap();
-        doc["variants"]
-            .as_array_of_tables()
-            .unwrap()
-            .get(1)
-            .unwrap()
-            .clone()
+        added_variant(toml, &what_if(on.map(|m| m.model.as_str())), on)
     };
     let added = add(None);
     assert_eq!(added["name"].as_str(), Some("what if"));
@@ -695,18 +702,7 @@ fn a_what_if_naming_the_one_model_a_thread_ran_on_stays_on_it() {
         model: Some("m".into()),
         service: None,
     };
-    let added = |toml: &str| {
-        let doc: toml_edit::DocumentMut = with_import_variant(toml, &what_if, Some(&m))
-            .unwrap()
-            .parse()
-            .unwrap();
-        doc["variants"]
-            .as_array_of_tables()
-            .unwrap()
-            .get(1)
-            .unwrap()
-            .clone()
-    };
+    let added = |toml: &str| added_variant(toml, &what_if, Some(&m));
     let stays = added(one);
     assert_eq!(stays["survived_expiry_share"].as_float(), Some(0.25));
     assert!(stays.get("model").is_none());
