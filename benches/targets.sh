@@ -10,7 +10,9 @@
 #   the csv crate reading the same file (examples/csv_floor.rs) and `wc -l`;
 # - the same trace with every what-if section beside the plain run;
 # - `sweep` of a 50 x 50 grid of two replay axes on 100,000 rows;
-# - `forecast --calls 20 --runs 1000000` of the research scenario.
+# - `forecast --calls 20 --runs 1000000` of the research scenario;
+# - `forecast` over the imported 1 GB corpus at 100,000 and 10,000,000
+#   days (`--runs`): its memory must not grow with them.
 #
 #   bash benches/targets.sh            # RUNS=3 by default
 #
@@ -47,6 +49,8 @@ rm -rf "$T"/out-*
 for round in $(seq "$RUNS"); do
     run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
     run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
+    run corpus5 "$TOKENCAST" forecast "$T/out-$round" --runs 100000 --format json --no-report
+    run corpus7 "$TOKENCAST" forecast "$T/out-$round" --runs 10000000 --format json --no-report
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
@@ -75,6 +79,8 @@ rows = [
     ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
     ("sweep 50 x 50, two replay axes, 100k rows", "sweep", None, "<= 10 s"),
     ("forecast --calls 20 --runs 1000000", "forecast", None, "<= 0.5 s"),
+    ("forecast of 1 GB's sessions, 10^5 days", "corpus5", None, ""),
+    ("forecast of 1 GB's sessions, 10^7 days", "corpus7", "corpus5", "RSS as at 10^5 days"),
 ]
 print(f"medians of {sys.argv[2]} interleaved rounds")
 print(f"{'what':<44} {'time':>8} {'RSS':>7}  {'beside':<10} {'time':>8} {'ratio':>6}  target")

@@ -96,6 +96,30 @@ fn weights_change_the_mix_exactly() {
 }
 
 #[test]
+fn more_days_than_are_kept_have_the_same_exact_percentiles() {
+    // As above (a = 3, b = 1; a day of two runs is $2, $4 or $6 with
+    // 9/16, 6/16 and 1/16), over 500,000 days: more than are kept to sort,
+    // so the percentiles are found by narrowing windows over draws made
+    // again. A month of 61 runs costs $61 to $183: its p50 is the mean's
+    // neighbourhood, $91.5 ± a few dollars, and p50 ≤ p90 ≤ p99.
+    let rec = corpus_of(&["a", "b"], &[(0, "1"), (1, "3")]);
+    let spec = CorpusSpec {
+        days: 500_000,
+        ..spec(Some(vec!["3", "1"]), 2)
+    };
+    let f = corpus::forecast(&rec, &spec, "t".into(), Vec::new());
+    let v = &f.variants[0];
+    assert_eq!(pct(&v.day, 50), d("2"));
+    assert_eq!(pct(&v.day, 90), d("4"));
+    assert_eq!(pct(&v.day, 99), d("6"));
+    let month = [50, 90, 99].map(|p| pct(&v.month, p));
+    assert!(d("85") < month[0] && month[0] < d("98"), "{month:?}");
+    assert!(month[0] <= month[1] && month[1] <= month[2], "{month:?}");
+    // Whole dollars: every month is a sum of $1 and $3 runs.
+    assert!(month.iter().all(|m| m.fract().is_zero()), "{month:?}");
+}
+
+#[test]
 fn a_kinds_share_is_split_among_its_sessions() {
     // a = 1, b = 1: the three sessions of a have 1/6 each, b's one 1/2.
     // Sorted: $1 (1/6), $2 (2/6), $3 (3/6 ≥ 0.5: p50), $10 (p90).

@@ -21,7 +21,9 @@
 //! **Per day and month.** A day is `runs_per_day` runs, a month
 //! `runs_per_day × working days a week × 52 ÷ 12` (rounded) runs, each drawn
 //! independently. Their percentiles come from simulated days and months
-//! (nearest rank, session costs summed exactly at 10⁻¹² of the currency);
+//! (nearest rank, session costs summed exactly at 10⁻¹² of the currency),
+//! found without keeping the periods, so memory does not grow with their
+//! number (module `select`: the draws are made again, window by window);
 //! their intervals from [`PERIOD_BOOTSTRAP`] stratified resamples of the
 //! sessions, each simulating [`BOOT_DAYS`] days and [`BOOT_MONTHS`] months.
 //!
@@ -38,6 +40,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use rust_decimal::Decimal;
 mod periods;
+mod select;
 use periods::{seed_of, Drawer, Periods};
 
 /// Bootstrap resamples for the per-run intervals under weights.
@@ -603,16 +606,7 @@ fn interval_of<T: Copy>(sorted: &[T]) -> (T, T) {
 
 /// Session indices of one stratified resample (each kind keeps its count).
 fn resample(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg) -> Vec<usize> {
-    let mut out = Vec::new();
-    resample_into(by_kind, rng, &mut out);
-    out
-}
-
-/// [`resample`] into `out` (emptied first): a million sessions resampled a
-/// hundred times reuse one buffer.
-fn resample_into(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg, out: &mut Vec<usize>) {
-    out.clear();
-    out.reserve(by_kind.iter().map(Vec::len).sum());
+    let mut out = Vec::with_capacity(by_kind.iter().map(Vec::len).sum());
     for ids in by_kind {
         let n = ids.len();
         match (ids.first(), ids.last()) {
@@ -624,6 +618,7 @@ fn resample_into(by_kind: &[Vec<usize>], rng: &mut Pcg64Mcg, out: &mut Vec<usize
             _ => out.extend((0..n).map(|_| ids[rng.random_range(0..n)])),
         }
     }
+    out
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! drawn sessions, with bootstrap intervals of its percentiles ([`Periods`]),
 //! and the seeded draws behind them ([`Drawer`]).
 
-use super::{interval_of, resample_into, Recorded, CHUNK, PERCENTILES, PERIOD_BOOTSTRAP, SCALE};
+use super::{interval_of, resample, Recorded, CHUNK, PERCENTILES, PERIOD_BOOTSTRAP, SCALE};
 use crate::document::corpus::{Estimate, Percentile, PeriodCost};
 use crate::engine::Bounds;
 use rand::distr::weighted::WeightedIndex;
@@ -65,9 +65,10 @@ pub(super) fn from_units(u: i128) -> Decimal {
         .normalize()
 }
 
-pub(super) fn nearest(v: &[i128], p: u8) -> i128 {
-    let n = v.len();
-    v[((u128::from(p) * n as u128).div_ceil(100) as usize).clamp(1, n) - 1]
+/// The 0-based position of the nearest-rank `p` percentile of `n` sorted
+/// values: the ⌈p·n ÷ 100⌉-th (at least the first).
+pub(super) fn nearest_rank(n: u64, p: u8) -> u64 {
+    ((u128::from(p) * u128::from(n)).div_ceil(100) as u64).clamp(1, n) - 1
 }
 
 impl<'a> Periods<'a> {
@@ -103,7 +104,9 @@ impl<'a> Periods<'a> {
         }
     }
 
-    /// Totals of `count` periods of `runs` runs, per column, each sorted.
+    /// The nearest-rank [`PERCENTILES`] of each column's totals over
+    /// `count` periods of `runs` runs, exactly, in memory that does not
+    /// grow with `count` ([`select`](super::select)).
     pub(super) fn simulate(
         &self,
         runs: u64,
@@ -111,12 +114,12 @@ impl<'a> Periods<'a> {
         stream: u64,
         drawer: &Drawer,
         ids: Option<&[usize]>,
-    ) -> Vec<Vec<i128>> {
+    ) -> Vec<[i128; 3]> {
         let cols = self.cols;
-        let parts: Vec<Vec<i128>> = crate::par::map(0..count.div_ceil(CHUNK), |c| {
+        // Row-major: period j's column x at j × cols + x.
+        let chunk = |c: u64| {
             let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream, c));
             let size = CHUNK.min(count - c * CHUNK) as usize;
-            // Row-major: period j's column x at j × cols + x.
             let mut out = vec![0i128; size * cols];
             for row in out.chunks_mut(cols) {
                 for _ in 0..runs {
@@ -131,21 +134,33 @@ impl<'a> Periods<'a> {
                 }
             }
             out
-        });
-        let mut by_col: Vec<Vec<i128>> = (0..cols)
-            .map(|_| Vec::with_capacity(count as usize))
+        };
+        // A period of `runs` runs costs between `runs` times the cheapest
+        // session and `runs` times the dearest.
+        let times = i128::from(runs);
+        let bounds: Vec<(i128, i128)> = (0..cols)
+            .map(|x| {
+                let col = self.units.iter().skip(x).step_by(cols);
+                let (lo, hi) = (col.clone().min(), col.max());
+                (
+                    lo.map_or(0, |v| v.saturating_mul(times)),
+                    hi.map_or(0, |v| v.saturating_mul(times)),
+                )
+            })
             .collect();
-        for part in &parts {
-            for row in part.chunks(cols) {
-                for (x, v) in row.iter().enumerate() {
-                    by_col[x].push(*v);
-                }
-            }
-        }
-        for c in &mut by_col {
-            c.sort_unstable();
-        }
-        by_col
+        let ranks = PERCENTILES.map(|p| nearest_rank(count, p));
+        super::select::order_statistics(
+            cols,
+            count,
+            count.div_ceil(CHUNK),
+            &bounds,
+            &ranks,
+            super::select::COLLECT,
+            chunk,
+        )
+        .into_iter()
+        .map(|v| [v[0], v[1], v[2]])
+        .collect()
     }
 
     /// Periods of `runs` runs, per variant: `count` simulated for the
@@ -159,30 +174,24 @@ impl<'a> Periods<'a> {
         stream: u64,
     ) -> Vec<PeriodCost> {
         let main = self.simulate(runs, count, stream * 1000, self.draw, None);
-        let mut ids = Vec::new();
-        let boots: Vec<Vec<[i128; 3]>> = (0..PERIOD_BOOTSTRAP)
-            .map(|b| {
-                let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
-                resample_into(&self.by_kind, &mut rng, &mut ids);
-                let ids = &ids;
-                // A stratified resample keeps every kind, so its weights are
-                // all equal exactly when the sessions' are.
-                let drawer = match self.draw.index {
-                    None => Drawer {
-                        index: None,
-                        n: ids.len(),
-                    },
-                    Some(_) => {
-                        let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
-                        Drawer::new(&w)
-                    }
-                };
-                let sim = self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(ids));
-                sim.iter()
-                    .map(|col| PERCENTILES.map(|p| nearest(col, p)))
-                    .collect()
-            })
-            .collect();
+        // The resamples side by side: each is seeded by its index.
+        let boots: Vec<Vec<[i128; 3]>> = crate::par::map(0..PERIOD_BOOTSTRAP, |b| {
+            let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
+            let ids = &resample(&self.by_kind, &mut rng);
+            // A stratified resample keeps every kind, so its weights are
+            // all equal exactly when the sessions' are.
+            let drawer = match self.draw.index {
+                None => Drawer {
+                    index: None,
+                    n: ids.len(),
+                },
+                Some(_) => {
+                    let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
+                    Drawer::new(&w)
+                }
+            };
+            self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(ids))
+        });
         means
             .iter()
             .enumerate()
@@ -196,7 +205,7 @@ impl<'a> Periods<'a> {
                             col.sort_unstable();
                             let (lo, hi) = interval_of(&col);
                             Estimate {
-                                value: from_units(nearest(&main[x], *p)),
+                                value: from_units(main[x][j]),
                                 low: Some(from_units(lo)),
                                 high: Some(from_units(hi)),
                             }
