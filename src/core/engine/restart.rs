@@ -51,46 +51,44 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .clone()
         .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
     let scale = Scale::new(a);
-    let mut start_over_sum = Vec::new();
-    let mut resume_sum = Vec::new();
-    let per_variant: Vec<Vec<(Bounds, Bounds)>> = scenario
-        .variants()
-        .iter()
-        .map(|pv| {
-            // A variant on a model of another tokenizer, at its own band.
-            let va = scenario.assumptions_of(pv);
-            let facts = match &va {
-                std::borrow::Cow::Borrowed(_) => None,
-                std::borrow::Cow::Owned(own) => Some(scenario.trace_facts_at(own)),
-            };
-            let sizes = facts.as_ref().map_or(sizes, |f| &f.sizes);
-            let scale = facts.as_ref().map_or(scale, |_| Scale::new(&va));
-            let view = sizes.view(pv.variant.results, &pv.model);
-            let own = Run {
-                scale,
-                bytes: view.bytes,
-                final_output: a.final_output_tokens,
-                gaps_ms: own_gaps.as_deref(),
-                outputs: sizes.outputs.as_ref(),
-                compactions: view.compactions,
-                exact: view.exact,
-                hit_share: Run::share(pv.cache_hit_share),
-                turn_break: Run::share(pv.turn_break_share),
-                warm_share: Run::share(pv.warm_prefix_share),
-                survival: Run::share(pv.survived_expiry_share),
-            };
-            let resumed = Run {
-                gaps_ms: Some(&resume_gaps),
-                ..own
-            };
-            let (cache, rates) = (pv.variant.cache, &pv.rates);
-            let (before, sums) = own.restarts(cache, rates, &rows);
-            let (extra, extra_sums) = resumed.restarts(cache, rates, &rows);
-            start_over_sum.push(sums.0);
-            resume_sum.push(extra_sums.1);
-            before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect()
-        })
-        .collect();
+    // The variants side by side: each replays on its own.
+    let replays = crate::par::map(scenario.variants(), |pv| {
+        // A variant on a model of another tokenizer, at its own band.
+        let va = scenario.assumptions_of(pv);
+        let facts = match &va {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(own) => Some(scenario.trace_facts_at(own)),
+        };
+        let sizes = facts.as_ref().map_or(sizes, |f| &f.sizes);
+        let scale = facts.as_ref().map_or(scale, |_| Scale::new(&va));
+        let view = sizes.view(pv.variant.results, &pv.model);
+        let own = Run {
+            scale,
+            bytes: view.bytes,
+            final_output: a.final_output_tokens,
+            gaps_ms: own_gaps.as_deref(),
+            outputs: sizes.outputs.as_ref(),
+            compactions: view.compactions,
+            exact: view.exact,
+            hit_share: Run::share(pv.cache_hit_share),
+            turn_break: Run::share(pv.turn_break_share),
+            warm_share: Run::share(pv.warm_prefix_share),
+            survival: Run::share(pv.survived_expiry_share),
+        };
+        let resumed = Run {
+            gaps_ms: Some(&resume_gaps),
+            ..own
+        };
+        let (cache, rates) = (pv.variant.cache, &pv.rates);
+        let (before, sums) = own.restarts(cache, rates, &rows);
+        let (extra, extra_sums) = resumed.restarts(cache, rates, &rows);
+        let points: Vec<(Bounds, Bounds)> =
+            before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect();
+        (points, sums.0, extra_sums.1)
+    });
+    let start_over_sum = replays.iter().map(|r| r.1).collect();
+    let resume_sum = replays.iter().map(|r| r.2).collect();
+    let per_variant: Vec<Vec<(Bounds, Bounds)>> = replays.into_iter().map(|r| r.0).collect();
     let kept: Vec<u64> = (0..=raw.len())
         .filter(|k| rows.has(*k))
         .map(|k| k as u64 + 1)
