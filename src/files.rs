@@ -6,7 +6,7 @@
 
 use crate::error::InputError;
 use crate::input::{SourceText, MAX_INPUT_BYTES};
-use crate::scenario::{Files, Given, Scenario};
+use crate::scenario::{Files, Given, InputFile, Scenario};
 use std::path::{Path, PathBuf};
 
 /// Reads `path`, saying which file and why when it cannot. Only regular
@@ -129,6 +129,78 @@ pub fn load(path: &Path, today: Option<jiff::civil::Date>) -> Result<Scenario, I
     settled(path)?;
     let src = read(path, "scenario file")?;
     Scenario::check(&src, &Folder::of(path), today)
+}
+
+/// Price books read, parsed and hashed once for many scenarios: a corpus
+/// of imported sessions names one book from every session's folder, and
+/// parsing a 1.5 MB book again for each of 452 sessions took 97 % of a
+/// forecast's time. Safe to share between threads; a book is read by the
+/// first scenario that names it while the others that do wait for it.
+#[derive(Default)]
+pub struct Books {
+    by_path: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<BookCell>>>,
+}
+
+/// A price book read once: its text (named by its canonical path, the same
+/// for every scenario that reaches it), parsed, and its name and digest;
+/// `None` when it cannot be read or parsed (each scenario naming it is
+/// then loaded on its own, which reports the error where it names it).
+type BookCell = std::sync::OnceLock<Option<(SourceText, crate::pricing::PriceBook, InputFile)>>;
+
+impl Books {
+    /// [`load`], with the price book the scenario names read and parsed
+    /// only the first time any scenario names it.
+    pub fn load(
+        &self,
+        path: &Path,
+        today: Option<jiff::civil::Date>,
+    ) -> Result<Scenario, InputError> {
+        settled(path)?;
+        let src = read(path, "scenario file")?;
+        let folder = Folder::of(path);
+        let cell = book_path(&src)
+            .and_then(|rel| std::fs::canonicalize(folder.resolve(&rel)).ok())
+            .map(|at| {
+                let mut by_path = self.by_path.lock().unwrap_or_else(|e| e.into_inner());
+                let cell = by_path.entry(at.clone()).or_default().clone();
+                (at, cell)
+            });
+        let book = cell.as_ref().and_then(|(at, cell)| {
+            cell.get_or_init(|| {
+                let text = read(at, "price book").ok()?;
+                let book = crate::pricing::PriceBook::parse(&text).ok()?;
+                let file = crate::scenario::input_file(&text);
+                Some((text, book, file))
+            })
+            .as_ref()
+        });
+        let given = Given {
+            book: book.map(|(text, book, _)| (text, book)),
+            book_file: book.map(|(_, _, file)| file),
+            ..Given::default()
+        };
+        Scenario::check_with(&src, &folder, today, given)
+    }
+
+    /// The price books reached so far (one per file, however many
+    /// scenarios name it and by whatever path).
+    pub fn len(&self) -> usize {
+        self.by_path.lock().map_or(0, |b| b.len())
+    }
+
+    /// Whether no price book was reached yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The `prices` a scenario's text names, if it reads as TOML with one.
+fn book_path(src: &SourceText) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Prices {
+        prices: String,
+    }
+    toml::from_str::<Prices>(&src.text).ok().map(|p| p.prices)
 }
 
 /// A scenario with the text of every file it was read from.

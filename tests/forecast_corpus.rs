@@ -207,6 +207,64 @@ fn two_scenarios(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 }
 
 #[test]
+fn scenarios_naming_one_price_book_share_one_read_of_it() {
+    // Three sessions in folders of their own name one book, two by
+    // `../prices.toml` and one by its absolute path: it is read once, and
+    // each scenario is the one `load` makes on its own. A book that does
+    // not parse gives the error `load` gives.
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let book = dir.path().join("prices.toml");
+    fs::copy(fixtures.join("tiny-prices.toml"), &book).unwrap();
+    let text = fs::read_to_string(fixtures.join("tiny.toml")).unwrap();
+    let absolute = book.display().to_string();
+    let mut paths = Vec::new();
+    for (name, rel) in [
+        ("a", "../prices.toml"),
+        ("b", "../prices.toml"),
+        ("c", absolute.as_str()),
+    ] {
+        fs::create_dir(dir.path().join(name)).unwrap();
+        let path = dir.path().join(name).join("session.toml");
+        fs::write(&path, text.replace("tiny-prices.toml", rel)).unwrap();
+        paths.push(path);
+    }
+    let books = tokencast::files::Books::default();
+    let totals = |s: &tokencast::scenario::Scenario| {
+        let sim = tokencast::engine::simulate(s, tokencast::engine::SimulateOptions::TOTALS);
+        serde_json::to_string(
+            &sim.variants
+                .iter()
+                .map(|v| v.cost.total)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap()
+    };
+    for path in &paths {
+        let shared = books.load(path, None).unwrap();
+        let own = tokencast::files::load(path, None).unwrap();
+        assert_eq!(totals(&shared), totals(&own));
+        assert_eq!(shared.inputs(), own.inputs());
+    }
+    assert_eq!(books.len(), 1);
+    fs::create_dir(dir.path().join("d")).unwrap();
+    fs::write(
+        dir.path().join("broken.toml"),
+        "[models.x]\ninput = \"one\"\n",
+    )
+    .unwrap();
+    let path = dir.path().join("d").join("session.toml");
+    fs::write(&path, text.replace("tiny-prices.toml", "../broken.toml")).unwrap();
+    let shared = books.load(&path, None).unwrap_err();
+    let own = tokencast::files::load(&path, None).unwrap_err();
+    // The same message, help and place in the same file.
+    assert_eq!(format!("{shared:?}"), format!("{own:?}"));
+    assert!(own.to_string().contains("\"one\" is not a decimal"), "{own}");
+    assert!(format!("{own:?}").contains("broken.toml"), "{own:?}");
+    assert_eq!(books.len(), 2);
+}
+
+#[test]
 fn forecast_of_two_scenario_files_prices_each_as_simulate_does() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = two_scenarios(dir.path());

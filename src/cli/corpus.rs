@@ -238,10 +238,12 @@ impl Gathered {
 
 /// Every scenario file replayed once, in parallel, in order.
 fn replay_all(files: &[&PathBuf], today: jiff::civil::Date) -> Result<Vec<Replayed>, AppError> {
+    // The sessions of an import name one price book: it is parsed once.
+    let books = crate::files::Books::default();
     let replayed: Vec<Result<Replayed, InputError>> = files
         .par_iter()
         .map(|f| {
-            let s = crate::files::load(f, Some(today))?;
+            let s = books.load(f, Some(today))?;
             let sim = simulate(&s, SimulateOptions::TOTALS);
             let costs = sim
                 .variants
