@@ -259,7 +259,10 @@ fn scenarios_naming_one_price_book_share_one_read_of_it() {
     let own = tokencast::files::load(&path, None).unwrap_err();
     // The same message, help and place in the same file.
     assert_eq!(format!("{shared:?}"), format!("{own:?}"));
-    assert!(own.to_string().contains("\"one\" is not a decimal"), "{own}");
+    assert!(
+        own.to_string().contains("\"one\" is not a decimal"),
+        "{own}"
+    );
     assert!(format!("{own:?}").contains("broken.toml"), "{own:?}");
     assert_eq!(books.len(), 2);
 }

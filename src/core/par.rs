@@ -78,6 +78,41 @@ where
     items.into_iter().map(f).fold(identity(), op)
 }
 
+/// `fold` over `items` into accumulators made by `identity()` (one for
+/// each stretch of items a thread takes, not one per item), merged with
+/// `op` in the order of the items (`identity()` must be `op`'s neutral
+/// element, and `op` associative).
+#[cfg(feature = "parallel")]
+pub fn fold_reduce<I, T, R, Id, F, Op>(items: I, identity: Id, fold: F, op: Op) -> R
+where
+    I: rayon::iter::IntoParallelIterator<Item = T>,
+    R: Send,
+    Id: Fn() -> R + Sync + Send,
+    F: Fn(R, T) -> R + Sync + Send,
+    Op: Fn(R, R) -> R + Sync + Send,
+{
+    use rayon::prelude::*;
+    items
+        .into_par_iter()
+        .fold(&identity, fold)
+        .reduce(&identity, op)
+}
+
+/// `fold` over `items` into accumulators made by `identity()` (one for
+/// each stretch of items a thread takes, not one per item), merged with
+/// `op` in the order of the items (`identity()` must be `op`'s neutral
+/// element, and `op` associative).
+#[cfg(not(feature = "parallel"))]
+pub fn fold_reduce<I, T, R, Id, F, Op>(items: I, identity: Id, fold: F, _op: Op) -> R
+where
+    I: IntoIterator<Item = T>,
+    Id: Fn() -> R,
+    F: Fn(R, T) -> R,
+    Op: Fn(R, R) -> R,
+{
+    items.into_iter().fold(identity(), fold)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -88,6 +123,25 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, s)| *s == (i * i) as u64));
+    }
+
+    #[test]
+    fn fold_reduce_keeps_the_order_of_its_items() {
+        // Concatenation is associative but not commutative: any reordering
+        // of items or accumulators would show.
+        let joined = super::fold_reduce(
+            0..1000u32,
+            Vec::new,
+            |mut acc, i| {
+                acc.push(i);
+                acc
+            },
+            |mut a, mut b| {
+                a.append(&mut b);
+                a
+            },
+        );
+        assert_eq!(joined, (0..1000).collect::<Vec<u32>>());
     }
 
     #[test]

@@ -317,8 +317,14 @@ struct Plan<'a> {
 
 impl Plan<'_> {
     fn chunk(&self, index: u64, count: u64) -> Acc {
+        let mut acc = Acc::new(self.s.variants().len(), self.fan_at.len());
+        self.chunk_into(&mut acc, index, count);
+        acc
+    }
+
+    /// Adds the `count` runs of chunk `index` (seeded by it) to `acc`.
+    fn chunk_into(&self, acc: &mut Acc, index: u64, count: u64) {
         let variants = &self.s.variants();
-        let mut acc = Acc::new(variants.len(), self.fan_at.len());
         let mut rng = Pcg64Mcg::seed_from_u64(
             self.spec.seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
@@ -391,7 +397,7 @@ impl Plan<'_> {
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
-            self.add_context(&mut acc, input(0));
+            self.add_context(acc, input(0));
             let final_output = self.s.assumptions().final_output_tokens;
             let gaps_ms = self.s.timing().as_ref().map(|_| gaps.as_slice());
             let run = |b: usize, bytes| Run {
@@ -402,15 +408,14 @@ impl Plan<'_> {
             if self.bands.len() == 1 {
                 let [r, t] = input(0);
                 let runs = [[run(0, r), run(0, t)]];
-                self.add_costs(&mut acc, &runs, &mut totals, &mut tallies);
+                self.add_costs(acc, &runs, &mut totals, &mut tallies);
             } else {
                 let runs: Vec<[Run; 2]> = (0..self.bands.len())
                     .map(|b| input(b).map(|bytes| run(b, bytes)))
                     .collect();
-                self.add_costs(&mut acc, &runs, &mut totals, &mut tallies);
+                self.add_costs(acc, &runs, &mut totals, &mut tallies);
             }
         }
-        acc
     }
 }
 
@@ -665,22 +670,26 @@ impl<'a> Plan<'a> {
     }
 
     /// Every chunk (chunk 0 again, now with the bins fixed), in parallel.
-    /// Every aggregate is an integer count or sum, so merging in any order
-    /// gives the same result; memory stays at one accumulator per thread.
+    /// Every aggregate is an integer count or sum (the sketches' bins too),
+    /// so adding runs to one accumulator per stretch of chunks a thread
+    /// takes, rather than to a fresh one per chunk whose sketches grow from
+    /// nothing again, gives the same result; the first overflow in chunk
+    /// order is the one reported.
     fn run_chunks(&self, cancel: &AtomicBool, progress: &(dyn Fn(u64) + Sync)) -> Option<Acc> {
-        crate::par::map_reduce(
+        crate::par::fold_reduce(
             0..self.chunks(),
-            |i| {
+            || Some(Acc::new(self.s.variants().len(), self.fan_at.len())),
+            |acc, i| {
+                let mut acc = acc?;
                 if cancel.load(Ordering::Relaxed) {
                     return None;
                 }
-                let acc = self.chunk(i, self.size(i));
+                self.chunk_into(&mut acc, i, self.size(i));
                 if i > 0 {
                     progress(self.size(i));
                 }
                 Some(acc)
             },
-            || Some(Acc::new(self.s.variants().len(), self.fan_at.len())),
             |a, b| match (a, b) {
                 (Some(mut a), Some(b)) => {
                     a.merge(&b);
