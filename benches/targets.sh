@@ -46,8 +46,13 @@ sed 's#^file = .*#file = "trace.csv"#' "$P/plain.toml" > "$S/plain.toml"
 
 : > "$T/times"
 # label, command...: one timed run appended to $T/times as "label seconds KB".
+# Every command starts with nothing left to write: a run right after an
+# import otherwise shares the machine with the write-back of its files
+# (the 1,000,000-row simulate took twice its time, and ccusage ran slower
+# after the import than before it).
 run() {
     local label=$1; shift
+    sync
     /usr/bin/time -f "$label %e %M" -a -o "$T/times" "$@" > /dev/null 2>&1
 }
 # Each round imports into a folder of its own: deleting the last round's
