@@ -625,6 +625,19 @@ fn added_variant(
         .clone()
 }
 
+/// A model priced with a 5-minute cache: $1 in, $2 out, $1.25 written,
+/// $0.10 read per million tokens.
+fn cached_model(model: &str) -> tokencast_core::pricing::ModelPrices {
+    tokencast_core::pricing::ModelPrices {
+        model: model.into(),
+        input: dec("1"),
+        output: dec("2"),
+        cache_write_5m: Some(dec("1.25")),
+        cache_read: Some(dec("0.1")),
+        ..tokencast_core::pricing::ModelPrices::default()
+    }
+}
+
 #[test]
 fn a_what_if_on_the_threads_own_models_keeps_what_the_import_fitted_for_them() {
     // An imported thread's variants: what the import fitted for its own
@@ -661,14 +674,7 @@ survived_expiry_share = 0.25
     assert_eq!(added["survived_expiry_share"].as_float(), Some(0.25));
     assert!(added.get("cache_hit_share").is_none());
     // On another model, none of them: they were fitted for the thread's.
-    let other = tokencast_core::pricing::ModelPrices {
-        model: "o".into(),
-        input: dec("1"),
-        output: dec("2"),
-        cache_write_5m: Some(dec("1.25")),
-        cache_read: Some(dec("0.1")),
-        ..tokencast_core::pricing::ModelPrices::default()
-    };
+    let other = cached_model("o");
     let moved = add(Some(&other));
     assert_eq!(moved["model"].as_str(), Some("o"));
     for k in tokencast_core::scenario::combined::OWN_MODEL_KEYS {
@@ -686,14 +692,7 @@ fn a_what_if_naming_the_one_model_a_thread_ran_on_stays_on_it() {
         "cache = \"5m\"\n",
         "cache = \"5m\"\nrecorded_models = true\n",
     );
-    let m = tokencast_core::pricing::ModelPrices {
-        model: "m".into(),
-        input: dec("1"),
-        output: dec("2"),
-        cache_write_5m: Some(dec("1.25")),
-        cache_read: Some(dec("0.1")),
-        ..tokencast_core::pricing::ModelPrices::default()
-    };
+    let m = cached_model("m");
     let what_if = tokencast_core::scenario::combined::WhatIfVariant {
         name: "what if".into(),
         results: tokencast_core::scenario::Content::Raw,
