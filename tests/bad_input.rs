@@ -384,3 +384,33 @@ fn rejects_a_warm_prefix_or_survived_expiry_share_outside_zero_to_one_where_it_i
         }
     }
 }
+
+#[test]
+fn rejects_a_cache_hit_share_p10_alone_or_above_its_share_where_it_is_written() {
+    let beside = "the share the upper bound reads: write it beside a cache_hit_share";
+    for (keys, says, help) in [
+        (
+            "cache_hit_share_p10 = 0.9",
+            "cache_hit_share_p10 = 0.9 is without a cache_hit_share",
+            beside,
+        ),
+        (
+            "cache_hit_share = 0.9\ncache_hit_share_p10 = 0.95",
+            "cache_hit_share_p10 = 0.95 is above its cache_hit_share = 0.9",
+            beside,
+        ),
+        (
+            "cache_hit_share = 0.9\ncache_hit_share_p10 = 1.5",
+            "cache_hit_share_p10 = 1.5 is not a share of at most 1",
+            "write a share between 0 and 1",
+        ),
+    ] {
+        let s = Sandbox::new();
+        s.edit(
+            "research.toml",
+            "results = \"raw\"\ncache = \"5m\"",
+            &format!("results = \"raw\"\ncache = \"5m\"\n{keys}"),
+        );
+        assert_has(&s.fails(), &[says, "research.toml:", help]);
+    }
+}

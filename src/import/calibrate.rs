@@ -391,6 +391,33 @@ pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 /// take the main context's whole prefix as missed, and the replay would
 /// spread that miss over every request.
 pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
+    hit_share(t, lifetime_ms).map(|h| h.share)
+}
+
+/// A thread's cache hit share ([`cache_hit_share`]) with its p10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HitShare {
+    /// `Σ read ÷ Σ cached`, rounded down to 4 decimals.
+    pub share: Decimal,
+    /// The share less 1.2816 standard errors (its 10th percentile under
+    /// the normal approximation), rounded down to 4 decimals, at least 0:
+    /// what the upper bound reads. `None` with fewer than two steps.
+    pub p10: Option<Decimal>,
+    /// The steps the share is measured on.
+    pub steps: u64,
+}
+
+/// z of the normal distribution's 10th percentile (its 90th, negated).
+const Z_P10: f64 = 1.2816;
+
+/// The cache hit share and its sampling error. Misses come in lumps: a
+/// request reads its whole prefix or writes most of it again, so the share
+/// of a few hundred steps moves by a point or more between sessions alike,
+/// and the cost with it (a point of the share of a long session's cached
+/// tokens is several per cent of its bill). The standard error is the ratio
+/// estimator's: `√(n ÷ (n − 1) × Σ (readᵢ − share × cachedᵢ)²) ÷ Σ cached`.
+pub fn hit_share(t: &Thread, lifetime_ms: i64) -> Option<HitShare> {
+    let mut steps: Vec<(u64, u64)> = Vec::new();
     let (mut read, mut cached) = (0u128, 0u128);
     let sent = write::sent_back(t);
     // The last request of the main context (and its index), and the
@@ -422,20 +449,40 @@ pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
             .filter(|s| j + 1 == k && s.dropped == 0)
             .map_or(0, |s| s.tokens);
         let left = prev.usage.prompt().saturating_add(back);
+        let got = now.usage.cache_read.min(left);
         cached += u128::from(left);
-        read += u128::from(now.usage.cache_read.min(left));
+        read += u128::from(got);
+        steps.push((got, left));
     }
     if cached == 0 {
         return None;
     }
-    let share = Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0).checked_div(
-        Decimal::from_i128_with_scale(i128::try_from(cached).ok()?, 0),
-    )?;
-    Some(
-        share
-            .round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero)
-            .normalize(),
-    )
+    let down = |d: Decimal| {
+        d.round_dp_with_strategy(4, rust_decimal::RoundingStrategy::ToZero)
+            .normalize()
+    };
+    let share = down(
+        Decimal::from_i128_with_scale(i128::try_from(read).ok()?, 0).checked_div(
+            Decimal::from_i128_with_scale(i128::try_from(cached).ok()?, 0),
+        )?,
+    );
+    let n = steps.len();
+    let p10 = (n >= 2).then(|| {
+        // A statistic, not money: f64 is exact enough for the 4 decimals kept.
+        let ratio = read as f64 / cached as f64;
+        let squares: f64 = steps
+            .iter()
+            .map(|&(r, c)| (r as f64 - ratio * c as f64).powi(2))
+            .sum();
+        let se = (squares * n as f64 / (n - 1) as f64).sqrt() / cached as f64;
+        let low = Decimal::from_f64_retain(ratio - Z_P10 * se).unwrap_or(Decimal::ZERO);
+        down(low.max(Decimal::ZERO)).min(share)
+    });
+    Some(HitShare {
+        share,
+        p10,
+        steps: n as u64,
+    })
 }
 
 /// The milliseconds from `prev` to `now`, where the log timed both.

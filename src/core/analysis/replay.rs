@@ -63,7 +63,8 @@ pub fn replay(
     // token with no uplift, its upper bound, which reads the cache as
     // recorded (the lower bound reads every cached prefix). Without a
     // calibration: halfway between the upper bound and the lower tokens
-    // read as recorded (the replay without uplift).
+    // read as recorded (the replay without uplift), both reading the cache
+    // at the fitted share.
     let central = scenario
         .central()
         .map(|c| simulate(&c, SimulateOptions::TOTALS));
@@ -80,6 +81,14 @@ pub fn replay(
             .without_uplift()
             .map(|c| simulate(&c, SimulateOptions::TOTALS)),
     };
+    // The upper tokens at the recorded reads, where the upper bound reads
+    // a fitted share's p10 instead: the other end of that midpoint.
+    let recorded_reads = match floor {
+        Some(_) => scenario
+            .reading_cache_as_recorded()
+            .map(|c| simulate(&c, SimulateOptions::TOTALS)),
+        None => None,
+    };
     let find = |sim: &crate::engine::Simulation, name: &dyn Fn(&str) -> bool| {
         sim.variants
             .iter()
@@ -90,8 +99,15 @@ pub fn replay(
         find(&sim, name).map(|b| {
             let estimate = match (&central, &floor) {
                 (Some(c), _) => find(c, name).map(|c| c.upper),
-                (None, Some(f)) => find(f, name)
-                    .map(|f| ((f.upper + b.upper) / rust_decimal::Decimal::TWO).normalize()),
+                (None, Some(f)) => {
+                    let upper = match &recorded_reads {
+                        Some(r) => find(r, name).map(|r| r.upper),
+                        None => Some(b.upper),
+                    };
+                    find(f, name)
+                        .zip(upper)
+                        .map(|(f, u)| ((f.upper + u) / rust_decimal::Decimal::TWO).normalize())
+                }
                 (None, None) => None,
             };
             Band::of(b, estimate)

@@ -256,7 +256,7 @@ fn variant_result(
     runs: Decimal,
 ) -> VariantResult {
     let run = Run {
-        hit_share: Run::share(pv.cache_hit_share),
+        hit_share: Run::share(pv.upper_hit_share()),
         turn_break: Run::share(pv.turn_break_share),
         warm_share: Run::share(pv.warm_prefix_share),
         survival: Run::share(pv.survived_expiry_share),

@@ -295,6 +295,38 @@ fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     assert_eq!(v.cost.cache_read.lower, d("0.000026"));
 }
 
+#[test]
+fn the_upper_bound_reads_the_shares_p10_and_the_recorded_reads_view_the_share() {
+    // As above, with a p10 of 0.25 beside the share of 0.5: the upper
+    // bound reads a quarter of 130, 32.5, and writes 175 − 32.5 = 142.5;
+    // request 3 writes 180. Writes 100 + 142.5 + 180 = 422.5 × $10, reads
+    // 32.5 × $0.2 per million.
+    let mut s = recorded();
+    for pv in s.variants_mut() {
+        pv.cache_hit_share = Some(d("0.5"));
+        pv.cache_hit_share_p10 = Some(d("0.25"));
+    }
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.cost.cache_write.upper, d("0.004225"));
+    assert_eq!(v.cost.cache_read.upper, d("0.0000065"));
+    // The lower bound still reads all of it.
+    assert_eq!(v.cost.cache_write.lower, d("0.00295"));
+    assert_eq!(v.cost.cache_read.lower, d("0.000026"));
+    // Read as recorded (the estimate's view), the upper bound reads the
+    // share again: the figures of the test above.
+    let recorded_reads = s.reading_cache_as_recorded().expect("a variant has a p10");
+    let sim = simulate(&recorded_reads, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.cost.cache_write.upper, d("0.0039"));
+    assert_eq!(v.cost.cache_read.upper, d("0.000013"));
+    // Without a p10 there is nothing to view apart.
+    for pv in s.variants_mut() {
+        pv.cache_hit_share_p10 = None;
+    }
+    assert!(s.reading_cache_as_recorded().is_none());
+}
+
 /// The recorded run with a request 4 (40 bytes, 20 output sent back, 1 s
 /// after request 3) that starts a new turn dropping `dropped` tokens of
 /// earlier reasoning, every variant with `share` of new turns breaking:

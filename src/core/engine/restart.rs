@@ -70,7 +70,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
             outputs: sizes.outputs.as_ref(),
             compactions: view.compactions,
             exact: view.exact,
-            hit_share: Run::share(pv.cache_hit_share),
+            hit_share: Run::share(pv.upper_hit_share()),
             turn_break: Run::share(pv.turn_break_share),
             warm_share: Run::share(pv.warm_prefix_share),
             survival: Run::share(pv.survived_expiry_share),

@@ -314,25 +314,28 @@ impl Scenario {
     }
 
     /// The scenario at its central estimate: the calibration's bytes per
-    /// token with no uplift, when it has one (an imported session).
+    /// token with no uplift, reading the cache at the fitted share (not its
+    /// p10), when it has one (an imported session).
     pub fn central(&self) -> Option<Scenario> {
         let b = self.assumptions.estimate_bytes_per_token?;
         let mut out = self.clone();
         out.assumptions.bytes_per_token = b;
         out.assumptions.tokenizer_uplift = Decimal::ONE;
         out.band_view = super::BandView::Central;
+        out.read_cache_as_recorded();
         // Fewer bytes per token means more tokens than the lower bound's.
         out.fitting().ok()
     }
 
     /// The scenario with no uplift: both bounds take the lower bound's
-    /// tokens, and its upper bound reads the cache as the upper bound does
-    /// (a fitted `cache_hit_share`), so its upper cost is the lower tokens
-    /// at the recorded cache reads.
+    /// tokens, and its upper bound reads the fitted `cache_hit_share` (not
+    /// its p10), so its upper cost is the lower tokens at the recorded
+    /// cache reads.
     pub fn without_uplift(&self) -> Option<Scenario> {
         let mut out = self.clone();
         out.assumptions.tokenizer_uplift = Decimal::ONE;
         out.band_view = super::BandView::NoUplift;
+        out.read_cache_as_recorded();
         out.fitting().ok()
     }
 
@@ -387,6 +390,30 @@ impl Scenario {
             band_view: super::BandView::Bounds,
         }
         .fitting()
+    }
+
+    /// The scenario whose upper bound reads the cache at the fitted
+    /// `cache_hit_share` rather than its p10: the upper tokens at the
+    /// recorded cache reads. `None` when no variant has a p10.
+    pub fn reading_cache_as_recorded(&self) -> Option<Scenario> {
+        if self
+            .variants
+            .iter()
+            .all(|v| v.cache_hit_share_p10.is_none())
+        {
+            return None;
+        }
+        let mut out = self.clone();
+        out.read_cache_as_recorded();
+        Some(out)
+    }
+
+    /// Every variant reads the cache at its fitted share: the central views
+    /// take the recorded reads, not the upper bound's p10.
+    fn read_cache_as_recorded(&mut self) {
+        for pv in &mut self.variants {
+            pv.cache_hit_share_p10 = None;
+        }
     }
 
     /// Every variant's rates resolved again for its (changed) tier and mode.

@@ -23,9 +23,10 @@ const OWN_NAMES: [&str; 4] = ["as recorded", "trimmed", "other cache tier", "bat
 /// (each request on its own model, the recorded cache shares), which a
 /// what-if that stays on those models keeps: the command line's
 /// `--variant` and a live import page's alike.
-pub const OWN_MODEL_KEYS: [&str; 5] = [
+pub const OWN_MODEL_KEYS: [&str; 6] = [
     "recorded_models",
     "cache_hit_share",
+    "cache_hit_share_p10",
     "turn_break_share",
     "warm_prefix_share",
     "survived_expiry_share",

@@ -285,6 +285,14 @@ pub struct PricedVariant {
     /// all of it, the least a provider can bill.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_hit_share: Option<Decimal>,
+    /// With a `cache_hit_share`: the share the upper bound reads instead
+    /// (at most the share). Misses of a cache that keeps every prefix on
+    /// its own come in lumps (a whole prefix written again), so a session's
+    /// share is known only within its sampling error; an import writes the
+    /// share less 1.2816 standard errors, its p10. The central estimate
+    /// reads `cache_hit_share`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_hit_share_p10: Option<Decimal>,
     /// Share (0–1) of the new turns that drop earlier reasoning after which
     /// the cache holds only the prefix (fitted from a recorded session: an
     /// explicit cache does not find a prefix that changed far back); none
@@ -329,10 +337,17 @@ impl PricedVariant {
             prices: prices.clone(),
             by_model: Vec::new(),
             cache_hit_share: None,
+            cache_hit_share_p10: None,
             turn_break_share: None,
             warm_prefix_share: None,
             survived_expiry_share: None,
         })
+    }
+
+    /// The cache hit share the upper bound reads: the p10 where there is
+    /// one, else the share (none: the previous prompt is read whole).
+    pub fn upper_hit_share(&self) -> Option<Decimal> {
+        self.cache_hit_share_p10.or(self.cache_hit_share)
     }
 
     /// Resolves the rates again (after a what-if changed the cache tier or mode).

@@ -218,6 +218,12 @@ pub(super) struct RawVariant {
     /// Share of the previous prompt a request reads from the cache.
     #[serde(default, deserialize_with = "optional_positive_decimal")]
     pub(super) cache_hit_share: Option<Decimal>,
+    /// The share the upper bound reads (the fitted share's p10).
+    #[serde(
+        default,
+        deserialize_with = "crate::input::optional_non_negative_decimal"
+    )]
+    pub(super) cache_hit_share_p10: Option<Decimal>,
     /// Share of new turns after dropped reasoning that rewrite the cache
     /// from the prefix.
     #[serde(default, deserialize_with = "optional_positive_decimal")]

@@ -273,6 +273,37 @@ fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
 }
 
 #[test]
+fn the_cache_hit_shares_p10_is_the_share_less_its_sampling_error() {
+    // The steps of the test above: 1,500 of 2,000 and 2,500 of 3,000 read,
+    // share 0.8. Residuals 1,500 − 0.8 × 2,000 = −100 and
+    // 2,500 − 0.8 × 3,000 = 100: Σ² = 20,000, × n ÷ (n − 1) = 40,000,
+    // √ = 200, ÷ 5,000 cached = 0.04. p10 = 0.8 − 1.2816 × 0.04 = 0.748736,
+    // 0.7487 rounded down.
+    let mut t = Thread {
+        agent: None,
+        compaction: false,
+        requests: vec![at(0, 2000, 0), at(1000, 3000, 1500), at(2000, 4000, 2500)],
+        results: vec![],
+    };
+    let h = hit_share(&t, 300_000).expect("two steps");
+    assert_eq!(
+        (h.share, h.p10, h.steps),
+        (Decimal::new(8, 1), Some(Decimal::new(7487, 4)), 2)
+    );
+    // Lumpier misses: nothing of 2,000 read, then all 3,000. Share 0.6,
+    // residuals ∓1,200: √(2 × 2,880,000) ÷ 5,000 = 0.48, and
+    // 0.6 − 1.2816 × 0.48 is below 0: the p10 reads nothing.
+    t.requests[1] = at(1000, 3000, 0);
+    t.requests[2] = at(2000, 4000, 3000);
+    let h = hit_share(&t, 300_000).expect("two steps");
+    assert_eq!((h.share, h.p10), (Decimal::new(6, 1), Some(Decimal::ZERO)));
+    // One step has no spread to measure.
+    t.requests.pop();
+    let h = hit_share(&t, 300_000).expect("one step");
+    assert_eq!((h.share, h.p10, h.steps), (Decimal::ZERO, None, 1));
+}
+
+#[test]
 fn a_side_request_is_left_out_of_the_cache_hit_share() {
     // The main context's prompts 2,000, 3,000 and 4,000; between the last
     // two, a side request of 500 (below 0.9 × 3,000) that reads 400 of its

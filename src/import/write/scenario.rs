@@ -283,14 +283,19 @@ impl<'s> VariantWriter<'s> {
                 Some("each request on the model that served it".into()),
             ));
         }
-        if let Some(h) =
-            crate::import::calibrate::cache_hit_share(t, lifetime).filter(|_| automatic)
-        {
+        if let Some(h) = crate::import::calibrate::hit_share(t, lifetime).filter(|_| automatic) {
             own.push((
                 "cache_hit_share",
-                number(h),
-                Some("of the previous prompt and response, read from the cache as recorded (the upper bound; the lower reads it all)".into()),
+                number(h.share),
+                Some(format!("of the previous prompt and response, read from the cache as recorded on {} steps (the estimate; the lower bound reads it all)", h.steps)),
             ));
+            if let Some(p10) = h.p10.filter(|p| *p < h.share) {
+                own.push((
+                    "cache_hit_share_p10",
+                    number(p10),
+                    Some("the share less 1.2816 standard errors (misses come in lumps): the upper bound reads this".into()),
+                ));
+            }
         }
         // Explicit caches lose the prefix past reasoning that a new turn drops
         // as often as the log shows; automatic ones keep every prefix.

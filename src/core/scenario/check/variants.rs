@@ -101,6 +101,7 @@ fn check_variant(
         priced.by_model = recorded_model_rates(src, book, &priced, trace, span.clone())?;
     }
     priced.cache_hit_share = rv.cache_hit_share.map(|h| h.normalize());
+    priced.cache_hit_share_p10 = rv.cache_hit_share_p10.map(|h| h.normalize());
     priced.turn_break_share = rv.turn_break_share.map(|h| h.normalize());
     priced.warm_prefix_share = rv.warm_prefix_share.map(|h| h.normalize());
     priced.survived_expiry_share = rv.survived_expiry_share.map(|h| h.normalize());
@@ -138,9 +139,9 @@ fn check_name(
     Ok(())
 }
 
-/// The recorded cache hit, turn break, warm prefix and survived expiry
-/// shares: at most 1,
-/// at most 4 decimals.
+/// The recorded cache hit (and its p10), turn break, warm prefix and
+/// survived expiry shares: at most 1, at most 4 decimals; a p10 only
+/// beside a cache hit share, and not above it.
 fn check_shares(
     src: &SourceText,
     rv: &RawVariant,
@@ -149,6 +150,7 @@ fn check_shares(
 ) -> Result<(), InputError> {
     for (key, share) in [
         ("cache_hit_share", rv.cache_hit_share),
+        ("cache_hit_share_p10", rv.cache_hit_share_p10),
         ("turn_break_share", rv.turn_break_share),
         ("warm_prefix_share", rv.warm_prefix_share),
         ("survived_expiry_share", rv.survived_expiry_share),
@@ -161,6 +163,22 @@ fn check_shares(
                     key,
                 )
                 .with_help("write a share between 0 and 1, e.g. 0.9"));
+        }
+    }
+    if let Some(p10) = rv.cache_hit_share_p10 {
+        let problem = match rv.cache_hit_share {
+            None => Some("without a cache_hit_share".to_string()),
+            Some(h) if p10 > h => Some(format!("above its cache_hit_share = {h}")),
+            Some(_) => None,
+        };
+        if let Some(problem) = problem {
+            return Err(src
+                .error_at(
+                    format!("variant `{name}`: cache_hit_share_p10 = {p10} is {problem}"),
+                    span,
+                    "cache_hit_share_p10",
+                )
+                .with_help("cache_hit_share_p10 is the share the upper bound reads: write it beside a cache_hit_share, at most that share (e.g. 0.9 and 0.88)"));
         }
     }
     Ok(())
