@@ -272,6 +272,17 @@ fn a_hand_written_trace_keeps_one_request_per_result() {
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("370"));
 }
 
+/// The recorded run with every variant reading `share` of the cache, the
+/// upper bound `p10` where given.
+fn recorded_with_shares(share: &str, p10: Option<&str>) -> Scenario {
+    let mut s = recorded();
+    for pv in s.variants_mut() {
+        pv.cache_hit_share = Some(d(share));
+        pv.cache_hit_share_p10 = p10.map(d);
+    }
+    s
+}
+
 #[test]
 fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     // With a fitted share the provider caches every prefix on its own, and
@@ -281,10 +292,7 @@ fn a_provider_that_misses_part_of_the_prefix_reads_only_its_share() {
     // (u = 1.5, as in a_request_follows_all_its_rows_…): request 2 reads 65
     // and writes 110; request 3 expired (400 s) and writes 180. Writes
     // 100 + 110 + 180 = 390 × $10; reads 65 × $0.2 per million.
-    let mut s = recorded();
-    for pv in s.variants_mut() {
-        pv.cache_hit_share = Some(d("0.5"));
-    }
+    let s = recorded_with_shares("0.5", None);
     let sim = simulate(&s, SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
     assert_eq!(v.cost.cache_write.upper, d("0.0039"));
@@ -301,11 +309,7 @@ fn the_upper_bound_reads_the_shares_p10_and_the_recorded_reads_view_the_share() 
     // bound reads a quarter of 130, 32.5, and writes 175 − 32.5 = 142.5;
     // request 3 writes 180. Writes 100 + 142.5 + 180 = 422.5 × $10, reads
     // 32.5 × $0.2 per million.
-    let mut s = recorded();
-    for pv in s.variants_mut() {
-        pv.cache_hit_share = Some(d("0.5"));
-        pv.cache_hit_share_p10 = Some(d("0.25"));
-    }
+    let s = recorded_with_shares("0.5", Some("0.25"));
     let sim = simulate(&s, SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
     assert_eq!(v.cost.cache_write.upper, d("0.004225"));
@@ -321,10 +325,9 @@ fn the_upper_bound_reads_the_shares_p10_and_the_recorded_reads_view_the_share() 
     assert_eq!(v.cost.cache_write.upper, d("0.0039"));
     assert_eq!(v.cost.cache_read.upper, d("0.000013"));
     // Without a p10 there is nothing to view apart.
-    for pv in s.variants_mut() {
-        pv.cache_hit_share_p10 = None;
-    }
-    assert!(s.reading_cache_as_recorded().is_none());
+    assert!(recorded_with_shares("0.5", None)
+        .reading_cache_as_recorded()
+        .is_none());
 }
 
 /// The recorded run with a request 4 (40 bytes, 20 output sent back, 1 s

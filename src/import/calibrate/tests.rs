@@ -256,16 +256,22 @@ fn at(ms: i64, prompt: u64, read: u64) -> Request {
     }
 }
 
-#[test]
-fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
-    // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
-    // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
-    let mut t = Thread {
+/// Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3 read
+/// 1,500 and 2,500 from the cache.
+fn three_prompts() -> Thread {
+    Thread {
         agent: None,
         compaction: false,
         requests: vec![at(0, 2000, 0), at(1000, 3000, 1500), at(2000, 4000, 2500)],
         results: vec![],
-    };
+    }
+}
+
+#[test]
+fn the_cache_hit_share_is_what_was_read_of_the_previous_prompt() {
+    // Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3
+    // read 1,500 and 2,500: (1,500 + 2,500) ÷ (2,000 + 3,000) = 0.8.
+    let mut t = three_prompts();
     assert_eq!(cache_hit_share(&t, 300_000), Some(Decimal::new(8, 1)));
     // A step after the lifetime is expiry, replayed apart: left out.
     t.requests[2].at_ms = Some(1000 + 300_001);
@@ -279,12 +285,7 @@ fn the_cache_hit_shares_p10_is_the_share_less_its_sampling_error() {
     // 2,500 − 0.8 × 3,000 = 100: Σ² = 20,000, × n ÷ (n − 1) = 40,000,
     // √ = 200, ÷ 5,000 cached = 0.04. p10 = 0.8 − 1.2816 × 0.04 = 0.748736,
     // 0.7487 rounded down.
-    let mut t = Thread {
-        agent: None,
-        compaction: false,
-        requests: vec![at(0, 2000, 0), at(1000, 3000, 1500), at(2000, 4000, 2500)],
-        results: vec![],
-    };
+    let mut t = three_prompts();
     let h = hit_share(&t, 300_000).expect("two steps");
     assert_eq!(
         (h.share, h.p10, h.steps),
