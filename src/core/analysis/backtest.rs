@@ -165,7 +165,7 @@ pub fn backtest(
     let v = sim.variants.first()?;
     let results: Vec<&crate::scenario::TraceCall> =
         s.trace().iter().filter(|c| c.enters_context()).collect();
-    if !results.iter().any(|c| c.recorded.is_some()) {
+    if !results.iter().any(|c| c.recorded().is_some()) {
         return None;
     }
     let raw = v.variant.variant.results == crate::scenario::Content::Raw;
@@ -258,7 +258,7 @@ struct Group<'a> {
 /// The recorded requests of a trace, in order: a row with recorded usage
 /// opens a request; the rows after it, up to the next, are its own.
 fn groups<'a>(results: &[&'a crate::scenario::TraceCall], raw: bool) -> Vec<Group<'a>> {
-    let grouped = results.iter().all(|c| c.request.is_some());
+    let grouped = results.iter().all(|c| c.request().is_some());
     let mut out: Vec<Group> = Vec::new();
     let mut steps = 0u64;
     let mut before = 0u64;
@@ -266,18 +266,18 @@ fn groups<'a>(results: &[&'a crate::scenario::TraceCall], raw: bool) -> Vec<Grou
     for (j, c) in results.iter().enumerate() {
         let bytes = if raw { c.raw_bytes } else { c.trimmed_bytes }.unwrap_or(0);
         // A hand-written trace: one request per row; imported: per request.
-        if !grouped || c.request != last_request {
+        if !grouped || c.request() != last_request {
             steps += 1;
         }
-        last_request = c.request;
-        match (&c.recorded, out.last_mut()) {
+        last_request = c.request();
+        match (&c.recorded(), out.last_mut()) {
             (Some(r), _) => {
                 out.push(Group {
                     request: r.request,
                     results: j as u64 + 1,
                     added: before + bytes,
-                    resent: c.resent_output,
-                    dropped: c.dropped_output.unwrap_or(0),
+                    resent: c.resent_output(),
+                    dropped: c.dropped_output().unwrap_or(0),
                     step: steps,
                     recorded: r,
                 });

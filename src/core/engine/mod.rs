@@ -548,7 +548,7 @@ fn attribute(
             let kind = c.content_kind();
             let tokens = |a: &Assumptions, counts: bool| {
                 let counted = c
-                    .o200k_tokens
+                    .o200k_tokens()
                     .filter(|_| counts)
                     .map(|t| Bounds::exact(Decimal::from(t)));
                 let raw = counted.unwrap_or_else(|| result_tokens(a.units(raw_bytes, kind), a));

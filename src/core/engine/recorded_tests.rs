@@ -20,17 +20,17 @@ fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> T
     c.raw_bytes = Some(raw);
     c.trimmed_bytes = Some(raw);
     c.charged_usd = Decimal::ZERO;
-    c.request = Some(request);
+    c.imported_mut().request = Some(request);
     if let Some((resent, hidden, gap)) = first {
-        c.resent_output = Some(resent);
-        c.hidden_output = Some(hidden);
-        c.gap_ms = Some(gap);
-        c.recorded = Some(Box::new(Recorded {
+        c.imported_mut().resent_output = Some(resent);
+        c.imported_mut().hidden_output = Some(hidden);
+        c.imported_mut().gap_ms = Some(gap);
+        c.imported_mut().recorded = Some(Recorded {
             request,
             timestamp: None,
             model: Some(model.into()),
             usage: Default::default(),
-        }));
+        });
     }
     c
 }
@@ -84,7 +84,7 @@ fn reasoning_a_finished_turn_drops_leaves_the_later_prompts() {
     // request 3's 20 is billed before the final 20.
     let mut s = recorded();
     let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-    r.dropped_output = Some(9);
+    r.imported_mut().dropped_output = Some(9);
     s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
     let p = sim.profile(Content::Raw);
@@ -139,7 +139,7 @@ fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
     // still holds the prefix (100) from request 3's write: read 100, write 10.
     let mut s = recorded();
     let mut r = row(4, 40, Some((11, 0, 1000)), "m");
-    r.compacted = true;
+    r.imported_mut().compacted = true;
     s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("535"));
@@ -338,7 +338,7 @@ fn the_upper_bound_reads_the_shares_p10_and_the_recorded_reads_view_the_share() 
 fn new_turn(dropped: u64, share: Option<&str>) -> (Decimal, (Decimal, Decimal)) {
     let mut s = recorded();
     let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-    r.dropped_output = Some(dropped);
+    r.imported_mut().dropped_output = Some(dropped);
     s.trace_mut().push(r);
     for pv in s.variants_mut() {
         pv.turn_break_share = share.map(d);
@@ -396,7 +396,7 @@ fn a_prompt_smaller_than_the_last_reads_no_more_than_itself() {
     // 100 + 60 + 165 = 325, reads 100 + 135 = 235.
     let mut s = recorded();
     let mut r = row(4, 0, Some((0, 0, 1000)), "m");
-    r.dropped_output = Some(30);
+    r.imported_mut().dropped_output = Some(30);
     s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
@@ -410,7 +410,7 @@ fn tokens_the_log_cannot_measure_enter_as_tokens_and_stay() {
     // own tokens, so neither divided by b nor uplifted. Lower 100 + 160 +
     // 215 = 475; upper 100 + 175 + 230 = 505.
     let mut s = recorded();
-    s.trace_mut()[2].unmeasured_tokens = Some(50);
+    s.trace_mut()[2].imported_mut().unmeasured_tokens = Some(50);
     let sim = simulate(&s, SimulateOptions::default());
     let p = sim.profile(Content::Raw);
     assert_eq!(p.input_tokens.lower, d("475"));
@@ -419,8 +419,8 @@ fn tokens_the_log_cannot_measure_enter_as_tokens_and_stay() {
     // not show, with a 40-byte summary: the prefix, the summary and what
     // was restored, 100 + 10 + 30 = 140; the 50 before it are gone.
     let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-    r.compacted = true;
-    r.unmeasured_tokens = Some(30);
+    r.imported_mut().compacted = true;
+    r.imported_mut().unmeasured_tokens = Some(30);
     s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("615"));
@@ -435,7 +435,7 @@ fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
     // then 190: 475. On a model of another tokenizer the bytes count as
     // before: 425 and 455 (a_request_follows_all_its_rows_…).
     let mut s = recorded();
-    s.trace_mut()[0].o200k_tokens = Some(25);
+    s.trace_mut()[0].imported_mut().o200k_tokens = Some(25);
     let other = simulate(&s, SimulateOptions::default());
     assert_eq!(other.profile(Content::Raw).input_tokens.lower, d("425"));
     assert_eq!(other.profile(Content::Raw).input_tokens.upper, d("455"));

@@ -90,7 +90,7 @@ impl Sizes {
                 pending = 0;
             }
         }
-        let grouped = !results.is_empty() && results.iter().all(|c| c.request.is_some());
+        let grouped = !results.is_empty() && results.iter().all(|c| c.request().is_some());
         let mut sizes = Sizes {
             raw: Vec::with_capacity(results.len()),
             trimmed: Vec::with_capacity(results.len()),
@@ -102,7 +102,10 @@ impl Sizes {
             tool_ms: Vec::with_capacity(results.len()),
             compactions: None,
             models: Vec::new(),
-            counted_results: results.iter().filter(|c| c.o200k_tokens.is_some()).count() as u64,
+            counted_results: results
+                .iter()
+                .filter(|c| c.o200k_tokens().is_some())
+                .count() as u64,
             result_rows,
             counted: None,
         };
@@ -111,8 +114,8 @@ impl Sizes {
         let mut firsts: Vec<&TraceCall> = Vec::new();
         let mut last_request = None;
         for (c, ms) in results.iter().zip(latency) {
-            let new_step = !grouped || c.request != last_request;
-            last_request = c.request;
+            let new_step = !grouped || c.request() != last_request;
+            last_request = c.request();
             if new_step {
                 sizes.raw.push(0);
                 sizes.trimmed.push(0);
@@ -138,7 +141,7 @@ impl Sizes {
         if grouped {
             sizes.recorded_steps(&firsts);
         }
-        if results.iter().any(|c| c.o200k_tokens.is_some()) {
+        if results.iter().any(|c| c.o200k_tokens().is_some()) {
             sizes.counted = Some(sizes.counted_steps(&results, &firsts, per_byte));
         }
         sizes
@@ -148,22 +151,22 @@ impl Sizes {
     /// row): the output billed and sent back, the gaps, the models, and the
     /// compactions.
     fn recorded_steps(&mut self, firsts: &[&TraceCall]) {
-        if firsts.iter().all(|c| c.resent_output.is_some()) {
+        if firsts.iter().all(|c| c.resent_output().is_some()) {
             self.outputs = Some(step_outputs(firsts));
         }
-        if firsts.iter().all(|c| c.gap_ms.is_some()) {
+        if firsts.iter().all(|c| c.gap_ms().is_some()) {
             let mut gaps = Vec::with_capacity(firsts.len() + 1);
             gaps.push(0);
-            gaps.extend(firsts.iter().map(|c| c.gap_ms.unwrap_or(0)));
+            gaps.extend(firsts.iter().map(|c| c.gap_ms().unwrap_or(0)));
             self.gaps = Some(gaps);
         }
         self.models.push(None);
         self.models.extend(
             firsts
                 .iter()
-                .map(|c| c.recorded.as_ref().and_then(|r| r.model.clone())),
+                .map(|c| c.recorded().and_then(|r| r.model.clone())),
         );
-        if firsts.iter().any(|c| c.compacted) {
+        if firsts.iter().any(|c| c.compacted()) {
             self.compactions = Some([
                 compactions(firsts, &self.raw),
                 compactions(firsts, &self.trimmed),
@@ -181,7 +184,7 @@ impl Sizes {
         let mut bytes = [self.raw.clone(), self.trimmed.clone()];
         let mut entered = [vec![0u128; self.raw.len()], vec![0u128; self.raw.len()]];
         for (c, &k) in results.iter().zip(&self.step_of) {
-            let Some(t) = c.o200k_tokens else { continue };
+            let Some(t) = c.o200k_tokens() else { continue };
             let raw = c.raw_bytes.unwrap_or(0);
             let trimmed = c.trimmed_bytes.unwrap_or(0);
             for (i, b) in [raw, trimmed].into_iter().enumerate() {
@@ -298,13 +301,13 @@ fn step_outputs(firsts: &[&TraceCall]) -> StepOutputs {
     unmeasured.push(0u128);
     for c in firsts {
         let u = unmeasured.last().copied().unwrap_or(0);
-        unmeasured.push(u + u128::from(c.unmeasured_tokens.unwrap_or(0)));
-        drops.push(c.dropped_output.is_some());
-        let r = c.resent_output.unwrap_or(0);
+        unmeasured.push(u + u128::from(c.unmeasured_tokens().unwrap_or(0)));
+        drops.push(c.dropped_output().is_some());
+        let r = c.resent_output().unwrap_or(0);
         // What a finished turn drops was sent back before it.
-        total = (total + u128::from(r)).saturating_sub(u128::from(c.dropped_output.unwrap_or(0)));
+        total = (total + u128::from(r)).saturating_sub(u128::from(c.dropped_output().unwrap_or(0)));
         resent.push(total);
-        billed.push(r.saturating_add(c.hidden_output.unwrap_or(0)));
+        billed.push(r.saturating_add(c.hidden_output().unwrap_or(0)));
     }
     StepOutputs {
         billed,
@@ -325,7 +328,7 @@ fn compactions(firsts: &[&TraceCall], bytes: &[u64]) -> Compactions {
     };
     let (mut cum, mut base, mut since) = (0u128, 0u128, 0u64);
     for (k, first) in firsts.iter().enumerate() {
-        if first.compacted {
+        if first.compacted() {
             base = cum;
             since = k as u64 + 1;
             c.at[k + 1] = true;

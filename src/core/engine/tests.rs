@@ -42,15 +42,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         images: 0,
         documents: 0,
         content: None,
-        o200k_tokens: None,
-        recorded: None,
-        request: None,
-        resent_output: None,
-        hidden_output: None,
-        dropped_output: None,
-        unmeasured_tokens: None,
-        gap_ms: None,
-        compacted: false,
+        imported: None,
     }
 }
 

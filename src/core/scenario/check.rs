@@ -577,7 +577,7 @@ fn recorded_prices(
 ) -> std::collections::BTreeMap<String, ModelPrices> {
     trace
         .iter()
-        .filter_map(|c| c.recorded.as_ref()?.model.clone())
+        .filter_map(|c| c.recorded()?.model.clone())
         .collect::<std::collections::BTreeSet<String>>()
         .into_iter()
         .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))

@@ -195,7 +195,7 @@ pub(super) fn recorded_model_rates(
 ) -> Result<Vec<ModelRates>, InputError> {
     let models: std::collections::BTreeSet<&str> = trace
         .iter()
-        .filter_map(|c| c.recorded.as_ref()?.model.as_deref())
+        .filter_map(|c| c.recorded()?.model.as_deref())
         .filter(|m| *m != pv.model)
         .collect();
     let mut out = Vec::new();

@@ -194,7 +194,7 @@ mod tests {
         assert_eq!(one.len(), ROWS);
         assert_eq!(one, all);
         assert_eq!(all[ROWS - 1].row, ROWS);
-        assert!(all[7].recorded.is_some() && all[8].recorded.is_none());
+        assert!(all[7].recorded().is_some() && all[8].recorded().is_none());
         // It was read by the parallel reader (not handed back to one thread).
         let columns = crate::scenario::trace_columns::Columns::of(&headers(&src)).unwrap();
         let body = src.text.find('\n').unwrap() + 1;

@@ -112,9 +112,9 @@ impl Sums {
                 .iter()
                 .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
                     let output = output.max(
-                        c.resent_output
+                        c.resent_output()
                             .unwrap_or(0)
-                            .saturating_add(c.hidden_output.unwrap_or(0)),
+                            .saturating_add(c.hidden_output().unwrap_or(0)),
                     );
                     if c.enters_context() {
                         let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
@@ -178,7 +178,7 @@ mod tests {
     fn call(row: usize, raw: u64, status: u16) -> TraceCall {
         let mut c = crate::engine::tests::call(row, raw, raw / 2);
         c.status = status;
-        c.hidden_output = Some(7);
+        c.imported_mut().hidden_output = Some(7);
         c
     }
 
