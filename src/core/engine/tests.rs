@@ -31,7 +31,7 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         row,
         call: Some(u32::try_from(row).unwrap()),
         capability: "t/x".into(),
-        params: String::new(),
+        params: Box::default(),
         status: 200,
         items: 1,
         raw_bytes: Some(raw),

@@ -31,7 +31,7 @@ pub struct TraceCall {
     /// in a trace read from a file).
     pub capability: Arc<str>,
     /// The request's parameters, as recorded (free text).
-    pub params: String,
+    pub params: Box<str>,
     /// HTTP status.
     pub status: u16,
     /// Results returned.
@@ -438,7 +438,7 @@ impl<S: AsRef<str>> TraceRow<S> {
             row,
             call: self.call,
             capability: names.get(self.capability.as_ref().trim()),
-            params: self.params.as_ref().to_string(),
+            params: self.params.as_ref().into(),
             status: self.status,
             items: self.items,
             raw_bytes: self.raw_bytes,

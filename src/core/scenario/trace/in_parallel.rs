@@ -33,14 +33,18 @@ pub(super) fn rows(
     body: usize,
 ) -> Option<Vec<TraceCall>> {
     let text = src.text.as_bytes().get(body..)?;
+    // Line starts are kept as 4-byte offsets (an input file is at most
+    // 1 GiB; a larger text is read on one thread).
+    let end = u32::try_from(text.len()).ok()?;
     if text.len() < FROM_BYTES || memchr::memchr(b'"', text).is_some() {
         return None;
     }
     // Where each line starts, and where the last one ends.
-    let mut starts: Vec<usize> = Vec::with_capacity(text.len() / 32);
+    let mut starts: Vec<u32> = Vec::with_capacity(text.len() / 32);
     starts.push(0);
-    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
-    if starts.last() == Some(&text.len()) {
+    // Every offset is below `end`, itself a u32.
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| (i + 1) as u32));
+    if starts.last() == Some(&end) {
         starts.pop();
     }
     let rows = starts.len();
@@ -101,14 +105,14 @@ struct Line<'a> {
     headers: &'a csv::StringRecord,
     columns: &'a Columns,
     body: usize,
-    starts: &'a [usize],
+    starts: &'a [u32],
 }
 
 impl Line<'_> {
     /// Row `i` (0-based) read and checked; `None` when it does not read or
     /// check, or its line holds no record.
     fn read(&self, reader: &mut Reader, i: usize) -> Option<TraceCall> {
-        let at = *self.starts.get(i)?;
+        let at = usize::try_from(*self.starts.get(i)?).ok()?;
         if reader.next != Some(i) {
             let mut pos = csv::Position::new();
             pos.set_byte(u64::try_from(at).ok()?);
