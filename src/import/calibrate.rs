@@ -373,6 +373,22 @@ fn kind_fits(measured: &[Observation]) -> [KindFit; 3] {
 /// Smallest unexplained growth of one step counted in [`Unmeasured`].
 pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 
+/// A thread's cache hit share ([`hit_share`]) with its p10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HitShare {
+    /// `Σ read ÷ Σ cached`, rounded down to 4 decimals.
+    pub share: Decimal,
+    /// The share less 1.2816 standard errors (its 10th percentile under
+    /// the normal approximation), rounded down to 4 decimals, at least 0:
+    /// what the upper bound reads. `None` with fewer than two steps.
+    pub p10: Option<Decimal>,
+    /// The steps the share is measured on.
+    pub steps: u64,
+}
+
+/// z of the normal distribution's 10th percentile (its 90th, negated).
+const Z_P10: f64 = 1.2816;
+
 /// The share of what the previous request left in the cache that the
 /// thread's requests read from it, as recorded: `Σ read ÷ Σ (previous
 /// prompt + the response it generated, sent back)` over the steps on one
@@ -390,27 +406,8 @@ pub const UNMEASURED_MIN_TOKENS: u64 = 1000;
 /// Counting the side request's small read against the main prompt would
 /// take the main context's whole prefix as missed, and the replay would
 /// spread that miss over every request.
-pub fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
-    hit_share(t, lifetime_ms).map(|h| h.share)
-}
-
-/// A thread's cache hit share ([`cache_hit_share`]) with its p10.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HitShare {
-    /// `Σ read ÷ Σ cached`, rounded down to 4 decimals.
-    pub share: Decimal,
-    /// The share less 1.2816 standard errors (its 10th percentile under
-    /// the normal approximation), rounded down to 4 decimals, at least 0:
-    /// what the upper bound reads. `None` with fewer than two steps.
-    pub p10: Option<Decimal>,
-    /// The steps the share is measured on.
-    pub steps: u64,
-}
-
-/// z of the normal distribution's 10th percentile (its 90th, negated).
-const Z_P10: f64 = 1.2816;
-
-/// The cache hit share and its sampling error. Misses come in lumps: a
+///
+/// With its sampling error. Misses come in lumps: a
 /// request reads its whole prefix or writes most of it again, so the share
 /// of a few hundred steps moves by a point or more between sessions alike,
 /// and the cost with it (a point of the share of a long session's cached

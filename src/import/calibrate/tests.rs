@@ -256,6 +256,11 @@ fn at(ms: i64, prompt: u64, read: u64) -> Request {
     }
 }
 
+/// The share alone, as the replay's estimate reads it.
+fn cache_hit_share(t: &Thread, lifetime_ms: i64) -> Option<Decimal> {
+    hit_share(t, lifetime_ms).map(|h| h.share)
+}
+
 /// Prompts 2,000, 3,000 and 4,000, a second apart; requests 2 and 3 read
 /// 1,500 and 2,500 from the cache.
 fn three_prompts() -> Thread {
