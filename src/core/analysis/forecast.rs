@@ -95,6 +95,10 @@ struct Recorded {
     raw: u64,
     trimmed: u64,
     latency_ms: u64,
+    /// Items, raw and trimmed bytes as `f64`, converted once rather than
+    /// at every draw (the same values: the conversion is exact or rounds
+    /// the same way each time).
+    f: [f64; 3],
 }
 
 impl Fit {
@@ -154,11 +158,13 @@ impl Sampler {
         let mut caps: Vec<Capability> = Vec::new();
         let mut mix = Vec::new();
         for c in trace.iter().filter(|c| c.enters_context()) {
+            let (raw, trimmed) = (c.raw_bytes.unwrap_or(0), c.trimmed_bytes.unwrap_or(0));
             let r = Recorded {
                 items: c.items,
-                raw: c.raw_bytes.unwrap_or(0),
-                trimmed: c.trimmed_bytes.unwrap_or(0),
+                raw,
+                trimmed,
                 latency_ms: c.latency_ms,
+                f: [c.items as f64, raw as f64, trimmed as f64],
             };
             let i = match caps.iter().position(|k| *k.name == *c.capability) {
                 Some(i) => i,
@@ -265,8 +271,9 @@ impl Sampler {
                     return (call.raw, call.trimmed, call.latency_ms);
                 }
                 let per = cap.with_items[rng.random_range(0..cap.with_items.len())];
-                let raw = round_u64(call.items as f64 * per.raw as f64 / per.items as f64);
-                let trimmed = round_u64(call.items as f64 * per.trimmed as f64 / per.items as f64);
+                let [items, per_items] = [call.f[0], per.f[0]];
+                let raw = round_u64(items * per.f[1] / per_items);
+                let trimmed = round_u64(items * per.f[2] / per_items);
                 (raw, trimmed.min(raw), call.latency_ms)
             }
             Method::Lognormal => {
@@ -482,7 +489,8 @@ impl Plan<'_> {
             let tally = &tallies[self.tally_slot[v]];
             let ir = self.rates[v].as_ref().expect("checked when planning");
             let (cost, div) = (ir.numerators(tally), ir.divisor());
-            acc.cost[v][0].add(to_f64(cost[0]));
+            let lower = to_f64(cost[0]);
+            acc.cost[v][0].add(lower);
             acc.cost[v][1].add(to_f64(cost[1]));
             add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
             add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
@@ -493,7 +501,7 @@ impl Plan<'_> {
                     acc.over_budget[v] += 1;
                 }
             }
-            let usd = to_f64(cost[0]) / to_f64(div[0]);
+            let usd = lower / to_f64(div[0]);
             acc.hist[v][self.bin(v, usd)] += 1;
         }
     }

@@ -264,6 +264,9 @@ impl Run<'_> {
 
     /// Σ of every request's input numerators, and the last request's.
     pub(crate) fn totals(&self) -> ([i128; 2], [i128; 2]) {
+        if self.outputs.is_none() && self.compactions.is_none() && self.exact.is_none() {
+            return self.uniform_totals();
+        }
         let mut cum: u128 = 0;
         let mut sum = self.numerators(0, 0);
         let mut last = sum;
@@ -272,6 +275,32 @@ impl Run<'_> {
             last = self.numerators(k as u64 + 1, cum);
             sum = [sum[0] + last[0], sum[1] + last[1]];
         }
+        (sum, last)
+    }
+
+    /// [`Run::totals`] of a run where every step sends back the same output
+    /// (no step outputs, compactions or exact counts): request k's
+    /// numerator is a line in k and the bytes before it, so the sum over
+    /// requests 0..=N is that line at ΣK = N(N+1)/2 and Σ cum, with one
+    /// multiplication per term instead of two per request (the forecast
+    /// replays a million drawn runs).
+    fn uniform_totals(&self) -> ([i128; 2], [i128; 2]) {
+        let n = self.bytes.len() as u128;
+        let (mut cum, mut sum_cum): (u128, u128) = (0, 0);
+        for b in self.bytes {
+            cum += u128::from(*b);
+            sum_cum += cum;
+        }
+        let per_step = self.scale.o.unsigned_abs() + self.scale.overhead;
+        let last = self.scale.numerators_out(n * per_step, cum);
+        // Σ over k = 0..=N of k·per_step, and of the prefix N+1 times.
+        let out = n * (n + 1) / 2 * per_step;
+        let sum = [0, 1].map(|b| {
+            let [prefix, per_out, per_byte] = self.scale.line[b];
+            prefix * (n + 1).cast_signed()
+                + out.cast_signed() * per_out
+                + sum_cum.cast_signed() * per_byte
+        });
         (sum, last)
     }
 

@@ -268,6 +268,29 @@ fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
 
 proptest! {
     #[test]
+    fn the_closed_form_totals_equal_the_sum_over_requests(
+        bytes in proptest::collection::vec(0u64..2_000_000, 0..60),
+        overhead in 0u64..50,
+        output in 0u64..5000,
+    ) {
+        let mut a = scenario(&[], vec![]).assumptions().clone();
+        a.step_overhead_tokens = overhead;
+        a.output_tokens_per_step = output;
+        let run = replay::Run::new(replay::Scale::new(&a), &bytes, 7);
+        // Request k's numerators, one by one: the prefix, k steps' output
+        // and framing, and the bytes before it.
+        let (mut cum, mut sum, mut last) = (0u128, [0i128; 2], [0i128; 2]);
+        for k in 0..=bytes.len() {
+            if k > 0 {
+                cum += u128::from(bytes[k - 1]);
+            }
+            last = run.scale.numerators_out(k as u128 * u128::from(output + overhead), cum);
+            sum = [sum[0] + last[0], sum[1] + last[1]];
+        }
+        prop_assert_eq!(run.totals(), (sum, last));
+    }
+
+    #[test]
     fn running_sums_equal_per_request_sums(bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40)) {
         let bytes: Vec<(u64, u64)> = bytes.into_iter().map(|(r, t)| (r, t.min(r))).collect();
         let sim = simulate(&scenario(&bytes, vec![]), SimulateOptions::default());
