@@ -273,6 +273,10 @@ fn an_over_long_line_and_an_unreadable_file_are_counted_not_fatal() {
         && p["what"].as_str().unwrap().starts_with("cannot be read")));
     // msg_1 and msg_4 around the long line are both imported.
     assert_eq!(doc["sessions"][0]["requests"], 2);
+    // Anthropic's cache is explicit: the replayed thread reads no fitted
+    // cache hit share, and the field is left out.
+    assert!(doc["sessions"][0]["what_if"].is_object(), "{doc}");
+    assert!(doc["sessions"][0].get("cache_hit_share_threads").is_none());
 }
 
 #[test]

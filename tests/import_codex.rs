@@ -275,6 +275,19 @@ fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
         toml.contains("survived_expiry_share = 0.5   # of 2 gaps longer than the cache lifetime, 1 still read the whole previous prompt"),
         "{toml}"
     );
+    // Request 2, within the cache's lifetime, read 2,000 of request 1's
+    // 2,010 tokens (its prompt and its output): a share of 2,000 ÷ 2,010 =
+    // 0.995 on one step (the two expiries are counted apart, above). The
+    // terminal says what the estimate and the upper bound read of it.
+    assert!(toml.contains("\ncache_hit_share = 0.995 "), "{toml}");
+    let terminal = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        terminal.contains("In 1 session(s) on a provider that caches every prefix on its own (OpenAI, Google), the cache is read as the log shows"),
+        "{terminal}"
+    );
     // The first request read nothing warm: no warm prefix share.
     assert!(!toml.contains("warm_prefix_share"), "{toml}");
     // A what-if that names the one model the thread ran on stays on it: it
@@ -301,6 +314,7 @@ fn a_cache_that_outlived_some_expiries_is_written_with_its_share() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["sessions"][0]["cache_hit_share_threads"], 1);
     let same = &doc["variants"][0];
     assert_eq!(same["variant"]["name"], "same model");
     assert_eq!(same["cost"], same["as_recorded"], "{same}");

@@ -472,6 +472,11 @@ impl<'a> Summary<'a> {
         if model_prices.is_some() && !self.replay_thread(s, t, (&name, &toml, &csv), prices, p) {
             return;
         }
+        if model_prices.is_some()
+            && write::fitted_hit_share(t, &write::fitted(t), model_prices.as_ref()).is_some()
+        {
+            p.row.cache_hit_share_threads += 1;
+        }
         if model_prices.is_none() && p.replayed.unpriced_model.is_none() {
             p.replayed.unpriced_model = Some(model);
         }

@@ -232,6 +232,13 @@ pub struct SessionRow {
     /// accounts for (a changed system prompt, tools added mid-session).
     #[serde(default)]
     pub unmeasured: Unmeasured,
+    /// Its replayed threads on a provider that caches every prefix on its
+    /// own (OpenAI, Google), whose replay reads the share of the previous
+    /// prompt the log shows read from the cache: the estimate at that share
+    /// (`cache_hit_share` in the thread's scenario), the upper bound at its
+    /// p10 (`cache_hit_share_p10`), the lower bound reading it all.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_hit_share_threads: u64,
     /// Images in them.
     pub images: u64,
     /// Documents in them.
@@ -352,6 +359,10 @@ impl Unmeasured {
     }
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// A session row with nothing in it (a table's columns are named by one).
 pub fn empty_row() -> SessionRow {
     SessionRow {
@@ -364,6 +375,7 @@ pub fn empty_row() -> SessionRow {
         result_bytes: 0,
         other_context_bytes: 0,
         unmeasured: Default::default(),
+        cache_hit_share_threads: 0,
         images: 0,
         documents: 0,
         compactions: 0,
@@ -399,6 +411,7 @@ pub fn merge_rows(rows: Vec<SessionRow>) -> Vec<SessionRow> {
                 m.result_bytes += r.result_bytes;
                 m.other_context_bytes += r.other_context_bytes;
                 m.unmeasured = m.unmeasured.plus(r.unmeasured);
+                m.cache_hit_share_threads += r.cache_hit_share_threads;
                 m.images += r.images;
                 m.documents += r.documents;
                 m.compactions += r.compactions;

@@ -36,6 +36,28 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     doc.to_string()
 }
 
+/// Whether `prices` are a provider's that caches every prefix on its own
+/// (OpenAI, Google: no write premium). Such a cache misses part of the
+/// prefix; an explicit one (Anthropic) reads all of it until it expires or
+/// changes, which the replay follows.
+fn caches_automatically(prices: Option<&ModelPrices>) -> bool {
+    prices.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input))
+}
+
+/// The share of the previous prompt a thread on an automatic cache read
+/// from it as recorded, with its p10, which its scenario's replay reads
+/// (`cache_hit_share`, `cache_hit_share_p10`); none on an explicit cache.
+pub fn fitted_hit_share(
+    t: &Thread,
+    f: &Fitted,
+    prices: Option<&ModelPrices>,
+) -> Option<crate::import::calibrate::HitShare> {
+    if !caches_automatically(prices) {
+        return None;
+    }
+    crate::import::calibrate::hit_share(t, cache_lifetime_ms(f.one_hour, prices))
+}
+
 /// A scenario written by [`scenario_toml`] with its `[trace] file` set to
 /// `file` (a resumed session's threads are renamed), comments kept.
 pub fn with_trace_file(toml: &str, file: &str) -> String {
@@ -270,11 +292,7 @@ pub(super) struct VariantWriter<'s> {
 impl<'s> VariantWriter<'s> {
     pub(super) fn new(t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
         let p = spec.prices;
-        let lifetime = cache_lifetime_ms(f.one_hour, p);
-        // Providers that cache every prefix on their own (OpenAI, Google: no
-        // write premium) miss part of it; explicit caches (Anthropic) read the
-        // whole prefix until it expires or changes, which the replay follows.
-        let automatic = p.is_some_and(|m| m.cache_write_5m.is_some_and(|w| w == m.input));
+        let automatic = caches_automatically(p);
         let mut own: Vec<Extra> = Vec::new();
         if !spec.others.is_empty() {
             own.push((
@@ -283,7 +301,7 @@ impl<'s> VariantWriter<'s> {
                 Some("each request on the model that served it".into()),
             ));
         }
-        if let Some(h) = crate::import::calibrate::hit_share(t, lifetime).filter(|_| automatic) {
+        if let Some(h) = fitted_hit_share(t, f, p) {
             own.push((
                 "cache_hit_share",
                 number(h.share),

@@ -288,5 +288,16 @@ pub(super) fn what_if_note(doc: &ImportDoc) -> String {
             format::int(tokens)
         ));
     }
+    let shared = doc
+        .sessions
+        .iter()
+        .filter(|r| r.cache_hit_share_threads > 0)
+        .count();
+    if shared > 0 {
+        s.push_str(&format!(
+            " In {} session(s) on a provider that caches every prefix on its own (OpenAI, Google), the cache is read as the log shows: each thread's estimate reads the share of the previous prompt and response that its requests read from the cache, its upper bound that share's p10 (misses come in lumps), its lower bound all of it (cache_hit_share and cache_hit_share_p10 in the thread's scenario, cache_hit_share_threads of each session in --format json).",
+            format::int(shared as u64)
+        ));
+    }
     s
 }
