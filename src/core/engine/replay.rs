@@ -339,7 +339,7 @@ impl Run<'_> {
                     || self.outputs.is_some_and(|o| o.drops.contains(&true))
                     || self.scale.cached > 0
                     || rates.cache_storage_per_hour.is_some()));
-        if !rules && per_request.is_none() {
+        if !rules {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
             let out = self.total_output();
             let mut sums = [Sums::default(); 2];
@@ -351,6 +351,9 @@ impl Run<'_> {
                 } else {
                     sums[i].uncached[0] = sum[i];
                 }
+            }
+            if let Some((rows, out)) = per_request {
+                self.kept_costs(caches, rates, rows, out);
             }
             return Tally {
                 sums,
@@ -371,6 +374,45 @@ impl Run<'_> {
         Tally {
             sums: counts.0,
             counts: counts.1,
+        }
+    }
+
+    /// Each kept request's model cost, in order, where no rule applies
+    /// ([`Run::tally_with`]): request k's prompt is written past what
+    /// request k − 1's left cached and reads the rest (or, without a cache,
+    /// is all uncached), all of it in the base tier. Only the kept requests'
+    /// prompts are computed; the others only add their bytes.
+    fn kept_costs(&self, caches: bool, rates: &Rates, rows: &RowSet, out: &mut Vec<Bounds>) {
+        if !rows.any() {
+            return;
+        }
+        let dens = self.scale.denominators();
+        let mut cum: u128 = 0;
+        for k in 0..=self.bytes.len() {
+            let before = cum;
+            if k > 0 {
+                cum += u128::from(self.bytes[k - 1]);
+            }
+            if !rows.has(k) {
+                continue;
+            }
+            let num = self.numerators(k as u64, cum);
+            let prev = (k > 0).then(|| self.numerators(k as u64 - 1, before));
+            let mut delta = [Sums::default(); 2];
+            for i in 0..2 {
+                delta[i].output[0] = i128::from(self.billed(k as u64)) * dens[i];
+                match (caches, prev) {
+                    (false, _) => delta[i].uncached[0] = num[i],
+                    (true, None) => delta[i].write[0] = num[i],
+                    (true, Some(p)) => {
+                        let read = p[i].min(num[i]);
+                        delta[i].write[0] = num[i] - read;
+                        delta[i].read[0] = read;
+                    }
+                }
+            }
+            let p = self.usd(delta, rates);
+            out.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
         }
     }
 
@@ -827,6 +869,20 @@ struct Step {
     before: [Sums; 2],
     after: [Sums; 2],
     read: [Option<(usize, i128)>; 2],
+}
+
+#[cfg(test)]
+impl Run<'_> {
+    /// Every request's model cost through the request-by-request walk: the
+    /// reference [`Run::kept_costs`] is checked against.
+    pub(crate) fn walked_costs(&self, cache: Cache, rates: &Rates) -> Vec<Bounds> {
+        let mut out = Vec::new();
+        self.walk(cache, rates, &|_| true, |step| {
+            let p = self.usd(step.delta(), rates);
+            out.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
+        });
+        out
+    }
 }
 
 impl Step {

@@ -291,6 +291,60 @@ proptest! {
     }
 
     #[test]
+    fn each_kept_requests_cost_without_rules_is_the_walks(
+        steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
+        cached in any::<bool>(),
+    ) {
+        // A recorded run: each request's own output (billed, and the part
+        // sent back), tokens the log could not measure, and compactions.
+        let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
+        let n = bytes.len();
+        let mut outputs = replay::StepOutputs {
+            billed: steps.iter().map(|s| s.1).collect(),
+            resent: vec![0],
+            drops: vec![false; n + 1],
+            unmeasured: vec![0],
+        };
+        let mut compactions = replay::Compactions {
+            bytes: vec![0],
+            since: vec![0],
+            at: vec![false],
+        };
+        let (mut cum, mut since, mut before) = (0u128, 0u64, 0u128);
+        for (k, s) in steps.iter().enumerate() {
+            cum += u128::from(s.0);
+            let (resent, unmeasured) = (outputs.resent[k], outputs.unmeasured[k]);
+            outputs.resent.push(resent + u128::from(s.2));
+            outputs.unmeasured.push(unmeasured + u128::from(s.3));
+            if s.4 {
+                since = k as u64 + 1;
+                before = cum;
+            }
+            compactions.bytes.push(before);
+            compactions.since.push(since);
+            compactions.at.push(s.4);
+        }
+        let cache = if cached { Cache::FiveMinutes } else { Cache::None };
+        let s = scenario(&[], vec![]);
+        let rates = &s.variants()[usize::from(cached)].rates;
+        let scale = replay::Scale::new(s.assumptions());
+        // With a cache, a compaction is a rule (the walk replays it), so
+        // the cached run has none.
+        let run = replay::Run {
+            outputs: Some(&outputs),
+            compactions: (!cached).then_some(&compactions),
+            ..replay::Run::new(scale, &bytes, 20)
+        };
+        let mut kept = Vec::new();
+        let tally = run.tally(cache, rates, Some((&RowSet::Everything, &mut kept)));
+        prop_assert_eq!(&kept, &run.walked_costs(cache, rates));
+        // The closed-form sums are the requests' costs summed.
+        let total: Bounds = kept.iter().copied().sum();
+        let p = run.priced(tally.sums, rates);
+        prop_assert_eq!(total, p.uncached_input + p.cache_write + p.cache_read + p.output);
+    }
+
+    #[test]
     fn running_sums_equal_per_request_sums(bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40)) {
         let bytes: Vec<(u64, u64)> = bytes.into_iter().map(|(r, t)| (r, t.min(r))).collect();
         let sim = simulate(&scenario(&bytes, vec![]), SimulateOptions::default());
