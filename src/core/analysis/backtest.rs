@@ -163,11 +163,16 @@ pub fn backtest(
     prices_of: &dyn Fn(&str) -> Option<ModelPrices>,
 ) -> Option<Backtest> {
     let v = sim.variants.first()?;
-    let results: Vec<&crate::scenario::TraceCall> =
-        s.trace().iter().filter(|c| c.enters_context()).collect();
-    if !results.iter().any(|c| c.recorded().is_some()) {
+    // A trace with nothing recorded (the seed's format) has nothing to check.
+    if !s
+        .trace()
+        .iter()
+        .any(|c| c.enters_context() && c.recorded().is_some())
+    {
         return None;
     }
+    let results: Vec<&crate::scenario::TraceCall> =
+        s.trace().iter().filter(|c| c.enters_context()).collect();
     let raw = v.variant.variant.results == crate::scenario::Content::Raw;
     let groups = groups(&results, raw);
     // The engine's own prompt of each request, as it replayed it (measured

@@ -372,7 +372,11 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
             };
             bytes[j] as f64 * per_token
         };
-        if let Some(j) = (0..n).max_by(|x, y| cost(*x).total_cmp(&cost(*y))) {
+        // Each result's cost once (the last of equal ones, as `max_by`).
+        if let Some((_, j)) = (0..n)
+            .map(|j| (cost(j), j))
+            .max_by(|x, y| x.0.total_cmp(&y.0))
+        {
             keep[j + 1] = true;
         }
     }
