@@ -446,6 +446,7 @@ impl<'a> Summary<'a> {
             others: prices.others(t, &model),
             turn_breaks: self.turn_breaks_for(&family, own_breaks),
             warm_expiries: crate::import::calibrate::WarmExpiries::of(t, lifetime),
+            hit_share: write::fitted_hit_share(t, lifetime, model_prices.as_ref()),
         };
         // A session held back for its family's fit is prepared again once
         // every log is read: until then only its measured steps count.
@@ -472,9 +473,7 @@ impl<'a> Summary<'a> {
         if model_prices.is_some() && !self.replay_thread(s, t, (&name, &toml, &csv), prices, p) {
             return;
         }
-        if model_prices.is_some()
-            && write::fitted_hit_share(t, &write::fitted(t), model_prices.as_ref()).is_some()
-        {
+        if model_prices.is_some() && spec.hit_share.is_some() {
             p.row.cache_hit_share_threads += 1;
         }
         if model_prices.is_none() && p.replayed.unpriced_model.is_none() {

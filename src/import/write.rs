@@ -263,6 +263,10 @@ pub struct ScenarioSpec<'a> {
     /// The thread's cache expiries, and after how many of them the prefix
     /// that other runs keep warm was still read.
     pub warm_expiries: super::calibrate::WarmExpiries,
+    /// The share of the previous prompt the thread read from an automatic
+    /// cache as recorded, with its p10 ([`fitted_hit_share`]); none on an
+    /// explicit cache.
+    pub hit_share: Option<super::calibrate::HitShare>,
 }
 
 /// The lifetime of the cache tier a thread wrote to (`one_hour`), in

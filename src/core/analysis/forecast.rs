@@ -95,10 +95,6 @@ struct Recorded {
     raw: u64,
     trimmed: u64,
     latency_ms: u64,
-    /// Items, raw and trimmed bytes as `f64`, converted once rather than
-    /// at every draw (the same values: the conversion is exact or rounds
-    /// the same way each time).
-    f: [f64; 3],
 }
 
 impl Fit {
@@ -158,13 +154,11 @@ impl Sampler {
         let mut caps: Vec<Capability> = Vec::new();
         let mut mix = Vec::new();
         for c in trace.iter().filter(|c| c.enters_context()) {
-            let (raw, trimmed) = (c.raw_bytes.unwrap_or(0), c.trimmed_bytes.unwrap_or(0));
             let r = Recorded {
                 items: c.items,
-                raw,
-                trimmed,
+                raw: c.raw_bytes.unwrap_or(0),
+                trimmed: c.trimmed_bytes.unwrap_or(0),
                 latency_ms: c.latency_ms,
-                f: [c.items as f64, raw as f64, trimmed as f64],
             };
             let i = match caps.iter().position(|k| *k.name == *c.capability) {
                 Some(i) => i,
@@ -271,9 +265,8 @@ impl Sampler {
                     return (call.raw, call.trimmed, call.latency_ms);
                 }
                 let per = cap.with_items[rng.random_range(0..cap.with_items.len())];
-                let [items, per_items] = [call.f[0], per.f[0]];
-                let raw = round_u64(items * per.f[1] / per_items);
-                let trimmed = round_u64(items * per.f[2] / per_items);
+                let raw = round_u64(call.items as f64 * per.raw as f64 / per.items as f64);
+                let trimmed = round_u64(call.items as f64 * per.trimmed as f64 / per.items as f64);
                 (raw, trimmed.min(raw), call.latency_ms)
             }
             Method::Lognormal => {

@@ -3,10 +3,7 @@
 //! for a comment; the variants its models can price, and a note for those they
 //! cannot.
 
-use super::{
-    cache_lifetime_ms, compare_cache, fitted, fmt_seconds, quoted, short, short_name, Fitted,
-    ScenarioSpec,
-};
+use super::{compare_cache, fitted, fmt_seconds, quoted, short, short_name, Fitted, ScenarioSpec};
 use crate::import::Thread;
 use crate::output::name::display;
 use crate::pricing::{Cache, ModelPrices};
@@ -25,7 +22,7 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     header(&mut doc, t, spec, model);
     doc.insert("assumptions", toml_edit::Item::Table(assumptions(&f, spec)));
     doc.insert("timing", toml_edit::Item::Table(timing(&f)));
-    let mut v = VariantWriter::new(t, spec, &f);
+    let mut v = VariantWriter::new(spec, &f);
     v.standard(f.one_hour);
     v.compared(model);
     v.combined(model);
@@ -49,13 +46,13 @@ fn caches_automatically(prices: Option<&ModelPrices>) -> bool {
 /// (`cache_hit_share`, `cache_hit_share_p10`); none on an explicit cache.
 pub fn fitted_hit_share(
     t: &Thread,
-    f: &Fitted,
+    lifetime_ms: i64,
     prices: Option<&ModelPrices>,
 ) -> Option<crate::import::calibrate::HitShare> {
     if !caches_automatically(prices) {
         return None;
     }
-    crate::import::calibrate::hit_share(t, cache_lifetime_ms(f.one_hour, prices))
+    crate::import::calibrate::hit_share(t, lifetime_ms)
 }
 
 /// A scenario written by [`scenario_toml`] with its `[trace] file` set to
@@ -290,7 +287,7 @@ pub(super) struct VariantWriter<'s> {
 }
 
 impl<'s> VariantWriter<'s> {
-    pub(super) fn new(t: &Thread, spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
+    pub(super) fn new(spec: &'s ScenarioSpec<'s>, f: &Fitted) -> Self {
         let p = spec.prices;
         let automatic = caches_automatically(p);
         let mut own: Vec<Extra> = Vec::new();
@@ -301,7 +298,7 @@ impl<'s> VariantWriter<'s> {
                 Some("each request on the model that served it".into()),
             ));
         }
-        if let Some(h) = fitted_hit_share(t, f, p) {
+        if let Some(h) = spec.hit_share {
             own.push((
                 "cache_hit_share",
                 number(h.share),
