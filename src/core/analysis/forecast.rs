@@ -306,6 +306,10 @@ struct Plan<'a> {
     /// For each variant, its tally's place among the distinct ones.
     tally_slot: Vec<usize>,
     rates: Vec<Option<IntegerRates>>,
+    /// Each variant's lower-bound divisor (numerator per dollar), as `f64`.
+    usd_divisor: Vec<f64>,
+    /// The scale's lower-bound denominator (numerator per token), as `f64`.
+    token_divisor: f64,
     fan_at: Vec<u64>,
     budget_num: Vec<[Option<i128>; 2]>,
     window_num: Option<[i128; 2]>,
@@ -432,8 +436,7 @@ impl Plan<'_> {
                 cum += u128::from(*b);
                 if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
                     let num = self.scale.numerators(k as u64 + 1, cum);
-                    let den = self.scale.denominators();
-                    acc.fan[next][c].add(to_f64(num[0]) / to_f64(den[0]));
+                    acc.fan[next][c].add(to_f64(num[0]) / self.token_divisor);
                     next += 1;
                 }
             }
@@ -481,7 +484,7 @@ impl Plan<'_> {
         for v in 0..self.s.variants().len() {
             let tally = &tallies[self.tally_slot[v]];
             let ir = self.rates[v].as_ref().expect("checked when planning");
-            let (cost, div) = (ir.numerators(tally), ir.divisor());
+            let cost = ir.numerators(tally);
             let lower = to_f64(cost[0]);
             acc.cost[v][0].add(lower);
             acc.cost[v][1].add(to_f64(cost[1]));
@@ -494,7 +497,7 @@ impl Plan<'_> {
                     acc.over_budget[v] += 1;
                 }
             }
-            let usd = lower / to_f64(div[0]);
+            let usd = lower / self.usd_divisor[v];
             acc.hist[v][self.bin(v, usd)] += 1;
         }
     }
@@ -583,6 +586,10 @@ impl<'a> Plan<'a> {
             ))
             .with_help("round the price book's prices to at most 12 decimals"));
         }
+        let usd_divisor = rates
+            .iter()
+            .map(|r| to_f64(r.as_ref().expect("checked").divisor()[0]))
+            .collect();
         let budget_num = rates
             .iter()
             .map(|r| {
@@ -627,6 +634,8 @@ impl<'a> Plan<'a> {
             same_tally,
             tally_slot,
             rates,
+            usd_divisor,
+            token_divisor: to_f64(scale.denominators()[0]),
             fan_at,
             budget_num,
             window_num,
@@ -845,7 +854,9 @@ fn round_u64(x: f64) -> u64 {
 #[inline(always)]
 fn to_f64(x: i128) -> f64 {
     match i64::try_from(x) {
-        Ok(small) => small as f64,
+        // Opaque to the optimiser, which otherwise folds the narrowing
+        // back into the `i128` conversion (a library call per value).
+        Ok(small) => std::hint::black_box(small) as f64,
         Err(_) => x as f64,
     }
 }
