@@ -48,8 +48,8 @@ impl CapabilityStats {
             trimmed: u64,
             latency: Vec<u64>,
         }
-        let mut index: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> =
-            std::collections::HashMap::default();
+        let mut index: std::collections::HashMap<&str, usize, crate::hashing::NameHasher> =
+            std::collections::HashMap::with_hasher(crate::hashing::name_hasher());
         let mut groups: Vec<Group> = Vec::new();
         let mut last = 0;
         for c in trace.iter().filter(|c| c.enters_context()) {

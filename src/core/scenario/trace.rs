@@ -385,10 +385,17 @@ impl RowSite<'_> {
 
 /// The capability names of a trace, each held once: a million rows of a
 /// few tools share a few strings rather than owning one each. Hashed with
-/// foldhash (seeded per process: names read from a log cannot be chosen to
-/// collide), a hash per row at a fraction of SipHash's cost.
-#[derive(Debug, Default)]
-pub(crate) struct Names(std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>);
+/// foldhash ([`crate::hashing`]).
+#[derive(Debug)]
+pub(crate) struct Names(std::collections::HashSet<Arc<str>, crate::hashing::NameHasher>);
+
+impl Default for Names {
+    fn default() -> Names {
+        Names(std::collections::HashSet::with_hasher(
+            crate::hashing::name_hasher(),
+        ))
+    }
+}
 
 impl Names {
     /// The shared string for `name`.

@@ -310,3 +310,66 @@ mod prose_tests {
         assert_eq!(prose("`<script>`"), "<code>&lt;script&gt;</code>");
     }
 }
+
+#[cfg(test)]
+mod engine_tests {
+    use super::{ENGINE, LIVE_JS};
+    use base64::Engine as _;
+    use std::io::Read;
+
+    /// The WASI calls the live page's shim (`wasi()` in live.js) answers.
+    fn shim_calls() -> Vec<&'static str> {
+        let start = LIVE_JS
+            .find("function wasi()")
+            .expect("live.js has a WASI shim");
+        let shim = &LIVE_JS[start..];
+        let shim = &shim[..shim.find("\n  }\n").expect("the shim ends")];
+        shim.lines()
+            .filter_map(|l| {
+                let (name, what) = l.trim().split_once(':')?;
+                let what = what.trim();
+                (what.starts_with("function") || what.starts_with("none")).then_some(name)
+            })
+            .collect()
+    }
+
+    /// The page's engine links only WASI calls the page answers: a call it
+    /// lacks stops the engine from loading at all (foldhash's own seed reads
+    /// the clock, `clock_time_get`, which the shim does not offer).
+    #[test]
+    #[cfg_attr(
+        no_web_engine,
+        ignore = "built without the page's engine (the wasm32-wasip1 target was missing)"
+    )]
+    fn the_page_engine_links_only_wasi_calls_the_page_answers() {
+        let gz = base64::engine::general_purpose::STANDARD
+            .decode(ENGINE.trim())
+            .unwrap();
+        let mut wasm = Vec::new();
+        flate2::read::GzDecoder::new(&gz[..])
+            .read_to_end(&mut wasm)
+            .unwrap();
+        let mut imports = Vec::new();
+        for payload in wasmparser::Parser::new(0).parse_all(&wasm) {
+            if let wasmparser::Payload::ImportSection(section) = payload.unwrap() {
+                for import in section.into_imports() {
+                    let import = import.unwrap();
+                    imports.push((import.module.to_string(), import.name.to_string()));
+                }
+            }
+        }
+        let shim = shim_calls();
+        assert!(
+            shim.contains(&"random_get") && shim.contains(&"fd_write"),
+            "{shim:?}"
+        );
+        assert!(!imports.is_empty());
+        for (module, name) in &imports {
+            assert_eq!(module, "wasi_snapshot_preview1", "{name}");
+            assert!(
+                shim.contains(&name.as_str()),
+                "the engine links `{name}`, which live.js's shim does not answer ({shim:?})"
+            );
+        }
+    }
+}
