@@ -262,6 +262,12 @@ pub fn date(d: &str) -> Option<jiff::civil::Date> {
     d.parse().ok()
 }
 
+/// Whether a count is zero: the `skip_serializing_if` of counts a document
+/// leaves out when there is nothing to count.
+pub(crate) fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -237,7 +237,7 @@ pub struct SessionRow {
     /// prompt the log shows read from the cache: the estimate at that share
     /// (`cache_hit_share` in the thread's scenario), the upper bound at its
     /// p10 (`cache_hit_share_p10`), the lower bound reading it all.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub cache_hit_share_threads: u64,
     /// Images in them.
     pub images: u64,
@@ -357,10 +357,6 @@ impl Unmeasured {
             tokens: self.tokens.saturating_add(o.tokens),
         }
     }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// A session row with nothing in it (a table's columns are named by one).

@@ -367,8 +367,7 @@ impl Run<'_> {
         let wants = |k: usize| keep.is_some_and(|rows| rows.has(k));
         let counts = self.walk(cache, rates, &wants, |step| {
             if let Some(rows) = out.as_mut() {
-                let p = self.usd(step.delta(), rates);
-                rows.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
+                rows.push(self.model(step.delta(), rates));
             }
         });
         Tally {
@@ -411,8 +410,7 @@ impl Run<'_> {
                     }
                 }
             }
-            let p = self.usd(delta, rates);
-            out.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
+            out.push(self.model(delta, rates));
         }
     }
 
@@ -505,11 +503,7 @@ impl Run<'_> {
             let keep = per_request.as_ref().map(|p| p.0);
             let wants = |k: usize| keep.is_some_and(|rows| rows.has(k));
             let (sums, counts) = self.walk_only(cache, r, Some((models, m)), &wants, |step| {
-                let p = self.usd(step.delta(), r);
-                rows.push((
-                    step.k,
-                    p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage,
-                ));
+                rows.push((step.k, self.model(step.delta(), r)));
             });
             let p = self.usd(sums, r);
             total.uncached_input = total.uncached_input + p.uncached_input;
@@ -878,8 +872,7 @@ impl Run<'_> {
     pub(crate) fn walked_costs(&self, cache: Cache, rates: &Rates) -> Vec<Bounds> {
         let mut out = Vec::new();
         self.walk(cache, rates, &|_| true, |step| {
-            let p = self.usd(step.delta(), rates);
-            out.push(p.uncached_input + p.cache_write + p.cache_read + p.output + p.storage);
+            out.push(self.model(step.delta(), rates));
         });
         out
     }

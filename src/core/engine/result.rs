@@ -170,7 +170,7 @@ pub struct Simulation {
     /// Of them, the results whose tokens the trace counts with
     /// `o200k_base` (`o200k_tokens`): on a model of that tokenizer they
     /// replay as those counts, not as bytes.
-    #[serde(default, skip_serializing_if = "is_zero_count")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub counted_results: u64,
     /// Which per-row results (`per_request`, `request_costs`, `attribution`,
     /// `trace`) this document holds.
@@ -235,8 +235,4 @@ pub enum RowsKept {
     All,
     /// An outline of the run (see [`Rows::Outline`]).
     Outline,
-}
-
-fn is_zero_count(n: &u64) -> bool {
-    *n == 0
 }

@@ -177,11 +177,11 @@ pub struct Assumptions {
     pub prefix_measured: bool,
     /// Tokens of the prefix already cached when the run starts (a recorded
     /// session's first request read them, written by an earlier session).
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub prefix_cached_tokens: u64,
     /// Tokens every step adds besides its bytes and the output sent back
     /// (message framing), fitted from a recorded session's prompt growth.
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub step_overhead_tokens: u64,
     /// The central bytes per token of a calibration (imported sessions: the
     /// pooled fit of recorded prompt growth), between the two bounds.
@@ -251,10 +251,6 @@ pub struct CalibrationUse {
     /// values (`bytes_per_token`, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub written: Vec<String>,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
 }
 
 /// A variant with the rates it pays, resolved from the price book.

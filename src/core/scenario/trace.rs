@@ -47,10 +47,10 @@ pub struct TraceCall {
     /// An idempotent replay: echoes the first billing, not charged again.
     pub replayed: bool,
     /// Images in the result (counted, never turned into bytes).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub images: u64,
     /// Documents in the result.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
     pub documents: u64,
     /// What the result holds (imported traces); absent: see
     /// [`TraceCall::content_kind`].
@@ -131,10 +131,6 @@ fn owned<S: AsRef<str>>(text: Option<&S>) -> Option<String> {
     text.map(AsRef::as_ref)
         .filter(|t| !t.is_empty())
         .map(str::to_string)
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// The usage a provider reported for one request, in tokencast's classes:
