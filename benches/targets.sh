@@ -63,7 +63,13 @@ run() {
 # disk's discards of the deleted blocks (this machine's ext4 is mounted
 # with `discard`), which a first import into a new folder does not pay.
 rm -rf "$T"/out-*
+# The logs in the page cache before the import and before ccusage alike:
+# the 10,000,000-row runs of the round before push them out (this machine
+# reclaims cold pages), and ccusage, run after the import, found them read
+# again by it, while the import read them from the disk.
+warm() { find "$CORPUS/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
 for round in $(seq "$RUNS"); do
+    warm
     run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
     run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
     run corpus5 "$TOKENCAST" forecast "$T/out-$round" --runs 100000 --format json --no-report
@@ -72,6 +78,7 @@ for round in $(seq "$RUNS"); do
         cp "$BOOK" "$T/out-$round/prices.toml"
         run bigbook "$TOKENCAST" forecast "$T/out-$round" --runs 100000 --format json --no-report
     fi
+    warm
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
