@@ -30,6 +30,14 @@ const UNIQUE_STRINGS: [&str; 4] = [
     "tokencast.started_text",
 ];
 
+/// What a table is encoded for: a file of the dataset, or a part held in
+/// memory until its file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    File,
+    Part,
+}
+
 /// Decimal places of every money column.
 pub const SCALE: u32 = 18;
 /// Digits of every money column.
@@ -244,6 +252,17 @@ impl Table {
     /// The Parquet file: one row group, Snappy pages, `metadata` as the
     /// footer's key-value pairs. The same table gives the same bytes.
     pub fn to_parquet(&self, metadata: &[(String, String)]) -> Result<Vec<u8>, ColumnsError> {
+        self.encode(metadata, Use::File)
+    }
+
+    /// A part of a table held in memory until its file is written, read
+    /// back with [`Table::from_parquet`]: as [`Table::to_parquet`] without
+    /// the column-chunk statistics, which nothing reads back.
+    pub fn to_part(&self) -> Result<Vec<u8>, ColumnsError> {
+        self.encode(&[], Use::Part)
+    }
+
+    fn encode(&self, metadata: &[(String, String)], out: Use) -> Result<Vec<u8>, ColumnsError> {
         let fields = self
             .columns
             .iter()
@@ -266,7 +285,10 @@ impl Table {
             .set_compression(Compression::SNAPPY)
             // Column-chunk statistics only: each file is one small row group,
             // and page statistics double a footer every reader decodes.
-            .set_statistics_enabled(EnabledStatistics::Chunk)
+            .set_statistics_enabled(match out {
+                Use::File => EnabledStatistics::Chunk,
+                Use::Part => EnabledStatistics::None,
+            })
             // Dictionaries for the strings that repeat (keys, models, tools),
             // not for ids, times and figures, which rarely do.
             .set_dictionary_enabled(false)
