@@ -20,6 +20,16 @@ T=target/bench-import
 . benches/ccusage.sh
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# Outputs of earlier runs are moved aside and deleted only when every
+# measurement is done: on this machine's ext4 (no journal) a file created
+# within a minute or more of thousands being deleted waits while the
+# allocator skips the recently freed inodes, which the import pays (it
+# creates files) and ccusage does not; a first import does not follow such
+# a deletion.
+TRASH="$T/trash.$$"
+mkdir -p "$TRASH"
+trap 'rm -rf "$TRASH"' EXIT
+aside() { for d in "$@"; do [ -e "$d" ] && mv "$d" "$TRASH/$(basename "$d").$RANDOM$RANDOM"; done; return 0; }
 
 for spec in $SIZES; do
     size=${spec%%:*}; max_requests=${spec##*:}
@@ -33,17 +43,22 @@ for spec in $SIZES; do
     # just before would charge this run with the disk's discards of the
     # deleted blocks (ext4 mounted with `discard`), which a first import
     # into a new folder does not pay.
-    rm -rf "$T/out-$size" "$T/out-$size".*
+    aside "$T/out-$size" "$T/out-$size".*
+    # The logs in the page cache before each tool alike (this machine
+    # reclaims cold pages; see benches/targets.sh).
+    warm() { find "$corpus/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
     for run in $(seq "$RUNS"); do
+        warm
         /usr/bin/time -f "%e %M" -o "$T/tk.one" "$TOKENCAST" import claude-code "$corpus/projects" \
             --format json --no-report --out "$T/out-$size.$run" > "$T/tk-$size.json" 2>/dev/null
         cat "$T/tk.one" >> "$T/tk-$size.times"
+        warm
         CLAUDE_CONFIG_DIR="$corpus" /usr/bin/time -f "%e %M" -o "$T/cc.one" "$CCUSAGE" claude session \
             --json --offline > "$T/cc-$size.json" 2>/dev/null
         cat "$T/cc.one" >> "$T/cc-$size.times"
     done
     mv "$T/out-$size.$RUNS" "$T/out-$size"
-    rm -rf "$T/out-$size".*
+    aside "$T/out-$size".*
     # Re-import into the folder the last run wrote: the same sessions, so
     # every file is made again and compared with the one in place; one that holds the same
     # bytes stays in place.

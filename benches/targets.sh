@@ -62,7 +62,12 @@ run() {
 # output just before would charge this round's file creations with the
 # disk's discards of the deleted blocks (this machine's ext4 is mounted
 # with `discard`), which a first import into a new folder does not pay.
-rm -rf "$T"/out-*
+# Outputs of an earlier run are moved aside and deleted at the end: see
+# benches/import_vs_ccusage.sh for why a deletion just before an import is
+# charged to it.
+TRASH="$T/trash.$$"
+mkdir -p "$TRASH"
+for d in "$T"/out-*; do [ -e "$d" ] && mv "$d" "$TRASH/"; done
 # The logs in the page cache before the import and before ccusage alike:
 # the 10,000,000-row runs of the round before push them out (this machine
 # reclaims cold pages), and ccusage, run after the import, found them read
@@ -91,7 +96,7 @@ for round in $(seq "$RUNS"); do
     run forecast "$TOKENCAST" forecast scenarios/research.toml --calls 20 --runs 1000000 \
         --format json --no-report
 done
-rm -rf "$T"/out-*
+rm -rf "$T"/out-* "$TRASH"
 python3 - "$T/times" "$RUNS" <<'EOF'
 import statistics, sys
 times = {}
