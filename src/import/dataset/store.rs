@@ -252,24 +252,19 @@ impl Writer {
     /// column to make and to read back; packing the largest groups made 354
     /// parts of 8.1 MB.
     fn pack_largest(&mut self) -> Result<(), InputError> {
-        let mut by_size: Vec<(usize, &(String, String))> =
-            self.groups.iter().map(|(k, g)| (g.held(), k)).collect();
-        by_size.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        let order: Vec<(usize, (String, String))> = by_size
-            .into_iter()
-            .filter(|(n, _)| *n > 0)
-            .map(|(n, k)| (n, k.clone()))
-            .collect();
-        for (n, key) in order {
+        let mut groups: Vec<&mut Group> =
+            self.groups.values_mut().filter(|g| g.held() > 0).collect();
+        // Largest first; a stable sort keeps equal ones in the map's order.
+        groups.sort_by_key(|g| std::cmp::Reverse(g.held()));
+        for g in groups {
             if self.held <= self.pack_at / 2 {
                 break;
             }
-            let g = self.groups.get_mut(&key).expect("a group just listed");
+            self.held -= g.held();
             g.pack().map_err(|e| {
                 InputError::new(format!("the dataset's rows could not be packed: {e}"))
                     .with_help("this is a bug in tokencast; please report it with the command")
             })?;
-            self.held -= n;
         }
         Ok(())
     }
