@@ -6,7 +6,7 @@
 
 use super::write::{self, ScenarioSpec, Trim};
 use super::{Import, Problem, Session, Thread, Usage};
-use crate::analysis::replay::{replay, ReplayBook};
+use crate::analysis::replay::{replay, ReplayBook, ThreadTrace};
 use crate::document::import::{
     add_bands, days, empty_row, merge_rows, ranking, total, variant_totals, Confidence, ImportDoc,
     SessionRow, Unpriced,
@@ -15,6 +15,7 @@ use crate::error::InputError;
 use crate::input::SourceText;
 use crate::output::name::FileName;
 use crate::pricing::{ModelPrices, PriceBook};
+use crate::scenario::CheckedTrace;
 use rust_decimal::Decimal;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -462,7 +463,14 @@ impl<'a> Summary<'a> {
             || vec![0; t.requests.len()],
             |(fit, _)| crate::import::calibrate::unmeasured_tokens(t, fit),
         );
-        let csv = write::trace_csv(t, self.opts.trim, &unmeasured);
+        // The trace is checked as it is written, and the replay takes it
+        // so: the summary is of the rows read, not of the text read back.
+        let at = format!("{}/{}", FileName::from_untrusted(&s.id), name.as_str());
+        let (csv, trace) = CheckedTrace::write(
+            &trace_name,
+            &format!("{at}.csv"),
+            &write::trace_rows(t, self.opts.trim, &unmeasured),
+        );
         p.row.unmeasured = p
             .row
             .unmeasured
@@ -470,7 +478,15 @@ impl<'a> Summary<'a> {
         p.observations.push((family.clone(), own));
         p.breaks.push((family, own_breaks));
         let toml = write::scenario_toml(t, &spec);
-        if model_prices.is_some() && !self.replay_thread(s, t, (&name, &toml, &csv), prices, p) {
+        // A trace that does not check is read again by the replay, which
+        // says why as it would for the file.
+        let thread_trace = match &trace {
+            Ok(checked) => ThreadTrace::Checked(checked),
+            Err(_) => ThreadTrace::Csv(csv.as_bytes()),
+        };
+        if model_prices.is_some()
+            && !self.replay_thread(s, t, (&name, &at, &toml, thread_trace), prices, p)
+        {
             return;
         }
         if model_prices.is_some() && spec.hit_share.is_some() {
@@ -479,7 +495,8 @@ impl<'a> Summary<'a> {
         if model_prices.is_none() && p.replayed.unpriced_model.is_none() {
             p.replayed.unpriced_model = Some(model);
         }
-        p.threads.push((name, csv, toml, model_prices.is_some()));
+        p.threads
+            .push((name, csv.into_bytes(), toml, model_prices.is_some()));
     }
 
     /// Bytes per token for a thread on `model`: the saved calibration's fit
@@ -548,7 +565,7 @@ impl<'a> Summary<'a> {
         &self,
         s: &Session,
         t: &Thread,
-        (name, toml, csv): (&FileName, &str, &[u8]),
+        (name, at, toml, trace): (&FileName, &str, &str, ThreadTrace),
         prices: &mut SessionPrices,
         p: &mut Prepared,
     ) -> bool {
@@ -559,8 +576,7 @@ impl<'a> Summary<'a> {
             today: self.opts.today,
         };
         let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
-        let at = format!("{}/{}", FileName::from_untrusted(&s.id), name.as_str());
-        let ifs = match replay(&at, toml, csv, &with, &self.compare, &names) {
+        let ifs = match replay(at, toml, trace, &with, &self.compare, &names) {
             Ok((ifs, on_models, custom)) => {
                 p.row.on_models = add_bands(std::mem::take(&mut p.row.on_models), on_models);
                 p.row.variants = add_bands(std::mem::take(&mut p.row.variants), custom);

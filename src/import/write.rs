@@ -115,7 +115,7 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
     out
 }
 
-/// The trace CSV of one thread: for every recorded request after the
+/// The trace rows of one thread: for every recorded request after the
 /// first, one row per thing that entered the context before it (tool
 /// results, user messages, attachments), or one empty row when nothing
 /// measurable did. A request's first row carries its recorded usage, the
@@ -126,14 +126,18 @@ pub fn sent_back(t: &Thread) -> Vec<SentBack> {
 /// the log does not let anyone measure
 /// ([`unmeasured_tokens`](super::calibrate::unmeasured_tokens)); missing
 /// entries count as none.
-pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
+pub fn trace_rows<'t>(
+    t: &'t Thread,
+    trim: Trim,
+    unmeasured: &[u64],
+) -> Vec<TraceRow<std::borrow::Cow<'t, str>>> {
     let mut by_request: Vec<Vec<&super::ToolResult>> = vec![Vec::new(); t.requests.len()];
     for r in sent_results(t) {
         if let Some(list) = r.carried_by.and_then(|k| by_request.get_mut(k)) {
             list.push(r);
         }
     }
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut rows = Vec::new();
     let mut call = 0u64;
     let sent = sent_back(t);
     for (k, carried) in by_request.iter().enumerate().skip(1) {
@@ -169,26 +173,31 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
         });
         let entries: Vec<&super::ToolResult> =
             output_row.iter().chain(carried.iter().copied()).collect();
-        let rows = entries.len().max(1);
-        for i in 0..rows {
+        for i in 0..entries.len().max(1) {
             let first = i == 0;
             let on_first = |v: u64| first.then_some(v);
             let r = entries.get(i).copied();
             call += 1;
             let bytes = r.map_or(0, |r| r.bytes);
             let tool = r.is_some_and(|r| r.kind == super::ContextKind::Tool);
-            // A tool never reads as one of the rows that are not tool results.
-            let capability = match r {
-                None => std::borrow::Cow::Borrowed(NOTHING_NEW),
-                Some(r) if tool => crate::scenario::trim::tool_capability(&r.tool),
-                Some(r) => std::borrow::Cow::Borrowed(r.tool.as_str()),
+            // A tool never reads as one of the rows that are not tool
+            // results. Names borrow from the thread (the output row's is
+            // the constant it was made with).
+            let of_thread = i
+                .checked_sub(usize::from(output_row.is_some()))
+                .and_then(|j| carried.get(j).copied());
+            let capability = match (r, of_thread) {
+                (None, _) => std::borrow::Cow::Borrowed(NOTHING_NEW),
+                (Some(_), None) => std::borrow::Cow::Borrowed(ASSISTANT_OUTPUT),
+                (Some(_), Some(c)) if tool => crate::scenario::trim::tool_capability(&c.tool),
+                (Some(_), Some(c)) => std::borrow::Cow::Borrowed(c.tool.as_str()),
             };
-            let row = TraceRow {
+            rows.push(TraceRow {
                 // A thread has far fewer rows than a trace may (MAX_TRACE_ROWS).
                 call: Some(u32::try_from(call).unwrap_or(u32::MAX)),
                 round: None,
-                capability: capability.as_ref(),
-                params: "",
+                capability,
+                params: "".into(),
                 status: 200,
                 items: u64::from(r.is_some()),
                 raw_bytes: Some(bytes),
@@ -201,8 +210,8 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
                 content: r.map(super::ToolResult::content_kind),
                 o200k_tokens: r.and_then(|r| r.o200k_tokens),
                 request: Some((k + 1) as u64),
-                timestamp: Some(q.timestamp.as_deref().unwrap_or_default()),
-                model: Some(&q.model),
+                timestamp: Some(q.timestamp.as_deref().unwrap_or_default().into()),
+                model: Some(q.model.as_str().into()),
                 recorded_input: on_first(q.usage.input),
                 recorded_cache_write_5m: on_first(q.usage.cache_write_5m),
                 recorded_cache_write_1h: on_first(q.usage.cache_write_1h),
@@ -220,16 +229,12 @@ pub fn trace_csv(t: &Thread, trim: Trim, unmeasured: &[u64]) -> Vec<u8> {
                     "tool error"
                 } else {
                     ""
-                },
-            };
-            w.serialize(row).expect("writing to memory cannot fail");
+                }
+                .into(),
+            });
         }
     }
-    if t.requests.len() < 2 {
-        w.write_record(TRACE_HEADER.split(','))
-            .expect("writing to memory cannot fail");
-    }
-    w.into_inner().expect("writing to memory cannot fail")
+    rows
 }
 
 /// What a scenario needs besides the thread.

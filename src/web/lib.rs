@@ -633,7 +633,7 @@ fn import(
         let Ok((_, _, custom)) = tokencast_core::analysis::replay::replay(
             &t.name,
             &toml,
-            csv.as_bytes(),
+            tokencast_core::analysis::replay::ThreadTrace::Csv(csv.as_bytes()),
             &with,
             &[],
             &names,

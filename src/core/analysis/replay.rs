@@ -7,7 +7,7 @@ use crate::engine::{simulate, SimulateOptions};
 use crate::error::InputError;
 use crate::input::SourceText;
 use crate::pricing::{ModelPrices, PriceBook};
-use crate::scenario::{Given, Scenario};
+use crate::scenario::{CheckedTrace, Given, Scenario};
 
 /// The price book every thread of an import is replayed against.
 pub struct ReplayBook<'a> {
@@ -25,6 +25,16 @@ pub struct ReplayBook<'a> {
 /// each `--variant` beside the thread as recorded.
 pub type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
 
+/// A thread's trace as [`replay`] takes it.
+#[derive(Clone, Copy)]
+pub enum ThreadTrace<'a> {
+    /// The CSV text (a page's), read and checked by the replay.
+    Csv(&'a [u8]),
+    /// Already checked, by the name the scenario gives it (an import's,
+    /// checked as it was written).
+    Checked(&'a CheckedTrace),
+}
+
 /// Loads one thread's scenario (`name`.toml beside its trace `name`.csv)
 /// as `simulate` would and replays it: its what-ifs, its cost on each of
 /// the `compare` models (the "as recorded" replay on the thread's own
@@ -32,7 +42,7 @@ pub type Replayed = (WhatIfs, Vec<Option<Band>>, Vec<Option<Paired>>);
 pub fn replay(
     name: &str,
     toml: &str,
-    csv: &[u8],
+    trace: ThreadTrace,
     with: &ReplayBook,
     compare: &[ModelPrices],
     custom: &[&str],
@@ -42,9 +52,16 @@ pub fn replay(
         name: format!("{name}.toml"),
         text: toml.to_string(),
     };
-    let trace = SourceText {
-        name: format!("{name}.csv"),
-        text: String::from_utf8_lossy(csv).into_owned(),
+    let text = match trace {
+        ThreadTrace::Csv(csv) => Some(SourceText {
+            name: format!("{name}.csv"),
+            text: String::from_utf8_lossy(csv).into_owned(),
+        }),
+        ThreadTrace::Checked(_) => None,
+    };
+    let checked = match trace {
+        ThreadTrace::Checked(c) => Some(c),
+        ThreadTrace::Csv(_) => None,
     };
     // Both files it names are given, so nothing is read.
     let scenario = Scenario::check_with(
@@ -52,10 +69,10 @@ pub fn replay(
         &crate::scenario::InMemory::default(),
         Some(today),
         Given {
-            trace: Some(&trace),
+            trace: text.as_ref(),
             book: Some((book_src, book)),
             book_file: Some(book_file),
-            checked_trace: None,
+            checked_trace: checked,
         },
     )?;
     let sim = simulate(&scenario, SimulateOptions::TOTALS);

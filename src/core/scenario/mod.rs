@@ -724,6 +724,31 @@ impl CheckedTrace {
         })
     }
 
+    /// Writes `rows` as the trace CSV `src_name`, which scenarios name
+    /// `rel`: its text, and the checked trace that reading the text back
+    /// gives. It is built from the rows, each as the reader sees it once
+    /// written (texts trimmed, an empty timestamp or model absent, the fee
+    /// normalized), not read; a row that does not check makes the text be
+    /// read, so an error is the reader's own, with its row, line and column.
+    pub fn write<S: AsRef<str> + Serialize>(
+        rel: &str,
+        src_name: &str,
+        rows: &[trace::TraceRow<S>],
+    ) -> (String, Result<CheckedTrace, InputError>) {
+        let (src, calls) = trace::write_rows(src_name, rows);
+        let checked = calls.map(|calls| CheckedTrace {
+            rel: rel.to_string(),
+            file: input_file(&src),
+            calls,
+        });
+        (src.text, checked)
+    }
+
+    /// The rows, as checked.
+    pub fn calls(&self) -> &[TraceCall] {
+        &self.calls
+    }
+
     /// The name scenarios give the file.
     pub fn rel(&self) -> &str {
         &self.rel

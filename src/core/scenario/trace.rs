@@ -746,6 +746,111 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
     Ok(calls)
 }
 
+/// Writes `rows` as a trace CSV (the header row, then each row) and checks
+/// them as reading that text back gives them, without reading it: each row
+/// as the reader sees it once written (its texts trimmed, an empty text
+/// absent, the fee normalized; the hand-written `round` and `params` are
+/// not written). A row the reader might see otherwise (a negative fee) or
+/// that does not check, or more rows than a trace may have, makes the text
+/// be read back instead, so an error is always the reader's own, with its
+/// row, line and column.
+pub(crate) fn write_rows<S: AsRef<str> + Serialize>(
+    name: &str,
+    rows: &[TraceRow<S>],
+) -> (SourceText, Result<Vec<TraceCall>, InputError>) {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if rows.is_empty() {
+        w.write_record(TRACE_HEADER.split(','))
+            .expect("writing to memory cannot fail");
+    }
+    for row in rows {
+        w.serialize(row).expect("writing to memory cannot fail");
+    }
+    let text = w.into_inner().expect("writing to memory cannot fail");
+    let src = SourceText {
+        name: name.to_string(),
+        // Serialized from `str` fields: UTF-8 throughout.
+        text: String::from_utf8(text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    };
+    let calls = checked_as_read(&src, rows).unwrap_or_else(|| parse_csv(&src));
+    (src, calls)
+}
+
+/// The rows of [`write_rows`] checked as read back from `src`, or `None`
+/// when only reading `src` says for sure.
+fn checked_as_read<S: AsRef<str>>(
+    src: &SourceText,
+    rows: &[TraceRow<S>],
+) -> Option<Result<Vec<TraceCall>, InputError>> {
+    if rows.len() > crate::limits::MAX_TRACE_ROWS {
+        return None;
+    }
+    let headers = csv::StringRecord::from(TRACE_HEADER.split(',').collect::<Vec<_>>());
+    // Only for an error, which sends the text to the reader.
+    let site = RowSite::Csv {
+        src,
+        start: 0,
+        headers: &headers,
+    };
+    let mut names = Names::default();
+    let mut calls = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let read = row.read_back()?;
+        calls.push(read.check_naming(i + 1, &site, &mut names).ok()?);
+    }
+    Some(Ok(calls))
+}
+
+impl<S: AsRef<str>> TraceRow<S> {
+    /// The row as reading it back once written gives it: texts trimmed
+    /// (the reader trims every field), an empty timestamp or model absent,
+    /// the fee normalized, the fields that are not written (`round`,
+    /// `params`) as a reader finds them missing. `None` for a negative fee,
+    /// which the reader refuses.
+    fn read_back(&self) -> Option<TraceRow<&str>> {
+        let fee = self.charged_usd;
+        if fee.is_sign_negative() && !fee.is_zero() {
+            return None;
+        }
+        fn text<S: AsRef<str>>(t: &S) -> Option<&str> {
+            Some(t.as_ref().trim()).filter(|t| !t.is_empty())
+        }
+        Some(TraceRow {
+            call: self.call,
+            round: None,
+            capability: self.capability.as_ref().trim(),
+            params: "",
+            status: self.status,
+            items: self.items,
+            raw_bytes: self.raw_bytes,
+            trimmed_bytes: self.trimmed_bytes,
+            latency_ms: self.latency_ms,
+            charged_usd: fee.normalize(),
+            replayed: self.replayed,
+            images: self.images,
+            documents: self.documents,
+            content: self.content,
+            o200k_tokens: self.o200k_tokens,
+            request: self.request,
+            timestamp: self.timestamp.as_ref().and_then(text),
+            model: self.model.as_ref().and_then(text),
+            recorded_input: self.recorded_input,
+            recorded_cache_write_5m: self.recorded_cache_write_5m,
+            recorded_cache_write_1h: self.recorded_cache_write_1h,
+            recorded_cache_read: self.recorded_cache_read,
+            recorded_output: self.recorded_output,
+            resent_output: self.resent_output,
+            hidden_output: self.hidden_output,
+            dropped_output: self.dropped_output,
+            unmeasured_tokens: self.unmeasured_tokens,
+            gap_ms: self.gap_ms,
+            compacted: self.compacted,
+            note: self.note.as_ref().trim(),
+        })
+    }
+}
+
 /// Checks inline `[[trace.calls]]` rows.
 pub(crate) fn check_inline(
     src: &SourceText,

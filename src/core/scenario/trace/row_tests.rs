@@ -123,3 +123,122 @@ fn a_row_reads_back_from_json_equal_to_the_row_it_was() {
         assert_eq!(back, row, "{json}");
     }
 }
+
+/// Rows as an import writes them, and every way one may differ from what
+/// reading its text back gives: blanks around texts (ASCII and Unicode),
+/// texts the CSV quotes, an empty or blank model and timestamp, a fee with
+/// trailing zeros, a negative fee, texts over their limits, parameters and
+/// a round (never written).
+#[test]
+fn rows_written_check_as_their_text_reads_back() {
+    let base = TraceRow {
+        call: Some(3),
+        capability: "web/fetch",
+        status: 200,
+        items: 1,
+        raw_bytes: Some(1200),
+        trimmed_bytes: Some(300),
+        latency_ms: 850,
+        charged_usd: Decimal::new(125, 5),
+        images: Some(0),
+        documents: Some(1),
+        content: Some(ContentKind::Code),
+        o200k_tokens: Some(310),
+        request: Some(2),
+        timestamp: Some("2026-11-30T10:00:00Z"),
+        model: Some("m"),
+        recorded_input: Some(40),
+        recorded_cache_read: Some(1000),
+        recorded_output: Some(25),
+        resent_output: Some(20),
+        gap_ms: Some(4000),
+        compacted: Some(true),
+        note: "tool error",
+        ..TraceRow::default()
+    };
+    let long_name = "n".repeat(crate::limits::MAX_NAME_CHARS + 1);
+    let long_note = " ".repeat(5) + &"x".repeat(crate::limits::MAX_TEXT_CHARS - 2) + "   ";
+    let variations: Vec<TraceRow<&str>> = vec![
+        base.clone(),
+        TraceRow {
+            capability: "  web/fetch\t",
+            model: Some("\u{a0}claude, \"opus\"\n"),
+            timestamp: Some("  "),
+            ..base.clone()
+        },
+        TraceRow {
+            model: Some(""),
+            timestamp: None,
+            note: "\u{2003}",
+            compacted: Some(false),
+            content: None,
+            ..base.clone()
+        },
+        TraceRow {
+            charged_usd: Decimal::new(1_500, 6),
+            params: "q=1",
+            round: Some(4),
+            ..base.clone()
+        },
+        TraceRow {
+            charged_usd: Decimal::new(-0, 3),
+            ..base.clone()
+        },
+        TraceRow {
+            note: &long_note,
+            ..base.clone()
+        },
+        TraceRow {
+            status: 503,
+            raw_bytes: None,
+            trimmed_bytes: None,
+            ..base.clone()
+        },
+    ];
+    let failing: Vec<TraceRow<&str>> = vec![
+        TraceRow {
+            charged_usd: Decimal::new(-1, 3),
+            ..base.clone()
+        },
+        TraceRow {
+            capability: " \u{a0}",
+            ..base.clone()
+        },
+        TraceRow {
+            model: Some(&long_name),
+            ..base.clone()
+        },
+        TraceRow {
+            trimmed_bytes: Some(5000),
+            ..base.clone()
+        },
+    ];
+    let read_back = |rows: &[TraceRow<&str>]| {
+        let (src, direct) = write_rows("t.csv", rows);
+        let read = parse_csv(&src);
+        (src, direct, read)
+    };
+    // Each alone, and all of them in one trace (row numbers past the first).
+    let mut cases: Vec<Vec<TraceRow<&str>>> = variations.iter().map(|r| vec![r.clone()]).collect();
+    cases.push(variations.clone());
+    cases.push(Vec::new());
+    for rows in &cases {
+        let (src, direct, read) = read_back(rows);
+        // Debug, not ==: 1.500 and 1.5 are equal decimals that print apart.
+        let read = format!("{:?}", read.expect("reads"));
+        assert_eq!(
+            format!("{:?}", direct.expect("checks")),
+            read,
+            "{}",
+            src.text
+        );
+    }
+    // The reader's own error, with its line and column.
+    for bad in &failing {
+        let rows = [base.clone(), bad.clone()];
+        let (src, direct, read) = read_back(&rows);
+        let (direct, read) = (direct.unwrap_err(), read.unwrap_err());
+        assert_eq!(direct.to_string(), read.to_string(), "{}", src.text);
+        assert!(direct.to_string().contains("row 2 (line 3)"), "{direct}");
+    }
+}
