@@ -32,7 +32,7 @@ use sketches_ddsketch::DDSketch;
 use statrs::distribution::LogNormal;
 use std::sync::atomic::{AtomicBool, Ordering};
 mod accumulate;
-use accumulate::{add_exact, estimate, quantiles, widen, Acc};
+use accumulate::{add_exact, estimate, quantiles, widen, Acc, Pending};
 
 /// Runs per chunk: the unit of parallel work and of seeding.
 pub const CHUNK: u64 = 8192;
@@ -353,7 +353,11 @@ impl Plan<'_> {
         let mut totals = Vec::with_capacity(self.bands.len());
         let mut tallies = Vec::with_capacity(variants.len());
         let mut gaps = vec![0u64; n + 1];
+        let mut pending = Pending::new(variants.len(), self.fan_at.len());
         for _ in 0..count {
+            if pending.full() {
+                pending.flush_into(acc);
+            }
             for i in 0..n {
                 let (r, t, l, kind) = self.sampler.draw_kind(&mut rng);
                 raw[i] = r;
@@ -401,7 +405,7 @@ impl Plan<'_> {
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);
             }
-            self.add_context(acc, input(0));
+            self.add_context(acc, &mut pending, input(0));
             let final_output = self.s.assumptions().final_output_tokens;
             let gaps_ms = self.s.timing().as_ref().map(|_| gaps.as_slice());
             let run = |b: usize, bytes| Run {
@@ -412,14 +416,15 @@ impl Plan<'_> {
             if self.bands.len() == 1 {
                 let [r, t] = input(0);
                 let runs = [[run(0, r), run(0, t)]];
-                self.add_costs(acc, &runs, &mut totals, &mut tallies);
+                self.add_costs(acc, &mut pending, &runs, &mut totals, &mut tallies);
             } else {
                 let runs: Vec<[Run; 2]> = (0..self.bands.len())
                     .map(|b| input(b).map(|bytes| run(b, bytes)))
                     .collect();
-                self.add_costs(acc, &runs, &mut totals, &mut tallies);
+                self.add_costs(acc, &mut pending, &runs, &mut totals, &mut tallies);
             }
         }
+        pending.flush_into(acc);
     }
 }
 
@@ -427,7 +432,7 @@ impl Plan<'_> {
     /// One drawn run's context after its last call and at the fan points,
     /// for raw and trimmed results (index 0 and 1).
     #[inline(always)]
-    fn add_context(&self, acc: &mut Acc, results: [&[u64]; 2]) {
+    fn add_context(&self, acc: &mut Acc, pending: &mut Pending, results: [&[u64]; 2]) {
         let n = self.spec.calls;
         for (c, bytes) in results.into_iter().enumerate() {
             let mut cum: u128 = 0;
@@ -436,13 +441,13 @@ impl Plan<'_> {
                 cum += u128::from(*b);
                 if next < self.fan_at.len() && self.fan_at[next] == k as u64 + 1 {
                     let num = self.scale.numerators(k as u64 + 1, cum);
-                    acc.fan[next][c].add(to_f64(num[0]) / self.token_divisor);
+                    pending.fan[next][c].push(to_f64(num[0]) / self.token_divisor);
                     next += 1;
                 }
             }
             let num = self.scale.numerators(n, cum);
-            acc.context[c][0].add(to_f64(num[0]));
-            acc.context[c][1].add(to_f64(num[1]));
+            pending.context[c][0].push(to_f64(num[0]));
+            pending.context[c][1].push(to_f64(num[1]));
             add_exact(&mut acc.context_sum[c][0], num[0], &mut acc.overflow);
             add_exact(&mut acc.context_sum[c][1], num[1], &mut acc.overflow);
             widen(&mut acc.context_range[c][0], num[0]);
@@ -461,6 +466,7 @@ impl Plan<'_> {
     fn add_costs(
         &self,
         acc: &mut Acc,
+        pending: &mut Pending,
         runs: &[[Run; 2]],
         totals: &mut Vec<[Totals; 2]>,
         tallies: &mut Vec<Tally>,
@@ -486,8 +492,8 @@ impl Plan<'_> {
             let ir = self.rates[v].as_ref().expect("checked when planning");
             let cost = ir.numerators(tally);
             let lower = to_f64(cost[0]);
-            acc.cost[v][0].add(lower);
-            acc.cost[v][1].add(to_f64(cost[1]));
+            pending.cost[v][0].push(lower);
+            pending.cost[v][1].push(to_f64(cost[1]));
             add_exact(&mut acc.cost_sum[v][0], cost[0], &mut acc.overflow);
             add_exact(&mut acc.cost_sum[v][1], cost[1], &mut acc.overflow);
             widen(&mut acc.cost_range[v][0], cost[0]);

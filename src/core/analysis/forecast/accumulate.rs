@@ -35,6 +35,55 @@ pub(super) struct Acc {
     pub(super) overflow: Option<String>,
 }
 
+/// Runs whose samples wait in a [`Pending`] before they go into the sketches.
+pub(super) const BATCH: usize = 1024;
+
+/// Samples on their way into an [`Acc`]'s sketches, one buffer per sketch
+/// (the same shape), added a batch at a time, sketch by sketch. A run adds
+/// one sample to each of the 36 or so sketches in turn; added at once, most
+/// of the time went to waiting on memory for each sketch's bins. A batch
+/// goes in while its sketch's bins stay in cache. Each sketch takes its
+/// samples in the order they came, so it is the sketch adding them one at
+/// a time gives.
+pub(super) struct Pending {
+    pub(super) cost: Vec<[Vec<f64>; 2]>,
+    pub(super) context: [[Vec<f64>; 2]; 2],
+    pub(super) fan: Vec<[Vec<f64>; 2]>,
+}
+
+impl Pending {
+    pub(super) fn new(variants: usize, fan: usize) -> Pending {
+        let two = || [Vec::with_capacity(BATCH), Vec::with_capacity(BATCH)];
+        Pending {
+            cost: (0..variants).map(|_| two()).collect(),
+            context: [two(), two()],
+            fan: (0..fan).map(|_| two()).collect(),
+        }
+    }
+
+    /// Whether a batch of runs is waiting (every run adds to `context`).
+    pub(super) fn full(&self) -> bool {
+        self.context[0][0].len() >= BATCH
+    }
+
+    /// Adds every waiting sample to its sketch in `acc`.
+    pub(super) fn flush_into(&mut self, acc: &mut Acc) {
+        let pairs = self
+            .cost
+            .iter_mut()
+            .zip(acc.cost.iter_mut())
+            .chain(self.context.iter_mut().zip(acc.context.iter_mut()))
+            .chain(self.fan.iter_mut().zip(acc.fan.iter_mut()));
+        for (waiting, sketches) in pairs {
+            for (values, sketch) in waiting.iter_mut().zip(sketches.iter_mut()) {
+                for v in values.drain(..) {
+                    sketch.add(v);
+                }
+            }
+        }
+    }
+}
+
 /// `a += b`, or the reason it cannot be done exactly.
 pub(super) fn add_exact(a: &mut i128, b: i128, overflow: &mut Option<String>) {
     match a.checked_add(b) {

@@ -167,3 +167,36 @@ fn a_drawn_size_rounds_as_f64_round_does() {
         assert_eq!(round_u64(x), x.round() as u64, "{items} × {bytes} ÷ {per}");
     }
 }
+
+/// Every drawn run reaches every sketch: runs past a chunk and past a batch
+/// of waiting samples (neither a whole number of either) leave nothing out.
+#[test]
+fn every_run_reaches_every_sketch() {
+    let s = crate::engine::tests::scenario(&[(4000, 1000), (2500, 700), (900, 900)], Vec::new());
+    let sampler = Sampler::new(s.trace(), Method::Bootstrap).expect("results");
+    let runs = CHUNK + accumulate::BATCH as u64 * 3 + 5;
+    let spec = ForecastSpec {
+        calls: 4,
+        runs,
+        seed: 7,
+        method: Method::Bootstrap,
+        budget: None,
+    };
+    let mut plan = Plan::new(&s, &spec, &sampler).expect("plans");
+    plan.fix_bins(&|_| {});
+    let acc = plan
+        .run_chunks(&AtomicBool::new(false), &|_| {})
+        .expect("runs");
+    let sketches = acc
+        .cost
+        .iter()
+        .chain(&acc.fan)
+        .chain(&acc.context)
+        .flatten();
+    let mut n = 0;
+    for sketch in sketches {
+        assert_eq!(sketch.count(), runs as usize);
+        n += 1;
+    }
+    assert_eq!(n, 2 * (s.variants().len() + plan.fan_at.len() + 2));
+}
