@@ -22,25 +22,40 @@ if [ ! -d "$PROJECTS" ]; then
     target/release/examples/gen_claude_corpus "$PROJECTS" 1000000000 1 300 >/dev/null
 fi
 W="$T/side-by-side"
-rm -rf "$W"
+# An earlier run's outputs are moved aside and deleted at the end: a file
+# created soon after thousands were deleted waits on this disk (ext4
+# without a journal), which the imports would pay and ccusage would not
+# (see benches/import_vs_ccusage.sh).
+TRASH="$T/trash.$$"
+mkdir -p "$TRASH"
+trap 'rm -rf "$TRASH"' EXIT
+[ -e "$W" ] && mv "$W" "$TRASH/"
 mkdir -p "$W"
 : > "$W/times"
+# The logs in the page cache before each tool alike (this machine reclaims
+# cold pages).
+warm() { find "$PROJECTS" -name '*.jsonl' -exec cat {} + > /dev/null; }
 # label, command...: one timed run appended as "label seconds KB".
 run() {
     local label=$1; shift
     /usr/bin/time -f "$label %e %M" -a -o "$W/times" "$@" > /dev/null 2>&1
 }
 for round in $(seq "$RUNS"); do
-    for which in this other; do
+    # Each build goes first in every other round.
+    order="this other"
+    [ $((round % 2)) = 0 ] && order="other this"
+    for which in $order; do
         bin=$TOKENCAST
         [ "$which" = other ] && bin=$OTHER
         # A new folder each round: no earlier deletion is charged to it.
+        warm
         run "$which-import" "$bin" import claude-code "$PROJECTS" --format json --no-report --out "$W/$which-$round"
         run "$which-reimport" "$bin" import claude-code "$PROJECTS" --format json --no-report --out "$W/$which-$round"
     done
+    warm
     CLAUDE_CONFIG_DIR=$(dirname "$PROJECTS") run ccusage "$CCUSAGE" claude session --json --offline
 done
-rm -rf "$W"/this-* "$W"/other-*
+mv "$W"/this-* "$W"/other-* "$TRASH/"
 python3 - "$W/times" "$RUNS" "$PROJECTS" <<'EOF'
 import statistics, sys
 times = {}
