@@ -133,11 +133,11 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
     let sums = RunSums::of(&run);
     let [lower, upper] = [0, 1].map(|bound| {
         let mut prompts = Vec::new();
-        Requests::new(&run, &sums, bound, strategy).each(|r| {
+        Requests::new(&run, &sums, bound, strategy).each(&mut With(|r: Request| {
             if !r.added {
                 prompts.push(r.prompt);
             }
-        });
+        }));
         prompts
     });
     lower
@@ -162,17 +162,19 @@ fn one(
     let den = run.scale.denominators();
     for bound in 0..2 {
         let reqs = Requests::new(run, run_sums, bound, strategy);
-        let mut count = 0u64;
-        let mut top = 0i128;
-        let mut sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
-        reqs.each(|r| {
-            count += 1;
-            top = top.max(r.prompt);
-            if bound == 0 && keep_prompts {
-                prompts.push(u64::try_from(r.prompt / den[0]).unwrap_or(u64::MAX));
-            }
-            sequence.push(&r);
-        });
+        let mut billed = Billed {
+            count: 0,
+            top: 0,
+            prompts: (bound == 0 && keep_prompts).then_some((&mut prompts, den[0])),
+            sequence: Sequence::new(run, bound, pv.variant.cache, &pv.rates),
+        };
+        reqs.each(&mut billed);
+        let Billed {
+            count,
+            top,
+            sequence,
+            ..
+        } = billed;
         let (s, _) = sequence.finish();
         sums[bound] = s;
         requests[bound] = count;
@@ -226,6 +228,47 @@ impl RunSums {
             .map(|k| run.resent(k) + run.unmeasured(k))
             .collect();
         RunSums { out, cum }
+    }
+}
+
+/// What takes a strategy's requests, in order: a trait rather than a
+/// closure, so that its method, marked to be inlined, is compiled into each
+/// strategy's loop (a closure that bills a request is too large for the
+/// compiler to inline on its own, and a call per request cost a fifth of
+/// the replay).
+trait Take {
+    fn take(&mut self, r: Request);
+}
+
+/// A closure as a [`Take`].
+struct With<F>(F);
+
+impl<F: FnMut(Request)> Take for With<F> {
+    #[inline(always)]
+    fn take(&mut self, r: Request) {
+        (self.0)(r)
+    }
+}
+
+/// One bound's replay of a strategy: its requests billed, counted, the
+/// largest prompt, and (when kept) each prompt in whole tokens.
+struct Billed<'a, 'r> {
+    count: u64,
+    top: i128,
+    /// Where each prompt goes, and the numerator of a token.
+    prompts: Option<(&'a mut Vec<u64>, i128)>,
+    sequence: Sequence<'r>,
+}
+
+impl Take for Billed<'_, '_> {
+    #[inline(always)]
+    fn take(&mut self, r: Request) {
+        self.count += 1;
+        self.top = self.top.max(r.prompt);
+        if let Some((prompts, den)) = &mut self.prompts {
+            prompts.push(u64::try_from(r.prompt / *den).unwrap_or(u64::MAX));
+        }
+        self.sequence.push(&r);
     }
 }
 
@@ -299,7 +342,7 @@ impl<'a> Requests<'a> {
     /// own loop, with `f` inlined into it: no iterator state and no call
     /// through a pointer per request.
     #[inline(always)]
-    fn each(&self, f: impl FnMut(Request)) {
+    fn each(&self, f: &mut impl Take) {
         match self.strategy {
             Strategy::Plain => self.plain(f),
             Strategy::Clear { keep_steps } => self.clear(*keep_steps, f),
@@ -318,10 +361,10 @@ impl<'a> Requests<'a> {
     }
 
     #[inline(always)]
-    fn plain(&self, mut f: impl FnMut(Request)) {
+    fn plain(&self, f: &mut impl Take) {
         for k in 0..=self.n() {
             let prompt = self.num(0, k, 0);
-            f(Request {
+            f.take(Request {
                 prompt,
                 keep: prompt,
                 output: self.output(k),
@@ -332,7 +375,7 @@ impl<'a> Requests<'a> {
     }
 
     #[inline(always)]
-    fn clear(&self, keep: u64, mut f: impl FnMut(Request)) {
+    fn clear(&self, keep: u64, f: &mut impl Take) {
         for j in 0..=self.n() {
             // Results j−K..=j are present (1-based; result i is first carried by request i).
             let first = j.saturating_sub(keep).max(1);
@@ -344,7 +387,7 @@ impl<'a> Requests<'a> {
                 }
                 _ => prompt,
             };
-            f(Request {
+            f.take(Request {
                 prompt,
                 keep: keep_num,
                 output: self.output(j),
@@ -358,7 +401,7 @@ impl<'a> Requests<'a> {
     /// (0-based) compacts before it is sent: a summarisation request, then
     /// the request itself on the prefix and the summary.
     #[inline(always)]
-    fn compact(&self, when: impl Fn(u64, i128) -> Option<u64>, mut f: impl FnMut(Request)) {
+    fn compact(&self, when: impl Fn(u64, i128) -> Option<u64>, f: &mut impl Take) {
         let mut base_step = 0u64;
         let mut summary = 0i128;
         let den = self.run.scale.denominators()[self.bound];
@@ -366,7 +409,7 @@ impl<'a> Requests<'a> {
         for k in 0..=self.n() {
             let prompt = self.num(base_step, k, base_step) + summary;
             match when(k, prompt).filter(|_| k > 0) {
-                None => f(Request {
+                None => f.take(Request {
                     prompt,
                     keep: prompt,
                     output: self.output(k),
@@ -376,14 +419,14 @@ impl<'a> Requests<'a> {
                 Some(s) => {
                     base_step = k;
                     summary = i128::from(s) * den;
-                    f(Request {
+                    f.take(Request {
                         prompt,
                         keep: prompt,
                         output: s,
                         gap_ms: self.gap(k),
                         added: true,
                     });
-                    f(Request {
+                    f.take(Request {
                         prompt: prefix + summary,
                         keep: prefix,
                         output: self.output(k),
