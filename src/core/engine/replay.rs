@@ -145,7 +145,10 @@ impl Run<'_> {
     /// Numerators of request k's input, `cum` bytes of context before it
     /// (less what a recorded compaction removed). Unmeasured tokens count
     /// as tokens, like the output sent back; a compaction keeps those that
-    /// entered with it (what it restored) and after.
+    /// entered with it (what it restored) and after. Inlined into each
+    /// replay loop: called once a request, and as a call it took 8 % of
+    /// the every-what-if run.
+    #[inline(always)]
     pub(crate) fn numerators(&self, k: u64, cum: u128) -> [i128; 2] {
         match self.compactions {
             Some(c) => {
