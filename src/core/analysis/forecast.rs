@@ -366,8 +366,8 @@ impl Plan<'_> {
                 if any_weighed {
                     for (per, u) in per_byte.iter().zip(units.iter_mut()) {
                         if let Some(p) = per {
-                            u[0][i] = units_of(Some(p), r, kind);
-                            u[1][i] = units_of(Some(p), t, kind);
+                            u[0][i] = units_of(Some(p), r, || kind);
+                            u[1][i] = units_of(Some(p), t, || kind);
                         }
                     }
                 }

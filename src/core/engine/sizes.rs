@@ -132,9 +132,9 @@ impl Sizes {
                 sizes.bytes[0].saturating_add(raw),
                 sizes.bytes[1].saturating_add(trimmed),
             ];
-            sizes.raw[k] = sizes.raw[k].saturating_add(units(per_byte, raw, c.content_kind()));
+            sizes.raw[k] = sizes.raw[k].saturating_add(units(per_byte, raw, || c.content_kind()));
             sizes.trimmed[k] =
-                sizes.trimmed[k].saturating_add(units(per_byte, trimmed, c.content_kind()));
+                sizes.trimmed[k].saturating_add(units(per_byte, trimmed, || c.content_kind()));
             sizes.calls[k] = c.call.or(sizes.calls[k]);
             sizes.step_of.push(k);
         }
@@ -191,7 +191,7 @@ impl Sizes {
                 if i == 1 && b != raw {
                     continue;
                 }
-                bytes[i][k] = bytes[i][k].saturating_sub(units(per_byte, b, c.content_kind()));
+                bytes[i][k] = bytes[i][k].saturating_sub(units(per_byte, b, || c.content_kind()));
                 entered[i][k] += u128::from(t);
             }
         }

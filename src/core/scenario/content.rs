@@ -161,11 +161,12 @@ impl ContentWeights {
 }
 
 /// `bytes` of `kind` in the units of the weights `per_byte`
-/// ([`ContentWeights::per_byte`]); without weights, bytes.
+/// ([`ContentWeights::per_byte`]); without weights, bytes. The kind is
+/// asked for only with weights (finding it may compare names).
 #[inline]
-pub fn units(per_byte: Option<&[u64; 3]>, bytes: u64, kind: ContentKind) -> u64 {
+pub fn units(per_byte: Option<&[u64; 3]>, bytes: u64, kind: impl FnOnce() -> ContentKind) -> u64 {
     match per_byte {
-        Some(p) => bytes.saturating_mul(p[kind.index()]),
+        Some(p) => bytes.saturating_mul(p[kind().index()]),
         None => bytes,
     }
 }

@@ -228,7 +228,9 @@ impl Assumptions {
     /// A row's bytes in the units a replay counts (see
     /// [`Assumptions::unit_bytes_per_token`]).
     pub fn units(&self, bytes: u64, kind: content::ContentKind) -> u64 {
-        content::units(self.weights().map(|w| w.per_byte()).as_ref(), bytes, kind)
+        content::units(self.weights().map(|w| w.per_byte()).as_ref(), bytes, || {
+            kind
+        })
     }
 
     /// The runs a day the projection counts: each person's runs times the

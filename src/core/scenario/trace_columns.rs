@@ -114,7 +114,7 @@ impl Columns {
         }
         let mut r = TraceRow::default();
         for (field, col) in rec.iter().zip(&self.0) {
-            let field = field.trim_matches(|c: char| c.is_ascii_whitespace());
+            let field = field.trim_ascii();
             // Other blanks (Unicode's, a vertical tab) the serde path trims:
             // leave such a field to it.
             let plain = |b: Option<&u8>| b.is_none_or(u8::is_ascii_graphic);
