@@ -52,16 +52,15 @@ pub fn replay(
         name: format!("{name}.toml"),
         text: toml.to_string(),
     };
-    let text = match trace {
-        ThreadTrace::Csv(csv) => Some(SourceText {
-            name: format!("{name}.csv"),
-            text: String::from_utf8_lossy(csv).into_owned(),
-        }),
-        ThreadTrace::Checked(_) => None,
-    };
-    let checked = match trace {
-        ThreadTrace::Checked(c) => Some(c),
-        ThreadTrace::Csv(_) => None,
+    let (text, checked) = match trace {
+        ThreadTrace::Csv(csv) => {
+            let text = SourceText {
+                name: format!("{name}.csv"),
+                text: String::from_utf8_lossy(csv).into_owned(),
+            };
+            (Some(text), None)
+        }
+        ThreadTrace::Checked(c) => (None, Some(c)),
     };
     // Both files it names are given, so nothing is read.
     let scenario = Scenario::check_with(

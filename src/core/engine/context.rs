@@ -233,9 +233,9 @@ impl RunSums {
 
 /// What takes a strategy's requests, in order: a trait rather than a
 /// closure, so that its method, marked to be inlined, is compiled into each
-/// strategy's loop (a closure that bills a request is too large for the
-/// compiler to inline on its own, and a call per request cost a fifth of
-/// the replay).
+/// strategy's loop. A closure that bills a request is too large for the
+/// compiler to inline on its own; as a call per request, the
+/// 1,000,000-row context-management plan took 1.41 s instead of 1.26 s.
 trait Take {
     fn take(&mut self, r: Request);
 }
@@ -339,8 +339,8 @@ impl<'a> Requests<'a> {
     }
 
     /// Hands the strategy's requests to `f`, in order. Each strategy is its
-    /// own loop, with `f` inlined into it: no iterator state and no call
-    /// through a pointer per request.
+    /// own loop, with `f`'s [`Take::take`] inlined into it: no iterator
+    /// state and no call per request.
     #[inline(always)]
     fn each(&self, f: &mut impl Take) {
         match self.strategy {
