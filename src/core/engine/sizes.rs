@@ -75,45 +75,41 @@ impl Sizes {
     pub(crate) fn of(trace: &[TraceCall], weights: Option<&ContentWeights>) -> Sizes {
         let per_byte = weights.map(ContentWeights::per_byte);
         let per_byte = per_byte.as_ref();
-        // The results, and per result the latency of every row since the
-        // one before it (errors and replays included), in one pass.
-        let mut results: Vec<&TraceCall> = Vec::with_capacity(trace.len());
-        let mut result_rows = Vec::with_capacity(trace.len());
-        let mut latency = Vec::with_capacity(trace.len());
-        let mut pending = 0u64;
-        for (i, c) in trace.iter().enumerate() {
-            pending = pending.saturating_add(c.latency_ms);
-            if c.enters_context() {
-                results.push(c);
-                result_rows.push(i);
-                latency.push(pending);
-                pending = 0;
-            }
-        }
-        let grouped = !results.is_empty() && results.iter().all(|c| c.request().is_some());
+        // Steps are recorded requests when every result names one (the
+        // first that does not ends the look: a hand-written trace at once).
+        let mut results = trace.iter().filter(|c| c.enters_context()).peekable();
+        let grouped = results.peek().is_some() && results.all(|c| c.request().is_some());
+        // One result a row at most: the vectors are not copied as they grow.
+        let cap = trace.len();
         let mut sizes = Sizes {
-            raw: Vec::with_capacity(results.len()),
-            trimmed: Vec::with_capacity(results.len()),
+            raw: Vec::with_capacity(cap),
+            trimmed: Vec::with_capacity(cap),
             bytes: [0, 0],
-            step_of: Vec::with_capacity(results.len()),
-            calls: Vec::with_capacity(results.len()),
+            step_of: Vec::with_capacity(cap),
+            calls: Vec::with_capacity(cap),
             outputs: None,
             gaps: None,
-            tool_ms: Vec::with_capacity(results.len()),
+            tool_ms: Vec::with_capacity(cap),
             compactions: None,
             models: Vec::new(),
-            counted_results: results
-                .iter()
-                .filter(|c| c.o200k_tokens().is_some())
-                .count() as u64,
-            result_rows,
+            counted_results: 0,
+            result_rows: Vec::with_capacity(cap),
             counted: None,
         };
         // The first row of each step, for its output and gap (an imported
         // trace's steps only: a hand-written one has nothing recorded).
         let mut firsts: Vec<&TraceCall> = Vec::new();
         let mut last_request = None;
-        for (c, ms) in results.iter().zip(latency) {
+        // The latency of every row since the last result (errors and
+        // replays included), added to the next result's step.
+        let mut pending = 0u64;
+        for (i, c) in trace.iter().enumerate() {
+            pending = pending.saturating_add(c.latency_ms);
+            if !c.enters_context() {
+                continue;
+            }
+            sizes.result_rows.push(i);
+            sizes.counted_results += u64::from(c.o200k_tokens().is_some());
             let new_step = !grouped || c.request() != last_request;
             last_request = c.request();
             if new_step {
@@ -126,7 +122,8 @@ impl Sizes {
                 }
             }
             let k = sizes.raw.len() - 1;
-            sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(ms);
+            sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(pending);
+            pending = 0;
             let (raw, trimmed) = (c.raw_bytes.unwrap_or(0), c.trimmed_bytes.unwrap_or(0));
             sizes.bytes = [
                 sizes.bytes[0].saturating_add(raw),
@@ -141,7 +138,8 @@ impl Sizes {
         if grouped {
             sizes.recorded_steps(&firsts);
         }
-        if results.iter().any(|c| c.o200k_tokens().is_some()) {
+        if sizes.counted_results > 0 {
+            let results: Vec<&TraceCall> = trace.iter().filter(|c| c.enters_context()).collect();
             sizes.counted = Some(sizes.counted_steps(&results, &firsts, per_byte));
         }
         sizes
