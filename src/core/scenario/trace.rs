@@ -4,7 +4,7 @@
 //! successful, non-replayed responses become tool results in the context.
 
 use super::content::ContentKind;
-use super::trace_columns::Columns;
+use super::trace_columns::{Columns, Fees};
 use crate::error::InputError;
 use crate::input::SourceText;
 use rust_decimal::Decimal;
@@ -710,6 +710,7 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
     let mut calls = Vec::with_capacity(lines.min(crate::limits::MAX_TRACE_ROWS));
     let mut record = csv::StringRecord::new();
     let mut names = Names::default();
+    let mut fees = Fees::default();
     loop {
         let pos_before = reader.position().clone();
         match reader.read_record(&mut record) {
@@ -735,7 +736,7 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
             start,
             headers: &headers,
         };
-        let call = match columns.as_ref().and_then(|c| c.read(&record)) {
+        let call = match columns.as_ref().and_then(|c| c.read(&record, &mut fees)) {
             Some(raw) => raw.check_naming(row, &site, &mut names)?,
             None => {
                 by_name(src, &record, &headers, row, start)?.check_naming(row, &site, &mut names)?

@@ -108,7 +108,12 @@ impl Columns {
 
     /// The row, when every field reads with certainty; `None` sends the row
     /// to the serde path.
-    pub(crate) fn read<'r>(&self, rec: &'r csv::StringRecord) -> Option<TraceRow<&'r str>> {
+    #[inline(always)]
+    pub(crate) fn read<'r>(
+        &self,
+        rec: &'r csv::StringRecord,
+        fees: &mut Fees,
+    ) -> Option<TraceRow<&'r str>> {
         if rec.len() != self.0.len() {
             return None;
         }
@@ -131,7 +136,7 @@ impl Columns {
                 Col::RawBytes => r.raw_bytes = optional(field)?,
                 Col::TrimmedBytes => r.trimmed_bytes = optional(field)?,
                 Col::LatencyMs => r.latency_ms = number(field)?,
-                Col::ChargedUsd => r.charged_usd = fee(field)?,
+                Col::ChargedUsd => r.charged_usd = fees.read(field)?,
                 Col::Replayed => r.replayed = boolean(field)?,
                 Col::Images => r.images = optional(field)?,
                 Col::Documents => r.documents = optional(field)?,
@@ -164,9 +169,33 @@ impl Columns {
     }
 }
 
+/// The fee last read, with its text: most rows of a trace repeat the fee
+/// of the row before (a data tool charges the same for every call), and
+/// the text compared is cheaper than an exact decimal parsed.
+#[derive(Debug, Default)]
+pub(crate) struct Fees {
+    text: String,
+    fee: Decimal,
+}
+
+impl Fees {
+    #[inline]
+    fn read(&mut self, field: &str) -> Option<Decimal> {
+        if field != self.text || self.text.is_empty() {
+            let fee = fee(field)?;
+            self.text.clear();
+            self.text.push_str(field);
+            self.fee = fee;
+        }
+        Some(self.fee)
+    }
+}
+
 /// A plain unsigned number: ASCII digits only, within the type.
 fn number<T: FromStr>(field: &str) -> Option<T> {
-    if field.is_empty() || !field.bytes().all(|b| b.is_ascii_digit()) {
+    // `parse` takes ASCII digits and a leading `+`, which the serde path's
+    // reader may read otherwise: such a field is left to it.
+    if field.as_bytes().first() == Some(&b'+') {
         return None;
     }
     field.parse().ok()
@@ -298,7 +327,7 @@ mod tests {
                 fields[*i] = v;
                 let row = record(&fields);
                 let serde = by_serde(&headers, &row);
-                if let Some(read) = cols.read(&row) {
+                if let Some(read) = cols.read(&row, &mut Fees::default()) {
                     fast += 1;
                     // Debug, not ==: 1.50 and 1.5 are equal decimals that print apart.
                     assert_eq!(
@@ -312,6 +341,36 @@ mod tests {
         }
         // The plain values took the fast path.
         assert!(fast >= 20, "{fast}");
+    }
+
+    #[test]
+    fn a_fee_reads_the_same_whatever_fee_the_row_before_had() {
+        let headers = record(&["capability", "status", "items", "latency_ms", "charged_usd"]);
+        let cols = Columns::of(&headers).expect("known columns");
+        let mut fees = Fees::default();
+        // Each fee after each other one, through one reader's memory of
+        // the last fee, as serde reads it alone.
+        let fees_written = [
+            "0.000792", "0.000792", "1.50", "0", "-1", "0.000792", "", "1.5", "x",
+        ];
+        for before in fees_written {
+            for fee in fees_written {
+                for f in [before, fee] {
+                    let row = record(&["web/search", "200", "3", "12", f]);
+                    let read = cols.read(&row, &mut fees).map(|r| r.charged_usd);
+                    let serde = by_serde(&headers, &row).map(|r| r.charged_usd);
+                    match read {
+                        Some(d) => assert_eq!(
+                            Some(d.to_string()),
+                            serde.map(|s| s.to_string()),
+                            "{f:?} after {before:?}"
+                        ),
+                        // Left to serde: a fee the fast path is not sure of.
+                        None => assert!(["-1", "", "x"].contains(&f), "{f:?} after {before:?}"),
+                    }
+                }
+            }
+        }
     }
 
     #[test]

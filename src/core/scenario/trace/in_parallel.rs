@@ -14,7 +14,7 @@
 
 use super::{by_name, Names, RowSite, TraceCall};
 use crate::input::SourceText;
-use crate::scenario::trace_columns::Columns;
+use crate::scenario::trace_columns::{Columns, Fees};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -84,6 +84,7 @@ struct Reader<'t> {
     next: Option<usize>,
     record: csv::StringRecord,
     names: Names,
+    fees: Fees,
 }
 
 impl<'t> Reader<'t> {
@@ -95,6 +96,7 @@ impl<'t> Reader<'t> {
             next: None,
             record: csv::StringRecord::new(),
             names: Names::default(),
+            fees: Fees::default(),
         }
     }
 }
@@ -135,7 +137,7 @@ impl Line<'_> {
             headers: self.headers,
         };
         let names = &mut reader.names;
-        match self.columns.read(&reader.record) {
+        match self.columns.read(&reader.record, &mut reader.fees) {
             Some(raw) => raw.check_naming(row, &site, names).ok(),
             None => by_name(self.src, &reader.record, self.headers, row, start)
                 .ok()?
