@@ -16,6 +16,9 @@ fn main() -> ExitCode {
             for gate in &outcome.gates_crossed {
                 eprintln!("{gate}");
             }
+            // The process ends here: what the command left is not freed
+            // piece by piece (see `Leftovers`).
+            std::mem::forget(outcome.leftovers);
             if outcome.gates_crossed.is_empty() {
                 ExitCode::SUCCESS
             } else {

@@ -4,7 +4,7 @@
 use super::args::ForecastArgs;
 use super::{
     corpus, csv_files, gate, live_inputs, live_page_file, plain_stdout, spec, today, with_variants,
-    write, Outcome,
+    write, Leftovers, Outcome,
 };
 use crate::analysis::forecast;
 use crate::document::{self};
@@ -51,11 +51,12 @@ pub(super) fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let (threads, capped) = spec::threads(args.threads);
     let mut doc = forecast_with_progress(scenario, &spec, &sampler, threads)?;
     doc.planned = planned;
+    let mut leftovers = Leftovers::default();
     let live = match loaded {
         Some(loaded) => {
             let controls =
                 crate::report::html::controls::scenario_controls(&loaded.scenario, &loaded.models);
-            live_inputs(loaded, today, false, Vec::new(), |_| controls).map(|mut l| {
+            live_inputs(loaded, today, false, Vec::new(), &mut leftovers, |_| controls).map(|mut l| {
                 l.request.forecast = Some(tokencast_web::ForecastRun {
                     spec: spec.clone(),
                     capabilities: args.capabilities.clone(),
@@ -77,6 +78,7 @@ pub(super) fn run_forecast(args: ForecastArgs) -> Result<Outcome, AppError> {
     let mut outcome = write(stdout, files, args.page.force)?;
     outcome.notes.extend(capped);
     outcome.gates_crossed = gate::check_forecast(&doc, &gates);
+    outcome.leftovers = leftovers;
     Ok(outcome)
 }
 

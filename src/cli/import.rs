@@ -479,7 +479,7 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     Ok(Outcome {
         stdout,
         notes,
-        gates_crossed: Vec::new(),
+        ..Outcome::default()
     })
 }
 
