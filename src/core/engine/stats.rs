@@ -6,7 +6,7 @@
 use crate::scenario::TraceCall;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use statrs::statistics::{Data, Median};
+use statrs::statistics::{Data, OrderStatistics};
 
 /// What one capability's successful responses looked like.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +111,8 @@ pub fn median(values: impl Iterator<Item = u64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    Data::new(v).median()
+    // In place: `Median::median` works on a copy of the values.
+    OrderStatistics::median(&mut Data::new(v))
 }
 
 /// The data tools' bill: charged responses only.
