@@ -174,20 +174,25 @@ impl Columns {
 /// the text compared is cheaper than an exact decimal parsed.
 #[derive(Debug, Default)]
 pub(crate) struct Fees {
+    /// The last fee's text (its buffer reused from fee to fee).
     text: String,
-    fee: Decimal,
+    /// The last fee, `None` before the first.
+    fee: Option<Decimal>,
 }
 
 impl Fees {
     #[inline]
     fn read(&mut self, field: &str) -> Option<Decimal> {
-        if field != self.text || self.text.is_empty() {
-            let fee = fee(field)?;
-            self.text.clear();
-            self.text.push_str(field);
-            self.fee = fee;
+        match self.fee {
+            Some(kept) if field == self.text => Some(kept),
+            _ => {
+                let read = fee(field)?;
+                self.text.clear();
+                self.text.push_str(field);
+                self.fee = Some(read);
+                Some(read)
+            }
         }
-        Some(self.fee)
     }
 }
 
