@@ -618,8 +618,11 @@ fn import(
         file: &file,
         today,
     };
-    let mut rows: Vec<tokencast_core::document::import::SessionRow> = Vec::new();
-    for t in &run.threads {
+    // The threads side by side where the engine has threads (the command
+    // line's page, made before it is written); on the page itself, in
+    // order. Either way the rows are in the threads' order, and an error
+    // is the first thread's that has one.
+    let replayed = tokencast_core::par::map(&run.threads, |t| {
         let toml = with_import_variant(&t.toml, variant, on.as_ref())?;
         let csv = match trim {
             Some(rule) => std::borrow::Cow::Owned(
@@ -638,13 +641,17 @@ fn import(
             &[],
             &names,
         ) else {
-            continue;
+            return Ok(None);
         };
         let mut row = empty_row();
         row.session = t.session.clone();
         row.variants = add_bands(Vec::new(), custom);
-        rows.push(row);
-    }
+        Ok(Some(row))
+    });
+    let rows = replayed
+        .into_iter()
+        .filter_map(Result::transpose)
+        .collect::<Result<Vec<_>, InputError>>()?;
     // The import's own variants again (a trim rule moves their trimmed
     // ones), then the page's.
     let totals = variant_totals(&variants, &merge_rows(rows));
