@@ -6,6 +6,9 @@
 # - `import claude-code` on the 1 GB generated corpus beside ccusage 20.0.24
 #   (`ccusage claude session --json --offline`, installed under target/ by
 #   npm), and a re-import into the same folder;
+# - `import claude-code` on 686 MB of small sessions (about 2,800 threads of
+#   20-28 requests) beside ccusage on them, with `--format json --no-report`
+#   and with the default outputs (the live page too, written under target/);
 # - `simulate --format json --no-report` on 1,000,000 rows (61 MB) beside
 #   the csv crate reading the same file (examples/csv_floor.rs) and `wc -l`;
 # - the same trace with every what-if section beside the plain run;
@@ -32,6 +35,8 @@ cargo build --release --locked --quiet --example csv_floor
 I=target/bench-import
 CORPUS="$I/corpus-1000000000"
 [ -d "$CORPUS/projects" ] || target/release/examples/gen_claude_corpus "$CORPUS/projects" 1000000000 1 300
+SMALL="$I/small-686000000"
+[ -d "$SMALL/projects" ] || target/release/examples/gen_claude_corpus "$SMALL/projects" 686000000 1 28
 P=target/bench-plans
 [ -f "$P/trace.csv" ] && [ -f "$P/all.toml" ] || python3 benches/gen_trace.py "$P"
 P10="$P/10m"
@@ -72,7 +77,7 @@ for d in "$T"/out-*; do [ -e "$d" ] && mv "$d" "$TRASH/"; done
 # the 10,000,000-row runs of the round before push them out (this machine
 # reclaims cold pages), and ccusage, run after the import, found them read
 # again by it, while the import read them from the disk.
-warm() { find "$CORPUS/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
+warm() { find "$CORPUS/projects" "$SMALL/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
 for round in $(seq "$RUNS"); do
     warm
     run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
@@ -85,6 +90,10 @@ for round in $(seq "$RUNS"); do
     fi
     warm
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
+    run small "$TOKENCAST" import claude-code "$SMALL/projects" --format json --no-report --out "$T/out-small-$round"
+    run smallpage "$TOKENCAST" import claude-code "$SMALL/projects" --out "$T/out-page-$round" \
+        --report "$T/out-page-$round.html"
+    CLAUDE_CONFIG_DIR="$SMALL" run ccsmall "$CCUSAGE" claude session --json --offline
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
     run simulate "$TOKENCAST" simulate "$P/plain.toml" --format json --no-report
@@ -109,6 +118,8 @@ rss = {k: max(m for _, m in v) // 1024 for k, v in times.items()}
 rows = [
     ("import claude-code, 1 GB", "import", "ccusage", "ratio <= 0.67 (1.5x faster)"),
     ("re-import into the same folder", "reimport", "import", "ratio <= 1.0"),
+    ("import claude-code, 686 MB of small sessions", "small", "ccsmall", "ratio <= 0.67"),
+    ("  the same, default outputs (page too)", "smallpage", "ccsmall", "ratio <= 0.67"),
     ("simulate, 1,000,000 rows", "simulate", "csv", "<= 0.3 s and ratio <= 2.5"),
     ("  (wc -l of the same file)", "wc", None, ""),
     ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
