@@ -81,7 +81,20 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         };
         let (cache, rates) = (pv.variant.cache, &pv.rates);
         let (before, sums) = own.restarts(cache, rates, &rows);
-        let (extra, extra_sums) = resumed.restarts(cache, rates, &rows);
+        // The resumed replay bills as the run's own when nothing of the
+        // gaps it adds reaches the bill: the run is timed (the same gaps),
+        // or no added gap outlives the cache and the cache is not billed
+        // by the hour. Its replay is then the one just made.
+        let same_gaps = own_gaps.is_some()
+            || (!(cache != Cache::None && rates.cache_storage_per_hour.is_some())
+                && rates
+                    .lifetime_ms(cache)
+                    .is_none_or(|life| resume_gaps.iter().skip(1).all(|g| *g <= life)));
+        let (extra, extra_sums) = if same_gaps {
+            (before.clone(), sums)
+        } else {
+            resumed.restarts(cache, rates, &rows)
+        };
         let points: Vec<(Bounds, Bounds)> =
             before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect();
         (points, sums.0, extra_sums.1)

@@ -374,3 +374,37 @@ proptest! {
         prop_assert_eq!(attributed + rest, sim.variants[0].cost.input);
     }
 }
+
+#[test]
+fn resuming_after_a_tool_call_past_the_cache_lifetime_adds_nothing() {
+    // Untimed, a resumed run's gaps are the tool latencies. Prompts (lower):
+    // 100; 100 + 10 + 10 = 120; 120 + 10 + 20 = 150; 150 + 10 + 30 = 190.
+    // Resuming before request k writes what it would have read (the prompt
+    // before it) at $10/M instead of reading it at $0.20/M: $9.80/M more.
+    let resume = |latency_of_second: u64| {
+        let mut s = scenario(&[(40, 4), (80, 8), (120, 12)], vec![]);
+        s.trace_mut()[1].latency_ms = latency_of_second;
+        let r = restarts(&s, &[2, 3, 4]);
+        // Variant 1 caches for 5 minutes.
+        r.points
+            .iter()
+            .map(|p| p.resume[1].lower)
+            .collect::<Vec<_>>()
+    };
+    let per_token = d("9.8") / d("1000000");
+    // Every call takes 1 s: each resume rewrites the prompt before it.
+    assert_eq!(
+        resume(1000),
+        vec![
+            d("100") * per_token,
+            d("120") * per_token,
+            d("150") * per_token
+        ]
+    );
+    // The second call takes 301 s: the cache had expired before request 3
+    // anyway, so resuming there adds nothing; the others are as before.
+    assert_eq!(
+        resume(301_000),
+        vec![d("100") * per_token, Decimal::ZERO, d("150") * per_token]
+    );
+}
