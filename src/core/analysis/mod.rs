@@ -410,17 +410,23 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
     let (from, to, step) = case.sweep_seconds;
     let seconds: Vec<u64> = (from..=to).step_by(step as usize).collect();
     // Points whose requests expire alike compare the tiers alike: each is
-    // replayed once.
-    let expiring = expiring(&tiers, &seconds);
+    // replayed once, and not at all where the scenario's own model time
+    // (the replay above) expires them so.
+    let model_ms: Vec<u64> = seconds.iter().map(|s| s.saturating_mul(1000)).collect();
+    let own = expiring(&tiers, &[case.model_ms_per_step]).pop();
+    let expiring = expiring(&tiers, &model_ms);
     let mut distinct: Vec<(&Vec<usize>, u64)> = Vec::new();
-    for (e, secs) in expiring.iter().zip(&seconds) {
+    for (e, ms) in expiring.iter().zip(&model_ms) {
         if !distinct.iter().any(|(d, _)| *d == e) {
-            distinct.push((e, *secs));
+            distinct.push((e, *ms));
         }
     }
-    let compared: Vec<Vec<TierComparison>> = crate::par::map(distinct.clone(), |(_, secs)| {
+    let compared: Vec<Vec<TierComparison>> = crate::par::map(distinct.clone(), |(e, ms)| {
+        if own.as_ref() == Some(e) {
+            return Some(tier_comparison(&base));
+        }
         Some(tier_comparison(&simulate(
-            &timed(&tiers, secs * 1000, Vec::new())?,
+            &timed(&tiers, ms, Vec::new())?,
             opts,
         )))
     })
@@ -462,14 +468,14 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
     })
 }
 
-/// For each model time per step in `seconds` (no pause), how many requests
-/// of `s` come more than each cache lifetime of its variants after the one
-/// before (the gaps the engine replays, recorded or timed). A longer model
+/// For each model time per step in `model_ms` (milliseconds, no pause),
+/// how many requests of `s` come more than each cache lifetime of its
+/// variants after the one before (the gaps the engine replays, recorded or timed). A longer model
 /// time adds the same to every timed gap, so the requests that expire only
 /// grow with it: two model times with as many expiring requests on every
 /// lifetime expire the same requests, and their replays differ in nothing
 /// but the cache's storage (which [`TierComparison`] does not compare).
-fn expiring(s: &Scenario, seconds: &[u64]) -> Vec<Vec<usize>> {
+fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     let mut lifetimes: Vec<u64> = s
         .variants()
         .iter()
@@ -482,9 +488,9 @@ fn expiring(s: &Scenario, seconds: &[u64]) -> Vec<Vec<usize>> {
     lifetimes.sort_unstable();
     lifetimes.dedup();
     let sizes = &s.trace_facts().sizes;
-    crate::par::map(seconds.to_vec(), |secs| {
+    crate::par::map(model_ms.to_vec(), |ms| {
         let timing = Timing {
-            model_ms_per_step: secs.saturating_mul(1000),
+            model_ms_per_step: ms,
             pauses: Vec::new(),
         };
         let gaps = sizes.gaps_ms(Some(&timing)).unwrap_or_default();
@@ -645,8 +651,8 @@ mod tests {
             c.latency_ms = secs * 1000;
         }
         let tiers = with_tiers(&s, &[Cache::FiveMinutes, Cache::OneHour]).unwrap();
-        let seconds: Vec<u64> = (0..=600).step_by(30).collect();
-        let counts: Vec<usize> = expiring(&tiers, &seconds)
+        let model_ms: Vec<u64> = (0..=600_000).step_by(30_000).collect();
+        let counts: Vec<usize> = expiring(&tiers, &model_ms)
             .iter()
             .map(|e| {
                 assert_eq!(e.len(), 2, "two lifetimes: 300 s and 3,600 s");
