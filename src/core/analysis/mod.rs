@@ -413,8 +413,9 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
     // replayed once, and not at all where the scenario's own model time
     // (the replay above) expires them so.
     let model_ms: Vec<u64> = seconds.iter().map(|s| s.saturating_mul(1000)).collect();
-    let own = expiring(&tiers, &[case.model_ms_per_step]).pop();
-    let expiring = expiring(&tiers, &model_ms);
+    // The patterns of the sweep's model times, then of the scenario's own.
+    let mut expiring = expiring(&tiers, &[&model_ms[..], &[case.model_ms_per_step]].concat());
+    let own = expiring.pop();
     let mut distinct: Vec<(&Vec<usize>, u64)> = Vec::new();
     for (e, ms) in expiring.iter().zip(&model_ms) {
         if !distinct.iter().any(|(d, _)| *d == e) {
@@ -470,11 +471,11 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
 
 /// For each model time per step in `model_ms` (milliseconds, no pause),
 /// how many requests of `s` come more than each cache lifetime of its
-/// variants after the one before (the gaps the engine replays, recorded or timed). A longer model
-/// time adds the same to every timed gap, so the requests that expire only
-/// grow with it: two model times with as many expiring requests on every
-/// lifetime expire the same requests, and their replays differ in nothing
-/// but the cache's storage (which [`TierComparison`] does not compare).
+/// variants after the one before (the gaps the engine replays, recorded or
+/// timed). A longer model time adds the same to every timed gap, so the
+/// requests that expire only grow with it: two model times with as many
+/// expiring requests on every lifetime expire the same requests, and their
+/// replays differ in nothing but the cache's storage (which [`TierComparison`] does not compare).
 fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     let mut lifetimes: Vec<u64> = s
         .variants()

@@ -466,6 +466,19 @@ impl Run<'_> {
         (out, totals)
     }
 
+    /// Whether this run, replayed with `gaps` (milliseconds before each
+    /// request) in place of its own, would bill anything differently under
+    /// the rules of `cache`: a gap after the first request outlives the
+    /// cache, or the cache is billed by the hour (storage follows every
+    /// gap). Where neither holds, the gaps reach nothing in the bill.
+    pub(crate) fn gaps_reach_bill(&self, cache: Cache, rates: &Rates, gaps: &[u64]) -> bool {
+        let rules = Rules::new(&self.scale, cache, rates);
+        rules.stores
+            || rules
+                .lifetime
+                .is_some_and(|life| gaps.iter().skip(1).any(|g| *g > life))
+    }
+
     /// The model cost of some sums, per bound.
     fn model(&self, sums: [Sums; 2], rates: &Rates) -> Bounds {
         let p = self.usd(sums, rates);

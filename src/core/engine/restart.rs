@@ -81,22 +81,16 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         };
         let (cache, rates) = (pv.variant.cache, &pv.rates);
         let (before, sums) = own.restarts(cache, rates, &rows);
-        // The resumed replay bills as the run's own when nothing of the
-        // gaps it adds reaches the bill: the run is timed (the same gaps),
-        // or no added gap outlives the cache and the cache is not billed
-        // by the hour. Its replay is then the one just made.
-        let same_gaps = own_gaps.is_some()
-            || (!(cache != Cache::None && rates.cache_storage_per_hour.is_some())
-                && rates
-                    .lifetime_ms(cache)
-                    .is_none_or(|life| resume_gaps.iter().skip(1).all(|g| *g <= life)));
-        let (extra, extra_sums) = if same_gaps {
-            (before.clone(), sums)
-        } else {
-            resumed.restarts(cache, rates, &rows)
-        };
+        // The resumed replay bills as the run's own when the run is timed
+        // (the same gaps) or the gaps it adds reach nothing in the bill:
+        // its replay is then the one just made.
+        let resumed_own = (own_gaps.is_none() && own.gaps_reach_bill(cache, rates, &resume_gaps))
+            .then(|| resumed.restarts(cache, rates, &rows));
+        let (extra, extra_sums) = resumed_own
+            .as_ref()
+            .map_or((&before, sums), |(e, s)| (e, *s));
         let points: Vec<(Bounds, Bounds)> =
-            before.iter().zip(&extra).map(|(b, e)| (b.0, e.1)).collect();
+            before.iter().zip(extra).map(|(b, e)| (b.0, e.1)).collect();
         (points, sums.0, extra_sums.1)
     });
     let start_over_sum = replays.iter().map(|r| r.1).collect();
