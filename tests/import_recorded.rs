@@ -502,3 +502,197 @@ fn a_step_after_a_lost_line_is_not_fitted_and_its_growth_is_unmeasured() {
         "16060".parse().unwrap()
     );
 }
+
+/// The record CLI 2.1.x writes when it sends a large tool result as a
+/// preview of it (the tool-result budget): the exact text the model saw.
+fn replacement_text() -> String {
+    // Multi-byte characters and line breaks: measured as the UTF-8 the
+    // model was sent, not as the line's JSON escapes.
+    format!(
+        "<persisted-output>\nOutput too large. Preview:\n{}{}\n</persisted-output>",
+        "é".repeat(10),
+        "z".repeat(100)
+    )
+}
+
+fn replaced_log(record_in_main: bool) -> (String, String) {
+    let usage = json!({"input_tokens": 10, "cache_creation_input_tokens": 5000,
+                       "cache_read_input_tokens": 0, "output_tokens": 40});
+    let calls = json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}},
+                       {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]);
+    let record = line(
+        json!({"type": "content-replacement", "sessionId": SID, "agentId": "a1",
+        "replacements": [{"kind": "tool-result", "toolUseId": "t1", "replacement": replacement_text()}]}),
+    );
+    // Lines of a current session that carry nothing to count.
+    let quiet: String = [
+        json!({"type": "worktree-state", "sessionId": SID, "worktreeSession": null}),
+        json!({"type": "pr-link", "sessionId": SID, "prNumber": 7, "prUrl": "u", "prRepository": "r", "timestamp": "t"}),
+        json!({"type": "tag", "sessionId": SID, "tag": "x"}),
+        json!({"type": "agent-name", "sessionId": SID, "agentName": "n"}),
+        json!({"type": "agent-color", "sessionId": SID, "agentColor": "blue"}),
+        json!({"type": "agent-setting", "sessionId": SID, "agentSetting": "s"}),
+        json!({"type": "attribution-snapshot", "messageId": "m", "surface": "cli", "fileStates": {}}),
+        json!({"type": "speculation-accept", "timestamp": "t", "timeSavedMs": 5}),
+        json!({"type": "isolation-latch", "sessionId": SID}),
+        json!({"type": "fork-context-ref", "sessionId": SID}),
+        json!({"type": "frame-link", "sessionId": SID}),
+        json!({"type": "relocated", "sessionId": SID, "relocatedCwd": "/w"}),
+        json!({"type": "atis-latch", "sessionId": SID, "atis": "a"}),
+        json!({"type": "marble-origami-snapshot", "sessionId": SID, "armed": true}),
+    ]
+    .into_iter()
+    .map(line)
+    .collect();
+    let agent = [
+        user("2026-11-23T10:00:00.000Z", json!("look")),
+        assistant(
+            "a1",
+            "claude-haiku-4-5",
+            "2026-11-23T10:00:01.000Z",
+            calls,
+            usage.clone(),
+        ),
+        user(
+            "2026-11-23T10:00:02.000Z",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x".repeat(60_000)},
+                   {"type": "tool_result", "tool_use_id": "t2", "content": "y".repeat(300)}]),
+        ),
+        if record_in_main {
+            String::new()
+        } else {
+            record.clone()
+        },
+        quiet,
+        assistant(
+            "a2",
+            "claude-haiku-4-5",
+            "2026-11-23T10:00:03.000Z",
+            json!([{"type": "text", "text": "done"}]),
+            usage,
+        ),
+    ]
+    .concat();
+    let main = if record_in_main {
+        record
+    } else {
+        String::new()
+    };
+    (main, agent)
+}
+
+/// Each request's rows of an imported thread's CSV: (request, tool, raw bytes).
+fn rows_of(csv_path: &std::path::Path) -> Vec<(String, String, String)> {
+    let csv = fs::read_to_string(csv_path).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let h = reader.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    reader
+        .records()
+        .map(Result::unwrap)
+        .map(|r| {
+            (
+                r[col("request")].to_string(),
+                r[col("capability")].to_string(),
+                r[col("raw_bytes")].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_tool_result_sent_as_a_preview_is_measured_as_the_preview() {
+    let (_, agent) = replaced_log(false);
+    let dir = with_log(&agent);
+    // --strict: the line types of a current session are known.
+    tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--strict",
+        ])
+        .assert()
+        .success();
+    // The Bash result's 60,000 bytes were never sent: its preview was.
+    let preview = replacement_text().len();
+    assert_eq!(preview, 18 + 1 + 26 + 1 + 10 * 2 + 100 + 1 + 19);
+    assert_eq!(
+        rows_of(&dir.path().join(format!("out/{SID}/main.csv"))),
+        vec![
+            ("2".into(), "Bash".into(), preview.to_string()),
+            ("2".into(), "Read".into(), "300".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_replacement_recorded_in_the_session_file_measures_its_subagent_s_result() {
+    let (main, agent) = replaced_log(true);
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs/proj");
+    fs::create_dir_all(logs.join(format!("{SID}/subagents"))).unwrap();
+    let opening = user("2026-11-23T09:59:00.000Z", json!("start"));
+    let request = assistant(
+        "m1",
+        "claude-sonnet-4-5",
+        "2026-11-23T09:59:01.000Z",
+        json!([{"type": "text", "text": "ok"}]),
+        json!({"input_tokens": 10, "cache_creation_input_tokens": 3000,
+               "cache_read_input_tokens": 0, "output_tokens": 5}),
+    );
+    fs::write(
+        logs.join(format!("{SID}.jsonl")),
+        [opening, request, main].concat(),
+    )
+    .unwrap();
+    fs::write(logs.join(format!("{SID}/subagents/agent-a1.jsonl")), agent).unwrap();
+    tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--strict",
+        ])
+        .assert()
+        .success();
+    let csvs: Vec<_> = fs::read_dir(dir.path().join(format!("out/{SID}")))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv") && !p.ends_with("main.csv"))
+        .collect();
+    assert_eq!(csvs.len(), 1, "{csvs:?}");
+    let preview = replacement_text().len().to_string();
+    assert_eq!(
+        rows_of(&csvs[0]),
+        vec![
+            ("2".into(), "Bash".into(), preview),
+            ("2".into(), "Read".into(), "300".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_context_collapse_is_listed_as_what_the_replay_does_not_model() {
+    let (_, agent) = replaced_log(false);
+    let collapse = line(json!({"type": "marble-origami-commit", "sessionId": SID,
+        "collapseId": "c", "summaryUuid": "s", "summaryContent": "secret words", "summary": "x",
+        "firstArchivedUuid": "u0", "lastArchivedUuid": "a0"}));
+    let dir = with_log(&[agent, collapse].concat());
+    let doc = import_logs(dir.path(), &[]);
+    let problems = doc["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    // The line after the log's 19 lines; its text is not repeated.
+    assert_eq!(problems[0]["line"], 20);
+    let what = problems[0]["what"].as_str().unwrap();
+    assert!(what.starts_with("a context collapse"), "{what}");
+    assert!(!doc.to_string().contains("secret words"));
+}

@@ -20,6 +20,22 @@ pub(super) struct LineRec<'a> {
     /// reminders, skill listings, tool-list changes: context the client
     /// sends with the next request).
     pub(super) attachment_bytes: Option<u64>,
+    /// A `content-replacement` line's records: what the model saw in place
+    /// of a large tool result (CLI 2.1.x's tool-result budget).
+    pub(super) replacements: Option<Vec<Replacement<'a>>>,
+}
+
+/// One record of a `content-replacement` line: `replacement` is the exact
+/// text the model was sent instead of tool result `toolUseId` (a preview
+/// of a result the client stored on disk). Only its length is kept.
+#[derive(Deserialize)]
+pub(super) struct Replacement<'a> {
+    #[serde(default, borrow)]
+    pub(super) kind: Option<Text<'a>>,
+    #[serde(default, borrow, rename = "toolUseId")]
+    pub(super) tool_use_id: Option<Text<'a>>,
+    #[serde(default, borrow)]
+    pub(super) replacement: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The error a line's reader stops with once it has every field it needs.
@@ -65,6 +81,7 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
                     let raw: &'de serde_json::value::RawValue = map.next_value()?;
                     self.0.attachment_bytes = Some(raw.get().len() as u64);
                 }
+                Field::Replacements => self.0.replacements = map.next_value()?,
                 Field::Other => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -92,6 +109,7 @@ enum Field {
     IsSidechain,
     Subtype,
     Attachment,
+    Replacements,
     #[serde(other)]
     Other,
 }
@@ -278,21 +296,37 @@ impl<'de: 'a, 'a> Deserialize<'de> for Blocks<'a> {
     }
 }
 
-/// Line types that carry nothing to count (client state, titles, modes).
-pub(super) const QUIET_TYPES: [&str; 13] = [
+/// Line types that carry nothing to count (client state, titles, modes,
+/// links): those the CLI writes and reads back when it resumes a session
+/// (2.1.x), besides the conversation's own lines.
+pub(super) const QUIET_TYPES: [&str; 27] = [
     "summary",
     "progress",
     "file-history-snapshot",
     "file-history-delta",
+    "attribution-snapshot",
     "queue-operation",
     "system",
     "result",
     "custom-title",
     "ai-title",
+    "tag",
+    "agent-name",
+    "agent-color",
+    "agent-setting",
     "permission-mode",
     "mode",
+    "isolation-latch",
     "last-prompt",
     "bridge-session",
+    "worktree-state",
+    "pr-link",
+    "fork-context-ref",
+    "frame-link",
+    "relocated",
+    "atis-latch",
+    "speculation-accept",
+    "marble-origami-snapshot",
 ];
 
 /// A serde_json error's kind, without any of the line's text.

@@ -169,6 +169,29 @@ struct FileRecords {
     bytes: u64,
     skipped: Skipped,
     problems: Vec<Problem>,
+    /// `content-replacement` records: a tool result by its id, and the
+    /// replacement the model was sent instead, measured.
+    replacements: Vec<(String, ResultContent)>,
+}
+
+/// Measures each tool result of a session's files that a
+/// `content-replacement` record names (in any of the files) by what the
+/// model was sent: the replacement's text, no images or documents.
+fn apply_replacements(files: &mut [FileRecords]) {
+    let replaced: HashMap<String, ResultContent> = files
+        .iter_mut()
+        .flat_map(|f| std::mem::take(&mut f.replacements))
+        .collect();
+    if replaced.is_empty() {
+        return;
+    }
+    for r in files.iter_mut().flat_map(|f| f.results.iter_mut()) {
+        if let Some(c) = replaced.get(&r.tool_use_id) {
+            r.result.bytes = c.bytes;
+            r.result.images = c.images;
+            r.result.documents = c.documents;
+        }
+    }
 }
 
 fn read_file(root: &Path, path: &Path) -> FileRecords {
@@ -344,7 +367,12 @@ pub fn read<E: Send>(
     let read_chunk = |chunk: &[Vec<(PathBuf, PathBuf)>]| {
         chunk
             .par_iter()
-            .map(|g| g.iter().map(|(root, path)| read_file(root, path)).collect())
+            .map(|g| {
+                let mut files: Vec<FileRecords> =
+                    g.iter().map(|(root, path)| read_file(root, path)).collect();
+                apply_replacements(&mut files);
+                files
+            })
             .collect::<Vec<Vec<FileRecords>>>()
     };
     super::overlapped(&groups, GROUPS_AT_ONCE, read_chunk, each, |records| {

@@ -43,6 +43,7 @@ impl Transcript {
                 bytes: 0,
                 skipped: Skipped::default(),
                 problems: Vec::new(),
+                replacements: Vec::new(),
             },
             by_message: HashMap::new(),
             tool_uses: HashMap::new(),
@@ -94,6 +95,14 @@ impl Transcript {
                 // What was waiting is now inside the summary, not sent as it was.
                 self.pending.remove(&thread);
             }
+            "content-replacement" => self.replacements(parsed.replacements.unwrap_or_default()),
+            "marble-origami-commit" => stats.problem(
+                &self.rec.role.name,
+                number,
+                "a context collapse (`marble-origami-commit`), which the replay does not \
+                 model: later requests are replayed with the archived messages still in \
+                 the context",
+            ),
             k if QUIET_TYPES.contains(&k) => stats.skipped.other_lines += 1,
             other => stats.problem(
                 &self.rec.role.name,
@@ -282,6 +291,27 @@ impl Transcript {
                 at_ms,
             };
             self.push_waiting(&thread, use_id, result);
+        }
+    }
+
+    /// A `content-replacement` line: each tool result it names was sent as
+    /// its replacement text (the client keeps the whole result on disk and
+    /// sends a preview; a result is replaced before it is first sent, and
+    /// for good). Measured now, applied to the result when the session's
+    /// files are read (a subagent's records may sit in another file).
+    fn replacements(&mut self, records: Vec<Replacement<'_>>) {
+        for r in records {
+            let (Some(id), Some(text)) = (r.tool_use_id, r.replacement) else {
+                continue;
+            };
+            if id.as_str().is_empty()
+                || r.kind.as_ref().is_some_and(|k| k.as_str() != "tool-result")
+            {
+                continue;
+            }
+            if let Ok(measured) = ResultContent::measure(text) {
+                self.rec.replacements.push((id.into_owned(), measured));
+            }
         }
     }
 
