@@ -696,3 +696,34 @@ fn a_context_collapse_is_listed_as_what_the_replay_does_not_model() {
     assert!(what.starts_with("a context collapse"), "{what}");
     assert!(!doc.to_string().contains("secret words"));
 }
+
+#[test]
+fn a_replacement_line_that_does_not_read_is_a_problem_and_the_result_keeps_its_size() {
+    let (_, agent) = replaced_log(false);
+    let bad = format!(
+        "{{\"type\":\"content-replacement\",\"sessionId\":\"{SID}\",\"replacements\":[1]}}\n"
+    );
+    // After the results and before the request that carries them; a
+    // request line with an unrelated `replacements` key still reads.
+    let mut lines: Vec<String> = agent.lines().map(|l| format!("{l}\n")).collect();
+    lines.retain(|l| !l.contains("content-replacement"));
+    lines.insert(3, bad.clone());
+    let last = lines.pop().unwrap();
+    lines.push(last.replacen('{', "{\"replacements\": {\"any\": 1}, ", 1));
+    let dir = with_log(&lines.concat());
+    let doc = import_logs(dir.path(), &[]);
+    let problems = doc["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0]["line"], 4);
+    // The column of the record that is not one (1-based).
+    let column = bad.find("[1]").unwrap() + 2;
+    let what = problems[0]["what"].as_str().unwrap();
+    assert!(what.contains(&format!("at column {column})")), "{what}");
+    assert_eq!(
+        rows_of(&dir.path().join(format!("out/{SID}/main.csv"))),
+        vec![
+            ("2".into(), "Bash".into(), "60000".into()),
+            ("2".into(), "Read".into(), "300".into()),
+        ]
+    );
+}

@@ -20,9 +20,10 @@ pub(super) struct LineRec<'a> {
     /// reminders, skill listings, tool-list changes: context the client
     /// sends with the next request).
     pub(super) attachment_bytes: Option<u64>,
-    /// A `content-replacement` line's records: what the model saw in place
-    /// of a large tool result (CLI 2.1.x's tool-result budget).
-    pub(super) replacements: Option<Vec<Replacement<'a>>>,
+    /// A `content-replacement` line's records, as JSON (read as
+    /// [`Replacement`]s for that line type only): what the model saw in
+    /// place of a large tool result (CLI 2.1.x's tool-result budget).
+    pub(super) replacements: Option<&'a serde_json::value::RawValue>,
 }
 
 /// One record of a `content-replacement` line: `replacement` is the exact

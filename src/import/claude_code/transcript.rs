@@ -95,7 +95,31 @@ impl Transcript {
                 // What was waiting is now inside the summary, not sent as it was.
                 self.pending.remove(&thread);
             }
-            "content-replacement" => self.replacements(parsed.replacements.unwrap_or_default()),
+            "content-replacement" => {
+                let records = parsed
+                    .replacements
+                    .map_or(Ok(Vec::new()), |r| serde_json::from_str(r.get()));
+                match records {
+                    Ok(records) => self.replacements(records),
+                    Err(e) => {
+                        // The value is borrowed from the line: where it starts in it.
+                        let start = parsed.replacements.map_or(0, |r| {
+                            (r.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
+                        });
+                        stats.problem(
+                            &self.rec.role.name,
+                            number,
+                            format!(
+                                "a content-replacement line whose `replacements` are not \
+                                 records of `kind`, `toolUseId` and `replacement` ({} at \
+                                 column {}): the results it names are measured as logged",
+                                category(&e),
+                                start + e.column()
+                            ),
+                        )
+                    }
+                }
+            }
             "marble-origami-commit" => stats.problem(
                 &self.rec.role.name,
                 number,
@@ -307,6 +331,10 @@ impl Transcript {
             if id.as_str().is_empty()
                 || r.kind.as_ref().is_some_and(|k| k.as_str() != "tool-result")
             {
+                continue;
+            }
+            // The text the model saw is a string; anything else measures nothing.
+            if !text.get().starts_with('"') {
                 continue;
             }
             if let Ok(measured) = ResultContent::measure(text) {
