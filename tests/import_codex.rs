@@ -103,7 +103,7 @@ fn each_result_is_carried_by_the_next_request_and_the_scenario_simulates() {
     // sent back and none is hidden or dropped; requests at 10:00:03 and
     // 10:00:08: 5,000 ms apart.
     assert!(
-        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,300,0,,,5000,,"),
+        rows[0].ends_with(",gpt-5-codex,614,0,0,1880,120,300,0,,,5000,,,"),
         "{}",
         rows[0]
     );

@@ -727,3 +727,137 @@ fn a_replacement_line_that_does_not_read_is_a_problem_and_the_result_keeps_its_s
         ]
     );
 }
+
+/// A session whose client cleared an old tool result before its fourth
+/// request (a microcompaction), prompts as the provider would count them
+/// at 4 bytes a token.
+fn microcompacted_log() -> String {
+    let ts = |s: u32| format!("2026-11-24T10:00:{s:02}.000Z");
+    let usage = |read: u64, write: u64| {
+        json!({"input_tokens": 0, "cache_creation_input_tokens": write,
+               "cache_read_input_tokens": read, "output_tokens": 40})
+    };
+    let call = |id: &str| json!([{"type": "tool_use", "id": id, "name": "Read", "input": {}}]);
+    let result = |id: &str, bytes: usize| json!([{"type": "tool_result", "tool_use_id": id, "content": "x".repeat(bytes)}]);
+    [
+        user(&ts(0), json!("go")),
+        // 5,000 tokens of prefix.
+        assistant(
+            "c1",
+            "claude-sonnet-4-5",
+            &ts(1),
+            call("t1"),
+            usage(0, 5000),
+        ),
+        user(&ts(2), result("t1", 4000)),
+        // + 40 output sent back + 4,000 bytes ÷ 4 = 6,040.
+        assistant(
+            "c2",
+            "claude-sonnet-4-5",
+            &ts(3),
+            call("t2"),
+            usage(5000, 1040),
+        ),
+        user(&ts(4), result("t2", 400)),
+        // + 40 + 100 = 6,180.
+        assistant(
+            "c3",
+            "claude-sonnet-4-5",
+            &ts(5),
+            json!([{"type": "text", "text": "ok"}]),
+            usage(6040, 140),
+        ),
+        line(
+            json!({"type": "system", "subtype": "microcompact_boundary", "sessionId": SID,
+            "timestamp": ts(6), "content": "Context microcompacted",
+            "microcompactMetadata": {"trigger": "auto", "preTokens": 6180, "tokensSaved": 1000,
+                "compactedToolIds": ["t1", "t-unknown"], "clearedAttachmentUUIDs": []}}),
+        ),
+        user(&ts(7), json!("next")),
+        // + 40 + "next" (4 bytes, 1 token) − the cleared 1,000 = 5,221.
+        assistant(
+            "c4",
+            "claude-sonnet-4-5",
+            &ts(8),
+            json!([{"type": "text", "text": "done"}]),
+            usage(5221, 0),
+        ),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_result_the_client_cleared_leaves_the_replayed_prompts() {
+    let dir = with_log(&microcompacted_log());
+    tokencast()
+        .current_dir(dir.path())
+        .args([
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--no-report",
+            "--strict",
+        ])
+        .assert()
+        .success();
+    let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let h = reader.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let rows: Vec<(String, String, String)> = reader
+        .records()
+        .map(Result::unwrap)
+        .map(|r| {
+            (
+                r[col("request")].to_string(),
+                r[col("raw_bytes")].to_string(),
+                r[col("cleared_before")].to_string(),
+            )
+        })
+        .collect();
+    // The first Read result (request 2) left before request 4; the
+    // unknown id clears nothing.
+    assert_eq!(
+        rows,
+        vec![
+            ("2".into(), "4000".into(), "4".into()),
+            ("3".into(), "400".into(), "".into()),
+            ("4".into(), "4".into(), "".into()),
+        ]
+    );
+    // The replay meets request 4's prompt: 5,000 + 3 × 40 sent back +
+    // (400 + 4) ÷ 4 = 5,221, as recorded (without the clear: 6,221).
+    let last = last_backtest_request(dir.path());
+    assert_eq!(last["recorded_prompt"], 5221);
+    assert_eq!(
+        common::dec(&last["simulated_prompt"]["lower"]),
+        "5221".parse().unwrap()
+    );
+}
+
+#[test]
+fn a_microcompaction_whose_list_does_not_read_is_a_problem_and_clears_nothing() {
+    let log = microcompacted_log().replace(
+        r#""compactedToolIds":["t1","t-unknown"]"#,
+        r#""compactedToolIds":"t1""#,
+    );
+    assert!(log.contains(r#""compactedToolIds":"t1""#));
+    let dir = with_log(&log);
+    let doc = import_logs(dir.path(), &[]);
+    let problems = doc["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    // The boundary is the log's seventh line; the column is that of the
+    // string where a list belongs (serde_json reports its last character).
+    assert_eq!(problems[0]["line"], 7);
+    let line = log.lines().nth(6).unwrap();
+    let column = line.find(r#""t1""#).unwrap() + r#""t1""#.len();
+    let what = problems[0]["what"].as_str().unwrap();
+    assert!(what.contains(&format!("at column {column})")), "{what}");
+    let last = last_backtest_request(dir.path());
+    assert_eq!(
+        common::dec(&last["simulated_prompt"]["lower"]),
+        "6221".parse().unwrap()
+    );
+}

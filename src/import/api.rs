@@ -444,6 +444,7 @@ impl<'n> Cassette<'n> {
                 is_error: f.is_error,
                 latency_ms: 0,
                 carried_by: Some(k),
+                cleared_by: None,
                 at_ms: None,
             });
         }

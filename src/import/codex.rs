@@ -529,6 +529,7 @@ impl<'n> Rollout<'n> {
                     is_error: false,
                     latency_ms,
                     carried_by: None,
+                    cleared_by: None,
                     at_ms,
                 });
             }

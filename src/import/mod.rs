@@ -194,6 +194,7 @@ impl ToolResult {
             is_error: false,
             latency_ms: 0,
             carried_by: None,
+            cleared_by: None,
             at_ms,
         }
     }
@@ -224,6 +225,11 @@ pub struct ToolResult {
     pub latency_ms: u64,
     /// Index of the request that carried it, in its thread.
     pub carried_by: Option<usize>,
+    /// Index of the request before which the client cleared its content
+    /// from the context (Claude Code's microcompaction): it is in the
+    /// prompts from `carried_by` up to the one before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleared_by: Option<usize>,
     /// When the result came back, milliseconds since the epoch.
     #[serde(skip)]
     pub at_ms: Option<i64>,

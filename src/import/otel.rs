@@ -305,6 +305,7 @@ fn tool_result(
             is_error: attrs.text("success") == Some("false"),
             latency_ms: duration_ns / 1_000_000,
             carried_by: None,
+            cleared_by: None,
             at_ms: i64::try_from(at / 1_000_000).ok(),
         },
     };
@@ -355,6 +356,7 @@ fn convert(span: Span) -> Seen {
                 is_error: span.text("error.type").is_some(),
                 latency_ms: end.saturating_sub(start) / 1_000_000,
                 carried_by: None,
+                cleared_by: None,
                 at_ms: i64::try_from(end / 1_000_000).ok(),
             },
         })

@@ -169,6 +169,7 @@ pub fn trace_rows<'t>(
             is_error: false,
             latency_ms: 0,
             carried_by: Some(k),
+            cleared_by: None,
             at_ms: None,
         });
         let entries: Vec<&super::ToolResult> =
@@ -225,6 +226,7 @@ pub fn trace_rows<'t>(
                 // Only where the log marks one: a recorded prompt is what
                 // the replay is checked against, never what drives it.
                 compacted: (first && q.compacted_before).then_some(true),
+                cleared_before: r.and_then(|r| r.cleared_by).map(|c| (c + 1) as u64),
                 note: if r.is_some_and(|r| r.is_error) {
                     "tool error"
                 } else {

@@ -461,3 +461,56 @@ fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
     assert_eq!((t.lower, t.upper), (d("25"), d("25")));
     assert_eq!(other.attribution[0].raw_tokens.lower, d("10"));
 }
+
+#[test]
+fn a_row_the_client_cleared_leaves_the_prompts_from_that_request_on() {
+    // Request 4 (1 s after request 3, 20 bytes) follows a microcompaction
+    // that cleared the 80-byte result of request 2: 165 + 20/4 − 80/4 =
+    // 150 (the 40-byte one stays). Requests 1–3 are as before (425), so
+    // the input is 575; the upper bound clears 1.5 × 20 = 30 tokens of its
+    // 180 + 1.5 × 5: 157.5, and 455 + 157.5 = 612.5.
+    let mut s = recorded();
+    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
+    s.trace_mut().push(row(4, 20, Some((0, 0, 1000)), "m"));
+    let sim = simulate(&s, SimulateOptions::default());
+    let p = sim.profile(Content::Raw);
+    assert_eq!(p.requests, 4);
+    assert_eq!(p.input_tokens.lower, d("575"));
+    assert_eq!(p.input_tokens.upper, d("612.5"));
+    // Uncleared, request 4 would carry 170 (595 in all).
+    s.trace_mut()[1].imported_mut().cleared_before = None;
+    let sim = simulate(&s, SimulateOptions::default());
+    assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("595"));
+}
+
+#[test]
+fn what_the_client_cleared_is_read_from_the_cache_that_is_left() {
+    // 5-minute cache, requests 1–4 as above with the clear: request 3 comes
+    // after the lifetime and writes 165; request 4, 1 s later, reads all
+    // of its 150 from what request 3 left (the client edits the cache, or
+    // it had expired and the rewrite came with the gap). Writes 100 + 60 +
+    // 165 = 325 × $10, reads 100 + 150 = 250 × $0.2 per million.
+    let mut s = recorded();
+    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
+    s.trace_mut().push(row(4, 20, Some((0, 0, 1000)), "m"));
+    let sim = simulate(&s, SimulateOptions::default());
+    let v = variant(&sim, Cache::FiveMinutes);
+    assert_eq!(v.cost.cache_write.lower, d("0.00325"));
+    assert_eq!(v.cost.cache_read.lower, d("0.00005"));
+}
+
+#[test]
+fn a_row_cleared_before_a_compaction_took_it_is_not_taken_twice() {
+    // Request 4 compacts (its 20 bytes are the summary): the context is the
+    // prefix and the summary, 100 + 5 = 105, whether or not the 80-byte
+    // result was cleared before it as well; 425 + 105 = 530.
+    let mut s = recorded();
+    let mut r = row(4, 20, Some((0, 0, 1000)), "m");
+    r.imported_mut().compacted = true;
+    s.trace_mut().push(r);
+    let compacted = simulate(&s, SimulateOptions::default());
+    assert_eq!(compacted.profile(Content::Raw).input_tokens.lower, d("530"));
+    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
+    let both = simulate(&s, SimulateOptions::default());
+    assert_eq!(both.profile(Content::Raw).input_tokens.lower, d("530"));
+}

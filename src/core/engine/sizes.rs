@@ -34,6 +34,10 @@ pub(crate) struct Sizes {
     /// Per step, the tool latency since the previous request (every row's,
     /// errors and replays included).
     pub(crate) tool_ms: Vec<u64>,
+    /// Rows the client cleared from the context (imported traces): the
+    /// step each entered with, the step before whose request it left, its
+    /// units raw and trimmed, and whether it carries an exact count.
+    clears: Vec<Clear>,
     /// Recorded compactions, when the trace marks any: for raw and for
     /// trimmed results.
     pub(crate) compactions: Option<[Compactions; 2]>,
@@ -43,6 +47,19 @@ pub(crate) struct Sizes {
     /// When rows carry `o200k_tokens`: what a model of that tokenizer
     /// replays instead.
     pub(crate) counted: Option<Counted>,
+}
+
+/// A row cleared from the context before a later request (see [`Sizes`]).
+#[derive(Clone, Copy)]
+struct Clear {
+    /// The step it entered with.
+    entered: usize,
+    /// The step before whose request it left.
+    left: usize,
+    /// Its units, raw and trimmed.
+    units: [u64; 2],
+    /// It carries an exact `o200k_tokens` count.
+    counted: bool,
 }
 
 /// The steps of a trace whose rows carry exact `o200k_tokens` counts, as a
@@ -91,6 +108,7 @@ impl Sizes {
             gaps: None,
             tool_ms: Vec::with_capacity(cap),
             compactions: None,
+            clears: Vec::new(),
             models: Vec::new(),
             counted_results: 0,
             result_rows: Vec::with_capacity(cap),
@@ -99,6 +117,8 @@ impl Sizes {
         // The first row of each step, for its output and gap (an imported
         // trace's steps only: a hand-written one has nothing recorded).
         let mut firsts: Vec<&TraceCall> = Vec::new();
+        // Rows cleared from the context: step, request cleared before, units.
+        let mut cleared: Vec<(usize, u64, [u64; 2], bool)> = Vec::new();
         let mut last_request = None;
         // The latency of every row since the last result (errors and
         // replays included), added to the next result's step.
@@ -134,8 +154,34 @@ impl Sizes {
                 sizes.trimmed[k].saturating_add(units(per_byte, trimmed, || c.content_kind()));
             sizes.calls[k] = c.call.or(sizes.calls[k]);
             sizes.step_of.push(k);
+            if let (true, Some(before)) = (grouped, c.cleared_before()) {
+                cleared.push((
+                    k,
+                    before,
+                    [
+                        units(per_byte, raw, || c.content_kind()),
+                        units(per_byte, trimmed, || c.content_kind()),
+                    ],
+                    c.o200k_tokens().is_some(),
+                ));
+            }
         }
         if grouped {
+            // The step whose request a row was cleared before (a request
+            // number no step has clears nothing).
+            sizes.clears = cleared
+                .into_iter()
+                .filter_map(|(entered, before, units, counted)| {
+                    let left = firsts.iter().position(|f| f.request() == Some(before))?;
+                    (left > entered).then_some(Clear {
+                        entered,
+                        left,
+                        units,
+                        counted,
+                    })
+                })
+                .collect();
+            sizes.clears.sort_by_key(|c| c.left);
             sizes.recorded_steps(&firsts);
         }
         if sizes.counted_results > 0 {
@@ -164,10 +210,10 @@ impl Sizes {
                 .iter()
                 .map(|c| c.recorded().and_then(|r| r.model.clone())),
         );
-        if firsts.iter().any(|c| c.compacted()) {
+        if firsts.iter().any(|c| c.compacted()) || !self.clears.is_empty() {
             self.compactions = Some([
-                compactions(firsts, &self.raw),
-                compactions(firsts, &self.trimmed),
+                compactions(firsts, &self.raw, &self.clears, 0, false),
+                compactions(firsts, &self.trimmed, &self.clears, 1, false),
             ]);
         }
     }
@@ -206,8 +252,8 @@ impl Sizes {
         });
         let compactions = self.compactions.as_ref().map(|_| {
             [
-                compactions(firsts, &bytes[0]),
-                compactions(firsts, &bytes[1]),
+                compactions(firsts, &bytes[0], &self.clears, 0, true),
+                compactions(firsts, &bytes[1], &self.clears, 1, true),
             ]
         });
         Counted {
@@ -316,8 +362,18 @@ fn step_outputs(firsts: &[&TraceCall]) -> StepOutputs {
 }
 
 /// Where the context was compacted, for steps of `bytes`: step k precedes
-/// request k+1, and at a compaction everything before it is gone.
-fn compactions(firsts: &[&TraceCall], bytes: &[u64]) -> Compactions {
+/// request k+1, and at a compaction everything before it is gone. A row
+/// cleared before step k's request leaves too (its units, of bound column
+/// `i`), unless a compaction since it entered took it already; with
+/// `uncounted`, only rows without an exact count (the others' tokens are
+/// counted apart and stay).
+fn compactions(
+    firsts: &[&TraceCall],
+    bytes: &[u64],
+    clears: &[Clear],
+    i: usize,
+    uncounted: bool,
+) -> Compactions {
     let n = firsts.len();
     let mut c = Compactions {
         bytes: vec![0; n + 1],
@@ -325,14 +381,25 @@ fn compactions(firsts: &[&TraceCall], bytes: &[u64]) -> Compactions {
         at: vec![false; n + 1],
     };
     let (mut cum, mut base, mut since) = (0u128, 0u128, 0u64);
+    // Units cleared since the last compaction; `clears` is by step left.
+    let (mut gone, mut next) = (0u128, 0usize);
     for (k, first) in firsts.iter().enumerate() {
         if first.compacted() {
             base = cum;
             since = k as u64 + 1;
             c.at[k + 1] = true;
+            gone = 0;
+        }
+        while let Some(cl) = clears.get(next).filter(|cl| cl.left <= k) {
+            next += 1;
+            // Rows from the compaction's own step on are still there.
+            let there = since == 0 || cl.entered as u64 + 1 >= since;
+            if cl.left == k && there && !(uncounted && cl.counted) {
+                gone += u128::from(cl.units[i]);
+            }
         }
         cum += u128::from(bytes[k]);
-        c.bytes[k + 1] = base;
+        c.bytes[k + 1] = base + gone;
         c.since[k + 1] = since;
     }
     c

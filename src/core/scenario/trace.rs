@@ -124,6 +124,12 @@ pub struct Imported {
     /// the prefix and this request's rows (the summary), nothing earlier.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compacted: bool,
+    /// The request before which the client cleared this row's content
+    /// from the context (Claude Code's microcompaction): the row is in the
+    /// prompts from its own request up to the one before, and the bytes
+    /// leave with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleared_before: Option<u64>,
 }
 
 /// A text field that is given and not empty, as an owned string.
@@ -213,6 +219,11 @@ impl TraceCall {
         self.imported.as_ref().is_some_and(|i| i.compacted)
     }
 
+    /// [`Imported::cleared_before`].
+    pub fn cleared_before(&self) -> Option<u64> {
+        self.imported_field(|i| i.cleared_before)
+    }
+
     /// The imported fields, created empty when there are none yet.
     pub fn imported_mut(&mut self) -> &mut Imported {
         self.imported.get_or_insert_with(Default::default)
@@ -228,11 +239,11 @@ impl TraceCall {
 
 /// The header of the trace CSV tokencast writes (an import's): the columns
 /// of [`TraceRow`] in order, without the hand-written `round` and `params`.
-pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,content,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note";
+pub const TRACE_HEADER: &str = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,content,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,cleared_before,note";
 
 /// Headers earlier versions of tokencast wrote: an import still owns (and
 /// may replace) the traces they mark.
-pub const EARLIER_TRACE_HEADERS: [&str; 3] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
+pub const EARLIER_TRACE_HEADERS: [&str; 4] = ["call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,content,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,o200k_tokens,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,unmeasured_tokens,gap_ms,compacted,note", "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed,images,documents,request,timestamp,model,recorded_input,recorded_cache_write_5m,recorded_cache_write_1h,recorded_cache_read,recorded_output,resent_output,hidden_output,dropped_output,gap_ms,compacted,note"];
 
 /// A row of a trace as written in the CSV file or inline TOML: the one row
 /// type the reader deserializes (`S = String`) and an import serializes
@@ -327,6 +338,10 @@ pub struct TraceRow<S> {
     /// The log marks a compaction before this request.
     #[serde(default)]
     pub compacted: Option<bool>,
+    /// The request before which the client cleared this row's content from
+    /// the context (a later one than the row's `request`).
+    #[serde(default)]
+    pub cleared_before: Option<u64>,
     /// Free text.
     #[serde(default)]
     pub note: S,
@@ -434,6 +449,7 @@ impl<S: AsRef<str>> TraceRow<S> {
             unmeasured_tokens: self.unmeasured_tokens,
             gap_ms: self.gap_ms,
             compacted: self.compacted.unwrap_or(false),
+            cleared_before: self.cleared_before,
         };
         Ok(TraceCall {
             imported: (imported != Imported::default()).then(|| Box::new(imported)),
@@ -573,6 +589,22 @@ impl<S: AsRef<str>> TraceRow<S> {
                         crate::limits::MAX_TOKENS
                     ),
                     "this is the output of one request, in tokens",
+                ));
+            }
+        }
+        if let Some(c) = self.cleared_before {
+            if self.request.is_none_or(|r| c <= r) {
+                return Err(site.error(
+                    row,
+                    "cleared_before",
+                    &match self.request {
+                        Some(r) => format!(
+                            "the row is cleared before request {c}, which is not after the \
+                             request {r} that carried it"
+                        ),
+                        None => "a row cleared from the context must name its `request`".into(),
+                    },
+                    "the number of a later request, before which the row left the context",
                 ));
             }
         }
@@ -847,6 +879,7 @@ impl<S: AsRef<str>> TraceRow<S> {
             unmeasured_tokens: self.unmeasured_tokens,
             gap_ms: self.gap_ms,
             compacted: self.compacted,
+            cleared_before: self.cleared_before,
             note: self.note.as_ref().trim(),
         })
     }

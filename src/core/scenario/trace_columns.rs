@@ -50,11 +50,12 @@ enum Col {
     UnmeasuredTokens,
     GapMs,
     Compacted,
+    ClearedBefore,
     Note,
 }
 
 /// Every column by its header name: the fields of [`super::trace::TraceRow`].
-const NAMES: [(&str, Col); 30] = [
+const NAMES: [(&str, Col); 31] = [
     ("call", Col::Call),
     ("round", Col::Round),
     ("capability", Col::Capability),
@@ -84,6 +85,7 @@ const NAMES: [(&str, Col); 30] = [
     ("unmeasured_tokens", Col::UnmeasuredTokens),
     ("gap_ms", Col::GapMs),
     ("compacted", Col::Compacted),
+    ("cleared_before", Col::ClearedBefore),
     ("note", Col::Note),
 ];
 
@@ -155,6 +157,7 @@ impl Columns {
                 Col::DroppedOutput => r.dropped_output = optional(field)?,
                 Col::UnmeasuredTokens => r.unmeasured_tokens = optional(field)?,
                 Col::GapMs => r.gap_ms = optional(field)?,
+                Col::ClearedBefore => r.cleared_before = optional(field)?,
                 Col::Compacted => {
                     r.compacted = if field.is_empty() {
                         Some(None)
@@ -300,6 +303,7 @@ mod tests {
             "5000",
             "",
             "",
+            "",
         ];
         assert_eq!(base.len(), headers.len());
         // Each variation of one field: the fast path reads it as serde does,
@@ -324,6 +328,7 @@ mod tests {
             (14, &["", " 2026 ", "x\u{2028}"]),
             (24, &["", "0", "1200", "-5", "1.5"]),
             (26, &["", "true", "false", "yes"]),
+            (27, &["", "0", "3", "-1", "1.5"]),
         ];
         let mut fast = 0;
         for (i, values) in variations {

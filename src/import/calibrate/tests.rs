@@ -33,6 +33,7 @@ fn result(bytes: u64, carried_by: usize) -> ToolResult {
         is_error: false,
         latency_ms: 0,
         carried_by: Some(carried_by),
+        cleared_by: None,
         at_ms: None,
     }
 }

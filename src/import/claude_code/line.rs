@@ -24,6 +24,18 @@ pub(super) struct LineRec<'a> {
     /// [`Replacement`]s for that line type only): what the model saw in
     /// place of a large tool result (CLI 2.1.x's tool-result budget).
     pub(super) replacements: Option<&'a serde_json::value::RawValue>,
+    /// A `microcompact_boundary` line's metadata, as JSON (read as
+    /// [`Microcompact`] for that line only).
+    pub(super) microcompact: Option<&'a serde_json::value::RawValue>,
+}
+
+/// What a `microcompact_boundary` line says the client did: it cleared the
+/// content of these tool results from the context (each leaves a short
+/// marker) before the thread's next request.
+#[derive(Deserialize)]
+pub(super) struct Microcompact<'a> {
+    #[serde(default, borrow, rename = "compactedToolIds")]
+    pub(super) compacted_tool_ids: Vec<Text<'a>>,
 }
 
 /// One record of a `content-replacement` line: `replacement` is the exact
@@ -83,6 +95,7 @@ impl<'de: 'a, 'a> Visitor<'de> for LineVisitor<'a, '_> {
                     self.0.attachment_bytes = Some(raw.get().len() as u64);
                 }
                 Field::Replacements => self.0.replacements = map.next_value()?,
+                Field::MicrocompactMetadata => self.0.microcompact = map.next_value()?,
                 Field::Other => {
                     map.next_value::<de::IgnoredAny>()?;
                 }
@@ -111,6 +124,7 @@ enum Field {
     Subtype,
     Attachment,
     Replacements,
+    MicrocompactMetadata,
     #[serde(other)]
     Other,
 }

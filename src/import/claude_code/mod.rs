@@ -155,6 +155,8 @@ struct FileResult {
     thread: Option<String>,
     tool_use_id: String,
     carried_by: Option<String>,
+    /// The message before which a microcompaction cleared it.
+    cleared_by: Option<String>,
     result: ToolResult,
 }
 
@@ -460,6 +462,12 @@ fn merge(
             .as_deref()
             .filter(|m| kept.contains(m))
             .and_then(|m| t.requests.iter().rposition(|q| q.message_id == m));
+        result.cleared_by = r
+            .cleared_by
+            .as_deref()
+            .filter(|m| kept.contains(m))
+            .and_then(|m| t.requests.iter().rposition(|q| q.message_id == m))
+            .filter(|c| result.carried_by.is_some_and(|k| k < *c));
         t.results.push(result);
     }
 }

@@ -28,6 +28,9 @@ pub(super) struct Transcript {
     /// names no thread, so it counts for every thread.
     lost_before_line: u64,
     lost_at_request: HashMap<Option<String>, u64>,
+    /// Per thread, the results a microcompaction cleared, to be marked
+    /// with the thread's next request.
+    clearing: HashMap<Option<String>, Vec<usize>>,
 }
 
 impl Transcript {
@@ -52,6 +55,7 @@ impl Transcript {
             compacted: HashSet::new(),
             lost_before_line: 0,
             lost_at_request: HashMap::new(),
+            clearing: HashMap::new(),
         }
     }
 
@@ -102,10 +106,7 @@ impl Transcript {
                 match records {
                     Ok(records) => self.replacements(records),
                     Err(e) => {
-                        // The value is borrowed from the line: where it starts in it.
-                        let start = parsed.replacements.map_or(0, |r| {
-                            (r.get().as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
-                        });
+                        let column = parsed.replacements.map_or(0, |r| column_in(text, r, &e));
                         stats.problem(
                             &self.rec.role.name,
                             number,
@@ -114,7 +115,7 @@ impl Transcript {
                                  records of `kind`, `toolUseId` and `replacement` ({} at \
                                  column {}): the results it names are measured as logged",
                                 category(&e),
-                                start + e.column()
+                                column
                             ),
                         )
                     }
@@ -127,6 +128,11 @@ impl Transcript {
                  model: later requests are replayed with the archived messages still in \
                  the context",
             ),
+            "system"
+                if parsed.subtype.as_ref().map(Text::as_str) == Some("microcompact_boundary") =>
+            {
+                self.microcompact(&parsed, thread, text, number, stats)
+            }
             k if QUIET_TYPES.contains(&k) => stats.skipped.other_lines += 1,
             other => stats.problem(
                 &self.rec.role.name,
@@ -230,6 +236,11 @@ impl Transcript {
                 self.rec.results[j].carried_by = Some(id.clone());
             }
         }
+        if let Some(cleared) = self.clearing.remove(&thread) {
+            for j in cleared {
+                self.rec.results[j].cleared_by = Some(id.clone());
+            }
+        }
         let compacted_before = self.compacted.remove(&thread);
         let seen = self
             .lost_at_request
@@ -312,6 +323,7 @@ impl Transcript {
                 is_error: b.is_error.unwrap_or(false),
                 latency_ms,
                 carried_by: None,
+                cleared_by: None,
                 at_ms,
             };
             self.push_waiting(&thread, use_id, result);
@@ -343,6 +355,54 @@ impl Transcript {
         }
     }
 
+    /// A `microcompact_boundary` line: the tool results it names, already
+    /// sent, leave the thread's context before its next request (their
+    /// content replaced by a marker of a few bytes). A result still waiting
+    /// to be sent, or one another thread or file holds, is left as it is.
+    fn microcompact(
+        &mut self,
+        parsed: &LineRec,
+        thread: Option<String>,
+        text: &[u8],
+        number: u64,
+        stats: &mut Import,
+    ) {
+        let Some(raw) = parsed.microcompact else {
+            stats.skipped.other_lines += 1;
+            return;
+        };
+        let meta: Microcompact = match serde_json::from_str(raw.get()) {
+            Ok(m) => m,
+            Err(e) => {
+                stats.problem(
+                    &self.rec.role.name,
+                    number,
+                    format!(
+                        "a microcompact_boundary line whose `microcompactMetadata` has no list \
+                         of `compactedToolIds` ({} at column {}): the results it cleared are \
+                         replayed as if still in the context",
+                        category(&e),
+                        column_in(text, raw, &e)
+                    ),
+                );
+                return;
+            }
+        };
+        let waiting = self.pending.get(&thread);
+        for id in meta.compacted_tool_ids {
+            let found = self.rec.results.iter().rposition(|r| {
+                r.thread == thread && !id.as_str().is_empty() && r.tool_use_id == id.as_str()
+            });
+            if let Some(j) = found {
+                if self.rec.results[j].carried_by.is_some()
+                    && !waiting.is_some_and(|w| w.contains(&j))
+                {
+                    self.clearing.entry(thread.clone()).or_default().push(j);
+                }
+            }
+        }
+    }
+
     /// Adds context other than a tool result, carried by the thread's next request.
     fn push_context(
         &mut self,
@@ -364,7 +424,17 @@ impl Transcript {
             thread: thread.clone(),
             tool_use_id,
             carried_by: None,
+            cleared_by: None,
             result,
         });
     }
+}
+
+/// The 1-based column of `line` at which reading `value`, a part of it,
+/// failed with `e` (lines are single JSON objects, so a column is a byte
+/// offset plus one).
+fn column_in(line: &[u8], value: &serde_json::value::RawValue, e: &serde_json::Error) -> usize {
+    // The value is borrowed from the line: where it starts in it.
+    let start = (value.get().as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+    start + e.column()
 }

@@ -362,6 +362,10 @@ impl Rows {
                         .and_then(|i| t.requests.get(i))
                         .map(|r| r.message_id.as_str()),
                 )
+                .int(
+                    "tokencast.cleared_by",
+                    x.cleared_by.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
+                )
                 .time("tokencast.timestamp", x.at_ms);
             b.end();
         }
@@ -633,6 +637,15 @@ impl Threads {
                 why: format!("{v} is not a request index"),
             })?),
         };
+        // Null in files written before the column.
+        let cleared_by = match c.int("tokencast.cleared_by")[i] {
+            None => None,
+            Some(v) => Some(usize::try_from(v).map_err(|_| BadValue {
+                row: i + 1,
+                column: "tokencast.cleared_by",
+                why: format!("{v} is not a request index"),
+            })?),
+        };
         let x = ToolResult {
             tool: c.text("gen_ai.tool.name", i)?.to_string(),
             kind,
@@ -643,6 +656,7 @@ impl Threads {
             is_error: c.bool("tokencast.is_error")[i].unwrap_or(false),
             latency_ms: c.count("tokencast.latency_ms", i)?,
             carried_by,
+            cleared_by,
             at_ms: c.int("tokencast.timestamp")[i],
         };
         let index = c.count("tokencast.result_index", i)?;

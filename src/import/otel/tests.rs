@@ -79,6 +79,7 @@ fn a_tool_results_o200k_count_stays_only_for_a_model_of_that_tokenizer() {
             is_error: false,
             latency_ms: 0,
             carried_by: None,
+            cleared_by: None,
             at_ms: None,
         },
     };

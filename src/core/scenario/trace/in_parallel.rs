@@ -173,7 +173,7 @@ mod tests {
             };
             let kind = ["", "code", "text", "output"][i % 4];
             text.push_str(&format!(
-                "{},{cap},{status},{},{},{},{},0.000{},{replayed},,,{kind},,{},{usage},\n",
+                "{},{cap},{status},{},{},{},{},0.000{},{replayed},,,{kind},,{},{usage},,\n",
                 i + 1,
                 i % 9,
                 1000 + i * 7 % 5000,
@@ -244,9 +244,9 @@ mod tests {
     #[test]
     fn a_bad_row_deep_in_a_large_trace_is_named_as_on_one_thread() {
         for bad in [
-            "50001,web/search,200,1,900,1200,5,0,false,,,,,1,,,,,,,,,,,,,,\n",
-            "50001,web/search,abc,1,900,100,5,0,false,,,,,1,,,,,,,,,,,,,,\n",
-            "50001,web/search,200,1,900,100,5,0,false,,,prose,,1,,,,,,,,,,,,,,\n",
+            "50001,web/search,200,1,900,1200,5,0,false,,,,,1,,,,,,,,,,,,,,,\n",
+            "50001,web/search,abc,1,900,100,5,0,false,,,,,1,,,,,,,,,,,,,,,\n",
+            "50001,web/search,200,1,900,100,5,0,false,,,prose,,1,,,,,,,,,,,,,,,\n",
             "50001,web/search,200\n",
         ] {
             let src = big_trace(ROWS, |i| (i == 50_000).then(|| bad.to_string()));

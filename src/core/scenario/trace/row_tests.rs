@@ -100,6 +100,31 @@ fn a_count_past_the_limit_is_a_located_error() {
         "{e}"
     );
 }
+#[test]
+fn a_row_cleared_before_its_own_request_or_without_one_is_a_located_error() {
+    // Cleared before request 4: read back; before request 2, its own: an error.
+    let cleared = |before: u64, request: Option<u64>| {
+        let src = SourceText {
+            name: "t.csv".into(),
+            text: written(&[TraceRow {
+                cleared_before: Some(before),
+                request,
+                ..imported_row()
+            }]),
+        };
+        parse_csv(&src).map(|c| c[0].cleared_before())
+    };
+    assert_eq!(cleared(4, Some(2)).unwrap(), Some(4));
+    let e = cleared(2, Some(2)).unwrap_err().to_string();
+    assert!(
+        e.contains("t.csv: row 1 (line 2), column `cleared_before`")
+            && e.contains("not after the request 2"),
+        "{e}"
+    );
+    let e = cleared(3, None).unwrap_err().to_string();
+    assert!(e.contains("must name its `request`"), "{e}");
+}
+
 /// A row of a trace in the seed's format holds no import-only field
 /// inline: the nine of them sit behind one pointer, and its free-text
 /// parameters take no spare capacity (264 bytes a row before, 144 now; a
