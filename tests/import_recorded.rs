@@ -106,11 +106,11 @@ fn with_log(log: &str) -> tempfile::TempDir {
     dir
 }
 
-fn imported() -> tempfile::TempDir {
-    let dir = with_log(&log());
-    // --strict: every line of a current log is read.
+/// `import claude-code logs --out out --no-report --strict` in `dir`: every
+/// line of the log must read.
+fn import_strict(dir: &std::path::Path) {
     tokencast()
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args([
             "import",
             "claude-code",
@@ -122,6 +122,12 @@ fn imported() -> tempfile::TempDir {
         ])
         .assert()
         .success();
+}
+
+fn imported() -> tempfile::TempDir {
+    let dir = with_log(&log());
+    // --strict: every line of a current log is read.
+    import_strict(dir.path());
     dir
 }
 
@@ -581,22 +587,31 @@ fn replaced_log(record_in_main: bool) -> (String, String) {
     (main, agent)
 }
 
-/// Each request's rows of an imported thread's CSV: (request, tool, raw bytes).
-fn rows_of(csv_path: &std::path::Path) -> Vec<(String, String, String)> {
+/// The columns `names` of every row of an imported thread's CSV.
+fn columns_of(csv_path: &std::path::Path, names: &[&str]) -> Vec<Vec<String>> {
     let csv = fs::read_to_string(csv_path).unwrap();
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let h = reader.headers().unwrap().clone();
-    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let at: Vec<usize> = names
+        .iter()
+        .map(|n| h.iter().position(|c| c == *n).unwrap())
+        .collect();
     reader
         .records()
         .map(Result::unwrap)
-        .map(|r| {
-            (
-                r[col("request")].to_string(),
-                r[col("capability")].to_string(),
-                r[col("raw_bytes")].to_string(),
-            )
-        })
+        .map(|r| at.iter().map(|i| r[*i].to_string()).collect())
+        .collect()
+}
+
+/// Each row of an imported thread's CSV: request, tool, raw bytes.
+fn rows_of(csv_path: &std::path::Path) -> Vec<Vec<String>> {
+    columns_of(csv_path, &["request", "capability", "raw_bytes"])
+}
+
+/// Rows as [`columns_of`] gives them.
+fn strs<const N: usize>(rows: &[[&str; N]]) -> Vec<Vec<String>> {
+    rows.iter()
+        .map(|r| r.iter().map(|v| v.to_string()).collect())
         .collect()
 }
 
@@ -605,28 +620,13 @@ fn a_tool_result_sent_as_a_preview_is_measured_as_the_preview() {
     let (_, agent) = replaced_log(false);
     let dir = with_log(&agent);
     // --strict: the line types of a current session are known.
-    tokencast()
-        .current_dir(dir.path())
-        .args([
-            "import",
-            "claude-code",
-            "logs",
-            "--out",
-            "out",
-            "--no-report",
-            "--strict",
-        ])
-        .assert()
-        .success();
+    import_strict(dir.path());
     // The Bash result's 60,000 bytes were never sent: its preview was.
     let preview = replacement_text().len();
     assert_eq!(preview, 18 + 1 + 26 + 1 + 10 * 2 + 100 + 1 + 19);
     assert_eq!(
         rows_of(&dir.path().join(format!("out/{SID}/main.csv"))),
-        vec![
-            ("2".into(), "Bash".into(), preview.to_string()),
-            ("2".into(), "Read".into(), "300".into()),
-        ]
+        strs(&[["2", "Bash", &preview.to_string()], ["2", "Read", "300"]])
     );
 }
 
@@ -651,19 +651,7 @@ fn a_replacement_recorded_in_the_session_file_measures_its_subagent_s_result() {
     )
     .unwrap();
     fs::write(logs.join(format!("{SID}/subagents/agent-a1.jsonl")), agent).unwrap();
-    tokencast()
-        .current_dir(dir.path())
-        .args([
-            "import",
-            "claude-code",
-            "logs",
-            "--out",
-            "out",
-            "--no-report",
-            "--strict",
-        ])
-        .assert()
-        .success();
+    import_strict(dir.path());
     let csvs: Vec<_> = fs::read_dir(dir.path().join(format!("out/{SID}")))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -673,10 +661,7 @@ fn a_replacement_recorded_in_the_session_file_measures_its_subagent_s_result() {
     let preview = replacement_text().len().to_string();
     assert_eq!(
         rows_of(&csvs[0]),
-        vec![
-            ("2".into(), "Bash".into(), preview),
-            ("2".into(), "Read".into(), "300".into()),
-        ]
+        strs(&[["2", "Bash", &preview], ["2", "Read", "300"]])
     );
 }
 
@@ -721,10 +706,7 @@ fn a_replacement_line_that_does_not_read_is_a_problem_and_the_result_keeps_its_s
     assert!(what.contains(&format!("at column {column})")), "{what}");
     assert_eq!(
         rows_of(&dir.path().join(format!("out/{SID}/main.csv"))),
-        vec![
-            ("2".into(), "Bash".into(), "60000".into()),
-            ("2".into(), "Read".into(), "300".into()),
-        ]
+        strs(&[["2", "Bash", "60000"], ["2", "Read", "300"]])
     );
 }
 
@@ -789,43 +771,16 @@ fn microcompacted_log() -> String {
 #[test]
 fn a_result_the_client_cleared_leaves_the_replayed_prompts() {
     let dir = with_log(&microcompacted_log());
-    tokencast()
-        .current_dir(dir.path())
-        .args([
-            "import",
-            "claude-code",
-            "logs",
-            "--out",
-            "out",
-            "--no-report",
-            "--strict",
-        ])
-        .assert()
-        .success();
-    let csv = fs::read_to_string(dir.path().join(format!("out/{SID}/main.csv"))).unwrap();
-    let mut reader = csv::Reader::from_reader(csv.as_bytes());
-    let h = reader.headers().unwrap().clone();
-    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
-    let rows: Vec<(String, String, String)> = reader
-        .records()
-        .map(Result::unwrap)
-        .map(|r| {
-            (
-                r[col("request")].to_string(),
-                r[col("raw_bytes")].to_string(),
-                r[col("cleared_before")].to_string(),
-            )
-        })
-        .collect();
+    import_strict(dir.path());
+    let rows = columns_of(
+        &dir.path().join(format!("out/{SID}/main.csv")),
+        &["request", "raw_bytes", "cleared_before"],
+    );
     // The first Read result (request 2) left before request 4; the
     // unknown id clears nothing.
     assert_eq!(
         rows,
-        vec![
-            ("2".into(), "4000".into(), "4".into()),
-            ("3".into(), "400".into(), "".into()),
-            ("4".into(), "4".into(), "".into()),
-        ]
+        strs(&[["2", "4000", "4"], ["3", "400", ""], ["4", "4", ""]])
     );
     // The replay meets request 4's prompt: 5,000 + 3 × 40 sent back +
     // (400 + 4) ÷ 4 = 5,221, as recorded (without the clear: 6,221).

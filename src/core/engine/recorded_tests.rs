@@ -462,6 +462,15 @@ fn counted_tokens_replace_bytes_on_a_model_of_their_tokenizer() {
     assert_eq!(other.attribution[0].raw_tokens.lower, d("10"));
 }
 
+/// [`recorded`] and request 4 (1 s after request 3, 20 bytes), before
+/// which the client cleared request 2's 80-byte result.
+fn cleared() -> Scenario {
+    let mut s = recorded();
+    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
+    s.trace_mut().push(row(4, 20, Some((0, 0, 1000)), "m"));
+    s
+}
+
 #[test]
 fn a_row_the_client_cleared_leaves_the_prompts_from_that_request_on() {
     // Request 4 (1 s after request 3, 20 bytes) follows a microcompaction
@@ -469,9 +478,7 @@ fn a_row_the_client_cleared_leaves_the_prompts_from_that_request_on() {
     // 150 (the 40-byte one stays). Requests 1–3 are as before (425), so
     // the input is 575; the upper bound clears 1.5 × 20 = 30 tokens of its
     // 180 + 1.5 × 5: 157.5, and 455 + 157.5 = 612.5.
-    let mut s = recorded();
-    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
-    s.trace_mut().push(row(4, 20, Some((0, 0, 1000)), "m"));
+    let mut s = cleared();
     let sim = simulate(&s, SimulateOptions::default());
     let p = sim.profile(Content::Raw);
     assert_eq!(p.requests, 4);
@@ -490,10 +497,7 @@ fn what_the_client_cleared_is_read_from_the_cache_that_is_left() {
     // of its 150 from what request 3 left (the client edits the cache, or
     // it had expired and the rewrite came with the gap). Writes 100 + 60 +
     // 165 = 325 × $10, reads 100 + 150 = 250 × $0.2 per million.
-    let mut s = recorded();
-    s.trace_mut()[1].imported_mut().cleared_before = Some(4);
-    s.trace_mut().push(row(4, 20, Some((0, 0, 1000)), "m"));
-    let sim = simulate(&s, SimulateOptions::default());
+    let sim = simulate(&cleared(), SimulateOptions::default());
     let v = variant(&sim, Cache::FiveMinutes);
     assert_eq!(v.cost.cache_write.lower, d("0.00325"));
     assert_eq!(v.cost.cache_read.lower, d("0.00005"));
