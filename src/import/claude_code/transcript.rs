@@ -236,7 +236,11 @@ impl Transcript {
                 self.rec.results[j].carried_by = Some(id.clone());
             }
         }
-        if let Some(cleared) = self.clearing.remove(&thread) {
+        // Nearly always empty: no key to hash for each request.
+        let cleared = (!self.clearing.is_empty())
+            .then(|| self.clearing.remove(&thread))
+            .flatten();
+        if let Some(cleared) = cleared {
             for j in cleared {
                 self.rec.results[j].cleared_by = Some(id.clone());
             }

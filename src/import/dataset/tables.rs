@@ -493,6 +493,18 @@ impl<'a> Cols<'a> {
         }
     }
 
+    /// Row `i` of a column of request indices that may be null.
+    pub fn maybe_index(&self, name: &'static str, i: usize) -> Result<Option<usize>, BadValue> {
+        match self.int(name)[i] {
+            None => Ok(None),
+            Some(v) => usize::try_from(v).map(Some).map_err(|_| BadValue {
+                row: i + 1,
+                column: name,
+                why: format!("{v} is not a request index"),
+            }),
+        }
+    }
+
     /// Row `i` of a required string column.
     pub fn text(&self, name: &'static str, i: usize) -> Result<&'a str, BadValue> {
         self.str(name).get(i).ok_or_else(|| BadValue {
@@ -629,23 +641,9 @@ impl Threads {
                 })
             }
         };
-        let carried_by = match c.int("tokencast.carried_by")[i] {
-            None => None,
-            Some(v) => Some(usize::try_from(v).map_err(|_| BadValue {
-                row: i + 1,
-                column: "tokencast.carried_by",
-                why: format!("{v} is not a request index"),
-            })?),
-        };
+        let carried_by = c.maybe_index("tokencast.carried_by", i)?;
         // Null in files written before the column.
-        let cleared_by = match c.int("tokencast.cleared_by")[i] {
-            None => None,
-            Some(v) => Some(usize::try_from(v).map_err(|_| BadValue {
-                row: i + 1,
-                column: "tokencast.cleared_by",
-                why: format!("{v} is not a request index"),
-            })?),
-        };
+        let cleared_by = c.maybe_index("tokencast.cleared_by", i)?;
         let x = ToolResult {
             tool: c.text("gen_ai.tool.name", i)?.to_string(),
             kind,
