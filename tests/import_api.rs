@@ -169,3 +169,38 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
     assert_eq!(usage(s)[0], usage(c)[0] - 12 + 1_000_000_000);
     assert_eq!(usage(s)[1..], usage(c)[1..]);
 }
+
+#[test]
+fn a_response_in_fast_mode_is_priced_as_its_own_model() {
+    // The run's first response with Anthropic's `speed` and `inference_geo`:
+    // claude-sonnet-4-5 has neither a fast tier nor a US uplift in the
+    // bundled book, so that request is unpriced and says why, rather than
+    // priced at the standard rates; the others are priced as before.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
+    let fast = text.replacen(
+        "\"output_tokens\": 80}",
+        "\"output_tokens\": 80, \"speed\": \"fast\", \"inference_geo\": \"us\"}",
+        1,
+    );
+    assert_ne!(fast, text);
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join("logs/anthropic-run.jsonl"), fast).unwrap();
+    let doc = json_of(tokencast().current_dir(dir.path()).args([
+        "import",
+        "api",
+        "logs",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
+    let u = &doc["unpriced"][0];
+    assert_eq!(
+        u["model"], "claude-sonnet-4-5 (service fast, region us)",
+        "{doc}"
+    );
+    assert_eq!(u["requests"], 1);
+    let reason = u["reason"].as_str().unwrap();
+    assert!(reason.contains("service tier `fast`"), "{reason}");
+    assert_eq!(doc["sessions"][0]["unpriced_requests"], 1);
+}

@@ -816,3 +816,92 @@ fn a_microcompaction_whose_list_does_not_read_is_a_problem_and_clears_nothing() 
         "6221".parse().unwrap()
     );
 }
+
+/// A session whose second request ran with `speed` in the US region
+/// (`inference_geo`); the first at the standard speed, anywhere. Fast mode
+/// is cached apart at the provider, so the second request wrote its whole
+/// prompt again (5 + 5,710: the first's 5,010, its 50 of output, and the
+/// 400-byte result as billed).
+fn fast_log(speed: &str) -> String {
+    [
+        user("2026-11-20T10:00:00.000Z", json!("hello")),
+        assistant(
+            "m1",
+            "claude-opus-4-8",
+            "2026-11-20T10:00:01.000Z",
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]),
+            json!({"input_tokens": 10, "cache_creation_input_tokens": 5000,
+                   "cache_read_input_tokens": 0, "output_tokens": 50,
+                   "speed": "standard", "inference_geo": "global"}),
+        ),
+        user(
+            "2026-11-20T10:00:02.000Z",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x".repeat(400)}]),
+        ),
+        assistant(
+            "m2",
+            "claude-opus-4-8",
+            "2026-11-20T10:00:03.000Z",
+            json!([{"type": "text", "text": "done"}]),
+            json!({"input_tokens": 5, "cache_creation_input_tokens": 5710,
+                   "cache_read_input_tokens": 0, "output_tokens": 20,
+                   "speed": speed, "inference_geo": "us"}),
+        ),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_fast_mode_request_pays_its_multipliers_and_is_cached_apart() {
+    let dir = with_log(&fast_log("fast"));
+    let doc = common::import_logs(dir.path(), &["--strict"]);
+    // claude-opus-4-8 in the bundled book (LiteLLM 1.110.2): $5 input, $25
+    // output, $6.25 a 5-minute write; fast mode × 2, the US region × 1.1.
+    // Request 1: 10 × 5 + 5,000 × 6.25 + 50 × 25 = 32,550 (per million);
+    // request 2: (5 × 5 + 5,710 × 6.25 + 20 × 25) × 2.2 = 79,667.5.
+    let s = &doc["sessions"][0];
+    assert_eq!(s["unpriced_requests"], 0, "{doc}");
+    assert_eq!(
+        common::dec(&s["recorded_cost"]),
+        "0.1122175".parse::<rust_decimal::Decimal>().unwrap()
+    );
+    let model = &columns_of(&dir.path().join(format!("out/{SID}/main.csv")), &["model"])[0];
+    assert_eq!(
+        model.last().unwrap(),
+        "claude-opus-4-8 (service fast, region us)"
+    );
+    // The replay writes request 2's whole prompt again at the fast, US
+    // prices: the lower bound's 5,060 carried over and 400 ÷ 4 = 100 for
+    // the result, at 6.25 × 2.2, and 20 of output at 25 × 2.2: 72,050.
+    let b = last_backtest_request(dir.path());
+    assert_eq!(b["recorded_cost"], "0.0796675");
+    assert_eq!(
+        common::dec(&b["simulated_cost"]["lower"]),
+        "0.07205".parse::<rust_decimal::Decimal>().unwrap()
+    );
+}
+
+#[test]
+fn a_speed_the_price_book_does_not_price_leaves_the_request_unpriced_and_says_why() {
+    let dir = with_log(&fast_log("turbo"));
+    let doc = common::import_logs(dir.path(), &[]);
+    assert_eq!(doc["sessions"][0]["unpriced_requests"], 1, "{doc}");
+    let u = &doc["unpriced"][0];
+    assert_eq!(u["model"], "claude-opus-4-8 (service turbo, region us)");
+    assert!(
+        u["reason"]
+            .as_str()
+            .unwrap()
+            .contains("service tier `turbo`"),
+        "{u}"
+    );
+    // A value that is not a name is never copied out of the log.
+    let dir = with_log(&fast_log("fast <b>secret</b>"));
+    let doc = common::import_logs(dir.path(), &[]);
+    let u = &doc["unpriced"][0];
+    assert_eq!(
+        u["model"],
+        "claude-opus-4-8 (service unrecognised, region us)"
+    );
+    assert!(!doc.to_string().contains("secret"));
+}

@@ -242,6 +242,43 @@ fn the_book_is_written_with_a_marker_and_never_over_a_users_file() {
 }
 
 #[test]
+fn fast_mode_and_the_us_region_come_from_the_provider_specific_entry() {
+    // As LiteLLM 1.110.2 lists claude-opus-4-8 (prices per token); a flag
+    // that is not a multiplier (`realtime_ga_only`) is no region.
+    let table = serde_json::json!({
+        "claude-opus-4-8": {
+            "litellm_provider": "anthropic",
+            "input_cost_per_token": 5e-6,
+            "output_cost_per_token": 2.5e-5,
+            "cache_creation_input_token_cost": 6.25e-6,
+            "cache_read_input_token_cost": 5e-7,
+            "provider_specific_entry": {"us": 1.1, "fast": 2.0, "realtime_ga_only": 1}
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("table.json"), table.to_string()).unwrap();
+    tokencast()
+        .current_dir(dir.path())
+        .args([
+            "prices",
+            "import",
+            "litellm",
+            "table.json",
+            "--read-on",
+            "2026-11-30",
+        ])
+        .args(["--out", "book.toml"])
+        .assert()
+        .success();
+    let book: toml::Table =
+        toml::from_str(&fs::read_to_string(dir.path().join("book.toml")).unwrap()).unwrap();
+    let m = &book["models"]["claude-opus-4-8"];
+    assert_eq!(m["services"]["fast"]["multiplier"].as_str(), Some("2"));
+    assert_eq!(m["regions"].as_table().unwrap().len(), 1);
+    assert_eq!(m["regions"]["us"].as_str(), Some("1.1"));
+}
+
+#[test]
 fn hostile_model_ids_round_trip_through_prices_import_and_simulate() {
     // Issue 25: one odd id made the whole written book unloadable. Each id
     // here is a TOML key that string formatting would have broken.

@@ -93,6 +93,12 @@ pub struct UsageAny {
     prompt_tokens_details: Option<Details>,
     #[serde(default)]
     input_tokens_details: Option<Details>,
+    /// Anthropic: `standard` or `fast` (fast mode).
+    #[serde(default)]
+    speed: Option<String>,
+    /// Anthropic: where the request ran (`global`, `us`).
+    #[serde(default)]
+    inference_geo: Option<String>,
 }
 
 impl UsageAny {
@@ -405,10 +411,13 @@ impl<'n> Cassette<'n> {
                 .unwrap_or_else(|| format!("{}#{k}", self.stem)),
             at_ms: timestamp.as_deref().and_then(epoch_ms),
             timestamp,
-            model: resp
-                .model
-                .clone()
-                .unwrap_or_else(|| super::UNNAMED_MODEL.into()),
+            model: super::priced_model(
+                resp.model
+                    .clone()
+                    .unwrap_or_else(|| super::UNNAMED_MODEL.into()),
+                resp.usage.as_ref().and_then(|u| u.speed.as_deref()),
+                resp.usage.as_ref().and_then(|u| u.inference_geo.as_deref()),
+            ),
             usage,
         });
     }

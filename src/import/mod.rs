@@ -343,6 +343,30 @@ impl Session {
 /// The model a reader gives a request whose log names none.
 pub const UNNAMED_MODEL: &str = "unknown";
 
+/// The model a request is priced and cached under
+/// ([`crate::pricing::PricedModel`]): a `speed` other than `standard` (fast
+/// mode) is a service tier, an `inference_geo` other than `global`,
+/// `not_available` or empty a region. A value that is not a name (log text)
+/// is `unrecognised`, which no book prices: the request is then unpriced,
+/// with the reason, never priced at the standard rates.
+pub fn priced_model(model: String, speed: Option<&str>, geo: Option<&str>) -> String {
+    let name = |v: &str| {
+        if crate::pricing::PricedModel::is_option(v) {
+            v.to_string()
+        } else {
+            "unrecognised".to_string()
+        }
+    };
+    let service = speed.filter(|s| *s != "standard").map(name);
+    let region = geo
+        .filter(|g| !matches!(*g, "" | "global" | "not_available"))
+        .map(name);
+    match (&service, &region) {
+        (None, None) => model,
+        _ => crate::pricing::PricedModel::name(&model, service.as_deref(), region.as_deref()),
+    }
+}
+
 /// What one import read: counts and problems (sessions are handed over one
 /// at a time as they are read).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -14,6 +14,7 @@ use crate::document::import::{
 use crate::error::InputError;
 use crate::input::SourceText;
 use crate::output::name::FileName;
+use crate::pricing::book::NotPriced;
 use crate::pricing::{ModelPrices, PriceBook};
 use crate::scenario::CheckedTrace;
 use rust_decimal::Decimal;
@@ -374,14 +375,13 @@ impl<'a> Summary<'a> {
     /// A model's entry in force, or why it is unpriced.
     fn prices(&self, model: &str) -> Result<ModelPrices, String> {
         self.book
-            .get_on(model, self.opts.today)
-            .cloned()
-            .map_err(|_| {
-                if model == super::UNNAMED_MODEL {
+            .priced_on(model, self.opts.today)
+            .map_err(|why| match why {
+                _ if model == super::UNNAMED_MODEL => {
                     "no model in the log (--unnamed-model)".to_string()
-                } else {
-                    "not in the price book".to_string()
                 }
+                NotPriced::Lacks(what) => format!("the price book gives no {what}"),
+                _ => "not in the price book".to_string(),
             })
     }
 

@@ -210,6 +210,9 @@ pub enum NotPriced {
     Unknown,
     /// Every entry starts after the date; the earliest start is given.
     NotYet(Date),
+    /// The entry lacks the service tier or region a request ran under (see
+    /// [`super::PricedModel`]): what it lacks.
+    Lacks(String),
 }
 
 /// Checks a `YYYY-MM-DD` date.
@@ -322,6 +325,19 @@ impl PriceBook {
             .rev()
             .find(|e| e.effective_from.is_none_or(|f| f <= date))
             .ok_or_else(|| NotPriced::NotYet(entries[0].effective_from.unwrap_or(Date::MIN)))
+    }
+
+    /// The prices of a request's model as a trace names it (a
+    /// [`super::PricedModel`]) in force on `date`: the entry of its id, under
+    /// the service tier and region it names.
+    pub fn priced_on(&self, name: &str, date: Date) -> Result<ModelPrices, NotPriced> {
+        let p = super::PricedModel::parse(name);
+        let base = self.get_on(p.id, date)?;
+        if p.options == super::Options::default() {
+            return Ok(base.clone());
+        }
+        base.under(name, p.options)
+            .map_err(|super::MissingPrices(m)| NotPriced::Lacks(m.join(" and ")))
     }
 
     /// A day on which every model of the book has the prices in force on

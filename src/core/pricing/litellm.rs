@@ -48,6 +48,15 @@ const REGIONS: [(&str, &str); 4] = [
     ("regional_processing_uplift_multiplier_us", "us"),
 ];
 
+/// The regions LiteLLM's `provider_specific_entry` prices, by the value of
+/// Anthropic's `usage.inference_geo` they stand for (`global` and
+/// `not_available` carry no uplift).
+const GEOS: [&str; 2] = ["eu", "us"];
+
+/// Fast mode, as `provider_specific_entry.fast` gives it: a multiplier on
+/// every price, and its tokencast service name.
+const FAST: &str = "fast";
+
 /// LiteLLM's service-tier suffixes, as tokencast service names.
 const SERVICES: [(&str, &str); 2] = [("flex", "flex"), ("priority", "priority")];
 

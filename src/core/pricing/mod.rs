@@ -168,6 +168,67 @@ pub struct Options<'a> {
     pub region: Option<&'a str>,
 }
 
+/// A request's model as a trace or a log names it: the book's id, and the
+/// service tier and region the request ran under, written
+/// `<id> (service <tier>, region <region>)` (either part alone when the other
+/// is the standard one, e.g. `claude-opus-4-8 (service fast)`). A change of
+/// either is a change of model for the cache, as at the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PricedModel<'a> {
+    /// The book's id.
+    pub id: &'a str,
+    /// The tier and region, both `None` for a plain id.
+    pub options: Options<'a>,
+}
+
+impl<'a> PricedModel<'a> {
+    /// Reads `name`; a name without a well-formed suffix is a plain id.
+    pub fn parse(name: &'a str) -> PricedModel<'a> {
+        let plain = PricedModel {
+            id: name,
+            options: Options::default(),
+        };
+        let Some((id, rest)) = name.strip_suffix(')').and_then(|n| n.rsplit_once(" (")) else {
+            return plain;
+        };
+        let mut options = Options::default();
+        for part in rest.split(", ") {
+            match part.split_once(' ') {
+                Some(("service", t)) if options.service.is_none() && Self::is_option(t) => {
+                    options.service = Some(t);
+                }
+                Some(("region", r)) if options.region.is_none() && Self::is_option(r) => {
+                    options.region = Some(r);
+                }
+                _ => return plain,
+            }
+        }
+        PricedModel { id, options }
+    }
+
+    /// Whether `name` can name a tier or region: 1 to 32 ASCII letters,
+    /// digits, `-` and `_`.
+    pub fn is_option(name: &str) -> bool {
+        (1..=32).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    }
+
+    /// The name of `id` under `service` and `region`.
+    pub fn name(id: &str, service: Option<&str>, region: Option<&str>) -> String {
+        let parts: Vec<String> = [("service", service), ("region", region)]
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| format!("{k} {v}")))
+            .collect();
+        if parts.is_empty() {
+            id.to_string()
+        } else {
+            format!("{id} ({})", parts.join(", "))
+        }
+    }
+}
+
 /// The rates one variant pays, resolved from a model's prices (USD per million tokens).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rates {

@@ -8,6 +8,7 @@ use super::{
     ServicePrices, Usage, PER_MILLION,
 };
 use rust_decimal::Decimal;
+use std::collections::BTreeMap;
 
 impl ModelPrices {
     /// The cache tier a run recorded on `tier` takes on this model, under its
@@ -331,6 +332,43 @@ impl ModelPrices {
             out.push((format!("region_{name}_multiplier"), Some(*m)));
         }
         out
+    }
+
+    /// The entry as one request pays it under a service tier and a region
+    /// the log recorded (fast mode, Anthropic's `inference_geo`), as an
+    /// entry of its own named `id`: every price times the tier's multiplier
+    /// and the region's, batch prices times the region's only (batch is a
+    /// service tier of its own). The result names no further tier or region.
+    /// A tier or region the entry lacks, or a tier with its own prices
+    /// rather than a multiplier, is missing.
+    pub fn under(&self, id: &str, opts: Options) -> Result<ModelPrices, MissingPrices> {
+        let (service, region) = self.service_and_region(opts)?;
+        let tier = match (service, opts.service) {
+            (Some(Service::Multiplier(m)), _) => *m,
+            (Some(Service::Prices(_)), Some(name)) => {
+                return Err(MissingPrices(vec![format!(
+                    "service tier `{name}` as a multiplier (a tier with its own prices is not priced per request)"
+                )]))
+            }
+            _ => Decimal::ONE,
+        };
+        let every = tier.checked_mul(region).ok_or_else(|| {
+            MissingPrices(vec![
+                "a service and region multiplier within exact arithmetic".into(),
+            ])
+        })?;
+        let batch = self.converted(region);
+        Ok(ModelPrices {
+            model: id.to_string(),
+            batch_input: batch.batch_input,
+            batch_output: batch.batch_output,
+            batch_cache_write_5m: batch.batch_cache_write_5m,
+            batch_cache_write_1h: batch.batch_cache_write_1h,
+            batch_cache_read: batch.batch_cache_read,
+            services: BTreeMap::new(),
+            regions: BTreeMap::new(),
+            ..self.converted(every)
+        })
     }
 
     /// Every price of the entry times `rate` (a currency conversion), exact.

@@ -198,6 +198,93 @@ fn service_tiers_and_batch_reproduce_litellms_long_context_prices() {
 }
 
 #[test]
+fn a_request_s_tier_and_region_make_an_entry_of_their_own() {
+    let mut m = fable_5_2();
+    m.services
+        .insert("fast".into(), Service::Multiplier(d("6")));
+    m.services.insert(
+        "flex".into(),
+        Service::Prices(ServicePrices {
+            input: d("4"),
+            output: d("20"),
+            cache_write_5m: None,
+            cache_write_1h: None,
+            cache_read: None,
+        }),
+    );
+    m.regions.insert("us".into(), d("1.1"));
+    let name = PricedModel::name("claude-fable-5-2", Some("fast"), Some("us"));
+    assert_eq!(name, "claude-fable-5-2 (service fast, region us)");
+    let p = PricedModel::parse(&name);
+    assert_eq!(
+        (p.id, p.options.service, p.options.region),
+        ("claude-fable-5-2", Some("fast"), Some("us"))
+    );
+    let u = m.under(&name, p.options).unwrap();
+    assert_eq!(u.model, name);
+    // Every price × 6 × 1.1: 8 → 52.8, 40 → 264, 10 → 66, 16 → 105.6, 0.2 → 1.32.
+    assert_eq!(
+        (
+            u.input,
+            u.output,
+            u.cache_write_5m,
+            u.cache_write_1h,
+            u.cache_read
+        ),
+        (
+            d("52.8"),
+            d("264"),
+            Some(d("66")),
+            Some(d("105.6")),
+            Some(d("1.32"))
+        )
+    );
+    // Batch is a tier of its own: the region's uplift only (4 → 4.4, 20 → 22).
+    assert_eq!(
+        (u.batch_input, u.batch_output),
+        (Some(d("4.4")), Some(d("22")))
+    );
+    assert!(u.services.is_empty() && u.regions.is_empty());
+    // 1,000 input, 100 output, 2,000 written for 5 minutes, 10,000 read:
+    // (52,800 + 26,400 + 132,000 + 13,200) ÷ 10⁶.
+    let usage = Usage {
+        input: 1000,
+        output: 100,
+        cache_write_5m: 2000,
+        cache_write_1h: 0,
+        cache_read: 10_000,
+    };
+    assert_eq!(u.cost_of(&usage).unwrap(), d("0.2244"));
+    // One part alone; the standard entry is the book's own.
+    let fast = PricedModel::parse("claude-fable-5-2 (service fast)");
+    assert_eq!(fast.options.region, None);
+    assert_eq!(m.under("f", fast.options).unwrap().input, d("48"));
+    // A tier with prices of its own, and a tier or region the entry lacks.
+    let flex = Options {
+        service: Some("flex"),
+        region: None,
+    };
+    assert!(m.under("x", flex).unwrap_err().0[0].contains("`flex` as a multiplier"));
+    let eu = Options {
+        service: None,
+        region: Some("eu"),
+    };
+    assert_eq!(m.under("x", eu).unwrap_err().0, vec!["region `eu`"]);
+    // What is not a well-formed suffix is part of a plain id.
+    for n in [
+        "claude-fable-5-2",
+        "m (fast)",
+        "m (service fast, service slow)",
+        "m (service )",
+        "m (region us",
+        "m (service fast,region us)",
+    ] {
+        assert_eq!(PricedModel::parse(n).id, n, "{n}");
+        assert_eq!(PricedModel::parse(n).options, Options::default());
+    }
+}
+
+#[test]
 fn multipliers_and_regions_scale_every_price() {
     let mut m = fable_5_2();
     m.services

@@ -164,6 +164,8 @@ pub const CALIBRATION_HEADER: &str = "# tokencast calibration";
 /// The tokenizer family of a model: its id without a trailing date
 /// (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`).
 pub fn family(model: &str) -> String {
+    // A service tier or region (fast mode) does not change the tokenizer.
+    let model = crate::pricing::PricedModel::parse(model).id;
     let bytes = model.as_bytes();
     let n = bytes.len();
     if n > 9 && bytes[n - 9] == b'-' && bytes[n - 8..].iter().all(u8::is_ascii_digit) {

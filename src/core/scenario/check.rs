@@ -234,7 +234,9 @@ impl<'g> Book<'g> {
         what: &str,
     ) -> Result<ModelPrices, InputError> {
         let model_id = id.get_ref();
-        let dated = self.book.is_dated(model_id);
+        let dated = self
+            .book
+            .is_dated(crate::pricing::PricedModel::parse(model_id).id);
         let date = match (self.date, dated) {
             (Some(d), _) => d,
             (None, false) => Date::MAX,
@@ -251,12 +253,19 @@ impl<'g> Book<'g> {
         if dated {
             self.used_default.set(true);
         }
-        match self.book.get_on(model_id, date) {
+        match self.book.priced_on(model_id, date) {
             Ok(m) => Ok(if self.rate == Decimal::ONE {
-                m.clone()
+                m
             } else {
                 m.converted(self.rate)
             }),
+            Err(NotPriced::Lacks(what_not)) => Err(src
+                .error_at(
+                    format!("{what} `{model_id}`: the price book `{}` gives no {what_not}", self.src.name),
+                    id.span(),
+                    "not priced",
+                )
+                .with_help("add it to the model's entry (e.g. [models.<id>.services.fast] multiplier = \"2\", or [models.<id>.regions] us = \"1.1\"), or name the model without it")),
             Err(NotPriced::NotYet(first)) => Err(src
                 .error_at(
                     format!("{what} `{model_id}` has no price in force on {date}: its first entry starts on {first}"),
@@ -319,9 +328,9 @@ impl Book<'_> {
     /// A model's prices in force, converted, if the book has them.
     pub(super) fn price_of(&self, id: &str) -> Option<ModelPrices> {
         let date = self.date.unwrap_or(Date::MAX);
-        let m = self.book.get_on(id, date).ok()?;
+        let m = self.book.priced_on(id, date).ok()?;
         Some(if self.rate == Decimal::ONE {
-            m.clone()
+            m
         } else {
             m.converted(self.rate)
         })

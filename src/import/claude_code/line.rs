@@ -174,8 +174,8 @@ pub(super) struct Message<'a> {
     pub(super) id: Option<Text<'a>>,
     #[serde(default, borrow)]
     pub(super) model: Option<Text<'a>>,
-    #[serde(default)]
-    pub(super) usage: Option<UsageWithIterations>,
+    #[serde(default, borrow)]
+    pub(super) usage: Option<UsageWithIterations<'a>>,
     #[serde(default, borrow)]
     pub(super) content: Blocks<'a>,
 }
@@ -206,7 +206,7 @@ pub(super) struct CacheCreation {
 /// them (spelled out rather than `#[serde(flatten)]`, which buffers every
 /// field of every usage before reading it).
 #[derive(Deserialize)]
-pub(super) struct UsageWithIterations {
+pub(super) struct UsageWithIterations<'a> {
     #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
@@ -220,6 +220,13 @@ pub(super) struct UsageWithIterations {
     /// Absent, `null` (CLI 2.1.1xx) or the server-side iterations.
     #[serde(default)]
     pub(super) iterations: Option<Vec<UsageRaw>>,
+    /// `standard` or `fast` (fast mode, billed at a multiple of every price).
+    #[serde(default, borrow)]
+    speed: Option<Text<'a>>,
+    /// Where the request ran: `global` or empty (no uplift), or a region
+    /// billed at an uplift (`us`).
+    #[serde(default, borrow)]
+    inference_geo: Option<Text<'a>>,
 }
 
 impl UsageRaw {
@@ -354,7 +361,15 @@ pub(super) fn category(e: &serde_json::Error) -> &'static str {
     }
 }
 
-impl UsageWithIterations {
+impl UsageWithIterations<'_> {
+    /// `speed` and `inference_geo`, as logged ([`crate::import::priced_model`]).
+    pub(super) fn speed_and_geo(&self) -> (Option<&str>, Option<&str>) {
+        (
+            self.speed.as_ref().map(Text::as_str),
+            self.inference_geo.as_ref().map(Text::as_str),
+        )
+    }
+
     /// The request's usage: the sum of its iterations when it has them.
     pub(super) fn total(self) -> Usage {
         match self.iterations {

@@ -190,6 +190,19 @@ impl Transcript {
                 }
             }
         }
+        // Fast mode and a regional uplift price the request differently, and
+        // the provider caches it apart: a model of its own.
+        let model = {
+            let (speed, geo) = msg
+                .usage
+                .as_ref()
+                .map_or((None, None), |u| u.speed_and_geo());
+            crate::import::priced_model(
+                msg.model.map(Text::into_owned).unwrap_or_default(),
+                speed,
+                geo,
+            )
+        };
         let usage = stats.capped(
             &self.rec.role.name,
             number,
@@ -203,7 +216,6 @@ impl Transcript {
             .filter(|b| b.kind == "thinking")
             .map(Block::output_bytes)
             .sum();
-        let model = msg.model.map(Text::into_owned).unwrap_or_default();
         let Some(id) = msg.id.map(Text::into_owned) else {
             stats.skipped.other_lines += 1;
             return;
@@ -212,6 +224,7 @@ impl Transcript {
             stats.skipped.synthetic += 1;
             return;
         }
+
         if let Some(&i) = self.by_message.get(&id) {
             // Another content block of the same response: keep the final output.
             stats.skipped.repeated_lines += 1;

@@ -5,7 +5,7 @@
 
 use super::{
     includes_cache, openai_cache, per_million, price_like, scaled, tiers, Converted, FeeOut,
-    LongContextOut, ModelOut, OPENAI_CACHE_LIFETIME_MINUTES, PRICES, REGIONS, SERVICES,
+    LongContextOut, ModelOut, FAST, GEOS, OPENAI_CACHE_LIFETIME_MINUTES, PRICES, REGIONS, SERVICES,
 };
 use rust_decimal::Decimal;
 use serde_json::Value;
@@ -78,7 +78,8 @@ impl Entry<'_> {
         out
     }
 
-    /// The service tiers (flex, priority) with both an input and an output price.
+    /// The service tiers: flex and priority where both an input and an
+    /// output price are listed, and fast mode's multiplier.
     pub(super) fn services(&mut self) -> BTreeMap<String, crate::pricing::Service> {
         let mut services = BTreeMap::new();
         for (suffix, name) in SERVICES {
@@ -98,7 +99,19 @@ impl Entry<'_> {
                 );
             }
         }
+        if let Some(m) = self.provider_specific("fast") {
+            services
+                .entry(FAST.to_string())
+                .or_insert(crate::pricing::Service::Multiplier(m));
+        }
         services
+    }
+
+    /// A multiplier in `provider_specific_entry` (`fast` for fast mode, a
+    /// region name such as `us` for Anthropic's `inference_geo`): a number
+    /// in (0, the book's largest], with at most 6 decimals.
+    fn provider_specific(&self, key: &str) -> Option<Decimal> {
+        multiplier(self.entry.get("provider_specific_entry")?.get(key)?)
     }
 
     /// LiteLLM's combined prices (a long-context tier under flex, priority
@@ -163,18 +176,19 @@ impl Entry<'_> {
         }
     }
 
-    /// Regional multipliers LiteLLM lists, each in (0, the book's largest].
+    /// Regional multipliers LiteLLM lists (its uplift keys, and the regions
+    /// of `provider_specific_entry`), each in (0, the book's largest].
     pub(super) fn regions(&mut self) -> BTreeMap<&'static str, String> {
         let mut regions = BTreeMap::new();
         for (key, name) in REGIONS {
-            let m = self.entry.get(key).and_then(|v| scaled(v, 1)).filter(|m| {
-                *m > Decimal::ZERO
-                    && *m <= Decimal::from(crate::pricing::book::MAX_MULTIPLIER)
-                    && m.scale() <= 6
-            });
-            if let Some(m) = m {
+            if let Some(m) = self.entry.get(key).and_then(multiplier) {
                 self.used.push(key.to_string());
                 regions.insert(name, m.to_string());
+            }
+        }
+        for name in GEOS {
+            if let Some(m) = self.provider_specific(name) {
+                regions.entry(name).or_insert_with(|| m.to_string());
             }
         }
         regions
@@ -207,6 +221,16 @@ impl Entry<'_> {
         skipped.sort();
         skipped
     }
+}
+
+/// A multiplier as the book accepts it: in (0, the book's largest], with at
+/// most 6 decimals.
+fn multiplier(v: &Value) -> Option<Decimal> {
+    scaled(v, 1).filter(|m| {
+        *m > Decimal::ZERO
+            && *m <= Decimal::from(crate::pricing::book::MAX_MULTIPLIER)
+            && m.scale() <= 6
+    })
 }
 
 /// The prices of one model as tokencast reads them, to derive and check
@@ -246,8 +270,12 @@ pub(super) fn services_out(
         .services
         .iter()
         .filter_map(|(name, s)| {
-            let crate::pricing::Service::Prices(p) = s else {
-                return None;
+            let p = match s {
+                crate::pricing::Service::Prices(p) => p,
+                crate::pricing::Service::Multiplier(m) if name == FAST => {
+                    return Some((FAST, BTreeMap::from([("multiplier", m.to_string())])));
+                }
+                crate::pricing::Service::Multiplier(_) => return None,
             };
             let name = SERVICES.iter().find(|(_, n)| n == name)?.1;
             let mut m = BTreeMap::from([
