@@ -414,3 +414,25 @@ fn rejects_a_cache_hit_share_p10_alone_or_above_its_share_where_it_is_written() 
         assert_has(&s.fails(), &[says, "research.toml:", help]);
     }
 }
+
+#[test]
+fn rejects_a_service_tier_the_models_entry_does_not_give() {
+    // A model named with a tier, as an import names a fast-mode request's:
+    // the research book's entry gives no fast mode.
+    let s = Sandbox::new();
+    s.edit(
+        "research.toml",
+        "model = \"claude-fable-5-2\"",
+        "model = \"claude-fable-5-2 (service fast)\"",
+    );
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "model `claude-fable-5-2 (service fast)`",
+            "gives no service tier `fast`",
+            "research.toml:5:9",
+            "[models.<id>.services.fast] multiplier",
+        ],
+    );
+}
