@@ -798,3 +798,78 @@ fn an_import_folder_without_its_rows_is_refused_with_what_to_do() {
     );
     assert!(!dir.path().join("team").exists(), "nothing written");
 }
+
+#[test]
+fn a_fast_mode_request_keeps_its_tier_and_region_apart_from_the_model_id() {
+    // Two requests on claude-opus-4-8: the first standard, the second in
+    // fast mode in the US region (priced × 2 × 1.1 by the bundled book).
+    let sid = "55555555-eeee-4eee-8eee-555555555555";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let usage = |w: u64, extra: serde_json::Value| {
+        let mut u = serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": w,
+            "cache_read_input_tokens": 0, "output_tokens": 20});
+        u.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        u
+    };
+    let log = [
+        line(serde_json::json!({"type": "assistant", "sessionId": sid, "timestamp": "2026-11-20T10:00:01.000Z",
+            "message": {"model": "claude-opus-4-8", "id": "m1", "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+                "usage": usage(4000, serde_json::json!({"speed": "standard"}))}})),
+        line(serde_json::json!({"type": "user", "sessionId": sid, "timestamp": "2026-11-20T10:00:02.000Z",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}})),
+        line(serde_json::json!({"type": "assistant", "sessionId": sid, "timestamp": "2026-11-20T10:00:03.000Z",
+            "message": {"model": "claude-opus-4-8", "id": "m2", "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                "usage": usage(4100, serde_json::json!({"speed": "fast", "inference_geo": "us"}))}})),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join(format!("logs/{sid}.jsonl")), log).unwrap();
+    let summary = |args: &[&str]| -> serde_json::Value {
+        let (o, _) = run(dir.path(), args);
+        serde_json::from_str(&o).unwrap()
+    };
+    let doc = summary(&[
+        "import",
+        "claude-code",
+        "logs",
+        "--out",
+        "out",
+        "--dataset",
+        "ds",
+        "--no-report",
+        "--format",
+        "json",
+    ]);
+    // (10 × 5 + 4,000 × 6.25 + 20 × 25) + (10 × 5 + 4,100 × 6.25 + 20 × 25) × 2.2
+    // = 25,550 + 57,585 per million.
+    assert_eq!(dec(&doc["sessions"][0]["recorded_cost"]), d("0.083135"));
+    let requests = read_table(&dir.path().join("ds"), tables::REQUESTS);
+    let t = &requests[0].1;
+    let some = |v: &str| Some(v.to_string());
+    assert_eq!(
+        strings(t, "gen_ai.response.model"),
+        vec![some("claude-opus-4-8"), some("claude-opus-4-8")]
+    );
+    assert_eq!(
+        strings(t, "tokencast.service_tier"),
+        vec![None, some("fast")]
+    );
+    assert_eq!(strings(t, "tokencast.region"), vec![None, some("us")]);
+    // Read back, the request is priced as it was at import.
+    let back = summary(&[
+        "import",
+        "dataset",
+        "ds",
+        "--out",
+        "again",
+        "--no-report",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(back["sessions"], doc["sessions"]);
+}

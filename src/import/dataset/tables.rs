@@ -311,10 +311,15 @@ impl Rows {
             };
             prev = r.at_ms.or(prev);
             let (n, tool, user, other) = before[ri];
+            // The model's id, and apart from it the service tier and region
+            // the request was billed under (fast mode, a regional uplift).
+            let priced = crate::pricing::PricedModel::parse(&r.model);
             b.count("tokencast.request_index", ri as u64)
                 .str("gen_ai.response.id", Some(&r.message_id))
-                .str("gen_ai.response.model", Some(&r.model))
-                .str("gen_ai.provider.name", provider(&r.model))
+                .str("gen_ai.response.model", Some(priced.id))
+                .str("tokencast.service_tier", priced.options.service)
+                .str("tokencast.region", priced.options.region)
+                .str("gen_ai.provider.name", provider(priced.id))
                 .time("tokencast.timestamp", r.at_ms)
                 .str("tokencast.timestamp_text", r.timestamp.as_deref())
                 .int("tokencast.gap_before_ms", gap);
@@ -505,6 +510,21 @@ impl<'a> Cols<'a> {
         }
     }
 
+    /// Row `i` of a column naming a service tier or region, null when there
+    /// is none (and in files written before it): a name the price book can
+    /// hold ([`crate::pricing::PricedModel::is_option`]).
+    pub fn option(&self, name: &'static str, i: usize) -> Result<Option<&'a str>, BadValue> {
+        match self.str(name).get(i) {
+            None => Ok(None),
+            Some(v) if crate::pricing::PricedModel::is_option(v) => Ok(Some(v)),
+            Some(_) => Err(BadValue {
+                row: i + 1,
+                column: name,
+                why: "is not a tier or region name: 1 to 32 letters, digits, `-` or `_`".into(),
+            }),
+        }
+    }
+
     /// Row `i` of a required string column.
     pub fn text(&self, name: &'static str, i: usize) -> Result<&'a str, BadValue> {
         self.str(name).get(i).ok_or_else(|| BadValue {
@@ -598,7 +618,11 @@ impl Threads {
             message_id: c.text("gen_ai.response.id", i)?.to_string(),
             timestamp: c.str("tokencast.timestamp_text").get(i).map(str::to_string),
             at_ms: c.int("tokencast.timestamp")[i],
-            model: c.text("gen_ai.response.model", i)?.to_string(),
+            model: crate::pricing::PricedModel::name(
+                c.text("gen_ai.response.model", i)?,
+                c.option("tokencast.service_tier", i)?,
+                c.option("tokencast.region", i)?,
+            ),
             usage: c.usage(i)?,
             hidden_output: c.count("tokencast.usage.hidden_output_tokens", i)?,
             compacted_before: c.bool("tokencast.compacted_before")[i].unwrap_or(false),
