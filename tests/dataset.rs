@@ -69,6 +69,24 @@ fn import_into(
     (serde_json::from_str(&o).unwrap(), e)
 }
 
+/// `import dataset ds --out again` in `dir`: its JSON summary.
+fn read_back(dir: &Path) -> serde_json::Value {
+    let (o, _) = run(
+        dir,
+        &[
+            "import",
+            "dataset",
+            "ds",
+            "--out",
+            "again",
+            "--no-report",
+            "--format",
+            "json",
+        ],
+    );
+    serde_json::from_str(&o).unwrap()
+}
+
 /// Every file of one table in a dataset, read whole.
 fn read_table(root: &Path, table: &str) -> Vec<(PathBuf, Table)> {
     let mut out = Vec::new();
@@ -177,20 +195,7 @@ fn each_request_is_a_row_with_its_exact_cost_and_the_tables_sum_to_the_import() 
 fn a_dataset_reads_back_as_the_import_and_forecasts_as_its_folder() {
     let dir = tempfile::tempdir().unwrap();
     let (doc, _) = import(dir.path(), "ds", "laptop-1", &[]);
-    let (back, _) = run(
-        dir.path(),
-        &[
-            "import",
-            "dataset",
-            "ds",
-            "--out",
-            "again",
-            "--no-report",
-            "--format",
-            "json",
-        ],
-    );
-    let back: serde_json::Value = serde_json::from_str(&back).unwrap();
+    let back = read_back(dir.path());
     for k in ["sessions", "days", "totals", "unpriced", "confidence"] {
         assert_eq!(doc[k], back[k], "{k}");
     }
@@ -861,15 +866,5 @@ fn a_fast_mode_request_keeps_its_tier_and_region_apart_from_the_model_id() {
     );
     assert_eq!(strings(t, "tokencast.region"), vec![None, some("us")]);
     // Read back, the request is priced as it was at import.
-    let back = summary(&[
-        "import",
-        "dataset",
-        "ds",
-        "--out",
-        "again",
-        "--no-report",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(back["sessions"], doc["sessions"]);
+    assert_eq!(read_back(dir.path())["sessions"], doc["sessions"]);
 }

@@ -54,6 +54,28 @@ fn json(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The Anthropic run with its first `from` replaced by `to` (which must
+/// change it; both empty: as logged), imported from `dir/logs`: the JSON
+/// summary.
+fn import_edited(dir: &Path, from: &str, to: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
+    let edited = text.replacen(from, to, 1);
+    assert!(
+        from.is_empty() || edited != text,
+        "{from} is not in the run"
+    );
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    std::fs::write(dir.join("logs/anthropic-run.jsonl"), edited).unwrap();
+    json_of(tokencast().current_dir(dir).args([
+        "import",
+        "api",
+        "logs",
+        "--format",
+        "json",
+        "--no-report",
+    ]))
+}
+
 #[test]
 fn anthropic_pairs_count_iterations_and_measure_results_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -137,33 +159,17 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
     // tokens: capped at 10^9 for that line, which is listed with its file
     // and line, and the run's other requests are imported as before.
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
-    let corrupt = text.replacen("\"input_tokens\": 12,", "\"input_tokens\": 3000000000,", 1);
-    assert_ne!(corrupt, text);
-    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
-    std::fs::write(dir.path().join("logs/anthropic-run.jsonl"), corrupt).unwrap();
-    let import_logs = || {
-        json_of(tokencast().current_dir(dir.path()).args([
-            "import",
-            "api",
-            "logs",
-            "--format",
-            "json",
-            "--no-report",
-        ]))
-    };
-    let doc = import_logs();
+    let doc = import_edited(
+        dir.path(),
+        "\"input_tokens\": 12,",
+        "\"input_tokens\": 3000000000,",
+    );
     let p = &doc["problems"][0];
     assert_eq!(p["line"], 1, "{p}");
     assert!(p["what"].as_str().unwrap().contains("capped"), "{p}");
     // Against the same run as logged: the same requests, and 10^9 uncached
     // input tokens where the first line said 12.
-    std::fs::copy(
-        fixtures().join("anthropic-run.jsonl"),
-        dir.path().join("logs/anthropic-run.jsonl"),
-    )
-    .unwrap();
-    let clean = import_logs();
+    let clean = import_edited(dir.path(), "", "");
     let (s, c) = (&doc["sessions"][0], &clean["sessions"][0]);
     assert_eq!(s["requests"], c["requests"]);
     assert_eq!(usage(s)[0], usage(c)[0] - 12 + 1_000_000_000);
@@ -177,23 +183,11 @@ fn a_response_in_fast_mode_is_priced_as_its_own_model() {
     // bundled book, so that request is unpriced and says why, rather than
     // priced at the standard rates; the others are priced as before.
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
-    let fast = text.replacen(
+    let doc = import_edited(
+        dir.path(),
         "\"output_tokens\": 80}",
         "\"output_tokens\": 80, \"speed\": \"fast\", \"inference_geo\": \"us\"}",
-        1,
     );
-    assert_ne!(fast, text);
-    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
-    std::fs::write(dir.path().join("logs/anthropic-run.jsonl"), fast).unwrap();
-    let doc = json_of(tokencast().current_dir(dir.path()).args([
-        "import",
-        "api",
-        "logs",
-        "--format",
-        "json",
-        "--no-report",
-    ]));
     let u = &doc["unpriced"][0];
     assert_eq!(
         u["model"], "claude-sonnet-4-5 (service fast, region us)",

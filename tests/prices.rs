@@ -241,6 +241,29 @@ fn the_book_is_written_with_a_marker_and_never_over_a_users_file() {
         .starts_with("# tokencast price book"));
 }
 
+/// `prices import litellm table.json --out book.toml` in `dir`, `table`
+/// written as `table.json` first.
+fn convert_in(dir: &Path, table: &impl serde::Serialize) -> std::process::Output {
+    fs::write(
+        dir.join("table.json"),
+        serde_json::to_string(table).unwrap(),
+    )
+    .unwrap();
+    tokencast()
+        .current_dir(dir)
+        .args([
+            "prices",
+            "import",
+            "litellm",
+            "table.json",
+            "--read-on",
+            "2026-11-30",
+        ])
+        .args(["--out", "book.toml"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn fast_mode_and_the_us_region_come_from_the_provider_specific_entry() {
     // As LiteLLM 1.110.2 lists claude-opus-4-8 (prices per token); a flag
@@ -256,20 +279,12 @@ fn fast_mode_and_the_us_region_come_from_the_provider_specific_entry() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("table.json"), table.to_string()).unwrap();
-    tokencast()
-        .current_dir(dir.path())
-        .args([
-            "prices",
-            "import",
-            "litellm",
-            "table.json",
-            "--read-on",
-            "2026-11-30",
-        ])
-        .args(["--out", "book.toml"])
-        .assert()
-        .success();
+    let out = convert_in(dir.path(), &table);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let book: toml::Table =
         toml::from_str(&fs::read_to_string(dir.path().join("book.toml")).unwrap()).unwrap();
     let m = &book["models"]["claude-opus-4-8"];
@@ -302,24 +317,7 @@ fn hostile_model_ids_round_trip_through_prices_import_and_simulate() {
         .map(|id| ((*id).to_string(), price.clone()))
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("table.json"),
-        serde_json::to_string(&table).unwrap(),
-    )
-    .unwrap();
-    let out = tokencast()
-        .current_dir(dir.path())
-        .args([
-            "prices",
-            "import",
-            "litellm",
-            "table.json",
-            "--read-on",
-            "2026-11-30",
-        ])
-        .args(["--out", "book.toml"])
-        .output()
-        .unwrap();
+    let out = convert_in(dir.path(), &table);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     // The notes escape what they show: no raw control character reaches the terminal.
