@@ -432,7 +432,7 @@ fn rejects_a_service_tier_the_models_entry_does_not_give() {
             "model `claude-fable-5-2 (service fast)`",
             "gives no service tier `fast`",
             "research.toml:5:9",
-            "[models.<id>.services.fast] multiplier",
+            "[models.\"claude-fable-5-2\".services.fast] multiplier",
         ],
     );
 }

@@ -265,7 +265,14 @@ impl<'g> Book<'g> {
                     id.span(),
                     "not priced",
                 )
-                .with_help("add it to the model's entry (e.g. [models.<id>.services.fast] multiplier = \"2\", or [models.<id>.regions] us = \"1.1\"), or name the model without it")),
+                .with_help({
+                    let p = crate::pricing::PricedModel::parse(model_id);
+                    let key = toml::Value::String(p.id.to_string());
+                    let tier = p.options.service.map(|t| format!("[models.{key}.services.{t}] multiplier = \"…\""));
+                    let region = p.options.region.map(|r| format!("[models.{key}.regions] {r} = \"…\""));
+                    let add: Vec<String> = tier.into_iter().chain(region).collect();
+                    format!("add {} to the price book, from the provider's prices, or name the model without it (`{}`)", add.join(" and "), crate::text::display(p.id))
+                })),
             Err(NotPriced::NotYet(first)) => Err(src
                 .error_at(
                     format!("{what} `{model_id}` has no price in force on {date}: its first entry starts on {first}"),
