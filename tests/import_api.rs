@@ -54,18 +54,18 @@ fn json(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The Anthropic run with its first `from` replaced by `to` (which must
+/// The fixture `run` with its first `from` replaced by `to` (which must
 /// change it; both empty: as logged), imported from `dir/logs`: the JSON
 /// summary.
-fn import_edited(dir: &Path, from: &str, to: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(fixtures().join("anthropic-run.jsonl")).unwrap();
+fn import_edited(dir: &Path, run: &str, from: &str, to: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(fixtures().join(run)).unwrap();
     let edited = text.replacen(from, to, 1);
     assert!(
         from.is_empty() || edited != text,
         "{from} is not in the run"
     );
     std::fs::create_dir_all(dir.join("logs")).unwrap();
-    std::fs::write(dir.join("logs/anthropic-run.jsonl"), edited).unwrap();
+    std::fs::write(dir.join("logs").join(run), edited).unwrap();
     json_of(tokencast().current_dir(dir).args([
         "import",
         "api",
@@ -161,6 +161,7 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
     let dir = tempfile::tempdir().unwrap();
     let doc = import_edited(
         dir.path(),
+        "anthropic-run.jsonl",
         "\"input_tokens\": 12,",
         "\"input_tokens\": 3000000000,",
     );
@@ -169,7 +170,7 @@ fn a_count_past_the_limit_is_capped_for_its_line_and_the_run_imported() {
     assert!(p["what"].as_str().unwrap().contains("capped"), "{p}");
     // Against the same run as logged: the same requests, and 10^9 uncached
     // input tokens where the first line said 12.
-    let clean = import_edited(dir.path(), "", "");
+    let clean = import_edited(dir.path(), "anthropic-run.jsonl", "", "");
     let (s, c) = (&doc["sessions"][0], &clean["sessions"][0]);
     assert_eq!(s["requests"], c["requests"]);
     assert_eq!(usage(s)[0], usage(c)[0] - 12 + 1_000_000_000);
@@ -185,6 +186,7 @@ fn a_response_in_fast_mode_is_priced_as_its_own_model() {
     let dir = tempfile::tempdir().unwrap();
     let doc = import_edited(
         dir.path(),
+        "anthropic-run.jsonl",
         "\"output_tokens\": 80}",
         "\"output_tokens\": 80, \"speed\": \"fast\", \"inference_geo\": \"us\"}",
     );
@@ -197,4 +199,28 @@ fn a_response_in_fast_mode_is_priced_as_its_own_model() {
     let reason = u["reason"].as_str().unwrap();
     assert!(reason.contains("service tier `fast`"), "{reason}");
     assert_eq!(doc["sessions"][0]["unpriced_requests"], 1);
+}
+
+#[test]
+fn an_openai_response_on_the_flex_tier_is_priced_at_flex_prices() {
+    // The OpenAI run's first response served on flex: gpt-5's flex prices
+    // in the bundled book are $0.625 input and $5 output, and a write (no
+    // premium) keeps its ratio to input, $0.625. That request: 8 × 0.625 +
+    // 4,012 × 0.625 + 30 × 5 = 2,662.5 per million, against 5,325 on the
+    // default tier; the run's other two as before (1,111.5 + 1,362.5).
+    let on_tier = |tier: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let doc = import_edited(
+            dir.path(),
+            "openai-run.jsonl",
+            "\"created\": 1772539200,",
+            &format!("\"created\": 1772539200, \"service_tier\": \"{tier}\","),
+        );
+        let s = session(&doc, "openai-run");
+        assert_eq!(s["unpriced_requests"], 0, "{doc}");
+        dec(&s["recorded_cost"])
+    };
+    assert_eq!(on_tier("flex"), "0.0051365".parse::<Decimal>().unwrap());
+    // The default tier (`default`, `auto`) is the standard one.
+    assert_eq!(on_tier("default"), "0.007799".parse::<Decimal>().unwrap());
 }

@@ -52,6 +52,9 @@ struct Response {
     created: Option<i64>,
     #[serde(default)]
     created_at: Option<i64>,
+    /// OpenAI: the tier that served it (`default`, `flex`, `priority`, `scale`).
+    #[serde(default)]
+    service_tier: Option<String>,
 }
 
 #[derive(Deserialize, Default, Clone, Copy)]
@@ -415,7 +418,9 @@ impl<'n> Cassette<'n> {
                 resp.model
                     .clone()
                     .unwrap_or_else(|| super::UNNAMED_MODEL.into()),
-                resp.usage.as_ref().and_then(|u| u.speed.as_deref()),
+                resp.service_tier
+                    .as_deref()
+                    .or(resp.usage.as_ref().and_then(|u| u.speed.as_deref())),
                 resp.usage.as_ref().and_then(|u| u.inference_geo.as_deref()),
             ),
             usage,

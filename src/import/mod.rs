@@ -344,12 +344,14 @@ impl Session {
 pub const UNNAMED_MODEL: &str = "unknown";
 
 /// The model a request is priced and cached under
-/// ([`crate::pricing::PricedModel`]): a `speed` other than `standard` (fast
-/// mode) is a service tier, an `inference_geo` other than `global`,
-/// `not_available` or empty a region. A value that is not a name (log text)
-/// is `unrecognised`, which no book prices: the request is then unpriced,
-/// with the reason, never priced at the standard rates.
-pub fn priced_model(model: String, speed: Option<&str>, geo: Option<&str>) -> String {
+/// ([`crate::pricing::PricedModel`]): a `service` other than the standard
+/// one (Anthropic's `speed` `fast`; OpenAI's `service_tier` `flex`,
+/// `priority`, `scale`, not `default` or `auto`) is a service tier, an
+/// `inference_geo` other than `global`, `not_available` or empty a region.
+/// A value that is not a name (log text) is `unrecognised`, which no book
+/// prices: the request is then unpriced, with the reason, never priced at
+/// the standard rates.
+pub fn priced_model(model: String, service: Option<&str>, geo: Option<&str>) -> String {
     let name = |v: &str| {
         if crate::pricing::PricedModel::is_option(v) {
             v.to_string()
@@ -357,7 +359,9 @@ pub fn priced_model(model: String, speed: Option<&str>, geo: Option<&str>) -> St
             "unrecognised".to_string()
         }
     };
-    let service = speed.filter(|s| *s != "standard").map(name);
+    let service = service
+        .filter(|s| !matches!(*s, "standard" | "default" | "auto"))
+        .map(name);
     let region = geo
         .filter(|g| !matches!(*g, "" | "global" | "not_available"))
         .map(name);

@@ -343,20 +343,11 @@ impl ModelPrices {
     /// rather than a multiplier, is missing.
     pub fn under(&self, id: &str, opts: Options) -> Result<ModelPrices, MissingPrices> {
         let (service, region) = self.service_and_region(opts)?;
-        let tier = match (service, opts.service) {
-            (Some(Service::Multiplier(m)), _) => *m,
-            (Some(Service::Prices(_)), Some(name)) => {
-                return Err(MissingPrices(vec![format!(
-                    "service tier `{name}` as a multiplier (a tier with its own prices is not priced per request)"
-                )]))
-            }
-            _ => Decimal::ONE,
+        let standard = match service {
+            None => self.clone(),
+            Some(Service::Multiplier(m)) => self.converted(*m),
+            Some(Service::Prices(_)) => self.with_service_prices(opts.service)?,
         };
-        let every = tier.checked_mul(region).ok_or_else(|| {
-            MissingPrices(vec![
-                "a service and region multiplier within exact arithmetic".into(),
-            ])
-        })?;
         let batch = self.converted(region);
         Ok(ModelPrices {
             model: id.to_string(),
@@ -367,7 +358,52 @@ impl ModelPrices {
             batch_cache_read: batch.batch_cache_read,
             services: BTreeMap::new(),
             regions: BTreeMap::new(),
-            ..self.converted(every)
+            ..standard.converted(region)
+        })
+    }
+
+    /// The entry's standard prices replaced by those of `service`, a tier
+    /// with its own prices, as [`ModelPrices::rates_with`] resolves them on
+    /// each cache tier (a cache price the tier does not give keeps the
+    /// model's ratio to input; a long-context tier scales as its class).
+    fn with_service_prices(&self, service: Option<&str>) -> Result<ModelPrices, MissingPrices> {
+        let on = |cache: Cache| {
+            self.rates_with(
+                cache,
+                Mode::Sync,
+                Options {
+                    service,
+                    region: None,
+                },
+            )
+        };
+        let plain = on(Cache::None)?;
+        let (five, hour) = (on(Cache::FiveMinutes).ok(), on(Cache::OneHour).ok());
+        let tier = |r: &Option<Rates>, i: usize| {
+            r.as_ref()
+                .and_then(|r| r.long_context.get(i))
+                .map(|l| (l.cache_write, l.cache_read))
+        };
+        Ok(ModelPrices {
+            input: plain.input,
+            output: plain.output,
+            cache_write_5m: five.as_ref().and_then(|r| r.cache_write),
+            cache_write_1h: hour.as_ref().and_then(|r| r.cache_write),
+            cache_read: five.as_ref().or(hour.as_ref()).and_then(|r| r.cache_read),
+            long_context: plain
+                .long_context
+                .iter()
+                .enumerate()
+                .map(|(i, l)| LongContext {
+                    threshold_tokens: l.threshold_tokens,
+                    input: l.input,
+                    output: l.output,
+                    cache_write_5m: tier(&five, i).and_then(|t| t.0),
+                    cache_write_1h: tier(&hour, i).and_then(|t| t.0),
+                    cache_read: tier(&five, i).or(tier(&hour, i)).and_then(|t| t.1),
+                })
+                .collect(),
+            ..self.clone()
         })
     }
 

@@ -166,6 +166,22 @@ fn service_tiers_and_batch_reproduce_litellms_long_context_prices() {
         (None, Mode::Batch, ["1.25", "7.5", "0.25"]),
     ];
     for (service, mode, [i, o, r]) in cases {
+        // A request logged under the tier prices as the entry it makes.
+        if let Some(t) = service {
+            let opts = Options {
+                service: Some(t),
+                region: None,
+            };
+            let u = m
+                .under(&PricedModel::name(&m.model, Some(t), None), opts)
+                .unwrap();
+            let long = &u.long_context[0];
+            assert_eq!(
+                (long.input, long.output, long.cache_read),
+                (d(i), d(o), Some(d(r))),
+                "{t}"
+            );
+        }
         let rates = m
             .rates_with(
                 Cache::FiveMinutes,
@@ -259,12 +275,39 @@ fn a_request_s_tier_and_region_make_an_entry_of_their_own() {
     let fast = PricedModel::parse("claude-fable-5-2 (service fast)");
     assert_eq!(fast.options.region, None);
     assert_eq!(m.under("f", fast.options).unwrap().input, d("48"));
-    // A tier with prices of its own, and a tier or region the entry lacks.
+    // A tier with prices of its own: $4 and $20; the cache prices it does
+    // not give keep the model's ratio to input (10, 16 and 0.2 per 8 of
+    // input: 5, 8 and 0.1); then the region's uplift (× 1.1).
     let flex = Options {
         service: Some("flex"),
+        region: Some("us"),
+    };
+    let f = m.under("x", flex).unwrap();
+    assert_eq!(
+        (
+            f.input,
+            f.output,
+            f.cache_write_5m,
+            f.cache_write_1h,
+            f.cache_read
+        ),
+        (
+            d("4.4"),
+            d("22"),
+            Some(d("5.5")),
+            Some(d("8.8")),
+            Some(d("0.11"))
+        )
+    );
+    // A tier or region the entry lacks.
+    let slow = Options {
+        service: Some("slow"),
         region: None,
     };
-    assert!(m.under("x", flex).unwrap_err().0[0].contains("`flex` as a multiplier"));
+    assert_eq!(
+        m.under("x", slow).unwrap_err().0,
+        vec!["service tier `slow`"]
+    );
     let eu = Options {
         service: None,
         region: Some("eu"),
