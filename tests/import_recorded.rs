@@ -905,3 +905,31 @@ fn a_speed_the_price_book_does_not_price_leaves_the_request_unpriced_and_says_wh
     );
     assert!(!doc.to_string().contains("secret"));
 }
+
+#[test]
+fn a_snapshot_id_the_book_does_not_list_is_priced_as_its_model() {
+    // The fast-mode log at the standard speed, on a dated snapshot of
+    // claude-opus-4-8 that the bundled book does not list: priced at
+    // claude-opus-4-8's prices, not left unpriced. Request 1 as above,
+    // 32,550 per million; request 2 in the US region: (5 × 5 + 5,710 ×
+    // 6.25 + 20 × 25) × 1.1 = 39,833.75.
+    let log = fast_log("standard").replace("claude-opus-4-8", "claude-opus-4-8-20261001");
+    let dir = with_log(&log);
+    let doc = common::import_logs(dir.path(), &[]);
+    assert_eq!(doc["unpriced"].as_array().unwrap().len(), 0, "{doc}");
+    assert_eq!(
+        common::dec(&doc["sessions"][0]["recorded_cost"]),
+        "0.07238375".parse::<rust_decimal::Decimal>().unwrap()
+    );
+    // The scenario's price table says whose entry it is.
+    let sim = simulate_json(dir.path(), &format!("out/{SID}/main.toml"));
+    assert_eq!(sim["prices"]["model"], "claude-opus-4-8-20261001");
+    assert!(
+        sim["prices"]["source"]
+            .as_str()
+            .unwrap()
+            .contains("the entry of `claude-opus-4-8`"),
+        "{}",
+        sim["prices"]
+    );
+}

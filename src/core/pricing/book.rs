@@ -329,12 +329,31 @@ impl PriceBook {
 
     /// The prices of a request's model as a trace names it (a
     /// [`super::PricedModel`]) in force on `date`: the entry of its id, under
-    /// the service tier and region it names.
+    /// the service tier and region it names. A dated snapshot id the book
+    /// does not list (`claude-opus-4-8-20261001`) takes the entry of the id
+    /// without its date, if the book lists that, and its source says so: a
+    /// provider prices a model's snapshots alike.
     pub fn priced_on(&self, name: &str, date: Date) -> Result<ModelPrices, NotPriced> {
         let p = super::PricedModel::parse(name);
-        let base = self.get_on(p.id, date)?;
+        let base = match self.get_on(p.id, date) {
+            Ok(b) => std::borrow::Cow::Borrowed(b),
+            Err(NotPriced::Unknown) if super::undated(p.id) != p.id => {
+                let alias = super::undated(p.id);
+                let entry = self.get_on(alias, date)?;
+                std::borrow::Cow::Owned(ModelPrices {
+                    model: p.id.to_string(),
+                    source: format!(
+                        "{} (the entry of `{alias}`: `{}` is that model's snapshot of a date the book does not list)",
+                        entry.source,
+                        crate::text::display(p.id)
+                    ),
+                    ..entry.clone()
+                })
+            }
+            Err(e) => return Err(e),
+        };
         if p.options == super::Options::default() {
-            return Ok(base.clone());
+            return Ok(base.into_owned());
         }
         base.under(name, p.options)
             .map_err(|super::MissingPrices(m)| NotPriced::Lacks(m.join(" and ")))

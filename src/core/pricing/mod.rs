@@ -168,6 +168,18 @@ pub struct Options<'a> {
     pub region: Option<&'a str>,
 }
 
+/// A model id without a trailing snapshot date (`-YYYYMMDD`):
+/// `claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`; any other id as it is.
+pub fn undated(id: &str) -> &str {
+    let b = id.as_bytes();
+    let n = b.len();
+    if n > 9 && b[n - 9] == b'-' && b[n - 8..].iter().all(u8::is_ascii_digit) {
+        &id[..n - 9]
+    } else {
+        id
+    }
+}
+
 /// A request's model as a trace or a log names it: the book's id, and the
 /// service tier and region the request ran under, written
 /// `<id> (service <tier>, region <region>)` (either part alone when the other

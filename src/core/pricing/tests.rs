@@ -494,3 +494,45 @@ fn the_settled_day_has_todays_prices_and_moves_only_with_a_change() {
         }
     }
 }
+
+#[test]
+fn a_snapshot_the_book_does_not_list_takes_its_models_entry_and_says_so() {
+    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
+        name: "book.toml".into(),
+        text: "[models.claude-x-5]\nsource = \"src\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
+               [models.claude-x-5.services.fast]\nmultiplier = \"2\"\n\
+               [models.claude-x-5-20260101]\nsource = \"own\"\nread_on = \"2026-11-30\"\ninput = \"4\"\noutput = \"20\"\n"
+            .into(),
+    })
+    .unwrap();
+    let on = jiff::civil::date(2026, 12, 1);
+    // A snapshot the book lists keeps its own entry.
+    assert_eq!(
+        book.priced_on("claude-x-5-20260101", on).unwrap().input,
+        d("4")
+    );
+    // One it does not list: the model's entry, under its own id, and said.
+    let m = book.priced_on("claude-x-5-20261001", on).unwrap();
+    assert_eq!(
+        (m.model.as_str(), m.input, m.output),
+        ("claude-x-5-20261001", d("5"), d("25"))
+    );
+    assert!(
+        m.source.starts_with("src (the entry of `claude-x-5`"),
+        "{}",
+        m.source
+    );
+    // With a tier, as the model's entry under it.
+    let fast = book
+        .priced_on("claude-x-5-20261001 (service fast)", on)
+        .unwrap();
+    assert_eq!((fast.input, fast.output), (d("10"), d("50")));
+    // No entry without the date either, or no date to take off: unknown.
+    for id in ["claude-y-5-20261001", "claude-x-6", "claude-x-5-2026100"] {
+        assert_eq!(
+            book.priced_on(id, on).unwrap_err(),
+            book::NotPriced::Unknown,
+            "{id}"
+        );
+    }
+}

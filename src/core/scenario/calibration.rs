@@ -165,14 +165,7 @@ pub const CALIBRATION_HEADER: &str = "# tokencast calibration";
 /// (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`).
 pub fn family(model: &str) -> String {
     // A service tier or region (fast mode) does not change the tokenizer.
-    let model = crate::pricing::PricedModel::parse(model).id;
-    let bytes = model.as_bytes();
-    let n = bytes.len();
-    if n > 9 && bytes[n - 9] == b'-' && bytes[n - 8..].iter().all(u8::is_ascii_digit) {
-        model[..n - 9].to_string()
-    } else {
-        model.to_string()
-    }
+    crate::pricing::undated(crate::pricing::PricedModel::parse(model).id).to_string()
 }
 
 /// One family's fit with the sums that let fits of several sets be merged.

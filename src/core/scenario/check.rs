@@ -234,9 +234,9 @@ impl<'g> Book<'g> {
         what: &str,
     ) -> Result<ModelPrices, InputError> {
         let model_id = id.get_ref();
-        let dated = self
-            .book
-            .is_dated(crate::pricing::PricedModel::parse(model_id).id);
+        let listed = crate::pricing::PricedModel::parse(model_id).id;
+        let dated =
+            self.book.is_dated(listed) || self.book.is_dated(crate::pricing::undated(listed));
         let date = match (self.date, dated) {
             (Some(d), _) => d,
             (None, false) => Date::MAX,
