@@ -38,6 +38,14 @@ fn row(request: u64, raw: u64, first: Option<(u64, u64, u64)>, model: &str) -> T
 /// Requests 2 (two results, 40 + 80 bytes; request 1's 30 tokens of
 /// output sent back; 1 s after it) and 3 (nothing new; request 2 billed 12,
 /// of which 7 reasoning never sent back; 400 s after it).
+/// Request 4 on `m`, after a recorded compaction, carrying a summary of
+/// `raw` bytes.
+fn compacting_row(raw: u64, first: (u64, u64, u64)) -> TraceCall {
+    let mut r = row(4, raw, Some(first), "m");
+    r.imported_mut().compacted = true;
+    r
+}
+
 fn recorded() -> Scenario {
     let mut s = scenario(&[(1, 1)], vec![]);
     *s.trace_mut() = vec![
@@ -138,9 +146,7 @@ fn a_recorded_compaction_keeps_only_the_prefix_and_what_follows_it() {
     // P + its own 40 bytes = 110, none of the earlier output. The cache
     // still holds the prefix (100) from request 3's write: read 100, write 10.
     let mut s = recorded();
-    let mut r = row(4, 40, Some((11, 0, 1000)), "m");
-    r.imported_mut().compacted = true;
-    s.trace_mut().push(r);
+    s.trace_mut().push(compacting_row(40, (11, 0, 1000)));
     let sim = simulate(&s, SimulateOptions::default());
     assert_eq!(sim.profile(Content::Raw).input_tokens.lower, d("535"));
     let v = variant(&sim, Cache::FiveMinutes);
@@ -418,8 +424,7 @@ fn tokens_the_log_cannot_measure_enter_as_tokens_and_stay() {
     // Request 4 follows a compaction that restored 30 tokens the log does
     // not show, with a 40-byte summary: the prefix, the summary and what
     // was restored, 100 + 10 + 30 = 140; the 50 before it are gone.
-    let mut r = row(4, 40, Some((20, 0, 1000)), "m");
-    r.imported_mut().compacted = true;
+    let mut r = compacting_row(40, (20, 0, 1000));
     r.imported_mut().unmeasured_tokens = Some(30);
     s.trace_mut().push(r);
     let sim = simulate(&s, SimulateOptions::default());
@@ -509,9 +514,7 @@ fn a_row_cleared_before_a_compaction_took_it_is_not_taken_twice() {
     // prefix and the summary, 100 + 5 = 105, whether or not the 80-byte
     // result was cleared before it as well; 425 + 105 = 530.
     let mut s = recorded();
-    let mut r = row(4, 20, Some((0, 0, 1000)), "m");
-    r.imported_mut().compacted = true;
-    s.trace_mut().push(r);
+    s.trace_mut().push(compacting_row(20, (0, 0, 1000)));
     let compacted = simulate(&s, SimulateOptions::default());
     assert_eq!(compacted.profile(Content::Raw).input_tokens.lower, d("530"));
     s.trace_mut()[1].imported_mut().cleared_before = Some(4);

@@ -213,6 +213,25 @@ fn service_tiers_and_batch_reproduce_litellms_long_context_prices() {
     );
 }
 
+/// Input, output, both cache writes and the cache read of an entry.
+fn base_prices(
+    m: &ModelPrices,
+) -> (
+    Decimal,
+    Decimal,
+    Option<Decimal>,
+    Option<Decimal>,
+    Option<Decimal>,
+) {
+    (
+        m.input,
+        m.output,
+        m.cache_write_5m,
+        m.cache_write_1h,
+        m.cache_read,
+    )
+}
+
 #[test]
 fn a_request_s_tier_and_region_make_an_entry_of_their_own() {
     let mut m = fable_5_2();
@@ -240,13 +259,7 @@ fn a_request_s_tier_and_region_make_an_entry_of_their_own() {
     assert_eq!(u.model, name);
     // Every price × 6 × 1.1: 8 → 52.8, 40 → 264, 10 → 66, 16 → 105.6, 0.2 → 1.32.
     assert_eq!(
-        (
-            u.input,
-            u.output,
-            u.cache_write_5m,
-            u.cache_write_1h,
-            u.cache_read
-        ),
+        base_prices(&u),
         (
             d("52.8"),
             d("264"),
@@ -284,13 +297,7 @@ fn a_request_s_tier_and_region_make_an_entry_of_their_own() {
     };
     let f = m.under("x", flex).unwrap();
     assert_eq!(
-        (
-            f.input,
-            f.output,
-            f.cache_write_5m,
-            f.cache_write_1h,
-            f.cache_read
-        ),
+        base_prices(&f),
         (
             d("4.4"),
             d("22"),

@@ -265,14 +265,7 @@ impl<'g> Book<'g> {
                     id.span(),
                     "not priced",
                 )
-                .with_help({
-                    let p = crate::pricing::PricedModel::parse(model_id);
-                    let key = toml::Value::String(p.id.to_string());
-                    let tier = p.options.service.map(|t| format!("[models.{key}.services.{t}] multiplier = \"…\""));
-                    let region = p.options.region.map(|r| format!("[models.{key}.regions] {r} = \"…\""));
-                    let add: Vec<String> = tier.into_iter().chain(region).collect();
-                    format!("add {} to the price book, from the provider's prices, or name the model without it (`{}`)", add.join(" and "), crate::text::display(p.id))
-                })),
+                .with_help(missing_option_help(model_id))),
             Err(NotPriced::NotYet(first)) => Err(src
                 .error_at(
                     format!("{what} `{model_id}` has no price in force on {date}: its first entry starts on {first}"),
@@ -298,6 +291,27 @@ impl<'g> Book<'g> {
             }
         }
     }
+}
+
+/// What to add to a price book whose entry lacks the service tier or region
+/// `model_id` names ([`crate::pricing::PricedModel`]).
+fn missing_option_help(model_id: &str) -> String {
+    let p = crate::pricing::PricedModel::parse(model_id);
+    let key = toml::Value::String(p.id.to_string());
+    let tier = p
+        .options
+        .service
+        .map(|t| format!("[models.{key}.services.{t}] multiplier = \"…\""));
+    let region = p
+        .options
+        .region
+        .map(|r| format!("[models.{key}.regions] {r} = \"…\""));
+    let add: Vec<String> = tier.into_iter().chain(region).collect();
+    format!(
+        "add {} to the price book, from the provider's prices, or name the model without it (`{}`)",
+        add.join(" and "),
+        crate::text::display(p.id)
+    )
 }
 
 /// A variant's `service` or `region`: a name the model's entry defines.
