@@ -933,3 +933,66 @@ fn a_snapshot_id_the_book_does_not_list_is_priced_as_its_model() {
         sim["prices"]
     );
 }
+
+/// Two requests on `model`: the first writes its prompt to the cache, the
+/// second reads it and writes what was added.
+fn two_requests_on(model: &str) -> String {
+    [
+        user("2026-11-20T10:00:00.000Z", json!("hello")),
+        assistant(
+            "m1",
+            model,
+            "2026-11-20T10:00:01.000Z",
+            json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]),
+            json!({"input_tokens": 10, "cache_creation_input_tokens": 5000,
+                   "cache_read_input_tokens": 0, "output_tokens": 50}),
+        ),
+        user(
+            "2026-11-20T10:00:02.000Z",
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "x".repeat(400)}]),
+        ),
+        assistant(
+            "m2",
+            model,
+            "2026-11-20T10:00:03.000Z",
+            json!([{"type": "text", "text": "done"}]),
+            json!({"input_tokens": 5, "cache_creation_input_tokens": 700,
+                   "cache_read_input_tokens": 5010, "output_tokens": 20}),
+        ),
+    ]
+    .concat()
+}
+
+#[test]
+fn claude_on_bedrock_or_vertex_is_priced_at_the_clouds_price() {
+    // Per million tokens, request 1: 10 input, 5,000 written, 50 output;
+    // request 2: 5 input, 700 written, 5,010 read, 20 output.
+    // Bedrock's US profile of Sonnet 4.5 (the shipped bedrock.toml: $3.30,
+    // $16.50, $4.125 a 5-minute write, $0.33 a read): 33 + 20,625 + 825 and
+    // 16.5 + 2,887.5 + 1,653.3 + 330, 26,370.3 in all. On Vertex AI, at
+    // Anthropic's list price ($3, $15, $3.75, $0.30): 30 + 18,750 + 750 and
+    // 15 + 2,625 + 1,503 + 300, 23,973. A Bedrock id the book lists under
+    // another version suffix (`…-opus-4-6-v1` for `…-v1:0`) takes that
+    // entry: $5.50, $27.50, $6.875, $0.55, 55 + 34,375 + 1,375 and 27.5 +
+    // 4,812.5 + 2,755.5 + 550, 43,950.5.
+    for (model, want) in [
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "0.0263703"),
+        ("claude-sonnet-4-5@20250929", "0.023973"),
+        ("eu.anthropic.claude-opus-4-6-v1:0", "0.0439505"),
+    ] {
+        let dir = with_log(&two_requests_on(model));
+        let doc = common::import_logs(dir.path(), &["--strict"]);
+        let s = &doc["sessions"][0];
+        assert_eq!(s["unpriced_requests"], 0, "{model}: {doc}");
+        assert_eq!(
+            common::dec(&s["recorded_cost"]),
+            want.parse::<rust_decimal::Decimal>().unwrap(),
+            "{model}"
+        );
+        // Replayed on the same prices: a what-if exists.
+        assert!(
+            s["what_if"]["as_recorded"]["estimate"].is_string(),
+            "{model}: {s}"
+        );
+    }
+}

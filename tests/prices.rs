@@ -107,6 +107,14 @@ fn the_shipped_books_load_and_price_first_party_models() {
     // of result = 1,000 and 2,000 input tokens; 0 output per step, 1,000 final.
     for (book, model, input_per_m, output_per_m) in [
         ("anthropic.toml", "claude-sonnet-4-5", "3", "15"),
+        // Bedrock's US profile of Sonnet 4.5: the list price + 10 %
+        // (aws.amazon.com/bedrock/pricing, via LiteLLM).
+        (
+            "bedrock.toml",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "3.3",
+            "16.5",
+        ),
         ("openai.toml", "gpt-5", "1.25", "10"),
         ("google.toml", "gemini/gemini-2.5-pro", "1.25", "10"),
     ] {

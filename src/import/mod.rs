@@ -104,7 +104,9 @@ impl Request {
 /// 4.6's grow by what was added. Models of other providers: `false` (their
 /// reasoning, where the log gives it, is [`Request::hidden_output`]).
 pub fn strips_earlier_thinking(model: &str) -> bool {
-    let Some(rest) = model.strip_prefix("claude-") else {
+    // The same model on Amazon Bedrock or Vertex AI behaves the same.
+    let id = crate::pricing::cloud::anthropic_id(crate::pricing::PricedModel::parse(model).id);
+    let Some(rest) = id.strip_prefix("claude-") else {
         return false;
     };
     let parts: Vec<&str> = rest.split('-').collect();

@@ -13,6 +13,11 @@ use std::path::{Path, PathBuf};
 pub(super) const ANTHROPIC_BOOK: &str =
     include_str!("../../../scenarios/prices/litellm-1.110.2/anthropic.toml");
 
+/// Claude models on Amazon Bedrock, under Bedrock's ids (`us.anthropic.…`):
+/// its regional profiles cost more than Anthropic's list prices.
+pub(super) const BEDROCK_BOOK: &str =
+    include_str!("../../../scenarios/prices/litellm-1.110.2/bedrock.toml");
+
 /// Claude models the newer table no longer lists under their own names.
 pub(super) const ANTHROPIC_OLDER_BOOK: &str =
     include_str!("../../../scenarios/prices/litellm-1.72.0/anthropic.toml");
@@ -97,9 +102,9 @@ pub(super) fn price_book(
             .is_ok_and(|b| compare.iter().any(|m| !finds(&b, m)));
     Ok(if elsewhere {
         SourceText {
-            name: "litellm-1.110.2/anthropic.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
+            name: "litellm-1.110.2/anthropic.toml + bedrock.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
                 .into(),
-            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+            text: format!("{ANTHROPIC_BOOK}\n{BEDROCK_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         }
     } else {
         own
@@ -110,20 +115,20 @@ pub(super) fn own_book(source: Source, given: Option<&Path>) -> Result<SourceTex
     Ok(match (given, source) {
         (Some(p), _) => crate::files::read(p, "price book")?,
         (None, Source::ClaudeCode) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + litellm-1.72.0/anthropic.toml".into(),
-            text: format!("{ANTHROPIC_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+            name: "litellm-1.110.2/anthropic.toml + bedrock.toml + litellm-1.72.0/anthropic.toml".into(),
+            text: format!("{ANTHROPIC_BOOK}\n{BEDROCK_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
         // API logs may come from either provider: both books, one after the other.
         (None, Source::Api | Source::Otel) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + openai.toml + litellm-1.72.0/anthropic.toml"
+            name: "litellm-1.110.2/anthropic.toml + bedrock.toml + openai.toml + litellm-1.72.0/anthropic.toml"
                 .into(),
-            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+            text: format!("{ANTHROPIC_BOOK}\n{BEDROCK_BOOK}\n{OPENAI_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
         // A dataset holds sessions of any provider.
         (None, Source::Dataset) => SourceText {
-            name: "litellm-1.110.2/anthropic.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
+            name: "litellm-1.110.2/anthropic.toml + bedrock.toml + openai.toml + google.toml + litellm-1.72.0/anthropic.toml"
                 .into(),
-            text: format!("{ANTHROPIC_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
+            text: format!("{ANTHROPIC_BOOK}\n{BEDROCK_BOOK}\n{OPENAI_BOOK}\n{GOOGLE_BOOK}\n{ANTHROPIC_OLDER_BOOK}"),
         },
         (None, Source::Codex) => SourceText {
             name: "litellm-1.110.2/openai.toml".into(),

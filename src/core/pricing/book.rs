@@ -329,27 +329,14 @@ impl PriceBook {
 
     /// The prices of a request's model as a trace names it (a
     /// [`super::PricedModel`]) in force on `date`: the entry of its id, under
-    /// the service tier and region it names. A dated snapshot id the book
-    /// does not list (`claude-opus-4-8-20261001`) takes the entry of the id
-    /// without its date, if the book lists that, and its source says so: a
-    /// provider prices a model's snapshots alike.
+    /// the service tier and region it names. An id the book does not list
+    /// takes the entry of another id of the same model ([`Self::alias_of`]),
+    /// and its source says so.
     pub fn priced_on(&self, name: &str, date: Date) -> Result<ModelPrices, NotPriced> {
         let p = super::PricedModel::parse(name);
         let base = match self.get_on(p.id, date) {
             Ok(b) => std::borrow::Cow::Borrowed(b),
-            Err(NotPriced::Unknown) if super::undated(p.id) != p.id => {
-                let alias = super::undated(p.id);
-                let entry = self.get_on(alias, date)?;
-                std::borrow::Cow::Owned(ModelPrices {
-                    model: p.id.to_string(),
-                    source: format!(
-                        "{} (the entry of `{alias}`: `{}` is that model's snapshot of a date the book does not list)",
-                        entry.source,
-                        crate::text::display(p.id)
-                    ),
-                    ..entry.clone()
-                })
-            }
+            Err(NotPriced::Unknown) => std::borrow::Cow::Owned(self.alias_of(p.id, date)?),
             Err(e) => return Err(e),
         };
         if p.options == super::Options::default() {
@@ -357,6 +344,76 @@ impl PriceBook {
         }
         base.under(name, p.options)
             .map_err(|super::MissingPrices(m)| NotPriced::Lacks(m.join(" and ")))
+    }
+
+    /// For an id the book does not list, the entry of another id of the
+    /// same model, renamed `id`, with a source that says whose it is:
+    ///
+    /// - a dated snapshot (`claude-opus-4-8-20261001`) takes the id without
+    ///   its date: a provider prices a model's snapshots alike;
+    /// - a Claude model as Amazon Bedrock or Google Vertex AI name it
+    ///   (`us.anthropic.claude-opus-4-8`, `claude-sonnet-4-5@20250929`;
+    ///   [`super::cloud`]) takes the id Anthropic's API gives it (or that id
+    ///   without its date): the clouds charge Anthropic's list prices,
+    ///   Bedrock's regional profiles 10 % more for recent models, which only
+    ///   an entry of the cloud's own id (the shipped `bedrock.toml`) gives.
+    fn alias_of(&self, id: &str, date: Date) -> Result<ModelPrices, NotPriced> {
+        let shown = crate::text::display(id);
+        let renamed = |entry: &ModelPrices, why: String| ModelPrices {
+            model: id.to_string(),
+            source: format!("{} ({why})", entry.source),
+            ..entry.clone()
+        };
+        // The entry of `alias` (and of `alias` without its date), if any.
+        let entry_of = |alias: &str| -> Result<Option<(String, &ModelPrices)>, NotPriced> {
+            for a in [alias, super::undated(alias)] {
+                match self.get_on(a, date) {
+                    Ok(e) => return Ok(Some((a.to_string(), e))),
+                    Err(NotPriced::Unknown) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(None)
+        };
+        let undated = super::undated(id);
+        if undated != id {
+            if let Some((alias, e)) = entry_of(undated)? {
+                return Ok(renamed(
+                    e,
+                    format!("the entry of `{alias}`: `{shown}` is that model's snapshot of a date the book does not list"),
+                ));
+            }
+        }
+        if let Some(c) = super::cloud::on_cloud(id) {
+            // The same model and profile under another of Bedrock's version
+            // suffixes (`…-v1` for `…-v1:0`): the cloud's own price.
+            let same = |other: &str| super::cloud::on_cloud(other).as_ref() == Some(&c);
+            if let Some(other) = self.models.keys().find(|k| same(k)) {
+                let e = self.get_on(other, date)?;
+                return Ok(renamed(
+                    e,
+                    format!(
+                        "the entry of `{other}`: `{shown}` names the same model and profile on {}",
+                        c.cloud.title()
+                    ),
+                ));
+            }
+            if let Some((alias, e)) = entry_of(&c.anthropic)? {
+                return Ok(renamed(
+                    e,
+                    format!(
+                        "the entry of `{alias}`: `{shown}` is that model on {}, priced as on Anthropic's API{}",
+                        c.cloud.title(),
+                        if c.regional() {
+                            "; a regional profile may cost 10 % more, which the book does not list for it"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+        Err(NotPriced::Unknown)
     }
 
     /// A day on which every model of the book has the prices in force on

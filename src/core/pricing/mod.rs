@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub mod book;
+pub mod cloud;
 pub mod currency;
 pub mod fees;
 pub mod litellm;

@@ -543,3 +543,59 @@ fn a_snapshot_the_book_does_not_list_takes_its_models_entry_and_says_so() {
         );
     }
 }
+
+#[test]
+fn a_cloud_id_takes_the_clouds_own_entry_or_anthropics_and_says_so() {
+    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
+        name: "book.toml".into(),
+        text: "[models.claude-x-5]\nsource = \"list\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
+               [models.\"eu.anthropic.claude-x-5-v1\"]\nsource = \"aws\"\nread_on = \"2026-11-30\"\ninput = \"5.5\"\noutput = \"27.5\"\n"
+            .into(),
+    })
+    .unwrap();
+    let on = jiff::civil::date(2026, 12, 1);
+    let priced = |id: &str| {
+        let m = book.priced_on(id, on).unwrap();
+        assert_eq!(m.model, id);
+        (m.input, m.output, m.source)
+    };
+    // Listed under the cloud's own id: its own price.
+    assert_eq!(
+        priced("eu.anthropic.claude-x-5-v1").0,
+        d("5.5"),
+        "the entry of the id itself"
+    );
+    // The same model and profile under another version suffix: that entry.
+    let (input, output, source) = priced("eu.anthropic.claude-x-5-v1:0");
+    assert_eq!((input, output), (d("5.5"), d("27.5")));
+    assert!(
+        source.starts_with("aws (the entry of `eu.anthropic.claude-x-5-v1`"),
+        "{source}"
+    );
+    // Another geography, the global profile, a Vertex id, and a Vertex
+    // snapshot the book does not list: Anthropic's entry, each said so; a
+    // regional profile says it may cost more.
+    for (id, regional) in [
+        ("us.anthropic.claude-x-5-v1:0", true),
+        ("global.anthropic.claude-x-5", false),
+        ("anthropic.claude-x-5-20261001-v1:0", false),
+        ("claude-x-5@20261001", false),
+        ("claude-x-5@default", false),
+    ] {
+        let (input, output, source) = priced(id);
+        assert_eq!((input, output), (d("5"), d("25")), "{id}");
+        assert!(
+            source.starts_with("list (the entry of `claude-x-5`"),
+            "{id}: {source}"
+        );
+        assert_eq!(source.contains("10 % more"), regional, "{id}: {source}");
+    }
+    // A cloud id of a model the book does not have: unknown.
+    for id in ["us.anthropic.claude-y-5-v1:0", "claude-y-5@20261001"] {
+        assert_eq!(
+            book.priced_on(id, on).unwrap_err(),
+            book::NotPriced::Unknown,
+            "{id}"
+        );
+    }
+}

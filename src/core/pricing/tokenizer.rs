@@ -56,7 +56,9 @@ pub fn group(model: &str) -> Option<&'static str> {
         return Some("o200k");
     }
     let id = model.rsplit('/').next().unwrap_or(model);
-    let id = id.strip_prefix("ft:").unwrap_or(id).to_ascii_lowercase();
+    // A cloud's name of a Claude model (`us.anthropic.claude-…`) counts as Claude.
+    let id = super::cloud::anthropic_id(id);
+    let id = id.strip_prefix("ft:").unwrap_or(&id).to_ascii_lowercase();
     let first = id.split(['-', '.', ':', '_']).next().unwrap_or(&id);
     LINES.iter().find(|l| **l == first).copied()
 }
@@ -81,6 +83,13 @@ mod tests {
             ("gemini-2.5-pro", Some("gemini")),
             ("Mistral-large", Some("mistral")),
             ("fixture-model", None),
+            // Claude on Amazon Bedrock and Vertex AI.
+            (
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                Some("claude"),
+            ),
+            ("claude-opus-4-6@default", Some("claude")),
+            ("us.amazon.nova-pro-v1:0", None),
         ] {
             assert_eq!(group(m), g, "{m}");
         }

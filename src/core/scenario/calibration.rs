@@ -162,10 +162,13 @@ impl Fit {
 pub const CALIBRATION_HEADER: &str = "# tokencast calibration";
 
 /// The tokenizer family of a model: its id without a trailing date
-/// (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`).
+/// (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`), a cloud's name of
+/// a Claude model read as Anthropic's (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`
+/// → `claude-sonnet-4-5`: the same model, the same tokens).
 pub fn family(model: &str) -> String {
     // A service tier or region (fast mode) does not change the tokenizer.
-    crate::pricing::undated(crate::pricing::PricedModel::parse(model).id).to_string()
+    let id = crate::pricing::cloud::anthropic_id(crate::pricing::PricedModel::parse(model).id);
+    crate::pricing::undated(&id).to_string()
 }
 
 /// One family's fit with the sums that let fits of several sets be merged.

@@ -10,6 +10,38 @@ fn a_family_drops_the_date() {
 }
 
 #[test]
+fn a_claude_model_on_a_cloud_is_the_same_family() {
+    // The same model on Amazon Bedrock or Vertex AI counts the same tokens.
+    for id in [
+        "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "claude-sonnet-4-5@20250929",
+        "claude-sonnet-4-5@default",
+    ] {
+        assert_eq!(family(id), "claude-sonnet-4-5", "{id}");
+    }
+    // And keeps its behaviour: Sonnet 4.5 drops earlier turns' thinking,
+    // Opus 4.6 keeps it, wherever it runs.
+    assert!(crate::import::strips_earlier_thinking(
+        "eu.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    ));
+    assert!(crate::import::strips_earlier_thinking(
+        "claude-sonnet-4-5@20250929"
+    ));
+    assert!(!crate::import::strips_earlier_thinking(
+        "us.anthropic.claude-opus-4-6-v1"
+    ));
+    // The dataset names the cloud as the provider.
+    let provider = crate::import::dataset::tables::provider;
+    assert_eq!(
+        provider("us.anthropic.claude-opus-4-6-v1"),
+        Some("aws.bedrock")
+    );
+    assert_eq!(provider("claude-opus-4-6@default"), Some("gcp.vertex_ai"));
+    assert_eq!(provider("claude-opus-4-6"), Some("anthropic"));
+}
+
+#[test]
 fn merged_calibrations_pool_their_sums() {
     let one = |bytes, tokens, steps, p10: i64, p90: i64| FamilyFit {
         steps,

@@ -208,6 +208,9 @@ pub struct Rows {
 /// The provider of a model, as `gen_ai.provider.name` names it.
 pub fn provider(model: &str) -> Option<&'static str> {
     let m = model.rsplit('/').next().unwrap_or(model);
+    if let Some(c) = crate::pricing::cloud::on_cloud(m) {
+        return Some(c.cloud.provider());
+    }
     if m.starts_with("claude") {
         Some("anthropic")
     } else if m.starts_with("gemini") {
