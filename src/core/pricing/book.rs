@@ -330,7 +330,7 @@ impl PriceBook {
     /// The prices of a request's model as a trace names it (a
     /// [`super::PricedModel`]) in force on `date`: the entry of its id, under
     /// the service tier and region it names. An id the book does not list
-    /// takes the entry of another id of the same model ([`Self::alias_of`]),
+    /// takes the entry of another id of the same model (a snapshot of another date, a cloud's id),
     /// and its source says so.
     pub fn priced_on(&self, name: &str, date: Date) -> Result<ModelPrices, NotPriced> {
         let p = super::PricedModel::parse(name);
