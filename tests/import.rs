@@ -843,6 +843,41 @@ fn fixtures_page() -> String {
 }
 
 #[test]
+fn the_pages_model_choice_lists_bedrocks_ids_after_the_providers_own() {
+    let page = fixtures_page();
+    let select = &page[page.find("data-param=\"variant.model\"").unwrap()..];
+    let select = &select[..select.find("</select>").unwrap()];
+    let options: Vec<&str> = select
+        .split("<option")
+        .skip(1)
+        .filter_map(|o| {
+            o.split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</option>"))
+        })
+        .map(|(text, _)| text)
+        .collect();
+    let at = |id: &str| {
+        options
+            .iter()
+            .position(|o| *o == id)
+            .unwrap_or_else(|| panic!("{id} among {options:?}"))
+    };
+    assert_eq!(options[0], "as recorded");
+    let bedrock = at("us.anthropic.claude-sonnet-4-5-20250929-v1:0");
+    assert!(at("claude-sonnet-4-5") < bedrock && at("claude-opus-4-8") < bedrock);
+    let first_bedrock = options
+        .iter()
+        .position(|o| o.starts_with("anthropic.") || o.contains(".anthropic."))
+        .unwrap();
+    assert!(
+        options[first_bedrock..]
+            .iter()
+            .all(|o| o.starts_with("anthropic.") || o.contains(".anthropic.")),
+        "Bedrock's ids come last, together"
+    );
+}
+
+#[test]
 fn unpriced_sessions_are_never_drawn_as_zero_bars() {
     // Session 22222222 runs only on claude-unknown-9, which no book prices.
     let page = fixtures_page();

@@ -179,9 +179,17 @@ fn live_import(
     }
     let book = crate::pricing::PriceBook::parse(&spec.book).map_err(|e| e.to_string())?;
     // "As recorded" first: each request on the model that served it (the
-    // what-if's starting value, unless a model was compared).
+    // what-if's starting value, unless a model was compared); then the
+    // book's models, Bedrock's ids of Claude models (`anthropic.…`,
+    // `us.anthropic.…`) after the providers' own.
+    let on_cloud = |id: &&str| id.starts_with("anthropic.") || id.contains(".anthropic.");
     let models: Vec<String> = std::iter::once(tokencast_web::AS_RECORDED.to_string())
-        .chain(book.model_ids().map(str::to_string))
+        .chain(
+            book.model_ids()
+                .filter(|id| !on_cloud(id))
+                .map(str::to_string),
+        )
+        .chain(book.model_ids().filter(on_cloud).map(str::to_string))
         .collect();
     let model = doc
         .compare_model
