@@ -16,9 +16,14 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(project.join("s.jsonl"), data).is_err() {
         return;
     }
+    // The book `import claude-code` uses: Anthropic's and Bedrock's ids.
     let book = SourceText {
-        name: "anthropic.toml".into(),
-        text: include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml").into(),
+        name: "anthropic.toml + bedrock.toml".into(),
+        text: [
+            include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml"),
+            include_str!("../../scenarios/prices/litellm-1.110.2/bedrock.toml"),
+        ]
+        .join("\n"),
     };
     // A combined what-if on another model, and one on the thread's own.
     let variants = [
