@@ -868,3 +868,62 @@ fn a_fast_mode_request_keeps_its_tier_and_region_apart_from_the_model_id() {
     // Read back, the request is priced as it was at import.
     assert_eq!(read_back(dir.path())["sessions"], doc["sessions"]);
 }
+
+#[test]
+fn a_request_served_by_a_cloud_names_it_as_the_provider() {
+    // Claude on Bedrock answers with Anthropic's model id and a message id
+    // of its own (msg_bdrk_…); a Bedrock model id names the cloud too.
+    let sid = "66666666-ffff-4fff-8fff-666666666666";
+    let line = |v: serde_json::Value| format!("{v}\n");
+    let answer = |id: &str, model: &str, at: &str| {
+        line(
+            serde_json::json!({"type": "assistant", "sessionId": sid, "timestamp": at,
+            "message": {"model": model, "id": id, "role": "assistant",
+                "content": [{"type": "text", "text": "ok"}],
+                "usage": {"input_tokens": 10, "cache_creation_input_tokens": 2000,
+                    "cache_read_input_tokens": 0, "output_tokens": 20}}}),
+        )
+    };
+    let log = [
+        answer(
+            "msg_bdrk_01A",
+            "claude-sonnet-4-5-20250929",
+            "2026-11-20T10:00:01.000Z",
+        ),
+        answer(
+            "msg_01B",
+            "claude-sonnet-4-5-20250929",
+            "2026-11-20T10:00:02.000Z",
+        ),
+        answer(
+            "msg_01C",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "2026-11-20T10:00:03.000Z",
+        ),
+    ]
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join(format!("logs/{sid}.jsonl")), log).unwrap();
+    run(
+        dir.path(),
+        &[
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--dataset",
+            "ds",
+            "--no-report",
+            "--format",
+            "json",
+        ],
+    );
+    let requests = read_table(&dir.path().join("ds"), tables::REQUESTS);
+    let some = |v: &str| Some(v.to_string());
+    assert_eq!(
+        strings(&requests[0].1, "gen_ai.provider.name"),
+        vec![some("aws.bedrock"), some("anthropic"), some("aws.bedrock")]
+    );
+}

@@ -58,6 +58,20 @@ impl OnCloud {
     }
 }
 
+/// The cloud that served a response, by its message id: Anthropic's
+/// Messages API on Amazon Bedrock and on Vertex AI gives ids of its own
+/// (`msg_bdrk_…`, `msg_vrtx_…`) while the response names the model by its
+/// Anthropic id; `None` for any other id.
+pub fn served_by(message_id: &str) -> Option<Cloud> {
+    if message_id.starts_with("msg_bdrk_") {
+        Some(Cloud::Bedrock)
+    } else if message_id.starts_with("msg_vrtx_") {
+        Some(Cloud::Vertex)
+    } else {
+        None
+    }
+}
+
 /// Most characters of a Bedrock geography prefix (`us-gov`, `global`).
 const MAX_GEO: usize = 8;
 
@@ -162,7 +176,16 @@ fn claude(model: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{anthropic_id, on_cloud, Cloud};
+    use super::{anthropic_id, on_cloud, served_by, Cloud};
+
+    #[test]
+    fn a_clouds_message_id_names_it() {
+        assert_eq!(served_by("msg_bdrk_01H8tVabc"), Some(Cloud::Bedrock));
+        assert_eq!(served_by("msg_vrtx_01abc"), Some(Cloud::Vertex));
+        for id in ["msg_01XyZ", "rollout#3", "", "msg_bdrk"] {
+            assert_eq!(served_by(id), None, "{id}");
+        }
+    }
 
     #[test]
     fn bedrock_and_vertex_ids_read_as_anthropic_ids() {

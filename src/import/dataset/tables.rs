@@ -322,7 +322,14 @@ impl Rows {
                 .str("gen_ai.response.model", Some(priced.id))
                 .str("tokencast.service_tier", priced.options.service)
                 .str("tokencast.region", priced.options.region)
-                .str("gen_ai.provider.name", provider(priced.id))
+                .str(
+                    "gen_ai.provider.name",
+                    // A response of Claude on Bedrock or Vertex AI names the
+                    // model by its Anthropic id; its message id names the cloud.
+                    crate::pricing::cloud::served_by(&r.message_id)
+                        .map(crate::pricing::cloud::Cloud::provider)
+                        .or_else(|| provider(priced.id)),
+                )
                 .time("tokencast.timestamp", r.at_ms)
                 .str("tokencast.timestamp_text", r.timestamp.as_deref())
                 .int("tokencast.gap_before_ms", gap);
