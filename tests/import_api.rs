@@ -224,3 +224,78 @@ fn an_openai_response_on_the_flex_tier_is_priced_at_flex_prices() {
     // The default tier (`default`, `auto`) is the standard one.
     assert_eq!(on_tier("default"), "0.007799".parse::<Decimal>().unwrap());
 }
+
+/// `import api logs --format json --no-report` of `files` (name, lines)
+/// written under `dir/logs`.
+fn import_written(dir: &Path, files: &[(&str, &str)]) -> serde_json::Value {
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join("logs").join(name), text).unwrap();
+    }
+    json_of(tokencast().current_dir(dir).args([
+        "import",
+        "api",
+        "logs",
+        "--format",
+        "json",
+        "--no-report",
+    ]))
+}
+
+#[test]
+fn batch_results_are_read_and_priced_at_batch_prices() {
+    // Anthropic's Message Batches results: two requests succeeded on
+    // claude-sonnet-4-5 (batch prices in the bundled book: $1.50 input,
+    // $7.50 output, half the list), one errored (no message, no charge):
+    // 1,000 × 1.5 + 200 × 7.5 + 2,000 × 1.5 + 100 × 7.5 = 6,750 per million.
+    let message = |id: &str, input: u64, output: u64| {
+        serde_json::json!({"id": id, "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929", "content": [{"type": "text", "text": "ok"}],
+            "usage": {"input_tokens": input, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0, "output_tokens": output, "service_tier": "batch"}})
+    };
+    let anthropic = [
+        serde_json::json!({"custom_id": "r1", "result": {"type": "succeeded", "message": message("msg_01A", 1000, 200)}}),
+        serde_json::json!({"custom_id": "r2", "result": {"type": "errored",
+            "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "SECRET"}}}}),
+        serde_json::json!({"custom_id": "r3", "result": {"type": "succeeded", "message": message("msg_01B", 2000, 100)}}),
+    ]
+    .map(|l| format!("{l}\n"))
+    .concat();
+    // OpenAI's Batch API output on gpt-5 (batch prices $0.625 input, $5
+    // output, half the list): 1,000 × 0.625 + 100 × 5 = 1,125 per million.
+    let openai = format!(
+        "{}\n",
+        serde_json::json!({"id": "batch_req_1", "custom_id": "q1", "response": {"status_code": 200,
+            "request_id": "req_1", "body": {"id": "chatcmpl-1", "object": "chat.completion",
+                "created": 1764000000, "model": "gpt-5", "choices": [],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100,
+                    "prompt_tokens_details": {"cached_tokens": 0}}}}, "error": null})
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_written(
+        dir.path(),
+        &[("anthropic.jsonl", &anthropic), ("openai.jsonl", &openai)],
+    );
+    assert!(doc["problems"].as_array().unwrap().is_empty(), "{doc}");
+    let cost = |id: &str| dec(&session(&doc, id)["recorded_cost"]);
+    let d = |s: &str| s.parse::<Decimal>().unwrap();
+    assert_eq!(cost("anthropic"), d("0.00675"));
+    assert_eq!(session(&doc, "anthropic")["requests"], 2);
+    assert_eq!(cost("openai"), d("0.001125"));
+    // The errored request is left out as a line without usage, and no
+    // output holds its text.
+    assert!(!doc.to_string().contains("SECRET"));
+    // The same response outside a batch pays the list price.
+    let plain = format!(
+        "{}\n",
+        message("msg_01C", 1000, 200).to_string().replace(
+            "\"service_tier\":\"batch\"",
+            "\"service_tier\":\"standard\""
+        )
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let doc = import_written(dir.path(), &[("plain.jsonl", &plain)]);
+    // 1,000 × 3 + 200 × 15 = 6,000 per million.
+    assert_eq!(dec(&session(&doc, "plain")["recorded_cost"]), d("0.006"));
+}

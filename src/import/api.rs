@@ -15,6 +15,12 @@
 //!   written tokens, output includes reasoning. Uncached = input − cached −
 //!   written; written tokens are 5-minute writes.
 //!
+//! A line of a Batches API's results (Anthropic's Message Batches
+//! `result.message`, OpenAI's Batch output `response.body`, both beside a
+//! `custom_id`) is read as the response it holds, billed at batch prices
+//! (`(service batch)`, as is Anthropic's `usage.service_tier: "batch"`);
+//! one that errored holds no response and is left out.
+//!
 //! With requests, tool results are measured from them: Anthropic
 //! `tool_result` blocks, OpenAI `role: tool` messages and Responses
 //! `function_call_output` items, each counted once (by its id), carried by
@@ -36,6 +42,27 @@ struct Pair<'a> {
     response: Option<&'a RawValue>,
     #[serde(default)]
     timestamp: Option<String>,
+    /// A line of a Batches API's results: the request's own id …
+    #[serde(default)]
+    custom_id: Option<String>,
+    /// … and, from Anthropic's Message Batches, its result.
+    #[serde(default, borrow)]
+    result: Option<BatchResult<'a>>,
+}
+
+/// Anthropic's Message Batches result: `{"type": "succeeded", "message": …}`
+/// (an errored, canceled or expired request has no message and no charge).
+#[derive(Deserialize)]
+struct BatchResult<'a> {
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// OpenAI's Batch API output: `{"status_code": 200, "body": …}`.
+#[derive(Deserialize)]
+struct BatchResponse<'a> {
+    #[serde(default, borrow)]
+    body: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +129,10 @@ pub struct UsageAny {
     /// Anthropic: where the request ran (`global`, `us`).
     #[serde(default)]
     inference_geo: Option<String>,
+    /// Anthropic: `standard`, `priority` or `batch` (a Message Batches
+    /// request, priced at batch prices).
+    #[serde(default)]
+    service_tier: Option<String>,
 }
 
 impl UsageAny {
@@ -355,9 +386,27 @@ impl<'n> Cassette<'n> {
                 return;
             }
         };
-        let body = match pair.response {
-            Some(r) => r.get().to_string(),
-            None => String::from_utf8_lossy(text).into_owned(),
+        // A line of a Batches API's results holds the response inside it,
+        // and the request was billed at batch prices.
+        let in_batch = pair.custom_id.is_some();
+        let batched = match (&pair.result, pair.response) {
+            (Some(r), _) if in_batch => Some(r.message),
+            (None, Some(r)) if in_batch => Some(
+                serde_json::from_str::<BatchResponse>(r.get())
+                    .ok()
+                    .and_then(|b| b.body),
+            ),
+            _ => None,
+        };
+        let body = match (batched, pair.response) {
+            (Some(Some(message)), _) => message.get().to_string(),
+            // Errored, canceled or expired: nothing was billed.
+            (Some(None), _) => {
+                stats.skipped.other_lines += 1;
+                return;
+            }
+            (None, Some(r)) => r.get().to_string(),
+            (None, None) => String::from_utf8_lossy(text).into_owned(),
         };
         let resp: Response = match serde_json::from_str(&body) {
             Ok(r) => r,
@@ -418,9 +467,15 @@ impl<'n> Cassette<'n> {
                 resp.model
                     .clone()
                     .unwrap_or_else(|| super::UNNAMED_MODEL.into()),
-                resp.service_tier
-                    .as_deref()
-                    .or(resp.usage.as_ref().and_then(|u| u.speed.as_deref())),
+                // A batch result, or Anthropic's batch tier (its `priority`
+                // tier is billed at the standard prices); else OpenAI's tier,
+                // or Anthropic's fast mode.
+                (in_batch
+                    || resp.usage.as_ref().and_then(|u| u.service_tier.as_deref())
+                        == Some(crate::pricing::BATCH_SERVICE))
+                .then_some(crate::pricing::BATCH_SERVICE)
+                .or(resp.service_tier.as_deref())
+                .or(resp.usage.as_ref().and_then(|u| u.speed.as_deref())),
                 resp.usage.as_ref().and_then(|u| u.inference_geo.as_deref()),
             ),
             usage,

@@ -37,6 +37,11 @@ pub use fees::{Fee, FeeUnit};
 pub use tier::{Cache, Mode};
 mod model;
 
+/// The service tier of a request the provider ran in batch (Anthropic's
+/// `usage.service_tier: "batch"`, a line of a Batches API's results): it
+/// pays the model's batch prices ([`ModelPrices::under`]).
+pub const BATCH_SERVICE: &str = "batch";
+
 /// One million: prices are quoted per million tokens.
 pub const PER_MILLION: Decimal = Decimal::from_parts(1_000_000, 0, 0, false, 0);
 

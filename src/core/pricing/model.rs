@@ -341,12 +341,30 @@ impl ModelPrices {
     /// service tier of its own). The result names no further tier or region.
     /// A tier or region the entry lacks, or a tier with its own prices
     /// rather than a multiplier, is missing.
+    ///
+    /// A request the provider ran in batch (a Batches API result: the tier
+    /// [`super::BATCH_SERVICE`], unless the entry names a tier of that name)
+    /// pays the entry's batch prices, each cache tier and long-context tier
+    /// resolved as a batch variant resolves them; an entry without batch
+    /// prices leaves it missing.
     pub fn under(&self, id: &str, opts: Options) -> Result<ModelPrices, MissingPrices> {
+        if opts.service == Some(super::BATCH_SERVICE)
+            && !self.services.contains_key(super::BATCH_SERVICE)
+        {
+            let batch = self.with_prices_of(Mode::Batch, None)?;
+            return batch.under(
+                id,
+                Options {
+                    service: None,
+                    ..opts
+                },
+            );
+        }
         let (service, region) = self.service_and_region(opts)?;
         let standard = match service {
             None => self.clone(),
             Some(Service::Multiplier(m)) => self.converted(*m),
-            Some(Service::Prices(_)) => self.with_service_prices(opts.service)?,
+            Some(Service::Prices(_)) => self.with_prices_of(Mode::Sync, opts.service)?,
         };
         let batch = self.converted(region);
         Ok(ModelPrices {
@@ -362,15 +380,20 @@ impl ModelPrices {
         })
     }
 
-    /// The entry's standard prices replaced by those of `service`, a tier
-    /// with its own prices, as [`ModelPrices::rates_with`] resolves them on
-    /// each cache tier (a cache price the tier does not give keeps the
-    /// model's ratio to input; a long-context tier scales as its class).
-    fn with_service_prices(&self, service: Option<&str>) -> Result<ModelPrices, MissingPrices> {
+    /// The entry's standard prices replaced by those of `mode` and
+    /// `service` (batch, or a tier with its own prices), as
+    /// [`ModelPrices::rates_with`] resolves them on each cache tier (a cache
+    /// price the tier does not give keeps the model's ratio to input; a
+    /// long-context tier scales as its class).
+    fn with_prices_of(
+        &self,
+        mode: Mode,
+        service: Option<&str>,
+    ) -> Result<ModelPrices, MissingPrices> {
         let on = |cache: Cache| {
             self.rates_with(
                 cache,
-                Mode::Sync,
+                mode,
                 Options {
                     service,
                     region: None,

@@ -599,3 +599,37 @@ fn a_cloud_id_takes_the_clouds_own_entry_or_anthropics_and_says_so() {
         );
     }
 }
+
+#[test]
+fn a_request_run_in_batch_pays_the_batch_prices() {
+    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
+        name: "book.toml".into(),
+        text: "[models.m]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n\
+               cache_write_5m = \"3.75\"\ncache_read = \"0.3\"\nbatch_input = \"1.5\"\nbatch_output = \"7.5\"\n\
+               [models.m.regions]\nus = \"1.1\"\n\
+               [models.n]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n"
+            .into(),
+    })
+    .unwrap();
+    let on = jiff::civil::date(2026, 12, 1);
+    let m = book.priced_on("m (service batch)", on).unwrap();
+    // Batch input and output as given; the cache prices the book gives no
+    // batch price for keep their ratio to input (3.75 ÷ 3 and 0.3 ÷ 3 of 1.5).
+    assert_eq!(
+        (m.input, m.output, m.cache_write_5m, m.cache_read),
+        (d("1.5"), d("7.5"), Some(d("1.875")), Some(d("0.15")))
+    );
+    // A batch what-if of it stays at the batch prices.
+    assert_eq!(
+        (m.batch_input, m.batch_output),
+        (Some(d("1.5")), Some(d("7.5")))
+    );
+    // In a region: the batch prices times the region's multiplier.
+    let us = book.priced_on("m (service batch, region us)", on).unwrap();
+    assert_eq!((us.input, us.output), (d("1.65"), d("8.25")));
+    // A model without batch prices: missing, never the list price.
+    assert!(matches!(
+        book.priced_on("n (service batch)", on),
+        Err(book::NotPriced::Lacks(_))
+    ));
+}
