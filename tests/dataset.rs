@@ -804,6 +804,29 @@ fn an_import_folder_without_its_rows_is_refused_with_what_to_do() {
     assert!(!dir.path().join("team").exists(), "nothing written");
 }
 
+/// `log` as session `sid`'s Claude Code log under `dir/logs`, imported into
+/// `dir/out` with its rows in the dataset `dir/ds`: the JSON summary.
+fn import_log_with_dataset(dir: &Path, sid: &str, log: &str) -> serde_json::Value {
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    std::fs::write(dir.join(format!("logs/{sid}.jsonl")), log).unwrap();
+    let (o, _) = run(
+        dir,
+        &[
+            "import",
+            "claude-code",
+            "logs",
+            "--out",
+            "out",
+            "--dataset",
+            "ds",
+            "--no-report",
+            "--format",
+            "json",
+        ],
+    );
+    serde_json::from_str(&o).unwrap()
+}
+
 #[test]
 fn a_fast_mode_request_keeps_its_tier_and_region_apart_from_the_model_id() {
     // Two requests on claude-opus-4-8: the first standard, the second in
@@ -832,24 +855,7 @@ fn a_fast_mode_request_keeps_its_tier_and_region_apart_from_the_model_id() {
     ]
     .concat();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
-    std::fs::write(dir.path().join(format!("logs/{sid}.jsonl")), log).unwrap();
-    let summary = |args: &[&str]| -> serde_json::Value {
-        let (o, _) = run(dir.path(), args);
-        serde_json::from_str(&o).unwrap()
-    };
-    let doc = summary(&[
-        "import",
-        "claude-code",
-        "logs",
-        "--out",
-        "out",
-        "--dataset",
-        "ds",
-        "--no-report",
-        "--format",
-        "json",
-    ]);
+    let doc = import_log_with_dataset(dir.path(), sid, &log);
     // (10 × 5 + 4,000 × 6.25 + 20 × 25) + (10 × 5 + 4,100 × 6.25 + 20 × 25) × 2.2
     // = 25,550 + 57,585 per million.
     assert_eq!(dec(&doc["sessions"][0]["recorded_cost"]), d("0.083135"));
@@ -903,23 +909,7 @@ fn a_request_served_by_a_cloud_names_it_as_the_provider() {
     ]
     .concat();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("logs")).unwrap();
-    std::fs::write(dir.path().join(format!("logs/{sid}.jsonl")), log).unwrap();
-    run(
-        dir.path(),
-        &[
-            "import",
-            "claude-code",
-            "logs",
-            "--out",
-            "out",
-            "--dataset",
-            "ds",
-            "--no-report",
-            "--format",
-            "json",
-        ],
-    );
+    import_log_with_dataset(dir.path(), sid, &log);
     let requests = read_table(&dir.path().join("ds"), tables::REQUESTS);
     let some = |v: &str| Some(v.to_string());
     assert_eq!(

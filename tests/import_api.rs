@@ -64,16 +64,7 @@ fn import_edited(dir: &Path, run: &str, from: &str, to: &str) -> serde_json::Val
         from.is_empty() || edited != text,
         "{from} is not in the run"
     );
-    std::fs::create_dir_all(dir.join("logs")).unwrap();
-    std::fs::write(dir.join("logs").join(run), edited).unwrap();
-    json_of(tokencast().current_dir(dir).args([
-        "import",
-        "api",
-        "logs",
-        "--format",
-        "json",
-        "--no-report",
-    ]))
+    import_written(dir, &[(run, &edited)])
 }
 
 #[test]

@@ -502,16 +502,33 @@ fn the_settled_day_has_todays_prices_and_moves_only_with_a_change() {
     }
 }
 
+/// A price book of `text`.
+fn book_of(text: &str) -> crate::pricing::PriceBook {
+    crate::pricing::PriceBook::parse(&crate::input::SourceText {
+        name: "book.toml".into(),
+        text: text.into(),
+    })
+    .unwrap()
+}
+
+/// Each of `ids` is a model `book` does not price on `on`.
+fn assert_unknown(book: &crate::pricing::PriceBook, ids: &[&str], on: jiff::civil::Date) {
+    for id in ids {
+        assert_eq!(
+            book.priced_on(id, on).unwrap_err(),
+            book::NotPriced::Unknown,
+            "{id}"
+        );
+    }
+}
+
 #[test]
 fn a_snapshot_the_book_does_not_list_takes_its_models_entry_and_says_so() {
-    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
-        name: "book.toml".into(),
-        text: "[models.claude-x-5]\nsource = \"src\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
+    let book = book_of(
+        "[models.claude-x-5]\nsource = \"src\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
                [models.claude-x-5.services.fast]\nmultiplier = \"2\"\n\
-               [models.claude-x-5-20260101]\nsource = \"own\"\nread_on = \"2026-11-30\"\ninput = \"4\"\noutput = \"20\"\n"
-            .into(),
-    })
-    .unwrap();
+               [models.claude-x-5-20260101]\nsource = \"own\"\nread_on = \"2026-11-30\"\ninput = \"4\"\noutput = \"20\"\n",
+    );
     let on = jiff::civil::date(2026, 12, 1);
     // A snapshot the book lists keeps its own entry.
     assert_eq!(
@@ -535,24 +552,19 @@ fn a_snapshot_the_book_does_not_list_takes_its_models_entry_and_says_so() {
         .unwrap();
     assert_eq!((fast.input, fast.output), (d("10"), d("50")));
     // No entry without the date either, or no date to take off: unknown.
-    for id in ["claude-y-5-20261001", "claude-x-6", "claude-x-5-2026100"] {
-        assert_eq!(
-            book.priced_on(id, on).unwrap_err(),
-            book::NotPriced::Unknown,
-            "{id}"
-        );
-    }
+    assert_unknown(
+        &book,
+        &["claude-y-5-20261001", "claude-x-6", "claude-x-5-2026100"],
+        on,
+    );
 }
 
 #[test]
 fn a_cloud_id_takes_the_clouds_own_entry_or_anthropics_and_says_so() {
-    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
-        name: "book.toml".into(),
-        text: "[models.claude-x-5]\nsource = \"list\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
-               [models.\"eu.anthropic.claude-x-5-v1\"]\nsource = \"aws\"\nread_on = \"2026-11-30\"\ninput = \"5.5\"\noutput = \"27.5\"\n"
-            .into(),
-    })
-    .unwrap();
+    let book = book_of(
+        "[models.claude-x-5]\nsource = \"list\"\nread_on = \"2026-11-30\"\ninput = \"5\"\noutput = \"25\"\n\
+               [models.\"eu.anthropic.claude-x-5-v1\"]\nsource = \"aws\"\nread_on = \"2026-11-30\"\ninput = \"5.5\"\noutput = \"27.5\"\n",
+    );
     let on = jiff::civil::date(2026, 12, 1);
     let priced = |id: &str| {
         let m = book.priced_on(id, on).unwrap();
@@ -591,26 +603,21 @@ fn a_cloud_id_takes_the_clouds_own_entry_or_anthropics_and_says_so() {
         assert_eq!(source.contains("10 % more"), regional, "{id}: {source}");
     }
     // A cloud id of a model the book does not have: unknown.
-    for id in ["us.anthropic.claude-y-5-v1:0", "claude-y-5@20261001"] {
-        assert_eq!(
-            book.priced_on(id, on).unwrap_err(),
-            book::NotPriced::Unknown,
-            "{id}"
-        );
-    }
+    assert_unknown(
+        &book,
+        &["us.anthropic.claude-y-5-v1:0", "claude-y-5@20261001"],
+        on,
+    );
 }
 
 #[test]
 fn a_request_run_in_batch_pays_the_batch_prices() {
-    let book = crate::pricing::PriceBook::parse(&crate::input::SourceText {
-        name: "book.toml".into(),
-        text: "[models.m]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n\
+    let book = book_of(
+        "[models.m]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n\
                cache_write_5m = \"3.75\"\ncache_read = \"0.3\"\nbatch_input = \"1.5\"\nbatch_output = \"7.5\"\n\
                [models.m.regions]\nus = \"1.1\"\n\
-               [models.n]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n"
-            .into(),
-    })
-    .unwrap();
+               [models.n]\nsource = \"s\"\nread_on = \"2026-11-30\"\ninput = \"3\"\noutput = \"15\"\n",
+    );
     let on = jiff::civil::date(2026, 12, 1);
     let m = book.priced_on("m (service batch)", on).unwrap();
     // Batch input and output as given; the cache prices the book gives no
