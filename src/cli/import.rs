@@ -182,14 +182,14 @@ fn live_import(
     // what-if's starting value, unless a model was compared); then the
     // book's models, Bedrock's ids of Claude models (`anthropic.…`,
     // `us.anthropic.…`) after the providers' own.
-    let on_cloud = |id: &&str| id.starts_with("anthropic.") || id.contains(".anthropic.");
+    let bedrock = |id: &&str| crate::pricing::cloud::bedrock_named(id);
     let models: Vec<String> = std::iter::once(tokencast_web::AS_RECORDED.to_string())
         .chain(
             book.model_ids()
-                .filter(|id| !on_cloud(id))
+                .filter(|id| !bedrock(id))
                 .map(str::to_string),
         )
-        .chain(book.model_ids().filter(on_cloud).map(str::to_string))
+        .chain(book.model_ids().filter(bedrock).map(str::to_string))
         .collect();
     let model = doc
         .compare_model

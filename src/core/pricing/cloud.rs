@@ -58,6 +58,13 @@ impl OnCloud {
     }
 }
 
+/// Whether `id` is Bedrock's name of an Anthropic model, one [`on_cloud`]
+/// reads or an older one it does not (`anthropic.claude-v2:1`): it starts
+/// `anthropic.`, or a geography and `.anthropic.`.
+pub fn bedrock_named(id: &str) -> bool {
+    id.starts_with("anthropic.") || id.contains(".anthropic.")
+}
+
 /// The cloud that served a response, by its message id: Anthropic's
 /// Messages API on Amazon Bedrock and on Vertex AI gives ids of its own
 /// (`msg_bdrk_…`, `msg_vrtx_…`) while the response names the model by its
@@ -176,7 +183,21 @@ fn claude(model: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{anthropic_id, on_cloud, served_by, Cloud};
+    use super::{anthropic_id, bedrock_named, on_cloud, served_by, Cloud};
+
+    #[test]
+    fn bedrocks_names_are_told_apart_read_or_not() {
+        for id in [
+            "anthropic.claude-v2:1",
+            "us.anthropic.claude-opus-4-8",
+            "global.anthropic.claude-opus-4-6-v1",
+        ] {
+            assert!(bedrock_named(id), "{id}");
+        }
+        for id in ["claude-opus-4-8", "claude-sonnet-4-5@20250929", "gpt-5"] {
+            assert!(!bedrock_named(id), "{id}");
+        }
+    }
 
     #[test]
     fn a_clouds_message_id_names_it() {
