@@ -15,7 +15,11 @@
 # from logs it is not part of; the error of that estimate is printed too.
 #
 # Sessions with unreadable lines (a redacted or truncated log) are marked
-# `damaged`: their recorded cost misses the requests that could not be read.
+# `damaged`: what the cut lines carried (tool results, thinking blocks)
+# entered the context unmeasured, so fewer steps are left to fit bytes per
+# token on. In the two damaged sessions of the shared corpus every request
+# still has its usage on another line of the same message, so their
+# recorded cost is whole.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CORPUS=${1:-../shared/corpus}
