@@ -106,23 +106,27 @@ impl Trace {
 }
 
 impl Sums {
+    /// One pass over the rows, on every thread of the pool (a stretch
+    /// each; the sums and the largest are the same in any order).
     fn of(calls: &[TraceCall]) -> Sums {
-        let (results, bytes, output) =
-            calls
-                .iter()
-                .fold((0u64, 0u128, 0u64), |(n, bytes, output), c| {
-                    let output = output.max(
-                        c.resent_output()
-                            .unwrap_or(0)
-                            .saturating_add(c.hidden_output().unwrap_or(0)),
-                    );
-                    if c.enters_context() {
-                        let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                        (n + 1, bytes + u128::from(size), output)
-                    } else {
-                        (n, bytes, output)
-                    }
-                });
+        let (results, bytes, output) = crate::par::fold_reduce(
+            calls,
+            || (0u64, 0u128, 0u64),
+            |(n, bytes, output), c| {
+                let output = output.max(
+                    c.resent_output()
+                        .unwrap_or(0)
+                        .saturating_add(c.hidden_output().unwrap_or(0)),
+                );
+                if c.enters_context() {
+                    let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
+                    (n + 1, bytes + u128::from(size), output)
+                } else {
+                    (n, bytes, output)
+                }
+            },
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2)),
+        );
         Sums {
             results,
             bytes,
