@@ -695,10 +695,8 @@ impl<'a> Plan<'a> {
         self.bin_scale = (0..self.s.variants().len())
             .map(|v| {
                 let div = to_f64(self.divisor(v)[0]);
-                let (lo, top) = (
-                    self.edges[v * (BINS + 1)],
-                    self.edges[v * (BINS + 1) + BINS],
-                );
+                let edges = self.edges_of(v);
+                let (lo, top) = (edges[0], edges[BINS]);
                 BinScale {
                     low: lo * div,
                     top: top * div,
@@ -710,6 +708,12 @@ impl<'a> Plan<'a> {
                 }
             })
             .collect();
+    }
+
+    /// Variant `v`'s histogram edges (in dollars, `BINS + 1` of them) in
+    /// [`Plan::edges`], which holds every variant's one after another.
+    fn edges_of(&self, v: usize) -> &[f64] {
+        &self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)]
     }
 
     /// Every chunk (chunk 0 again, now with the bins fixed), in parallel.
@@ -805,7 +809,7 @@ impl Plan<'_> {
                     cost_lower: lower,
                     cost_upper: upper,
                     over_budget: spec.budget.map(|_| share(total.over_budget[v], spec.runs)),
-                    histogram_edges: self.edges[v * (BINS + 1)..(v + 1) * (BINS + 1)].to_vec(),
+                    histogram_edges: self.edges_of(v).to_vec(),
                     histogram_counts: total.hist[v].clone(),
                 }
             })
