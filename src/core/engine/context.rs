@@ -204,30 +204,44 @@ fn one(
     }
 }
 
-/// What every strategy of a run replays from, computed once: per request
-/// k = 0..=N, the output sent back and the unmeasured tokens up to it, and
-/// the bytes of results 1..=k. A prompt holding the output of requests
-/// `from..k` and the results `first + 1..=k` is the line of
-/// [`Scale::numerator_out`] in the two differences.
+/// What every strategy of a run replays from, computed once: per bound and
+/// per request k = 0..=N, the numerator of the output sent back and the
+/// unmeasured tokens up to it, and of the bytes of results 1..=k. A prompt
+/// holding the output of requests `from..k` and the results `first + 1..=k`
+/// is the prefix plus the two differences: the line of
+/// [`Scale::numerator_out`] with its products taken once per request, not
+/// once per request and strategy (the grid replays every request about 60
+/// times per bound).
 struct RunSums {
-    out: Vec<u128>,
-    cum: Vec<u128>,
+    prefix: [i128; 2],
+    out: [Vec<i128>; 2],
+    cum: [Vec<i128>; 2],
 }
 
 impl RunSums {
     fn of(run: &Run) -> RunSums {
         let n = run.bytes.len();
+        let lines = [run.scale.line_of(0), run.scale.line_of(1)];
+        let mut cum = [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)];
+        let mut out = [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)];
         let mut c = 0u128;
-        let cum = std::iter::once(0u128)
-            .chain(run.bytes.iter().map(|b| {
-                c += u128::from(*b);
-                c
-            }))
-            .collect();
-        let out = (0..=n as u64)
-            .map(|k| run.resent(k) + run.unmeasured(k))
-            .collect();
-        RunSums { out, cum }
+        for k in 0..=n {
+            if k > 0 {
+                c += u128::from(run.bytes[k - 1]);
+            }
+            let o = run.resent(k as u64) + run.unmeasured(k as u64);
+            // `limits::replay_fits` keeps every prompt's numerator, and so
+            // each of its terms, far below 2^127.
+            for (b, [_, per_out, per_byte]) in lines.iter().enumerate() {
+                out[b].push(o.cast_signed() * per_out);
+                cum[b].push(c.cast_signed() * per_byte);
+            }
+        }
+        RunSums {
+            prefix: [lines[0][0], lines[1][0]],
+            out,
+            cum,
+        }
     }
 }
 
@@ -304,21 +318,18 @@ impl<'a> Requests<'a> {
     /// unmeasured tokens that entered with them (`from` = 0: all of it).
     #[inline(always)]
     fn num(&self, from: u64, k: u64, from_result: u64) -> i128 {
-        let s = self.sums;
+        let (s, b) = (self.sums, self.bound);
         let (k, from, first) = (ix(k), ix(from), ix(from_result));
-        self.run
-            .scale
-            .numerator_out(s.out[k] - s.out[from], s.cum[k] - s.cum[first], self.bound)
+        let (out, cum) = (&s.out[b], &s.cum[b]);
+        s.prefix[b] + (out[k] - out[from]) + (cum[k] - cum[first])
     }
 
     /// The numerator of the prefix and the output before request k, with
     /// no result.
     #[inline(always)]
     fn without_results(&self, k: u64) -> i128 {
-        let out = &self.sums.out;
-        self.run
-            .scale
-            .numerator_out(out[ix(k)] - out[0], 0, self.bound)
+        let (s, b) = (self.sums, self.bound);
+        s.prefix[b] + (s.out[b][ix(k)] - s.out[b][0])
     }
 
     fn output(&self, k: u64) -> u64 {

@@ -80,6 +80,12 @@ impl Scale {
         ]
     }
 
+    /// Bound `bound`'s line: the prefix's numerator and the factors of the
+    /// output tokens sent back and of the bytes.
+    pub(crate) fn line_of(&self, bound: usize) -> [i128; 3] {
+        self.line[bound]
+    }
+
     /// [`Scale::numerators_out`] of one bound (0 lower, 1 upper).
     #[inline(always)]
     pub(crate) fn numerator_out(&self, out: u128, cum: u128, bound: usize) -> i128 {
