@@ -89,6 +89,17 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
+    replay_by(scenario, variant, strategies, true)
+}
+
+/// [`replay`], with the plain rules' billing ([`PlainBilled`]) where they
+/// apply when `plain` is set, else every request through [`Sequence`].
+fn replay_by(
+    scenario: &Scenario,
+    variant: usize,
+    strategies: &[(Strategy, bool)],
+    plain: bool,
+) -> Vec<StrategyRun> {
     let pv = &scenario.variants()[variant];
     // A variant on a model of another tokenizer, at its own band.
     let a = scenario.assumptions_of(pv);
@@ -111,7 +122,9 @@ pub fn replay(
         )
     };
     let sums = RunSums::of(&run);
-    crate::par::map(strategies, |(s, keep)| one(&run, &sums, pv, s, *keep))
+    crate::par::map(strategies, |(s, keep)| {
+        one(&run, &sums, pv, s, *keep, plain)
+    })
 }
 
 /// The prompt of each of the run's own requests (k = 0..N; summarisation
@@ -153,6 +166,7 @@ fn one(
     pv: &PricedVariant,
     strategy: &Strategy,
     keep_prompts: bool,
+    plain: bool,
 ) -> StrategyRun {
     let mut sums = [Sums::default(); 2];
     let mut requests = [0u64; 2];
@@ -162,21 +176,32 @@ fn one(
     let den = run.scale.denominators();
     for bound in 0..2 {
         let reqs = Requests::new(run, run_sums, bound, strategy);
-        let mut billed = Billed {
-            count: 0,
-            top: 0,
-            prompts: (bound == 0 && keep_prompts).then_some((&mut prompts, den[0])),
-            sequence: Sequence::new(run, bound, pv.variant.cache, &pv.rates),
+        let sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
+        let kept = (bound == 0 && keep_prompts).then_some((&mut prompts, den[0]));
+        let (count, top) = if plain && sequence.is_plain() {
+            let mut billed = PlainBilled {
+                count: 0,
+                top: 0,
+                prompts: kept,
+                prev: None,
+                total: 0,
+                reads: 0,
+                output: 0,
+            };
+            reqs.each(&mut billed);
+            sums[bound] = sequence.plain(billed.total, billed.reads, billed.output).0;
+            (billed.count, billed.top)
+        } else {
+            let mut billed = Billed {
+                count: 0,
+                top: 0,
+                prompts: kept,
+                sequence,
+            };
+            reqs.each(&mut billed);
+            sums[bound] = billed.sequence.finish().0;
+            (billed.count, billed.top)
         };
-        reqs.each(&mut billed);
-        let Billed {
-            count,
-            top,
-            sequence,
-            ..
-        } = billed;
-        let (s, _) = sequence.finish();
-        sums[bound] = s;
         requests[bound] = count;
         peak[bound] = top;
         events[bound] = match strategy {
@@ -261,6 +286,41 @@ impl<F: FnMut(Request)> Take for With<F> {
     #[inline(always)]
     fn take(&mut self, r: Request) {
         (self.0)(r)
+    }
+}
+
+/// [`Billed`] where every request is billed by the plain rules
+/// ([`Sequence::is_plain`]): the totals [`Sequence::plain`] turns into the
+/// same sums, without each request's trip through rules that cannot apply
+/// (the grid replays every request about 60 times per bound).
+struct PlainBilled<'a> {
+    count: u64,
+    top: i128,
+    prompts: Option<(&'a mut Vec<u64>, i128)>,
+    /// The previous prompt (none before the first request).
+    prev: Option<i128>,
+    /// Every prompt, what the requests after the first read, and the
+    /// output in whole tokens.
+    total: i128,
+    reads: i128,
+    output: u128,
+}
+
+impl Take for PlainBilled<'_> {
+    #[inline(always)]
+    fn take(&mut self, r: Request) {
+        self.count += 1;
+        self.top = self.top.max(r.prompt);
+        if let Some((prompts, den)) = &mut self.prompts {
+            prompts.push(u64::try_from(r.prompt / *den).unwrap_or(u64::MAX));
+        }
+        // What [`Sequence::push`] reads under these rules.
+        if let Some(p) = self.prev {
+            self.reads += p.min(r.keep).min(r.prompt).max(0);
+        }
+        self.prev = Some(r.prompt);
+        self.total += r.prompt;
+        self.output += u128::from(r.output);
     }
 }
 
@@ -476,6 +536,71 @@ mod tests {
         Strategy::Compact {
             threshold_tokens: threshold,
             summary_tokens: 50,
+        }
+    }
+
+    /// Whether `variant` of `s` is billed by the plain rules.
+    fn plain_rules(s: &Scenario, variant: usize) -> bool {
+        let pv = &s.variants()[variant];
+        let facts = s.trace_facts();
+        let run = Run::new(
+            Scale::new(s.assumptions()),
+            facts.sizes.of_results(pv.variant.results),
+            s.assumptions().final_output_tokens,
+        );
+        Sequence::new(&run, 0, pv.variant.cache, &pv.rates).is_plain()
+    }
+
+    #[test]
+    fn the_plain_rules_billing_sums_what_every_request_through_the_rules_sums() {
+        // Traces of 1 to 40 results, a fifth of them empty (a cleared empty
+        // result breaks no prefix), every strategy at several settings, on
+        // the uncached and the cached variant: the same runs either way.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        let mut strategies = vec![(Strategy::Plain, true)];
+        for keep_steps in [0, 1, 2, 3, 5, 8] {
+            strategies.push((Strategy::Clear { keep_steps }, true));
+        }
+        for threshold_tokens in [150, 300, 700, 2000] {
+            strategies.push((
+                Strategy::Compact {
+                    threshold_tokens,
+                    summary_tokens: 50,
+                },
+                true,
+            ));
+        }
+        strategies.push((
+            Strategy::CompactAt {
+                points: vec![(3, 40), (7, 80)],
+            },
+            false,
+        ));
+        for round in 0..60 {
+            let results: Vec<(u64, u64)> = (0..=next(40))
+                .map(|_| {
+                    let raw = if next(5) == 0 { 0 } else { next(3000) };
+                    (raw, raw / 3)
+                })
+                .collect();
+            let s = super::super::tests::scenario(&results, vec![]);
+            for variant in 0..s.variants().len() {
+                assert!(
+                    plain_rules(&s, variant),
+                    "round {round}: the plain rules apply"
+                );
+                assert_eq!(
+                    replay_by(&s, variant, &strategies, true),
+                    replay_by(&s, variant, &strategies, false),
+                    "round {round}, variant {variant}"
+                );
+            }
         }
     }
 

@@ -847,6 +847,35 @@ impl<'r> Sequence<'r> {
         self.first = false;
     }
 
+    /// Whether every request is billed by the plain rules: no long-context
+    /// tier, no minimum cacheable length, no timing (so no expiry), no
+    /// storage and nothing cached before the first request. A request's
+    /// bill then depends on its prompt, its output and, after the first,
+    /// what it reads: the least of the previous prompt, the prefix it
+    /// keeps and its own prompt ([`Sequence::plain`]).
+    pub(crate) fn is_plain(&self) -> bool {
+        self.thresholds.is_empty()
+            && self.min.is_none()
+            && !self.timed
+            && !self.stores
+            && self.warm.is_none()
+    }
+
+    /// What [`Sequence::push`] sums for requests billed by the plain rules
+    /// ([`Sequence::is_plain`]), from their totals: the prompts, what the
+    /// requests after the first read, and the output in whole tokens.
+    pub(crate) fn plain(&self, prompts: i128, reads: i128, output: u128) -> (Sums, Counts) {
+        let mut s = Sums::default();
+        s.output[0] = output.cast_signed() * self.den;
+        if self.caches {
+            s.write[0] = prompts - reads;
+            s.read[0] = reads;
+        } else {
+            s.uncached[0] = prompts;
+        }
+        (s, Counts::default())
+    }
+
     /// The sums and counts of every request pushed; after the last, the
     /// cache lives out its lifetime in storage.
     pub(crate) fn finish(mut self) -> (Sums, Counts) {
