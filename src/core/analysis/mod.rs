@@ -379,7 +379,12 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
         before_request: last,
         ms: Cache::FiveMinutes.lifetime_ms().unwrap_or(0) + 1,
     };
-    let expired = simulate(&timed(&tiers, case.model_ms_per_step, vec![pause])?, opts);
+    // Only the 5-minute variants' input is read from this replay.
+    let five_only = with_tiers(s, &[Cache::FiveMinutes])?;
+    let expired = simulate(
+        &timed(&five_only, case.model_ms_per_step, vec![pause])?,
+        opts,
+    );
     let final_expiry = [Content::Raw, Content::Trimmed]
         .into_iter()
         .map(|results| {
@@ -392,6 +397,11 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
                     .expect("built with both tiers")
             };
             let (five, hour) = (idx(Cache::FiveMinutes), idx(Cache::OneHour));
+            let expired_five = expired
+                .variants
+                .iter()
+                .find(|v| v.variant.variant.results == results)
+                .expect("built with the 5-minute tier");
             let rewrite_tokens = base.profile(results).final_request_input;
             let write = base.variants[five]
                 .variant
@@ -402,7 +412,7 @@ fn lifetime(s: &Scenario, case: &crate::scenario::LifetimeCase) -> Option<Lifeti
                 results,
                 rewrite_tokens,
                 rewrite_cost: rewrite_tokens.map(|t| t * write / PER_MILLION),
-                extra_cost: expired.variants[five].cost.input - base.variants[five].cost.input,
+                extra_cost: expired_five.cost.input - base.variants[five].cost.input,
                 one_hour_premium: base.variants[hour].cost.input - base.variants[five].cost.input,
             }
         })
