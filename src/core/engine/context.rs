@@ -179,27 +179,15 @@ fn one(
         let sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
         let kept = (bound == 0 && keep_prompts).then_some((&mut prompts, den[0]));
         let (count, top) = if plain && sequence.is_plain() {
-            let mut billed = PlainBilled {
-                count: 0,
-                top: 0,
-                prompts: kept,
-                prev: None,
-                total: 0,
-                reads: 0,
-                output: 0,
-            };
+            let mut billed = Billed::new(kept, PlainTotals::default());
             reqs.each(&mut billed);
-            sums[bound] = sequence.plain(billed.total, billed.reads, billed.output).0;
+            let t = &billed.bill;
+            sums[bound] = sequence.plain(t.prompts, t.reads, t.output).0;
             (billed.count, billed.top)
         } else {
-            let mut billed = Billed {
-                count: 0,
-                top: 0,
-                prompts: kept,
-                sequence,
-            };
+            let mut billed = Billed::new(kept, sequence);
             reqs.each(&mut billed);
-            sums[bound] = billed.sequence.finish().0;
+            sums[bound] = billed.bill.finish().0;
             (billed.count, billed.top)
         };
         requests[bound] = count;
@@ -289,52 +277,69 @@ impl<F: FnMut(Request)> Take for With<F> {
     }
 }
 
-/// [`Billed`] where every request is billed by the plain rules
-/// ([`Sequence::is_plain`]): the totals [`Sequence::plain`] turns into the
-/// same sums, without each request's trip through rules that cannot apply
-/// (the grid replays every request about 60 times per bound).
-struct PlainBilled<'a> {
-    count: u64,
-    top: i128,
-    prompts: Option<(&'a mut Vec<u64>, i128)>,
+/// What bills a strategy's requests for one bound, in order.
+trait Bill {
+    fn bill(&mut self, r: &Request);
+}
+
+/// Every rule of the plain replay.
+impl Bill for Sequence<'_> {
+    #[inline(always)]
+    fn bill(&mut self, r: &Request) {
+        self.push(r);
+    }
+}
+
+/// The totals [`Sequence::plain`] turns into a bound's sums where every
+/// request is billed by the plain rules ([`Sequence::is_plain`]): no trip
+/// through rules that cannot apply (the grid replays every request about
+/// 60 times per bound).
+#[derive(Default)]
+struct PlainTotals {
     /// The previous prompt (none before the first request).
     prev: Option<i128>,
     /// Every prompt, what the requests after the first read, and the
     /// output in whole tokens.
-    total: i128,
+    prompts: i128,
     reads: i128,
     output: u128,
 }
 
-impl Take for PlainBilled<'_> {
+impl Bill for PlainTotals {
     #[inline(always)]
-    fn take(&mut self, r: Request) {
-        self.count += 1;
-        self.top = self.top.max(r.prompt);
-        if let Some((prompts, den)) = &mut self.prompts {
-            prompts.push(u64::try_from(r.prompt / *den).unwrap_or(u64::MAX));
-        }
+    fn bill(&mut self, r: &Request) {
         // What [`Sequence::push`] reads under these rules.
         if let Some(p) = self.prev {
             self.reads += p.min(r.keep).min(r.prompt).max(0);
         }
         self.prev = Some(r.prompt);
-        self.total += r.prompt;
+        self.prompts += r.prompt;
         self.output += u128::from(r.output);
     }
 }
 
 /// One bound's replay of a strategy: its requests billed, counted, the
 /// largest prompt, and (when kept) each prompt in whole tokens.
-struct Billed<'a, 'r> {
+struct Billed<'a, B> {
     count: u64,
     top: i128,
     /// Where each prompt goes, and the numerator of a token.
     prompts: Option<(&'a mut Vec<u64>, i128)>,
-    sequence: Sequence<'r>,
+    bill: B,
 }
 
-impl Take for Billed<'_, '_> {
+impl<'a, B: Bill> Billed<'a, B> {
+    fn new(prompts: Option<(&'a mut Vec<u64>, i128)>, bill: B) -> Self {
+        Billed {
+            count: 0,
+            top: 0,
+            prompts,
+            bill,
+        }
+    }
+}
+
+impl<B: Bill> Take for Billed<'_, B> {
     #[inline(always)]
     fn take(&mut self, r: Request) {
         self.count += 1;
@@ -342,7 +347,7 @@ impl Take for Billed<'_, '_> {
         if let Some((prompts, den)) = &mut self.prompts {
             prompts.push(u64::try_from(r.prompt / *den).unwrap_or(u64::MAX));
         }
-        self.sequence.push(&r);
+        self.bill.bill(&r);
     }
 }
 
