@@ -182,7 +182,7 @@ fn one(
             let mut billed = Billed::new(kept, PlainTotals::default());
             reqs.each(&mut billed);
             let t = &billed.bill;
-            sums[bound] = sequence.plain(t.prompts, t.reads, t.output).0;
+            sums[bound] = sequence.plain(t.prompts, t.reads, t.output);
             (billed.count, billed.top)
         } else {
             let mut billed = Billed::new(kept, sequence);

@@ -863,8 +863,9 @@ impl<'r> Sequence<'r> {
 
     /// What [`Sequence::push`] sums for requests billed by the plain rules
     /// ([`Sequence::is_plain`]), from their totals: the prompts, what the
-    /// requests after the first read, and the output in whole tokens.
-    pub(crate) fn plain(&self, prompts: i128, reads: i128, output: u128) -> (Sums, Counts) {
+    /// requests after the first read, and the output in whole tokens. No
+    /// request under these rules is counted ([`Counts`] stay zero).
+    pub(crate) fn plain(&self, prompts: i128, reads: i128, output: u128) -> Sums {
         let mut s = Sums::default();
         s.output[0] = output.cast_signed() * self.den;
         if self.caches {
@@ -873,7 +874,7 @@ impl<'r> Sequence<'r> {
         } else {
             s.uncached[0] = prompts;
         }
-        (s, Counts::default())
+        s
     }
 
     /// The sums and counts of every request pushed; after the last, the
