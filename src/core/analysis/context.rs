@@ -9,7 +9,7 @@
 //! `keep_steps` are 0, 1, 2, 3, 4, 6, 8, 12, 16, … (each step about × 1.5)
 //! up to N − 2 (at N − 1 nothing leaves: the plain run).
 
-use crate::engine::context::{replay, Strategy, StrategyRun};
+use crate::engine::context::{replays, Replay, Strategy, StrategyRun};
 use crate::engine::{Bounds, OUTLINE_POINTS};
 use crate::scenario::{ContextCase, Scenario};
 use rust_decimal::prelude::ToPrimitive;
@@ -141,7 +141,15 @@ fn cheapest(runs: &[StrategyRun]) -> Option<usize> {
 
 /// The what-if for `case`, on `s`'s replays.
 pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement {
-    let mut plain = replay(s, case.variant, &[(Strategy::Plain, true)]).remove(0);
+    // Every replay of the case from the same sums.
+    replays(s, case.variant, |replay| {
+        context_management_by(s, case, replay)
+    })
+}
+
+/// [`context_management`] with `replay` replaying the case's variant.
+fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> ContextManagement {
+    let mut plain = replay(&[(Strategy::Plain, true)]).remove(0);
     let plain_line = PromptLine {
         label: describe(&plain.strategy),
         points: thin(&std::mem::take(&mut plain.prompts_lower)),
@@ -181,7 +189,7 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
                 .map(|k| (Strategy::Clear { keep_steps: *k }, false)),
         )
         .collect();
-    let mut runs = replay(s, case.variant, &strategies);
+    let mut runs = replay(&strategies);
     let clearing = runs.split_off(thresholds.len());
     let compaction = runs;
     let best_compaction = cheapest(&compaction);
@@ -192,14 +200,10 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
         .chain(best_clearing.map(|i| (clearing[i].strategy.clone(), true)))
         .collect();
     let lines = std::iter::once(plain_line)
-        .chain(
-            replay(s, case.variant, &drawn)
-                .into_iter()
-                .map(|r| PromptLine {
-                    label: describe(&r.strategy),
-                    points: thin(&r.prompts_lower),
-                }),
-        )
+        .chain(replay(&drawn).into_iter().map(|r| PromptLine {
+            label: describe(&r.strategy),
+            points: thin(&r.prompts_lower),
+        }))
         .collect();
     ContextManagement {
         variant: s.variants()[case.variant].variant.name.clone(),

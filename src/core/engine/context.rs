@@ -33,6 +33,8 @@ use crate::engine::ix;
 use crate::scenario::{PricedVariant, Scenario};
 use serde::{Deserialize, Serialize};
 
+mod closed;
+
 /// A way of keeping the context small.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "strategy", rename_all = "snake_case")]
@@ -89,17 +91,54 @@ pub fn replay(
     variant: usize,
     strategies: &[(Strategy, bool)],
 ) -> Vec<StrategyRun> {
-    replay_by(scenario, variant, strategies, true)
+    replays(scenario, variant, |replay| replay(strategies))
 }
 
-/// [`replay`], with the plain rules' billing ([`PlainBilled`]) where they
-/// apply when `plain` is set, else every request through [`Sequence`].
+/// A [`replay`] of one variant: strategies in, their runs out.
+pub type Replay<'a> = dyn Fn(&[(Strategy, bool)]) -> Vec<StrategyRun> + 'a;
+
+/// Hands `f` a [`replay`] of `variant` of `scenario` that replays from
+/// sums computed once however often it is called (each is as large as the
+/// trace).
+pub fn replays<T>(scenario: &Scenario, variant: usize, f: impl FnOnce(&Replay) -> T) -> T {
+    replays_by(scenario, variant, Billing::Sums, f)
+}
+
+/// How a strategy's requests are billed ([`replay`]: the fastest that
+/// applies; the others are there to be compared with it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Billing {
+    /// Every request through every rule of [`Sequence`].
+    EachRequest,
+    /// Where the plain rules apply ([`Sequence::is_plain`]), each request's
+    /// prompt, read and output summed ([`PlainTotals`]). (What
+    /// [`Billing::Sums`] falls back on; asked for by itself in tests.)
+    #[cfg(test)]
+    PlainTotals,
+    /// Where the plain rules apply, a clearing's or a compaction's totals
+    /// from running sums ([`closed`]) when the run allows them, else
+    /// [`Billing::PlainTotals`].
+    Sums,
+}
+
+/// [`replay`], billed as `billing` says.
+#[cfg(test)]
 fn replay_by(
     scenario: &Scenario,
     variant: usize,
     strategies: &[(Strategy, bool)],
-    plain: bool,
+    billing: Billing,
 ) -> Vec<StrategyRun> {
+    replays_by(scenario, variant, billing, |replay| replay(strategies))
+}
+
+/// [`replays`], billed as `billing` says.
+fn replays_by<T>(
+    scenario: &Scenario,
+    variant: usize,
+    billing: Billing,
+    f: impl FnOnce(&Replay) -> T,
+) -> T {
     let pv = &scenario.variants()[variant];
     // A variant on a model of another tokenizer, at its own band.
     let a = scenario.assumptions_of(pv);
@@ -121,9 +160,12 @@ fn replay_by(
             scenario.assumptions().final_output_tokens,
         )
     };
-    let sums = RunSums::of(&run);
-    crate::par::map(strategies, |(s, keep)| {
-        one(&run, &sums, pv, s, *keep, plain)
+    // The totals from sums ([`closed`]) need running sums.
+    let sums = RunSums::of(&run, billing == Billing::Sums);
+    f(&|strategies: &[(Strategy, bool)]| {
+        crate::par::map(strategies, |(s, keep)| {
+            one(&run, &sums, pv, s, *keep, billing)
+        })
     })
 }
 
@@ -143,7 +185,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
             scenario.assumptions().final_output_tokens,
         )
     };
-    let sums = RunSums::of(&run);
+    let sums = RunSums::of(&run, false);
     let [lower, upper] = [0, 1].map(|bound| {
         let mut prompts = Vec::new();
         Requests::new(&run, &sums, bound, strategy).each(&mut With(|r: Request| {
@@ -166,7 +208,7 @@ fn one(
     pv: &PricedVariant,
     strategy: &Strategy,
     keep_prompts: bool,
-    plain: bool,
+    billing: Billing,
 ) -> StrategyRun {
     let mut sums = [Sums::default(); 2];
     let mut requests = [0u64; 2];
@@ -178,7 +220,15 @@ fn one(
         let reqs = Requests::new(run, run_sums, bound, strategy);
         let sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
         let kept = (bound == 0 && keep_prompts).then_some((&mut prompts, den[0]));
-        let (count, top) = if plain && sequence.is_plain() {
+        let plain = billing != Billing::EachRequest && sequence.is_plain();
+        // Prompts kept one by one need each request.
+        let closed = (plain && billing == Billing::Sums && kept.is_none())
+            .then(|| reqs.closed())
+            .flatten();
+        let (count, top) = if let Some(t) = closed {
+            sums[bound] = sequence.plain(t.prompts, t.reads, t.output);
+            (t.count, t.top)
+        } else if plain {
             let mut billed = Billed::new(kept, PlainTotals::default());
             reqs.each(&mut billed);
             let t = &billed.bill;
@@ -229,31 +279,70 @@ struct RunSums {
     prefix: [i128; 2],
     out: [Vec<i128>; 2],
     cum: [Vec<i128>; 2],
+    /// Per bound and request k, when asked for (the totals from sums,
+    /// [`closed`]): D(k) = out(k) + cum(k), and the running sums of D and
+    /// of cum over requests 0..=k, side by side (a search reads them
+    /// together).
+    running: Option<[Vec<[i128; 3]>; 2]>,
+    /// Per bound, whether the prefix is not negative and `out` and `cum`
+    /// never fall: every prompt then extends the one before it until a
+    /// strategy takes something out (where [`closed`]'s sums hold).
+    monotone: [bool; 2],
+    /// The results (1-based) of no bytes, rising.
+    empty: Vec<u64>,
+    /// The output every request 0..=N is billed for, in whole tokens.
+    billed: u128,
 }
 
 impl RunSums {
-    fn of(run: &Run) -> RunSums {
+    /// The sums of `run`, with the running sums when `running` is set
+    /// (each bound on a thread of its own).
+    fn of(run: &Run, running: bool) -> RunSums {
         let n = run.bytes.len();
-        let lines = [run.scale.line_of(0), run.scale.line_of(1)];
-        let mut cum = [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)];
-        let mut out = [Vec::with_capacity(n + 1), Vec::with_capacity(n + 1)];
-        let mut c = 0u128;
-        for k in 0..=n {
-            if k > 0 {
-                c += u128::from(run.bytes[k - 1]);
+        let prefix = [run.scale.line_of(0)[0], run.scale.line_of(1)[0]];
+        let bound = |b: usize| {
+            let [prefix, per_out, per_byte] = run.scale.line_of(b);
+            let mut cum = Vec::with_capacity(n + 1);
+            let mut out = Vec::with_capacity(n + 1);
+            let mut monotone = prefix >= 0;
+            let (mut c, mut last) = (0u128, (0i128, 0i128));
+            for k in 0..=n {
+                if k > 0 {
+                    c += u128::from(run.bytes[k - 1]);
+                }
+                let o = run.resent(k as u64) + run.unmeasured(k as u64);
+                // `limits::replay_fits` keeps every prompt's numerator, and
+                // so each of its terms, far below 2^127.
+                let (o, c) = (o.cast_signed() * per_out, c.cast_signed() * per_byte);
+                monotone &= k == 0 || (last.0 <= o && last.1 <= c);
+                last = (o, c);
+                out.push(o);
+                cum.push(c);
             }
-            let o = run.resent(k as u64) + run.unmeasured(k as u64);
-            // `limits::replay_fits` keeps every prompt's numerator, and so
-            // each of its terms, far below 2^127.
-            for (b, [_, per_out, per_byte]) in lines.iter().enumerate() {
-                out[b].push(o.cast_signed() * per_out);
-                cum[b].push(c.cast_signed() * per_byte);
-            }
-        }
+            let running = running.then(|| {
+                let mut at = Vec::with_capacity(n + 1);
+                let (mut sum_d, mut sum_c) = (0i128, 0i128);
+                for (o, c) in out.iter().zip(&cum) {
+                    sum_d += o + c;
+                    sum_c += c;
+                    at.push([o + c, sum_d, sum_c]);
+                }
+                at
+            });
+            (out, cum, running, monotone)
+        };
+        let ((out0, cum0, run0, mono0), (out1, cum1, run1, mono1)) =
+            crate::par::join(|| bound(0), || bound(1));
         RunSums {
-            prefix: [lines[0][0], lines[1][0]],
-            out,
-            cum,
+            running: run0.zip(run1).map(|(a, b)| [a, b]),
+            monotone: [mono0, mono1],
+            empty: (1..=n as u64)
+                .filter(|g| run.bytes[ix(g - 1)] == 0)
+                .collect(),
+            billed: (0..=n as u64).map(|k| u128::from(run.billed(k))).sum(),
+            prefix,
+            out: [out0, out1],
+            cum: [cum0, cum1],
         }
     }
 }
@@ -410,8 +499,8 @@ impl<'a> Requests<'a> {
     /// Results that leave the context under `Clear { keep_steps }` while
     /// something still follows them: the requests whose prefix breaks.
     fn cleared(&self, keep: u64) -> u64 {
-        let last = ix(self.n().saturating_sub(keep + 1));
-        self.run.bytes[..last].iter().filter(|b| **b > 0).count() as u64
+        let last = self.n().saturating_sub(keep.saturating_add(1));
+        last - self.sums.empty.partition_point(|g| *g <= last) as u64
     }
 
     /// Hands the strategy's requests to `f`, in order. Each strategy is its
@@ -457,7 +546,7 @@ impl<'a> Requests<'a> {
             let first = j.saturating_sub(keep).max(1);
             let prompt = self.num(0, j, first - 1);
             // Result j−K−1 leaves now: the prefix breaks where it stood.
-            let keep_num = match j.checked_sub(keep + 1) {
+            let keep_num = match j.checked_sub(keep.saturating_add(1)) {
                 Some(gone) if gone >= 1 && self.run.bytes[ix(gone - 1)] > 0 => {
                     self.without_results(gone)
                 }
@@ -568,18 +657,28 @@ mod tests {
             seed ^= seed << 17;
             seed % m
         };
-        let mut strategies = vec![(Strategy::Plain, true)];
-        for keep_steps in [0, 1, 2, 3, 5, 8] {
-            strategies.push((Strategy::Clear { keep_steps }, true));
+        // Each with and without its prompts kept (kept, every request is
+        // billed; not kept, a clearing or compaction sums its totals).
+        let mut strategies = vec![(Strategy::Plain, true), (Strategy::Plain, false)];
+        for keep_steps in [0, 1, 2, 3, 5, 8, 39, 40, 41, 100, u64::MAX] {
+            for kept in [true, false] {
+                strategies.push((Strategy::Clear { keep_steps }, kept));
+            }
         }
-        for threshold_tokens in [150, 300, 700, 2000] {
-            strategies.push((
-                Strategy::Compact {
-                    threshold_tokens,
-                    summary_tokens: 50,
-                },
-                true,
-            ));
+        // Θ from below the prefix (every request after the first compacts,
+        // and again after its summary) to above every prompt.
+        for threshold_tokens in [0, 99, 100, 149, 150, 151, 300, 700, 2000, 100_000] {
+            for summary_tokens in [0, 50, 400] {
+                for kept in [true, false] {
+                    strategies.push((
+                        Strategy::Compact {
+                            threshold_tokens,
+                            summary_tokens,
+                        },
+                        kept,
+                    ));
+                }
+            }
         }
         strategies.push((
             Strategy::CompactAt {
@@ -600,11 +699,14 @@ mod tests {
                     plain_rules(&s, variant),
                     "round {round}: the plain rules apply"
                 );
-                assert_eq!(
-                    replay_by(&s, variant, &strategies, true),
-                    replay_by(&s, variant, &strategies, false),
-                    "round {round}, variant {variant}"
-                );
+                let each = replay_by(&s, variant, &strategies, Billing::EachRequest);
+                for billing in [Billing::PlainTotals, Billing::Sums] {
+                    assert_eq!(
+                        replay_by(&s, variant, &strategies, billing),
+                        each,
+                        "round {round}, variant {variant}, {billing:?}"
+                    );
+                }
             }
         }
     }

@@ -1,0 +1,240 @@
+//! A clearing or compaction strategy's totals under the plain rules, from
+//! running sums rather than request by request.
+//!
+//! Under the plain rules ([`Sequence::is_plain`](super::Sequence::is_plain))
+//! a strategy's bill is three totals: every prompt, what each request after
+//! the first reads (the least of the previous prompt, the prefix it keeps
+//! and its own prompt) and the output. Where the output sent back and the
+//! results' bytes only ever add to the context (the run's
+//! [`RunSums::monotone`]), a prompt is the one before it extended until a
+//! strategy takes something out, so those totals follow from running sums
+//! of the prompts' terms:
+//!
+//! - **Clearing** with keep K: request j carries A(j) = P + out(j) −
+//!   out(0) + cum(j), less the results that have left, cum(j − K − 1)
+//!   (from j = K + 1). Each request reads the previous prompt, except one
+//!   before which a result of some bytes leaves: it reads the prefix and
+//!   the outputs up to that result, W(g) = P + out(g) − out(0). So the
+//!   prompts and the reads are sums over ranges, less a term for each
+//!   result of no bytes; only the largest prompt needs a pass over the
+//!   requests (a subtraction and a comparison each). The plain run is the
+//!   clearing that keeps every result.
+//! - **Compaction** at Θ: between compactions the prompts rise, so the next
+//!   compaction is the first request whose prompt passes Θ (found by a
+//!   search), and the stretch of requests before it is a range sum.
+//!
+//! A test compares every total with the request-by-request billing over
+//! random traces (`the_plain_rules_billing_sums_what_every_request_through_the_rules_sums`).
+
+use super::{ix, Requests, Strategy};
+
+/// The plain rules' totals of one strategy's requests for one bound, with
+/// the requests counted and the largest prompt.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Closed {
+    pub(super) prompts: i128,
+    pub(super) reads: i128,
+    /// Output in whole tokens.
+    pub(super) output: u128,
+    pub(super) count: u64,
+    pub(super) top: i128,
+}
+
+impl Requests<'_> {
+    /// The totals of this strategy's requests from running sums, where
+    /// they hold: the plain run, a clearing or a threshold compaction, on a
+    /// run whose prompts only grow between the strategy's own cuts (else
+    /// `None`: bill each request).
+    pub(super) fn closed(&self) -> Option<Closed> {
+        let at = &self.sums.running.as_ref()?[self.bound];
+        if !self.sums.monotone[self.bound] {
+            return None;
+        }
+        let sums = Running { at };
+        match self.strategy {
+            // Every result stays: a clearing that keeps them all.
+            Strategy::Plain => Some(self.closed_clear(&sums, u64::MAX)),
+            Strategy::Clear { keep_steps } => Some(self.closed_clear(&sums, *keep_steps)),
+            Strategy::Compact {
+                threshold_tokens,
+                summary_tokens,
+            } => {
+                let theta = self.run.scale.tokens(*threshold_tokens)[self.bound];
+                Some(self.closed_compact(&sums, theta, *summary_tokens))
+            }
+            Strategy::CompactAt { .. } => None,
+        }
+    }
+
+    fn cum(&self, k: u64) -> i128 {
+        self.sums.cum[self.bound][ix(k)]
+    }
+
+    /// [`Requests::clear`]'s requests billed by the plain rules.
+    fn closed_clear(&self, sums: &Running, keep: u64) -> Closed {
+        let n = self.n();
+        // A(j), the prompt with every result in: P − out(0) + D(j).
+        let base = self.sums.prefix[self.bound] - self.sums.out[self.bound][0];
+        let whole = |j: u64| base + sums.d(j);
+        // Requests j > K carry results j − K ..= j: cum(j − K − 1) has left.
+        let first_cut = keep.saturating_add(1);
+        let left = |j: u64| {
+            if j >= first_cut {
+                self.cum(j - first_cut)
+            } else {
+                0
+            }
+        };
+        let count = n + 1;
+        let all_in = i128::from(count) * base + sums.d_sum(0, n);
+        let prompts = all_in - n.checked_sub(first_cut).map_or(0, |m| sums.cum_sum(0, m));
+        // Each request after the first reads the previous prompt …
+        let mut reads = prompts - (whole(n) - left(n));
+        // … except request K + 1 + g, before which result g leaves (g =
+        // 1..=M) when it has bytes: it reads P + out(g) − out(0), the
+        // previous prompt less out(g + K) − out(g) and cum(g + K) −
+        // cum(g − 1), which over g = 1..=M is D(K + 1..=M + K) − D(1..=M)
+        // + cum(M). A result of no bytes leaves nothing: its D(g + K) −
+        // D(g) is taken back.
+        if let Some(m) = n.checked_sub(first_cut).filter(|m| *m >= 1) {
+            reads -= sums.d_sum(keep + 1, m + keep) - sums.d_sum(1, m) + self.cum(m);
+            for &g in self.sums.empty.iter().take_while(|g| **g <= m) {
+                reads += sums.d(g + keep) - sums.d(g);
+            }
+        }
+        // The largest prompt: A rises, so up to K the last; after, each.
+        let mut top = whole(keep.min(n));
+        if n >= first_cut {
+            let lead = &sums.at[ix(first_cut)..];
+            for (a, c) in lead.iter().zip(&self.sums.cum[self.bound]) {
+                top = top.max(base + a[0] - c);
+            }
+        }
+        Closed {
+            prompts,
+            reads,
+            output: self.sums.billed,
+            count,
+            top,
+        }
+    }
+
+    /// [`Requests::compact`] at threshold `theta` (a numerator) with a
+    /// summary of `summary` tokens, billed by the plain rules.
+    fn closed_compact(&self, sums: &Running, theta: i128, summary: u64) -> Closed {
+        let n = self.n();
+        let prefix = self.sums.prefix[self.bound];
+        let den = self.run.scale.denominators()[self.bound];
+        let summary_num = i128::from(summary) * den;
+        let mut t = Closed {
+            output: self.sums.billed,
+            ..Closed::default()
+        };
+        let mut prev: Option<i128> = None;
+        // One request billed on its own.
+        let one = |t: &mut Closed, prev: &mut Option<i128>, prompt: i128, keep: i128| {
+            if let Some(p) = *prev {
+                t.reads += p.min(keep).min(prompt).max(0);
+            }
+            *prev = Some(prompt);
+            t.prompts += prompt;
+            t.top = t.top.max(prompt);
+            t.count += 1;
+        };
+        let (mut base, mut carried, mut start) = (0u64, 0i128, 0u64);
+        loop {
+            // Request k of this stretch carries P + out(k) − out(base) +
+            // cum(k) − cum(base) + the summary: c + D(k).
+            let c = prefix - sums.d(base) + carried;
+            let prompt = |k: u64| c + sums.d(k);
+            // The first request (never request 0) whose prompt passes Θ.
+            let cut = sums.first_above(start.max(1), n, theta - c);
+            if cut > start {
+                // Requests start..cut: the first reads the least of the
+                // previous prompt and its own, each after it the one before.
+                let last = cut - 1;
+                if let Some(p) = prev {
+                    t.reads += p.min(prompt(start)).max(0);
+                }
+                let stretch = i128::from(cut - start) * c + sums.d_sum(start, last);
+                t.prompts += stretch;
+                t.reads += stretch - prompt(last);
+                t.top = t.top.max(prompt(last));
+                t.count += cut - start;
+                prev = Some(prompt(last));
+            }
+            if cut > n {
+                return t;
+            }
+            // The summarisation request, then request `cut` on the prefix
+            // and the summary (reading the prefix).
+            let whole = prompt(cut);
+            one(&mut t, &mut prev, whole, whole);
+            t.output += u128::from(summary);
+            one(&mut t, &mut prev, prefix + summary_num, prefix);
+            (base, carried, start) = (cut, summary_num, cut + 1);
+        }
+    }
+}
+
+/// One bound's running sums ([`super::RunSums::running`]).
+struct Running<'a> {
+    at: &'a [[i128; 3]],
+}
+
+impl Running<'_> {
+    /// D(k) = out(k) + cum(k).
+    fn d(&self, k: u64) -> i128 {
+        self.at[ix(k)][0]
+    }
+
+    /// Σ D(i) for i = lo..=hi (0 when the range is empty).
+    fn d_sum(&self, lo: u64, hi: u64) -> i128 {
+        self.range(1, lo, hi)
+    }
+
+    /// Σ cum(i) for i = lo..=hi.
+    fn cum_sum(&self, lo: u64, hi: u64) -> i128 {
+        self.range(2, lo, hi)
+    }
+
+    fn range(&self, which: usize, lo: u64, hi: u64) -> i128 {
+        if hi < lo {
+            return 0;
+        }
+        let below = if lo == 0 {
+            0
+        } else {
+            self.at[ix(lo - 1)][which]
+        };
+        self.at[ix(hi)][which] - below
+    }
+
+    /// The first k in `from..=n` with D(k) > `above`, or n + 1: D rises, so
+    /// a search, widening from `from` (the next compaction is usually near).
+    fn first_above(&self, from: u64, n: u64, above: i128) -> u64 {
+        let past = |k: u64| self.d(k) > above;
+        let (mut lo, mut step) = (from, 1u64);
+        // Widen until past, or to the end: the answer lies in lo..=hi.
+        let mut hi = loop {
+            let probe = lo.saturating_add(step - 1);
+            if probe >= n {
+                break n + 1;
+            }
+            if past(probe) {
+                break probe;
+            }
+            lo = probe + 1;
+            step = step.saturating_mul(2);
+        };
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if past(mid) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        lo
+    }
+}
