@@ -279,11 +279,8 @@ struct RunSums {
     prefix: [i128; 2],
     out: [Vec<i128>; 2],
     cum: [Vec<i128>; 2],
-    /// Per bound and request k, when asked for (the totals from sums,
-    /// [`closed`]): D(k) = out(k) + cum(k), and the running sums of D and
-    /// of cum over requests 0..=k, side by side (a search reads them
-    /// together).
-    running: Option<[Vec<[i128; 3]>; 2]>,
+    /// Per bound, when asked for (the totals from sums, [`closed`]).
+    running: Option<[closed::Running; 2]>,
     /// Per bound, whether the prefix is not negative and `out` and `cum`
     /// never fall: every prompt then extends the one before it until a
     /// strategy takes something out (where [`closed`]'s sums hold).
@@ -319,16 +316,7 @@ impl RunSums {
                 out.push(o);
                 cum.push(c);
             }
-            let running = running.then(|| {
-                let mut at = Vec::with_capacity(n + 1);
-                let (mut sum_d, mut sum_c) = (0i128, 0i128);
-                for (o, c) in out.iter().zip(&cum) {
-                    sum_d += o + c;
-                    sum_c += c;
-                    at.push([o + c, sum_d, sum_c]);
-                }
-                at
-            });
+            let running = running.then(|| closed::Running::of(&out, &cum));
             (out, cum, running, monotone)
         };
         let ((out0, cum0, run0, mono0), (out1, cum1, run1, mono1)) =
@@ -655,12 +643,12 @@ mod tests {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            seed % m
+            seed % m.max(1)
         };
         // Each with and without its prompts kept (kept, every request is
         // billed; not kept, a clearing or compaction sums its totals).
         let mut strategies = vec![(Strategy::Plain, true), (Strategy::Plain, false)];
-        for keep_steps in [0, 1, 2, 3, 5, 8, 39, 40, 41, 100, u64::MAX] {
+        for keep_steps in [0, 1, 2, 3, 5, 8, 39, 40, 41, 100, 1500, 4000, u64::MAX] {
             for kept in [true, false] {
                 strategies.push((Strategy::Clear { keep_steps }, kept));
             }
@@ -686,10 +674,22 @@ mod tests {
             },
             false,
         ));
-        for round in 0..60 {
-            let results: Vec<(u64, u64)> = (0..=next(40))
+        // The last rounds are longer than the blocks a clearing's largest
+        // prompt is looked for in, with every few thousand results one far
+        // larger (the largest prompt is then not near the end).
+        for round in 0..64 {
+            let len = if round < 60 {
+                next(40)
+            } else {
+                3000 + next(2000)
+            };
+            let results: Vec<(u64, u64)> = (0..=len)
                 .map(|_| {
-                    let raw = if next(5) == 0 { 0 } else { next(3000) };
+                    let raw = match next(3000) {
+                        0 => 2_000_000,
+                        r if r % 5 == 0 => 0,
+                        _ => next(3000),
+                    };
                     (raw, raw / 3)
                 })
                 .collect();

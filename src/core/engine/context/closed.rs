@@ -46,21 +46,20 @@ impl Requests<'_> {
     /// run whose prompts only grow between the strategy's own cuts (else
     /// `None`: bill each request).
     pub(super) fn closed(&self) -> Option<Closed> {
-        let at = &self.sums.running.as_ref()?[self.bound];
+        let sums = &self.sums.running.as_ref()?[self.bound];
         if !self.sums.monotone[self.bound] {
             return None;
         }
-        let sums = Running { at };
         match self.strategy {
             // Every result stays: a clearing that keeps them all.
-            Strategy::Plain => Some(self.closed_clear(&sums, u64::MAX)),
-            Strategy::Clear { keep_steps } => Some(self.closed_clear(&sums, *keep_steps)),
+            Strategy::Plain => Some(self.closed_clear(sums, u64::MAX)),
+            Strategy::Clear { keep_steps } => Some(self.closed_clear(sums, *keep_steps)),
             Strategy::Compact {
                 threshold_tokens,
                 summary_tokens,
             } => {
                 let theta = self.run.scale.tokens(*threshold_tokens)[self.bound];
-                Some(self.closed_compact(&sums, theta, *summary_tokens))
+                Some(self.closed_compact(sums, theta, *summary_tokens))
             }
             Strategy::CompactAt { .. } => None,
         }
@@ -102,13 +101,28 @@ impl Requests<'_> {
                 reads += sums.d(g + keep) - sums.d(g);
             }
         }
-        // The largest prompt: A rises, so up to K the last; after, each.
+        // The largest prompt: A rises, so up to K the last. After K, a
+        // block of requests lo..=hi at a time from the last: none of its
+        // prompts is above D(hi) − cum(lo − K − 1) (D and cum rise), so a
+        // block whose bound is no larger than the largest prompt found is
+        // passed over (later prompts carry more output, and the search
+        // usually reads only the last few blocks).
         let mut top = whole(keep.min(n));
-        if n >= first_cut {
-            let lead = &sums.at[ix(first_cut)..];
-            for (a, c) in lead.iter().zip(&self.sums.cum[self.bound]) {
-                top = top.max(base + a[0] - c);
+        let cum = &self.sums.cum[self.bound];
+        let mut hi = n;
+        while hi >= first_cut {
+            let lo = hi.saturating_sub(TOP_BLOCK - 1).max(first_cut);
+            if base + sums.d(hi) - self.cum(lo - first_cut) > top {
+                let ds = &sums.d[ix(lo)..=ix(hi)];
+                let gone = &cum[ix(lo - first_cut)..=ix(hi - first_cut)];
+                for (d, c) in ds.iter().zip(gone) {
+                    top = top.max(base + d - c);
+                }
             }
+            if lo == first_cut {
+                break;
+            }
+            hi = lo - 1;
         }
         Closed {
             prompts,
@@ -177,37 +191,51 @@ impl Requests<'_> {
     }
 }
 
-/// One bound's running sums ([`super::RunSums::running`]).
-struct Running<'a> {
-    at: &'a [[i128; 3]],
+/// Requests a clearing's largest prompt is looked for in at a time.
+const TOP_BLOCK: u64 = 1024;
+
+/// One bound's running sums ([`super::RunSums::running`]): per request k,
+/// D(k) = out(k) + cum(k), and the running sums of D and of cum over
+/// requests 0..=k.
+pub(super) struct Running {
+    d: Vec<i128>,
+    sum_d: Vec<i128>,
+    sum_cum: Vec<i128>,
 }
 
-impl Running<'_> {
+impl Running {
+    /// The running sums of `out` and `cum` (one bound's, requests 0..=N).
+    pub(super) fn of(out: &[i128], cum: &[i128]) -> Running {
+        let n = out.len();
+        let mut r = Running {
+            d: Vec::with_capacity(n),
+            sum_d: Vec::with_capacity(n),
+            sum_cum: Vec::with_capacity(n),
+        };
+        let (mut sum_d, mut sum_cum) = (0i128, 0i128);
+        for (o, c) in out.iter().zip(cum) {
+            sum_d += o + c;
+            sum_cum += c;
+            r.d.push(o + c);
+            r.sum_d.push(sum_d);
+            r.sum_cum.push(sum_cum);
+        }
+        r
+    }
+
     /// D(k) = out(k) + cum(k).
     fn d(&self, k: u64) -> i128 {
-        self.at[ix(k)][0]
+        self.d[ix(k)]
     }
 
     /// Σ D(i) for i = lo..=hi (0 when the range is empty).
     fn d_sum(&self, lo: u64, hi: u64) -> i128 {
-        self.range(1, lo, hi)
+        range(&self.sum_d, lo, hi)
     }
 
     /// Σ cum(i) for i = lo..=hi.
     fn cum_sum(&self, lo: u64, hi: u64) -> i128 {
-        self.range(2, lo, hi)
-    }
-
-    fn range(&self, which: usize, lo: u64, hi: u64) -> i128 {
-        if hi < lo {
-            return 0;
-        }
-        let below = if lo == 0 {
-            0
-        } else {
-            self.at[ix(lo - 1)][which]
-        };
-        self.at[ix(hi)][which] - below
+        range(&self.sum_cum, lo, hi)
     }
 
     /// The first k in `from..=n` with D(k) > `above`, or n + 1: D rises, so
@@ -237,4 +265,13 @@ impl Running<'_> {
         }
         lo
     }
+}
+
+/// Σ v(i) for i = lo..=hi from its running sums (0 when the range is empty).
+fn range(running: &[i128], lo: u64, hi: u64) -> i128 {
+    if hi < lo {
+        return 0;
+    }
+    let below = if lo == 0 { 0 } else { running[ix(lo - 1)] };
+    running[ix(hi)] - below
 }
