@@ -332,17 +332,7 @@ impl Run<'_> {
     ) -> Tally {
         let dens = self.scale.denominators();
         let caches = cache != Cache::None && rates.cache_write.is_some();
-        let min = rates.min_cacheable_tokens.map(|t| self.scale.tokens(t));
-        let rules = !rates.long_context.is_empty()
-            || (caches
-                && (min.is_some()
-                    || self.gaps_ms.is_some()
-                    || self.compactions.is_some()
-                    || self.hit_share.is_some()
-                    || self.outputs.is_some_and(|o| o.drops.contains(&true))
-                    || self.scale.cached > 0
-                    || rates.cache_storage_per_hour.is_some()));
-        if !rules {
+        if !self.rules_apply(cache, rates) {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
             let out = self.total_output();
             let mut sums = [Sums::default(); 2];
@@ -377,6 +367,25 @@ impl Run<'_> {
             sums: counts.0,
             counts: counts.1,
         }
+    }
+
+    /// Whether any rule beyond the plain ones bills this run under `cache`
+    /// and `rates`: long-context tiers, or, with a cache, a minimum
+    /// cacheable length, timing, compactions, a fitted hit share, dropped
+    /// reasoning, a warm prefix or storage. Where none does, request k
+    /// writes past what request k − 1 left cached and reads the rest (or,
+    /// without a cache, is all uncached), in the base tier.
+    fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        !rates.long_context.is_empty()
+            || (caches
+                && (rates.min_cacheable_tokens.is_some()
+                    || self.gaps_ms.is_some()
+                    || self.compactions.is_some()
+                    || self.hit_share.is_some()
+                    || self.outputs.is_some_and(|o| o.drops.contains(&true))
+                    || self.scale.cached > 0
+                    || rates.cache_storage_per_hour.is_some()))
     }
 
     /// Each kept request's model cost, in order, where no rule applies
@@ -424,6 +433,90 @@ impl Run<'_> {
     /// requests are unchanged. Also both summed over every request but the
     /// first, exactly (integer sums, one conversion). One pass.
     pub(crate) fn restarts(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        rows: &RowSet,
+    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
+        if self.rules_apply(cache, rates) {
+            self.restarts_walked(cache, rates, rows)
+        } else {
+            self.restarts_plain(cache, rates, rows)
+        }
+    }
+
+    /// [`Run::restarts`] where no rule applies ([`Run::rules_apply`]): each
+    /// request writes its prompt past the previous one and reads the rest,
+    /// summed as it goes, without the walk through every rule.
+    fn restarts_plain(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        rows: &RowSet,
+    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let dens = self.scale.denominators();
+        let n = self.bytes.len();
+        let mut out = Vec::new();
+        // The sums after the requests so far, and Σ of them over requests
+        // 0..n (what starting over before each of requests 1..=N pays).
+        let (mut after, mut all_before, mut all_extra) = (
+            [Sums::default(); 2],
+            [Sums::default(); 2],
+            [Sums::default(); 2],
+        );
+        let mut prev: Option<[i128; 2]> = None;
+        let mut cum: u128 = 0;
+        for k in 0..=n {
+            if k > 0 {
+                cum += u128::from(self.bytes[k - 1]);
+            }
+            let num = self.numerators(k as u64, cum);
+            // What request k reads (the previous prompt, never more than
+            // its own), when there is a cache.
+            let read = prev
+                .filter(|_| caches)
+                .map(|p| [p[0].min(num[0]), p[1].min(num[1])]);
+            if k >= 1 && rows.has(k) {
+                let mut extra = [Sums::default(); 2];
+                if let Some(r) = read {
+                    for i in 0..2 {
+                        extra[i].write[0] = r[i];
+                        extra[i].read[0] = -r[i];
+                    }
+                }
+                out.push((self.model(after, rates), self.model(extra, rates)));
+            }
+            let output = i128::from(self.billed(k as u64));
+            for i in 0..2 {
+                let s = &mut after[i];
+                s.output[0] += output * dens[i];
+                match read {
+                    _ if !caches => s.uncached[0] += num[i],
+                    Some(r) => {
+                        s.write[0] += num[i] - r[i];
+                        s.read[0] += r[i];
+                        all_extra[i].write[0] += r[i];
+                        all_extra[i].read[0] -= r[i];
+                    }
+                    None => s.write[0] += num[i],
+                }
+                if k < n {
+                    let t = &mut all_before[i];
+                    t.output[0] += s.output[0];
+                    t.uncached[0] += s.uncached[0];
+                    t.write[0] += s.write[0];
+                    t.read[0] += s.read[0];
+                }
+            }
+            prev = Some(num);
+        }
+        let totals = (self.model(all_before, rates), self.model(all_extra, rates));
+        (out, totals)
+    }
+
+    /// [`Run::restarts`], walking every request through every rule.
+    fn restarts_walked(
         &self,
         cache: Cache,
         rates: &Rates,
@@ -913,6 +1006,17 @@ struct Step {
 
 #[cfg(test)]
 impl Run<'_> {
+    /// [`Run::restarts`] through the walk, whatever the rules: the
+    /// reference the restarts without rules are checked against.
+    pub(crate) fn walked_restarts(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        rows: &RowSet,
+    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
+        self.restarts_walked(cache, rates, rows)
+    }
+
     /// Every request's model cost through the request-by-request walk: the
     /// reference [`Run::kept_costs`] is checked against.
     pub(crate) fn walked_costs(&self, cache: Cache, rates: &Rates) -> Vec<Bounds> {

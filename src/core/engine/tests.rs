@@ -291,6 +291,43 @@ proptest! {
     }
 
     #[test]
+    fn restarts_without_rules_are_the_walks(
+        steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
+        cached in any::<bool>(),
+    ) {
+        // A recorded run, as below: each request's own output, what is
+        // sent back, unmeasured tokens; some requests kept (step.4).
+        let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
+        let n = bytes.len();
+        let mut outputs = replay::StepOutputs {
+            billed: steps.iter().map(|s| s.1).collect(),
+            resent: vec![0],
+            drops: vec![false; n + 1],
+            unmeasured: vec![0],
+        };
+        for (k, s) in steps.iter().enumerate() {
+            let (resent, unmeasured) = (outputs.resent[k], outputs.unmeasured[k]);
+            outputs.resent.push(resent + u128::from(s.2));
+            outputs.unmeasured.push(unmeasured + u128::from(s.3));
+        }
+        let cache = if cached { Cache::FiveMinutes } else { Cache::None };
+        let s = scenario(&[], vec![]);
+        let rates = &s.variants()[usize::from(cached)].rates;
+        let run = replay::Run {
+            outputs: Some(&outputs),
+            ..replay::Run::new(replay::Scale::new(s.assumptions()), &bytes, 20)
+        };
+        let mut keep: Vec<bool> = steps.iter().map(|s| s.4).collect();
+        keep.push(true);
+        for rows in [RowSet::Selected(keep), RowSet::Everything, RowSet::Nothing] {
+            prop_assert_eq!(
+                run.restarts(cache, rates, &rows),
+                run.walked_restarts(cache, rates, &rows)
+            );
+        }
+    }
+
+    #[test]
     fn each_kept_requests_cost_without_rules_is_the_walks(
         steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
         cached in any::<bool>(),
