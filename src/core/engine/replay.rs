@@ -371,16 +371,22 @@ impl Run<'_> {
 
     /// Whether any rule beyond the plain ones bills this run under `cache`
     /// and `rates`: long-context tiers, or, with a cache, a minimum
-    /// cacheable length, timing, compactions, a fitted hit share, dropped
-    /// reasoning, a warm prefix or storage. Where none does, request k
-    /// writes past what request k − 1 left cached and reads the rest (or,
-    /// without a cache, is all uncached), in the base tier.
+    /// cacheable length, a gap that outlives the cache, compactions, a
+    /// fitted hit share, dropped reasoning, a warm prefix or storage. Where
+    /// none does, request k writes past what request k − 1 left cached and
+    /// reads the rest (or, without a cache, is all uncached), in the base
+    /// tier. (A gap within the cache's lifetime bills nothing but storage.)
     fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
         let caches = cache != Cache::None && rates.cache_write.is_some();
+        let expires = |gaps: &[u64]| {
+            rates
+                .lifetime_ms(cache)
+                .is_some_and(|life| gaps.iter().skip(1).any(|g| *g > life))
+        };
         !rates.long_context.is_empty()
             || (caches
                 && (rates.min_cacheable_tokens.is_some()
-                    || self.gaps_ms.is_some()
+                    || self.gaps_ms.is_some_and(expires)
                     || self.compactions.is_some()
                     || self.hit_share.is_some()
                     || self.outputs.is_some_and(|o| o.drops.contains(&true))

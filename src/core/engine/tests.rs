@@ -294,6 +294,8 @@ proptest! {
     fn restarts_without_rules_are_the_walks(
         steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
         cached in any::<bool>(),
+        gaps in proptest::collection::vec(0u64..310_000, 31),
+        timed in any::<bool>(),
     ) {
         // A recorded run, as below: each request's own output, what is
         // sent back, unmeasured tokens; some requests kept (step.4).
@@ -313,8 +315,11 @@ proptest! {
         let cache = if cached { Cache::FiveMinutes } else { Cache::None };
         let s = scenario(&[], vec![]);
         let rates = &s.variants()[usize::from(cached)].rates;
+        // Timed, the gaps mostly within the 5-minute cache (a gap past it
+        // is a rule: the walk again).
         let run = replay::Run {
             outputs: Some(&outputs),
+            gaps_ms: timed.then_some(&gaps[..=n]),
             ..replay::Run::new(replay::Scale::new(s.assumptions()), &bytes, 20)
         };
         let mut keep: Vec<bool> = steps.iter().map(|s| s.4).collect();
@@ -331,6 +336,8 @@ proptest! {
     fn each_kept_requests_cost_without_rules_is_the_walks(
         steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
         cached in any::<bool>(),
+        gaps in proptest::collection::vec(0u64..310_000, 31),
+        timed in any::<bool>(),
     ) {
         // A recorded run: each request's own output (billed, and the part
         // sent back), tokens the log could not measure, and compactions.
@@ -367,9 +374,12 @@ proptest! {
         let scale = replay::Scale::new(s.assumptions());
         // With a cache, a compaction is a rule (the walk replays it), so
         // the cached run has none.
+        // Timed, the gaps mostly within the 5-minute cache (a gap past it
+        // is a rule: the walk again).
         let run = replay::Run {
             outputs: Some(&outputs),
             compactions: (!cached).then_some(&compactions),
+            gaps_ms: timed.then_some(&gaps[..=n]),
             ..replay::Run::new(scale, &bytes, 20)
         };
         let mut kept = Vec::new();
