@@ -160,8 +160,7 @@ fn replays_by<T>(
             scenario.assumptions().final_output_tokens,
         )
     };
-    // The totals from sums ([`closed`]) need running sums.
-    let sums = RunSums::of(&run, billing == Billing::Sums);
+    let sums = RunSums::of(&run);
     f(&|strategies: &[(Strategy, bool)]| {
         crate::par::map(strategies, |(s, keep)| {
             one(&run, &sums, pv, s, *keep, billing)
@@ -185,7 +184,7 @@ pub fn request_prompts(scenario: &Scenario, variant: usize, strategy: &Strategy)
             scenario.assumptions().final_output_tokens,
         )
     };
-    let sums = RunSums::of(&run, false);
+    let sums = RunSums::of(&run);
     let [lower, upper] = [0, 1].map(|bound| {
         let mut prompts = Vec::new();
         Requests::new(&run, &sums, bound, strategy).each(&mut With(|r: Request| {
@@ -269,21 +268,23 @@ fn one(
 
 /// What every strategy of a run replays from, computed once: per bound and
 /// per request k = 0..=N, the numerator of the output sent back and the
-/// unmeasured tokens up to it, and of the bytes of results 1..=k. A prompt
-/// holding the output of requests `from..k` and the results `first + 1..=k`
-/// is the prefix plus the two differences: the line of
+/// unmeasured tokens up to it, out(k), and of the bytes of results 1..=k,
+/// cum(k), kept as running sums of D(k) = out(k) + cum(k) and of cum(k)
+/// (each term is the difference of two neighbours). A prompt holding the
+/// output of requests `from..k` and the results `first + 1..=k` is the
+/// prefix plus D(k) − D(from) + cum(from) − cum(first): the line of
 /// [`Scale::numerator_out`] with its products taken once per request, not
 /// once per request and strategy (the grid replays every request about 60
-/// times per bound).
+/// times per bound). The running sums give a clearing's or compaction's
+/// totals over a stretch of requests at once ([`closed`]).
 struct RunSums {
     prefix: [i128; 2],
-    out: [Vec<i128>; 2],
-    cum: [Vec<i128>; 2],
-    /// Per bound, when asked for (the totals from sums, [`closed`]).
-    running: Option<[closed::Running; 2]>,
-    /// Per bound, whether the prefix is not negative and `out` and `cum`
-    /// never fall: every prompt then extends the one before it until a
-    /// strategy takes something out (where [`closed`]'s sums hold).
+    /// Per bound, out(0).
+    out0: [i128; 2],
+    running: [closed::Running; 2],
+    /// Per bound, whether the prefix is not negative and out and cum never
+    /// fall: every prompt then extends the one before it until a strategy
+    /// takes something out (where [`closed`]'s sums hold).
     monotone: [bool; 2],
     /// The results (1-based) of no bytes, rising.
     empty: Vec<u64>,
@@ -292,17 +293,15 @@ struct RunSums {
 }
 
 impl RunSums {
-    /// The sums of `run`, with the running sums when `running` is set
-    /// (each bound on a thread of its own).
-    fn of(run: &Run, running: bool) -> RunSums {
+    /// The sums of `run` (each bound on a thread of its own).
+    fn of(run: &Run) -> RunSums {
         let n = run.bytes.len();
         let prefix = [run.scale.line_of(0)[0], run.scale.line_of(1)[0]];
         let bound = |b: usize| {
             let [prefix, per_out, per_byte] = run.scale.line_of(b);
-            let mut cum = Vec::with_capacity(n + 1);
-            let mut out = Vec::with_capacity(n + 1);
+            let mut running = closed::Running::with_capacity(n + 1);
             let mut monotone = prefix >= 0;
-            let (mut c, mut last) = (0u128, (0i128, 0i128));
+            let (mut c, mut first, mut last) = (0u128, 0i128, (0i128, 0i128));
             for k in 0..=n {
                 if k > 0 {
                     c += u128::from(run.bytes[k - 1]);
@@ -311,26 +310,26 @@ impl RunSums {
                 // `limits::replay_fits` keeps every prompt's numerator, and
                 // so each of its terms, far below 2^127.
                 let (o, c) = (o.cast_signed() * per_out, c.cast_signed() * per_byte);
-                monotone &= k == 0 || (last.0 <= o && last.1 <= c);
+                if k == 0 {
+                    first = o;
+                } else {
+                    monotone &= last.0 <= o && last.1 <= c;
+                }
                 last = (o, c);
-                out.push(o);
-                cum.push(c);
+                running.push(o, c);
             }
-            let running = running.then(|| closed::Running::of(&out, &cum));
-            (out, cum, running, monotone)
+            (first, running, monotone)
         };
-        let ((out0, cum0, run0, mono0), (out1, cum1, run1, mono1)) =
-            crate::par::join(|| bound(0), || bound(1));
+        let ((out0, run0, mono0), (out1, run1, mono1)) = crate::par::join(|| bound(0), || bound(1));
         RunSums {
-            running: run0.zip(run1).map(|(a, b)| [a, b]),
+            prefix,
+            out0: [out0, out1],
+            running: [run0, run1],
             monotone: [mono0, mono1],
             empty: (1..=n as u64)
                 .filter(|g| run.bytes[ix(g - 1)] == 0)
                 .collect(),
             billed: (0..=n as u64).map(|k| u128::from(run.billed(k))).sum(),
-            prefix,
-            out: [out0, out1],
-            cum: [cum0, cum1],
         }
     }
 }
@@ -460,10 +459,8 @@ impl<'a> Requests<'a> {
     /// unmeasured tokens that entered with them (`from` = 0: all of it).
     #[inline(always)]
     fn num(&self, from: u64, k: u64, from_result: u64) -> i128 {
-        let (s, b) = (self.sums, self.bound);
-        let (k, from, first) = (ix(k), ix(from), ix(from_result));
-        let (out, cum) = (&s.out[b], &s.cum[b]);
-        s.prefix[b] + (out[k] - out[from]) + (cum[k] - cum[first])
+        let r = &self.sums.running[self.bound];
+        self.sums.prefix[self.bound] + (r.d(k) - r.d(from)) + (r.cum(from) - r.cum(from_result))
     }
 
     /// The numerator of the prefix and the output before request k, with
@@ -471,7 +468,8 @@ impl<'a> Requests<'a> {
     #[inline(always)]
     fn without_results(&self, k: u64) -> i128 {
         let (s, b) = (self.sums, self.bound);
-        s.prefix[b] + (s.out[b][ix(k)] - s.out[b][0])
+        let r = &s.running[b];
+        s.prefix[b] + (r.d(k) - r.cum(k)) - s.out0[b]
     }
 
     fn output(&self, k: u64) -> u64 {

@@ -46,7 +46,7 @@ impl Requests<'_> {
     /// run whose prompts only grow between the strategy's own cuts (else
     /// `None`: bill each request).
     pub(super) fn closed(&self) -> Option<Closed> {
-        let sums = &self.sums.running.as_ref()?[self.bound];
+        let sums = &self.sums.running[self.bound];
         if !self.sums.monotone[self.bound] {
             return None;
         }
@@ -65,21 +65,17 @@ impl Requests<'_> {
         }
     }
 
-    fn cum(&self, k: u64) -> i128 {
-        self.sums.cum[self.bound][ix(k)]
-    }
-
     /// [`Requests::clear`]'s requests billed by the plain rules.
     fn closed_clear(&self, sums: &Running, keep: u64) -> Closed {
         let n = self.n();
         // A(j), the prompt with every result in: P − out(0) + D(j).
-        let base = self.sums.prefix[self.bound] - self.sums.out[self.bound][0];
+        let base = self.sums.prefix[self.bound] - self.sums.out0[self.bound];
         let whole = |j: u64| base + sums.d(j);
         // Requests j > K carry results j − K ..= j: cum(j − K − 1) has left.
         let first_cut = keep.saturating_add(1);
         let left = |j: u64| {
             if j >= first_cut {
-                self.cum(j - first_cut)
+                sums.cum(j - first_cut)
             } else {
                 0
             }
@@ -96,7 +92,7 @@ impl Requests<'_> {
         // + cum(M). A result of no bytes leaves nothing: its D(g + K) −
         // D(g) is taken back.
         if let Some(m) = n.checked_sub(first_cut).filter(|m| *m >= 1) {
-            reads -= sums.d_sum(keep + 1, m + keep) - sums.d_sum(1, m) + self.cum(m);
+            reads -= sums.d_sum(keep + 1, m + keep) - sums.d_sum(1, m) + sums.cum(m);
             for &g in self.sums.empty.iter().take_while(|g| **g <= m) {
                 reads += sums.d(g + keep) - sums.d(g);
             }
@@ -108,15 +104,12 @@ impl Requests<'_> {
         // passed over (later prompts carry more output, and the search
         // usually reads only the last few blocks).
         let mut top = whole(keep.min(n));
-        let cum = &self.sums.cum[self.bound];
         let mut hi = n;
         while hi >= first_cut {
             let lo = hi.saturating_sub(TOP_BLOCK - 1).max(first_cut);
-            if base + sums.d(hi) - self.cum(lo - first_cut) > top {
-                let ds = &sums.d[ix(lo)..=ix(hi)];
-                let gone = &cum[ix(lo - first_cut)..=ix(hi - first_cut)];
-                for (d, c) in ds.iter().zip(gone) {
-                    top = top.max(base + d - c);
+            if base + sums.d(hi) - sums.cum(lo - first_cut) > top {
+                for j in lo..=hi {
+                    top = top.max(base + sums.d(j) - sums.cum(j - first_cut));
                 }
             }
             if lo == first_cut {
@@ -195,37 +188,41 @@ impl Requests<'_> {
 const TOP_BLOCK: u64 = 1024;
 
 /// One bound's running sums ([`super::RunSums::running`]): per request k,
-/// D(k) = out(k) + cum(k), and the running sums of D and of cum over
-/// requests 0..=k.
+/// Σ D(i) and Σ cum(i) over requests 0..=k, D(k) = out(k) + cum(k).
 pub(super) struct Running {
-    d: Vec<i128>,
     sum_d: Vec<i128>,
     sum_cum: Vec<i128>,
 }
 
 impl Running {
-    /// The running sums of `out` and `cum` (one bound's, requests 0..=N).
-    pub(super) fn of(out: &[i128], cum: &[i128]) -> Running {
-        let n = out.len();
-        let mut r = Running {
-            d: Vec::with_capacity(n),
+    /// Room for `n` requests.
+    pub(super) fn with_capacity(n: usize) -> Running {
+        Running {
             sum_d: Vec::with_capacity(n),
             sum_cum: Vec::with_capacity(n),
-        };
-        let (mut sum_d, mut sum_cum) = (0i128, 0i128);
-        for (o, c) in out.iter().zip(cum) {
-            sum_d += o + c;
-            sum_cum += c;
-            r.d.push(o + c);
-            r.sum_d.push(sum_d);
-            r.sum_cum.push(sum_cum);
         }
-        r
+    }
+
+    /// Adds the next request's out and cum.
+    pub(super) fn push(&mut self, out: i128, cum: i128) {
+        let (d, c) = (
+            self.sum_d.last().copied().unwrap_or(0),
+            self.sum_cum.last().copied().unwrap_or(0),
+        );
+        self.sum_d.push(d + out + cum);
+        self.sum_cum.push(c + cum);
     }
 
     /// D(k) = out(k) + cum(k).
-    fn d(&self, k: u64) -> i128 {
-        self.d[ix(k)]
+    #[inline(always)]
+    pub(super) fn d(&self, k: u64) -> i128 {
+        at(&self.sum_d, k)
+    }
+
+    /// cum(k).
+    #[inline(always)]
+    pub(super) fn cum(&self, k: u64) -> i128 {
+        at(&self.sum_cum, k)
     }
 
     /// Σ D(i) for i = lo..=hi (0 when the range is empty).
@@ -265,6 +262,13 @@ impl Running {
         }
         lo
     }
+}
+
+/// v(k) from its running sums.
+#[inline(always)]
+fn at(running: &[i128], k: u64) -> i128 {
+    let k = ix(k);
+    running[k] - if k == 0 { 0 } else { running[k - 1] }
 }
 
 /// Σ v(i) for i = lo..=hi from its running sums (0 when the range is empty).
