@@ -269,8 +269,9 @@ fn one(
 /// What every strategy of a run replays from, computed once: per bound and
 /// per request k = 0..=N, the numerator of the output sent back and the
 /// unmeasured tokens up to it, out(k), and of the bytes of results 1..=k,
-/// cum(k), kept as running sums of D(k) = out(k) + cum(k) and of cum(k)
-/// (each term is the difference of two neighbours). A prompt holding the
+/// cum(k), with D(k) = out(k) + cum(k). Both bounds' come from running
+/// sums of the tokens and of the bytes ([`closed::Running`]; each term is
+/// the difference of two neighbours, times the bound's factor). A prompt holding the
 /// output of requests `from..k` and the results `first + 1..=k` is the
 /// prefix plus D(k) − D(from) + cum(from) − cum(first): the line of
 /// [`Scale::numerator_out`] with its products taken once per request, not
@@ -279,9 +280,11 @@ fn one(
 /// totals over a stretch of requests at once ([`closed`]).
 struct RunSums {
     prefix: [i128; 2],
+    /// Per bound, the numerators of an output token and of a byte.
+    per: [(i128, i128); 2],
     /// Per bound, out(0).
     out0: [i128; 2],
-    running: [closed::Running; 2],
+    running: closed::Running,
     /// Per bound, whether the prefix is not negative and out and cum never
     /// fall: every prompt then extends the one before it until a strategy
     /// takes something out (where [`closed`]'s sums hold).
@@ -293,44 +296,44 @@ struct RunSums {
 }
 
 impl RunSums {
-    /// The sums of `run` (each bound on a thread of its own).
+    /// The sums of `run`.
     fn of(run: &Run) -> RunSums {
         let n = run.bytes.len();
-        let prefix = [run.scale.line_of(0)[0], run.scale.line_of(1)[0]];
-        let bound = |b: usize| {
-            let [prefix, per_out, per_byte] = run.scale.line_of(b);
-            let mut running = closed::Running::with_capacity(n + 1);
-            let mut monotone = prefix >= 0;
-            let (mut c, mut first, mut last) = (0u128, 0i128, (0i128, 0i128));
-            for k in 0..=n {
-                if k > 0 {
-                    c += u128::from(run.bytes[k - 1]);
-                }
-                let o = run.resent(k as u64) + run.unmeasured(k as u64);
-                // `limits::replay_fits` keeps every prompt's numerator, and
-                // so each of its terms, far below 2^127.
-                let (o, c) = (o.cast_signed() * per_out, c.cast_signed() * per_byte);
-                if k == 0 {
-                    first = o;
-                } else {
-                    monotone &= last.0 <= o && last.1 <= c;
-                }
-                last = (o, c);
-                running.push(o, c);
+        let lines = [run.scale.line_of(0), run.scale.line_of(1)];
+        let mut running = closed::Running::with_capacity(n + 1);
+        let (mut c, mut rising, mut last, mut first) = (0u128, true, 0u128, 0u128);
+        for k in 0..=n {
+            if k > 0 {
+                c += u128::from(run.bytes[k - 1]);
             }
-            (first, running, monotone)
-        };
-        let ((out0, run0, mono0), (out1, run1, mono1)) = crate::par::join(|| bound(0), || bound(1));
+            let o = run.resent(k as u64) + run.unmeasured(k as u64);
+            if k == 0 {
+                first = o;
+            } else {
+                rising &= last <= o;
+            }
+            last = o;
+            // `limits::replay_fits` keeps every prompt's numerator, and so
+            // each of its terms and their sums, far below 2^127.
+            running.push(o.cast_signed(), c.cast_signed());
+        }
         RunSums {
-            prefix,
-            out0: [out0, out1],
-            running: [run0, run1],
-            monotone: [mono0, mono1],
+            prefix: lines.map(|l| l[0]),
+            per: lines.map(|l| (l[1], l[2])),
+            out0: lines.map(|l| first.cast_signed() * l[1]),
+            running,
+            monotone: lines.map(|l| rising && l.iter().all(|x| *x >= 0)),
             empty: (1..=n as u64)
                 .filter(|g| run.bytes[ix(g - 1)] == 0)
                 .collect(),
             billed: (0..=n as u64).map(|k| u128::from(run.billed(k))).sum(),
         }
+    }
+
+    /// Bound `b`'s out, cum and D from the running sums.
+    fn bound(&self, b: usize) -> closed::Bound<'_> {
+        let (per_out, per_byte) = self.per[b];
+        self.running.bound(per_out, per_byte)
     }
 }
 
@@ -459,7 +462,7 @@ impl<'a> Requests<'a> {
     /// unmeasured tokens that entered with them (`from` = 0: all of it).
     #[inline(always)]
     fn num(&self, from: u64, k: u64, from_result: u64) -> i128 {
-        let r = &self.sums.running[self.bound];
+        let r = self.sums.bound(self.bound);
         self.sums.prefix[self.bound] + (r.d(k) - r.d(from)) + (r.cum(from) - r.cum(from_result))
     }
 
@@ -468,7 +471,7 @@ impl<'a> Requests<'a> {
     #[inline(always)]
     fn without_results(&self, k: u64) -> i128 {
         let (s, b) = (self.sums, self.bound);
-        let r = &s.running[b];
+        let r = s.bound(b);
         s.prefix[b] + (r.d(k) - r.cum(k)) - s.out0[b]
     }
 

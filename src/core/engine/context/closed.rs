@@ -46,7 +46,7 @@ impl Requests<'_> {
     /// run whose prompts only grow between the strategy's own cuts (else
     /// `None`: bill each request).
     pub(super) fn closed(&self) -> Option<Closed> {
-        let sums = &self.sums.running[self.bound];
+        let sums = &self.sums.bound(self.bound);
         if !self.sums.monotone[self.bound] {
             return None;
         }
@@ -66,7 +66,7 @@ impl Requests<'_> {
     }
 
     /// [`Requests::clear`]'s requests billed by the plain rules.
-    fn closed_clear(&self, sums: &Running, keep: u64) -> Closed {
+    fn closed_clear(&self, sums: &Bound, keep: u64) -> Closed {
         let n = self.n();
         // A(j), the prompt with every result in: P − out(0) + D(j).
         let base = self.sums.prefix[self.bound] - self.sums.out0[self.bound];
@@ -128,7 +128,7 @@ impl Requests<'_> {
 
     /// [`Requests::compact`] at threshold `theta` (a numerator) with a
     /// summary of `summary` tokens, billed by the plain rules.
-    fn closed_compact(&self, sums: &Running, theta: i128, summary: u64) -> Closed {
+    fn closed_compact(&self, sums: &Bound, theta: i128, summary: u64) -> Closed {
         let n = self.n();
         let prefix = self.sums.prefix[self.bound];
         let den = self.run.scale.denominators()[self.bound];
@@ -187,52 +187,76 @@ impl Requests<'_> {
 /// Requests a clearing's largest prompt is looked for in at a time.
 const TOP_BLOCK: u64 = 1024;
 
-/// One bound's running sums ([`super::RunSums::running`]): per request k,
-/// Σ D(i) and Σ cum(i) over requests 0..=k, D(k) = out(k) + cum(k).
+/// The run's running sums ([`super::RunSums::running`]), the same for
+/// both bounds: per request k, Σ o(i) and Σ c(i) over requests 0..=k, where
+/// o(k) is the output sent back and the unmeasured tokens up to request k
+/// and c(k) the bytes of results 1..=k. A bound's out(k) is o(k) times its
+/// numerator per output token, its cum(k) c(k) times its numerator per
+/// byte ([`Bound`]).
 pub(super) struct Running {
-    sum_d: Vec<i128>,
-    sum_cum: Vec<i128>,
+    sum_o: Vec<i128>,
+    sum_c: Vec<i128>,
 }
 
 impl Running {
     /// Room for `n` requests.
     pub(super) fn with_capacity(n: usize) -> Running {
         Running {
-            sum_d: Vec::with_capacity(n),
-            sum_cum: Vec::with_capacity(n),
+            sum_o: Vec::with_capacity(n),
+            sum_c: Vec::with_capacity(n),
         }
     }
 
-    /// Adds the next request's out and cum.
-    pub(super) fn push(&mut self, out: i128, cum: i128) {
-        let (d, c) = (
-            self.sum_d.last().copied().unwrap_or(0),
-            self.sum_cum.last().copied().unwrap_or(0),
+    /// Adds the next request's o and c.
+    pub(super) fn push(&mut self, o: i128, c: i128) {
+        let (so, sc) = (
+            self.sum_o.last().copied().unwrap_or(0),
+            self.sum_c.last().copied().unwrap_or(0),
         );
-        self.sum_d.push(d + out + cum);
-        self.sum_cum.push(c + cum);
+        self.sum_o.push(so + o);
+        self.sum_c.push(sc + c);
     }
 
+    /// One bound's view: its numerators per output token and per byte.
+    pub(super) fn bound(&self, per_out: i128, per_byte: i128) -> Bound<'_> {
+        Bound {
+            r: self,
+            per_out,
+            per_byte,
+        }
+    }
+}
+
+/// One bound's out, cum and D(k) = out(k) + cum(k) from the run's running
+/// sums.
+#[derive(Clone, Copy)]
+pub(super) struct Bound<'a> {
+    r: &'a Running,
+    per_out: i128,
+    per_byte: i128,
+}
+
+impl Bound<'_> {
     /// D(k) = out(k) + cum(k).
     #[inline(always)]
     pub(super) fn d(&self, k: u64) -> i128 {
-        at(&self.sum_d, k)
+        at(&self.r.sum_o, k) * self.per_out + at(&self.r.sum_c, k) * self.per_byte
     }
 
     /// cum(k).
     #[inline(always)]
     pub(super) fn cum(&self, k: u64) -> i128 {
-        at(&self.sum_cum, k)
+        at(&self.r.sum_c, k) * self.per_byte
     }
 
     /// Σ D(i) for i = lo..=hi (0 when the range is empty).
     fn d_sum(&self, lo: u64, hi: u64) -> i128 {
-        range(&self.sum_d, lo, hi)
+        range(&self.r.sum_o, lo, hi) * self.per_out + self.cum_sum(lo, hi)
     }
 
     /// Σ cum(i) for i = lo..=hi.
     fn cum_sum(&self, lo: u64, hi: u64) -> i128 {
-        range(&self.sum_cum, lo, hi)
+        range(&self.r.sum_c, lo, hi) * self.per_byte
     }
 
     /// The first k in `from..=n` with D(k) > `above`, or n + 1: D rises, so
