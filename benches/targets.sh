@@ -12,7 +12,9 @@
 # - `simulate --format json --no-report` on 1,000,000 rows (61 MB) beside
 #   the csv crate reading the same file (examples/csv_floor.rs) and `wc -l`;
 # - the same trace with every what-if section beside the plain run;
-# - `simulate` on 10,000,000 rows (626 MB) beside the csv crate's read;
+# - `simulate` on 10,000,000 rows (626 MB) beside the csv crate's read, and
+#   with every what-if section beside that plain run (the what-if target
+#   holds at any size);
 # - `sweep` of a 50 x 50 grid of two replay axes on 100,000 rows;
 # - `forecast --calls 20 --runs 1000000` of the research scenario;
 # - `forecast` over the imported 1 GB corpus at 100,000 and 10,000,000
@@ -40,7 +42,7 @@ SMALL="$I/small-686000000"
 P=target/bench-plans
 [ -f "$P/trace.csv" ] && [ -f "$P/all.toml" ] || python3 benches/gen_trace.py "$P"
 P10="$P/10m"
-[ -f "$P10/trace.csv" ] && [ -f "$P10/plain.toml" ] || python3 benches/gen_trace.py "$P10" 10000000
+[ -f "$P10/trace.csv" ] && [ -f "$P10/all.toml" ] || python3 benches/gen_trace.py "$P10" 10000000
 S=target/bench-sweep
 LITELLM=${LITELLM:-../shared/corpus/litellm/model_prices_and_context_window_backup.json}
 BOOK=""
@@ -100,6 +102,7 @@ for round in $(seq "$RUNS"); do
     run whatifs "$TOKENCAST" simulate "$P/all.toml" --format json --no-report
     run csv10 target/release/examples/csv_floor "$P10/trace.csv"
     run simulate10 "$TOKENCAST" simulate "$P10/plain.toml" --format json --no-report
+    run whatifs10 "$TOKENCAST" simulate "$P10/all.toml" --format json --no-report
     run sweep "$TOKENCAST" sweep "$S/plain.toml" --vary output_tokens_per_step=100..5000:100 \
         --vary bytes_per_token=2..4.45:0.05 --max-points 2500 --format json --no-report
     run forecast "$TOKENCAST" forecast scenarios/research.toml --calls 20 --runs 1000000 \
@@ -124,6 +127,7 @@ rows = [
     ("  (wc -l of the same file)", "wc", None, ""),
     ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
     ("simulate, 10,000,000 rows", "simulate10", "csv10", "<= 3 s and <= 500 MB"),
+    ("  with every what-if", "whatifs10", "simulate10", "ratio <= 2"),
     ("sweep 50 x 50, two replay axes, 100k rows", "sweep", None, "<= 10 s"),
     ("forecast --calls 20 --runs 1000000", "forecast", None, "<= 0.5 s"),
     ("forecast of 1 GB's sessions, 10^5 days", "corpus5", None, ""),
