@@ -266,6 +266,24 @@ fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
     assert_eq!(v.expiries, 2);
 }
 
+/// A recorded run's outputs from drawn steps (bytes, billed output, output
+/// sent back, unmeasured tokens, a flag): each request's own output, what
+/// the next prompt carries back and the tokens the log could not measure.
+fn recorded_outputs(steps: &[(u64, u64, u64, u64, bool)]) -> replay::StepOutputs {
+    let mut outputs = replay::StepOutputs {
+        billed: steps.iter().map(|s| s.1).collect(),
+        resent: vec![0],
+        drops: vec![false; steps.len() + 1],
+        unmeasured: vec![0],
+    };
+    for (k, s) in steps.iter().enumerate() {
+        let (resent, unmeasured) = (outputs.resent[k], outputs.unmeasured[k]);
+        outputs.resent.push(resent + u128::from(s.2));
+        outputs.unmeasured.push(unmeasured + u128::from(s.3));
+    }
+    outputs
+}
+
 proptest! {
     #[test]
     fn the_closed_form_totals_equal_the_sum_over_requests(
@@ -297,21 +315,10 @@ proptest! {
         gaps in proptest::collection::vec(0u64..310_000, 31),
         timed in any::<bool>(),
     ) {
-        // A recorded run, as below: each request's own output, what is
-        // sent back, unmeasured tokens; some requests kept (step.4).
+        // A recorded run, as below; some requests kept (step.4).
         let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
         let n = bytes.len();
-        let mut outputs = replay::StepOutputs {
-            billed: steps.iter().map(|s| s.1).collect(),
-            resent: vec![0],
-            drops: vec![false; n + 1],
-            unmeasured: vec![0],
-        };
-        for (k, s) in steps.iter().enumerate() {
-            let (resent, unmeasured) = (outputs.resent[k], outputs.unmeasured[k]);
-            outputs.resent.push(resent + u128::from(s.2));
-            outputs.unmeasured.push(unmeasured + u128::from(s.3));
-        }
+        let outputs = recorded_outputs(&steps);
         let cache = if cached { Cache::FiveMinutes } else { Cache::None };
         let s = scenario(&[], vec![]);
         let rates = &s.variants()[usize::from(cached)].rates;
@@ -343,12 +350,7 @@ proptest! {
         // sent back), tokens the log could not measure, and compactions.
         let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
         let n = bytes.len();
-        let mut outputs = replay::StepOutputs {
-            billed: steps.iter().map(|s| s.1).collect(),
-            resent: vec![0],
-            drops: vec![false; n + 1],
-            unmeasured: vec![0],
-        };
+        let outputs = recorded_outputs(&steps);
         let mut compactions = replay::Compactions {
             bytes: vec![0],
             since: vec![0],
@@ -357,9 +359,6 @@ proptest! {
         let (mut cum, mut since, mut before) = (0u128, 0u64, 0u128);
         for (k, s) in steps.iter().enumerate() {
             cum += u128::from(s.0);
-            let (resent, unmeasured) = (outputs.resent[k], outputs.unmeasured[k]);
-            outputs.resent.push(resent + u128::from(s.2));
-            outputs.unmeasured.push(unmeasured + u128::from(s.3));
             if s.4 {
                 since = k as u64 + 1;
                 before = cum;
