@@ -269,15 +269,14 @@ fn one(
 /// What every strategy of a run replays from, computed once: per bound and
 /// per request k = 0..=N, the numerator of the output sent back and the
 /// unmeasured tokens up to it, out(k), and of the bytes of results 1..=k,
-/// cum(k), with D(k) = out(k) + cum(k). Both bounds' come from running
-/// sums of the tokens and of the bytes ([`closed::Running`]; each term is
-/// the difference of two neighbours, times the bound's factor). A prompt holding the
-/// output of requests `from..k` and the results `first + 1..=k` is the
-/// prefix plus D(k) − D(from) + cum(from) − cum(first): the line of
-/// [`Scale::numerator_out`] with its products taken once per request, not
-/// once per request and strategy (the grid replays every request about 60
-/// times per bound). The running sums give a clearing's or compaction's
-/// totals over a stretch of requests at once ([`closed`]).
+/// cum(k), with D(k) = out(k) + cum(k). Both bounds' come from one pair of
+/// running sums, of the tokens and of the bytes ([`closed::Running`]: each
+/// term is the difference of two neighbours, times the bound's factor of
+/// [`Scale::numerator_out`]'s line), as large as the trace however many
+/// strategies replay it. A prompt holding the output of requests `from..k`
+/// and the results `first + 1..=k` is the prefix plus D(k) − D(from) +
+/// cum(from) − cum(first). The running sums give a clearing's or
+/// compaction's totals over a stretch of requests at once ([`closed`]).
 struct RunSums {
     prefix: [i128; 2],
     /// Per bound, the numerators of an output token and of a byte.
