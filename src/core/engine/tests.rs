@@ -266,6 +266,26 @@ fn cache_expires_only_when_the_gap_exceeds_the_lifetime() {
     assert_eq!(v.expiries, 2);
 }
 
+/// Steps of a recorded run: bytes, billed output, output sent back,
+/// unmeasured tokens, a flag (a compaction, or a kept request).
+fn drawn_steps() -> impl Strategy<Value = Vec<(u64, u64, u64, u64, bool)>> {
+    proptest::collection::vec(
+        (
+            0u64..200_000,
+            0u64..3000,
+            0u64..2000,
+            0u64..500,
+            any::<bool>(),
+        ),
+        1..30,
+    )
+}
+
+/// Gaps before each of up to 31 requests, mostly within the 5-minute cache.
+fn drawn_gaps() -> impl Strategy<Value = Vec<u64>> {
+    proptest::collection::vec(0u64..310_000, 31)
+}
+
 /// A recorded run's outputs from drawn steps (bytes, billed output, output
 /// sent back, unmeasured tokens, a flag): each request's own output, what
 /// the next prompt carries back and the tokens the log could not measure.
@@ -310,9 +330,9 @@ proptest! {
 
     #[test]
     fn restarts_without_rules_are_the_walks(
-        steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
+        steps in drawn_steps(),
         cached in any::<bool>(),
-        gaps in proptest::collection::vec(0u64..310_000, 31),
+        gaps in drawn_gaps(),
         timed in any::<bool>(),
     ) {
         // A recorded run, as below; some requests kept (step.4).
@@ -341,9 +361,9 @@ proptest! {
 
     #[test]
     fn each_kept_requests_cost_without_rules_is_the_walks(
-        steps in proptest::collection::vec((0u64..200_000, 0u64..3000, 0u64..2000, 0u64..500, any::<bool>()), 1..30),
+        steps in drawn_steps(),
         cached in any::<bool>(),
-        gaps in proptest::collection::vec(0u64..310_000, 31),
+        gaps in drawn_gaps(),
         timed in any::<bool>(),
     ) {
         // A recorded run: each request's own output (billed, and the part
