@@ -403,7 +403,6 @@ impl Run<'_> {
         if !rows.any() {
             return;
         }
-        let dens = self.scale.denominators();
         let mut cum: u128 = 0;
         for k in 0..=self.bytes.len() {
             let before = cum;
@@ -414,22 +413,43 @@ impl Run<'_> {
                 continue;
             }
             let num = self.numerators(k as u64, cum);
-            let prev = (k > 0).then(|| self.numerators(k as u64 - 1, before));
+            let prev = (caches && k > 0).then(|| self.numerators(k as u64 - 1, before));
+            let added = self.plain_added(k as u64, prev, num, caches);
             let mut delta = [Sums::default(); 2];
             for i in 0..2 {
-                delta[i].output[0] = i128::from(self.billed(k as u64)) * dens[i];
-                match (caches, prev) {
-                    (false, _) => delta[i].uncached[0] = num[i],
-                    (true, None) => delta[i].write[0] = num[i],
-                    (true, Some(p)) => {
-                        let read = p[i].min(num[i]);
-                        delta[i].write[0] = num[i] - read;
-                        delta[i].read[0] = read;
-                    }
-                }
+                delta[i].add(&added[i]);
             }
             out.push(self.model(delta, rates));
         }
+    }
+
+    /// What request `k` (prompt numerators `num`) adds to each bound's sums
+    /// under the plain rules, all in the base tier: without a cache its
+    /// prompt is uncached; with one, it reads what the previous request's
+    /// prompt left cached (`prev`, never more than its own prompt; none for
+    /// the first request, or without a cache) and writes the rest. The
+    /// restart what-if and each kept request's cost both bill so.
+    #[inline(always)]
+    fn plain_added(
+        &self,
+        k: u64,
+        prev: Option<[i128; 2]>,
+        num: [i128; 2],
+        caches: bool,
+    ) -> [Added; 2] {
+        let dens = self.scale.denominators();
+        let output = i128::from(self.billed(k));
+        [0, 1].map(|i| {
+            let read = prev.map_or(0, |p| p[i].min(num[i]));
+            Added {
+                tier: 0,
+                uncached: if caches { 0 } else { num[i] },
+                write: if caches { num[i] - read } else { 0 },
+                read,
+                output: output * dens[i],
+                storage: 0,
+            }
+        })
     }
 
     /// For each kept request k: the model cost of every request before it
@@ -461,7 +481,6 @@ impl Run<'_> {
         rows: &RowSet,
     ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
         let caches = cache != Cache::None && rates.cache_write.is_some();
-        let dens = self.scale.denominators();
         let n = self.bytes.len();
         let mut out = Vec::new();
         // The sums after the requests so far, and Σ of them over requests
@@ -478,35 +497,21 @@ impl Run<'_> {
                 cum += u128::from(self.bytes[k - 1]);
             }
             let num = self.numerators(k as u64, cum);
-            // What request k reads (the previous prompt, never more than
-            // its own), when there is a cache.
-            let read = prev
-                .filter(|_| caches)
-                .map(|p| [p[0].min(num[0]), p[1].min(num[1])]);
+            let added = self.plain_added(k as u64, prev.filter(|_| caches), num, caches);
             if k >= 1 && rows.has(k) {
+                // An expiry before request k: it writes what it would read.
                 let mut extra = [Sums::default(); 2];
-                if let Some(r) = read {
-                    for i in 0..2 {
-                        extra[i].write[0] = r[i];
-                        extra[i].read[0] = -r[i];
-                    }
+                for i in 0..2 {
+                    extra[i].write[0] = added[i].read;
+                    extra[i].read[0] = -added[i].read;
                 }
                 out.push((self.model(after, rates), self.model(extra, rates)));
             }
-            let output = i128::from(self.billed(k as u64));
             for i in 0..2 {
                 let s = &mut after[i];
-                s.output[0] += output * dens[i];
-                match read {
-                    _ if !caches => s.uncached[0] += num[i],
-                    Some(r) => {
-                        s.write[0] += num[i] - r[i];
-                        s.read[0] += r[i];
-                        all_extra[i].write[0] += r[i];
-                        all_extra[i].read[0] -= r[i];
-                    }
-                    None => s.write[0] += num[i],
-                }
+                s.add(&added[i]);
+                all_extra[i].write[0] += added[i].read;
+                all_extra[i].read[0] -= added[i].read;
                 if k < n {
                     let t = &mut all_before[i];
                     t.output[0] += s.output[0];
