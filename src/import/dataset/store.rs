@@ -59,9 +59,7 @@ type Candidate = (Key, Newness, GroupId, usize, usize);
 pub struct Writer {
     root: PathBuf,
     provenance: Provenance,
-    origin: Origin,
-    anonymiser: Option<Anonymiser>,
-    source: String,
+    rows: RowMaker,
     groups: BTreeMap<(String, String), Group>,
     /// Whether the files under `root` are merged with (a shared dataset),
     /// or written as this import's rows alone (an import folder's copy).
@@ -79,6 +77,64 @@ pub struct Writer {
 /// rows take 8.1 MB packed, in 354 parts). Held whole, the rows grew an
 /// import's memory by about 80 MB per GB of logs.
 pub const PACK_AT_ROWS: usize = 10_000;
+
+/// How a writer builds a session's rows: the origin of sessions read from
+/// logs, the anonymiser, the source's name. Apart from the writer, so the
+/// rows are built in parallel while the writer takes the sessions before.
+#[derive(Clone)]
+pub struct RowMaker {
+    origin: Origin,
+    anonymiser: Option<Anonymiser>,
+    source: String,
+}
+
+impl RowMaker {
+    /// A session's rows, as its writer pushes them: names hidden when it
+    /// anonymises, the key and newness that decide which import of a
+    /// session a file keeps.
+    pub fn rows_of(&self, s: &Session, row: &SessionRow, rep: &Replayed) -> SessionRows {
+        let mut o = s.origin.clone().unwrap_or_else(|| self.origin.clone());
+        let mut shown = std::borrow::Cow::Borrowed(s);
+        if let Some(a) = &self.anonymiser {
+            o = Origin {
+                machine: a.hide(&o.machine),
+                user: o.user.as_deref().map(|u| a.hide(u)),
+                source: o.source.clone(),
+            };
+            let mut hidden = s.clone();
+            hidden.project = a.hide(&s.project);
+            // Log file names hold the project's folder name.
+            hidden.files = s.files.iter().map(|f| a.hide(f)).collect();
+            hidden.origin = None;
+            shown = std::borrow::Cow::Owned(hidden);
+        }
+        let key = (
+            o.machine.clone(),
+            s.id.clone(),
+            shown.files.first().cloned().unwrap_or_default(),
+        );
+        let newness = (
+            s.requests().filter_map(|r| r.at_ms).max(),
+            s.requests().count() as u64,
+        );
+        let mut row = row.clone();
+        row.project = shown.project.clone();
+        let mut rows = Rows::default();
+        // A session read from a dataset keeps the source it came from.
+        let source = o.source.as_deref().unwrap_or(&self.source);
+        rows.add(&o, &shown, &row, rep, source);
+        SessionRows {
+            day: day_of(row.started.as_deref()),
+            key,
+            newness,
+            tables: [
+                rows.sessions.finish(),
+                rows.requests.finish(),
+                rows.results.finish(),
+            ],
+        }
+    }
+}
 
 #[derive(Default)]
 struct Group {
@@ -159,9 +215,11 @@ impl Writer {
         Writer {
             root,
             provenance,
-            origin,
-            anonymiser,
-            source: source.to_string(),
+            rows: RowMaker {
+                origin,
+                anonymiser,
+                source: source.to_string(),
+            },
             groups: BTreeMap::new(),
             merge: true,
             held: 0,
@@ -181,52 +239,19 @@ impl Writer {
 
     /// Whether names are replaced by a hash (`--anonymise`).
     pub fn anonymises(&self) -> bool {
-        self.anonymiser.is_some()
+        self.rows.anonymiser.is_some()
     }
 
-    /// A session's rows, built apart (sessions are built in parallel and
-    /// [`Writer::push`]ed in order).
+    /// What this writer's rows are built with: sessions are built in
+    /// parallel ([`RowMaker::rows_of`]) and [`Writer::push`]ed in order,
+    /// while the writer may be on a thread of its own.
+    pub fn row_maker(&self) -> &RowMaker {
+        &self.rows
+    }
+
+    /// A session's rows ([`RowMaker::rows_of`] of this writer's).
     pub fn rows_of(&self, s: &Session, row: &SessionRow, rep: &Replayed) -> SessionRows {
-        let mut o = s.origin.clone().unwrap_or_else(|| self.origin.clone());
-        let mut shown = std::borrow::Cow::Borrowed(s);
-        if let Some(a) = &self.anonymiser {
-            o = Origin {
-                machine: a.hide(&o.machine),
-                user: o.user.as_deref().map(|u| a.hide(u)),
-                source: o.source.clone(),
-            };
-            let mut hidden = s.clone();
-            hidden.project = a.hide(&s.project);
-            // Log file names hold the project's folder name.
-            hidden.files = s.files.iter().map(|f| a.hide(f)).collect();
-            hidden.origin = None;
-            shown = std::borrow::Cow::Owned(hidden);
-        }
-        let key = (
-            o.machine.clone(),
-            s.id.clone(),
-            shown.files.first().cloned().unwrap_or_default(),
-        );
-        let newness = (
-            s.requests().filter_map(|r| r.at_ms).max(),
-            s.requests().count() as u64,
-        );
-        let mut row = row.clone();
-        row.project = shown.project.clone();
-        let mut rows = Rows::default();
-        // A session read from a dataset keeps the source it came from.
-        let source = o.source.as_deref().unwrap_or(&self.source);
-        rows.add(&o, &shown, &row, rep, source);
-        SessionRows {
-            day: day_of(row.started.as_deref()),
-            key,
-            newness,
-            tables: [
-                rows.sessions.finish(),
-                rows.requests.finish(),
-                rows.results.finish(),
-            ],
-        }
+        self.rows.rows_of(s, row, rep)
     }
 
     /// Adds a session's rows to its machine's day. Past
