@@ -417,7 +417,7 @@ impl Run<'_> {
             let added = self.plain_added(k as u64, prev, num, caches);
             let mut delta = [Sums::default(); 2];
             for i in 0..2 {
-                delta[i].add(&added[i]);
+                delta[i].add_times(&added[i], 1);
             }
             out.push(self.model(delta, rates));
         }
@@ -509,7 +509,7 @@ impl Run<'_> {
             }
             for i in 0..2 {
                 let s = &mut after[i];
-                s.add(&added[i]);
+                s.add_times(&added[i], 1);
                 all_extra[i].write[0] += added[i].read;
                 all_extra[i].read[0] -= added[i].read;
                 if k < n {

@@ -151,17 +151,6 @@ pub(super) fn sub(a: [i128; TIERS], b: [i128; TIERS]) -> [i128; TIERS] {
 }
 
 impl Sums {
-    /// Adds what one request added.
-    #[inline(always)]
-    pub(super) fn add(&mut self, a: &Added) {
-        let t = a.tier;
-        self.uncached[t] += a.uncached;
-        self.write[t] += a.write;
-        self.read[t] += a.read;
-        self.output[t] += a.output;
-        self.storage += a.storage;
-    }
-
     /// Adds what one request added, `times` over (the sum of every later
     /// request's sums takes a request's addition once per request from it on).
     #[inline(always)]
