@@ -286,6 +286,35 @@ fn drawn_gaps() -> impl Strategy<Value = Vec<u64>> {
     proptest::collection::vec(0u64..310_000, 31)
 }
 
+/// What the plain-rules property tests replay: the drawn steps' result
+/// bytes and outputs, the cache (five minutes or none) and the scenario
+/// whose variant of that cache gives the rates.
+struct Drawn {
+    bytes: Vec<u64>,
+    outputs: replay::StepOutputs,
+    cache: Cache,
+    s: Scenario,
+}
+
+impl Drawn {
+    fn new(steps: &[(u64, u64, u64, u64, bool)], cached: bool) -> Drawn {
+        Drawn {
+            bytes: steps.iter().map(|s| s.0).collect(),
+            outputs: recorded_outputs(steps),
+            cache: if cached {
+                Cache::FiveMinutes
+            } else {
+                Cache::None
+            },
+            s: scenario(&[], vec![]),
+        }
+    }
+
+    fn rates(&self) -> &crate::pricing::Rates {
+        &self.s.variants()[usize::from(self.cache != Cache::None)].rates
+    }
+}
+
 /// A recorded run's outputs from drawn steps (bytes, billed output, output
 /// sent back, unmeasured tokens, a flag): each request's own output, what
 /// the next prompt carries back and the tokens the log could not measure.
@@ -336,18 +365,14 @@ proptest! {
         timed in any::<bool>(),
     ) {
         // A recorded run, as below; some requests kept (step.4).
-        let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
-        let n = bytes.len();
-        let outputs = recorded_outputs(&steps);
-        let cache = if cached { Cache::FiveMinutes } else { Cache::None };
-        let s = scenario(&[], vec![]);
-        let rates = &s.variants()[usize::from(cached)].rates;
+        let d = Drawn::new(&steps, cached);
+        let (cache, rates, n) = (d.cache, d.rates(), d.bytes.len());
         // Timed, the gaps mostly within the 5-minute cache (a gap past it
         // is a rule: the walk again).
         let run = replay::Run {
-            outputs: Some(&outputs),
+            outputs: Some(&d.outputs),
             gaps_ms: timed.then_some(&gaps[..=n]),
-            ..replay::Run::new(replay::Scale::new(s.assumptions()), &bytes, 20)
+            ..replay::Run::new(replay::Scale::new(d.s.assumptions()), &d.bytes, 20)
         };
         let mut keep: Vec<bool> = steps.iter().map(|s| s.4).collect();
         keep.push(true);
@@ -368,9 +393,8 @@ proptest! {
     ) {
         // A recorded run: each request's own output (billed, and the part
         // sent back), tokens the log could not measure, and compactions.
-        let bytes: Vec<u64> = steps.iter().map(|s| s.0).collect();
-        let n = bytes.len();
-        let outputs = recorded_outputs(&steps);
+        let d = Drawn::new(&steps, cached);
+        let (cache, rates, n) = (d.cache, d.rates(), d.bytes.len());
         let mut compactions = replay::Compactions {
             bytes: vec![0],
             since: vec![0],
@@ -387,19 +411,16 @@ proptest! {
             compactions.since.push(since);
             compactions.at.push(s.4);
         }
-        let cache = if cached { Cache::FiveMinutes } else { Cache::None };
-        let s = scenario(&[], vec![]);
-        let rates = &s.variants()[usize::from(cached)].rates;
-        let scale = replay::Scale::new(s.assumptions());
+        let scale = replay::Scale::new(d.s.assumptions());
         // With a cache, a compaction is a rule (the walk replays it), so
         // the cached run has none.
         // Timed, the gaps mostly within the 5-minute cache (a gap past it
         // is a rule: the walk again).
         let run = replay::Run {
-            outputs: Some(&outputs),
+            outputs: Some(&d.outputs),
             compactions: (!cached).then_some(&compactions),
             gaps_ms: timed.then_some(&gaps[..=n]),
-            ..replay::Run::new(scale, &bytes, 20)
+            ..replay::Run::new(scale, &d.bytes, 20)
         };
         let mut kept = Vec::new();
         let tally = run.tally(cache, rates, Some((&RowSet::Everything, &mut kept)));
