@@ -164,11 +164,7 @@ pub fn backtest(
 ) -> Option<Backtest> {
     let v = sim.variants.first()?;
     // A trace with nothing recorded (the seed's format) has nothing to check.
-    if !s
-        .trace()
-        .iter()
-        .any(|c| c.enters_context() && c.recorded().is_some())
-    {
+    if !s.records_usage() {
         return None;
     }
     let results: Vec<&crate::scenario::TraceCall> =

@@ -106,13 +106,9 @@ impl Contents {
     /// else an outline of [`OUTLINE_POINTS`] requests, so a long run's
     /// document stays proportional to the trace and its page small.
     pub fn simulate(scenario: &Scenario, all_rows: bool) -> Contents {
-        let results = scenario
-            .trace()
-            .iter()
-            .filter(|c| c.enters_context())
-            .count();
+        let results = scenario.results();
         Contents {
-            rows: if all_rows || results <= ALL_ROWS_UP_TO {
+            rows: if all_rows || results <= ALL_ROWS_UP_TO as u64 {
                 Rows::All
             } else {
                 Rows::Outline(OUTLINE_POINTS)

@@ -347,9 +347,9 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
         Rows::Outline(points) if raw.len() < points => return RowSet::Everything,
         Rows::Outline(points) => points,
     };
-    let mut keep = outline(raw, trimmed, points);
     let n = raw.len();
-    for pv in variants {
+    // The costliest result of each variant, the variants side by side.
+    let costliest = |pv: &PricedVariant| {
         let bytes = match pv.variant.results {
             Content::Raw => raw,
             Content::Trimmed => trimmed,
@@ -373,12 +373,17 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
             bytes[j] as f64 * per_token
         };
         // Each result's cost once (the last of equal ones, as `max_by`).
-        if let Some((_, j)) = (0..n)
+        (0..n)
             .map(|j| (cost(j), j))
             .max_by(|x, y| x.0.total_cmp(&y.0))
-        {
-            keep[j + 1] = true;
-        }
+            .map(|(_, j)| j)
+    };
+    let (mut keep, costliest) = crate::par::join(
+        || outline(raw, trimmed, points),
+        || crate::par::map(variants, costliest),
+    );
+    for j in costliest.into_iter().flatten() {
+        keep[j + 1] = true;
     }
     RowSet::Selected(keep)
 }

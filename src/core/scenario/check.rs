@@ -158,6 +158,7 @@ impl Scenario {
             results,
             bytes,
             output,
+            ..
         } = self.trace.sums();
         limits::ReplaySize {
             prefix: a.prefix_tokens,

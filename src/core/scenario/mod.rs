@@ -595,6 +595,18 @@ impl Scenario {
         self.trace.calls()
     }
 
+    /// The rows whose result enters the context (one pass over the rows,
+    /// kept with the trace).
+    pub fn results(&self) -> u64 {
+        self.trace.sums().results
+    }
+
+    /// Whether the trace records the usage of a request that a result
+    /// entered before (an imported trace's).
+    pub fn records_usage(&self) -> bool {
+        self.trace.sums().recorded > 0
+    }
+
     /// What the trace's rows decide, with the content weights, computed
     /// once for every copy of the scenario that shares them.
     pub(crate) fn trace_facts(&self) -> trace::FactsRef<'_> {

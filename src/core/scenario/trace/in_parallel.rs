@@ -11,6 +11,12 @@
 //! read or check, a blank line) makes it give up, and the caller reads the
 //! whole file again on one thread, which says what is wrong and where: an
 //! error is always the one-thread reader's.
+//!
+//! When the rows hold no carriage return either, a line's record is its
+//! text split at the commas (the CSV grammar has nothing else left), so a
+//! row is read from its line's fields directly
+//! ([`Columns::read_line`]); a row that does not read so takes the `csv`
+//! reader's path above, which reads it as the one-thread reader does.
 
 use super::{by_name, Names, RowSite, TraceCall};
 use crate::input::SourceText;
@@ -32,7 +38,7 @@ pub(super) fn rows(
     columns: &Columns,
     body: usize,
 ) -> Option<Vec<TraceCall>> {
-    let text = src.text.as_bytes().get(body..)?;
+    let text = src.text.get(body..)?.as_bytes();
     // Line starts are kept as 4-byte offsets (an input file is at most
     // 1 GiB; a larger text is read on one thread).
     let end = u32::try_from(text.len()).ok()?;
@@ -57,6 +63,7 @@ pub(super) fn rows(
         columns,
         body,
         starts: &starts,
+        split: memchr::memchr(b'\r', text).is_none(),
     };
     // What a row that fails is replaced by until the file is read again.
     let stand_in = line.read(&mut Reader::new(text), 0)?;
@@ -108,6 +115,9 @@ struct Line<'a> {
     columns: &'a Columns,
     body: usize,
     starts: &'a [u32],
+    /// No row holds a carriage return: a line's fields are its text split
+    /// at the commas.
+    split: bool,
 }
 
 impl Line<'_> {
@@ -115,6 +125,30 @@ impl Line<'_> {
     /// check, or its line holds no record.
     fn read(&self, reader: &mut Reader, i: usize) -> Option<TraceCall> {
         let at = usize::try_from(*self.starts.get(i)?).ok()?;
+        let (row, start) = (i + 1, self.body + at);
+        // A blank line (which the `csv` reader skips, and, just after a
+        // seek, reports the next record as starting on) or one that starts
+        // with a line end of its own.
+        if matches!(
+            self.src.text.as_bytes().get(start),
+            None | Some(b'\n' | b'\r')
+        ) {
+            return None;
+        }
+        let site = RowSite::Csv {
+            src: self.src,
+            start,
+            headers: self.headers,
+        };
+        if self.split {
+            if let Some(raw) = self
+                .line_text(i, start)
+                .and_then(|line| self.columns.read_line(line, &mut reader.fees))
+            {
+                reader.next = None;
+                return raw.check_naming(row, &site, &mut reader.names).ok();
+            }
+        }
         if reader.next != Some(i) {
             let mut pos = csv::Position::new();
             pos.set_byte(u64::try_from(at).ok()?);
@@ -130,12 +164,6 @@ impl Line<'_> {
             return None;
         }
         reader.next = Some(i + 1);
-        let (row, start) = (i + 1, self.body + at);
-        let site = RowSite::Csv {
-            src: self.src,
-            start,
-            headers: self.headers,
-        };
         let names = &mut reader.names;
         match self.columns.read(&reader.record, &mut reader.fees) {
             Some(raw) => raw.check_naming(row, &site, names).ok(),
@@ -144,6 +172,18 @@ impl Line<'_> {
                 .check_naming(row, &site, names)
                 .ok(),
         }
+    }
+
+    /// The text of row `i`'s line, which starts at byte `start` of the
+    /// source, without its line end.
+    fn line_text(&self, i: usize, start: usize) -> Option<&str> {
+        let end = match self.starts.get(i + 1) {
+            // The byte before the next line's start is this line's `\n`.
+            Some(&next) => self.body + usize::try_from(next).ok()? - 1,
+            None => self.src.text.len(),
+        };
+        let line = self.src.text.get(start..end)?;
+        Some(line.strip_suffix('\n').unwrap_or(line))
     }
 }
 
@@ -223,11 +263,18 @@ mod tests {
         let blank = base
             .replacen("\n", "\n\n", 40_000)
             .replacen("\n\n", "\n", 39_999);
+        // A blank line where the first job of the pool starts.
+        let blank_first = base.replacen('\n', "\n\n", 1);
         let crlf = base.replace('\n', "\r\n");
         let no_end = base.trim_end().to_string();
         for (what, text) in [
             ("unicode", unicode),
             ("blank", blank),
+            ("blank first", blank_first.clone()),
+            (
+                "blank first, Windows line ends",
+                blank_first.replace('\n', "\r\n"),
+            ),
             ("crlf", crlf),
             ("no end", no_end),
         ] {

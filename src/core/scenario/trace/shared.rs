@@ -36,6 +36,8 @@ pub(crate) struct Sums {
     pub(crate) bytes: u128,
     /// The most output any request sends back or is billed for.
     pub(crate) output: u64,
+    /// Results whose request's usage the trace records (imported traces).
+    pub(crate) recorded: u64,
 }
 
 /// What a replay reads besides the scenario: the steps it runs on, the
@@ -109,10 +111,10 @@ impl Sums {
     /// One pass over the rows, on every thread of the pool (a stretch
     /// each; the sums and the largest are the same in any order).
     fn of(calls: &[TraceCall]) -> Sums {
-        let (results, bytes, output) = crate::par::fold_reduce(
+        let (results, bytes, output, recorded) = crate::par::fold_reduce(
             calls,
-            || (0u64, 0u128, 0u64),
-            |(n, bytes, output), c| {
+            || (0u64, 0u128, 0u64, 0u64),
+            |(n, bytes, output, recorded), c| {
                 let output = output.max(
                     c.resent_output()
                         .unwrap_or(0)
@@ -120,17 +122,19 @@ impl Sums {
                 );
                 if c.enters_context() {
                     let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                    (n + 1, bytes + u128::from(size), output)
+                    let recorded = recorded + u64::from(c.recorded().is_some());
+                    (n + 1, bytes + u128::from(size), output, recorded)
                 } else {
-                    (n, bytes, output)
+                    (n, bytes, output, recorded)
                 }
             },
-            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2)),
+            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2), a.3 + b.3),
         );
         Sums {
             results,
             bytes,
             output,
+            recorded,
         }
     }
 }
@@ -186,11 +190,26 @@ mod tests {
         c
     }
 
+    /// A row as [`call`], its request's usage recorded.
+    fn recorded(row: usize, raw: u64, status: u16) -> TraceCall {
+        let mut c = call(row, raw, status);
+        c.imported_mut().recorded = Some(crate::scenario::trace::Recorded::default());
+        c
+    }
+
     #[test]
     fn facts_are_of_the_rows_and_forgotten_when_they_change() {
         let mut trace = Trace::new(vec![call(1, 100, 200), call(2, 40, 503), call(3, 60, 200)]);
         let sums = trace.sums();
         assert_eq!((sums.results, sums.bytes, sums.output), (2, 160, 7));
+        assert_eq!(sums.recorded, 0);
+        // Usage recorded with an error (no result) is not a result's.
+        let with_usage = Trace::new(vec![
+            recorded(1, 100, 200),
+            recorded(2, 40, 503),
+            call(3, 60, 200),
+        ]);
+        assert_eq!(with_usage.sums().recorded, 1);
         let facts = trace.facts(None);
         assert_eq!(facts.ledger.errors, 1);
         assert_eq!(facts.capabilities[0].raw_bytes, 160);
