@@ -149,13 +149,17 @@ impl Requests<'_> {
             t.count += 1;
         };
         let (mut base, mut carried, mut start) = (0u64, 0i128, 0u64);
+        // The requests of the last stretch between compactions (1 before
+        // the first).
+        let mut stretch = 1u64;
         loop {
             // Request k of this stretch carries P + out(k) − out(base) +
             // cum(k) − cum(base) + the summary: c + D(k).
             let c = prefix - sums.d(base) + carried;
             let prompt = |k: u64| c + sums.d(k);
-            // The first request (never request 0) whose prompt passes Θ.
-            let cut = sums.first_above(start.max(1), n, theta - c);
+            // The first request (never request 0) whose prompt passes Θ,
+            // looked for first as far on as the last stretch was long.
+            let cut = sums.first_above(start.max(1), n, theta - c, stretch);
             if cut > start {
                 // Requests start..cut: the first reads the least of the
                 // previous prompt and its own, each after it the one before.
@@ -179,6 +183,7 @@ impl Requests<'_> {
             one(&mut t, &mut prev, whole, whole);
             t.output += u128::from(summary);
             one(&mut t, &mut prev, prefix + summary_num, prefix);
+            stretch = (cut + 1).saturating_sub(start.max(1)).max(1);
             (base, carried, start) = (cut, summary_num, cut + 1);
         }
     }
@@ -260,12 +265,34 @@ impl Bound<'_> {
     }
 
     /// The first k in `from..=n` with D(k) > `above`, or n + 1: D rises, so
-    /// a search, widening from `from` (the next compaction is usually near).
-    fn first_above(&self, from: u64, n: u64, above: i128) -> u64 {
+    /// a search. It looks first at the `guess`-th request from `from` (a
+    /// compaction's stretch is usually about as long as the last one), and
+    /// widens from there, down or up, by doubling steps; then halves.
+    fn first_above(&self, from: u64, n: u64, above: i128, guess: u64) -> u64 {
         let past = |k: u64| self.d(k) > above;
-        let (mut lo, mut step) = (from, 1u64);
+        let at = from.saturating_add(guess.max(1) - 1);
+        let (mut lo, mut step) = if at < n && at > from && past(at) {
+            // The answer lies in from..=at: widen down to a request not past.
+            let (mut hi, mut step) = (at, 1u64);
+            let lo = loop {
+                match hi.checked_sub(step).filter(|&k| k > from) {
+                    Some(probe) if past(probe) => {
+                        hi = probe;
+                        step = step.saturating_mul(2);
+                    }
+                    Some(probe) => break probe + 1,
+                    None => break from,
+                }
+            };
+            return halve(lo, hi, past);
+        } else if at < n && at > from {
+            // Not past yet: the answer lies after `at`.
+            (at + 1, 1u64)
+        } else {
+            (from, 1u64)
+        };
         // Widen until past, or to the end: the answer lies in lo..=hi.
-        let mut hi = loop {
+        let hi = loop {
             let probe = lo.saturating_add(step - 1);
             if probe >= n {
                 break n + 1;
@@ -276,16 +303,23 @@ impl Bound<'_> {
             lo = probe + 1;
             step = step.saturating_mul(2);
         };
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if past(mid) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        lo
+        halve(lo, hi, past)
     }
+}
+
+/// The first k in `lo..hi` that is `past`, or `hi` (which is past, or
+/// n + 1), `past` rising.
+#[inline(always)]
+fn halve(mut lo: u64, mut hi: u64, past: impl Fn(u64) -> bool) -> u64 {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if past(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// v(k) from its running sums.
@@ -302,4 +336,39 @@ fn range(running: &[i128], lo: u64, hi: u64) -> i128 {
     }
     let below = if lo == 0 { 0 } else { running[ix(lo - 1)] };
     running[ix(hi)] - below
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ix, Running};
+
+    #[test]
+    fn the_first_request_past_a_line_is_found_wherever_the_search_starts() {
+        // o(k) and c(k) (each already summed up to request k) rise by
+        // steps of 0 to 3, so D(k) does, plateaus included; n = 40.
+        let mut running = Running::with_capacity(41);
+        let (mut o, mut c) = (0i128, 0i128);
+        for k in 0..=40i128 {
+            o += k % 2;
+            c += (k * 7) % 4 * i128::from(k % 5 != 0);
+            running.push(o, c);
+        }
+        let sums = running.bound(3, 2);
+        let n = 40;
+        let d: Vec<i128> = (0..=n).map(|k| sums.d(k)).collect();
+        assert!(d.windows(2).all(|w| w[0] <= w[1]), "{d:?}");
+        for from in 1..=n {
+            for above in d[0] - 1..=d[ix(n)] + 1 {
+                // A linear scan: the first k in from..=n past the line, or n + 1.
+                let want = (from..=n).find(|&k| d[ix(k)] > above).unwrap_or(n + 1);
+                for guess in [0, 1, 2, 3, 5, 8, 13, 40, 41, 1000, u64::MAX] {
+                    assert_eq!(
+                        sums.first_above(from, n, above, guess),
+                        want,
+                        "from {from}, above {above}, guess {guess}"
+                    );
+                }
+            }
+        }
+    }
 }
