@@ -30,5 +30,6 @@ pub mod limits;
 pub mod par;
 pub mod pricing;
 pub mod scenario;
+mod search;
 pub mod text;
 pub mod view;

@@ -43,16 +43,8 @@ pub fn upper_rank(n: u64, p: f64, level: f64) -> Option<u64> {
 /// and then true (a CDF crossing a level): a binary search, so a
 /// million sessions cost twenty CDFs, not a million.
 fn first(n: u64, holds: impl Fn(u64) -> bool) -> Option<u64> {
-    let (mut lo, mut hi) = (1u64, n + 1);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if holds(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    (lo <= n).then_some(lo)
+    let r = crate::search::partition_point(1, n + 1, holds);
+    (r <= n).then_some(r)
 }
 
 /// The ranks (1-based) of a two-sided `level` interval for the `p` quantile

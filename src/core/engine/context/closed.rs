@@ -27,6 +27,7 @@
 //! random traces (`the_plain_rules_billing_sums_what_every_request_through_the_rules_sums`).
 
 use super::{ix, Requests, Strategy};
+use crate::search::partition_point;
 
 /// The plain rules' totals of one strategy's requests for one bound, with
 /// the requests counted and the largest prompt.
@@ -284,7 +285,7 @@ impl Bound<'_> {
                     None => break from,
                 }
             };
-            return halve(lo, hi, past);
+            return partition_point(lo, hi, past);
         } else if at < n && at > from {
             // Not past yet: the answer lies after `at`.
             (at + 1, 1u64)
@@ -303,23 +304,8 @@ impl Bound<'_> {
             lo = probe + 1;
             step = step.saturating_mul(2);
         };
-        halve(lo, hi, past)
+        partition_point(lo, hi, past)
     }
-}
-
-/// The first k in `lo..hi` that is `past`, or `hi` (which is past, or
-/// n + 1), `past` rising.
-#[inline(always)]
-fn halve(mut lo: u64, mut hi: u64, past: impl Fn(u64) -> bool) -> u64 {
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if past(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    lo
 }
 
 /// v(k) from its running sums.
