@@ -454,7 +454,7 @@ impl Plan<'_> {
                 self.add_costs(acc, &mut pending, &runs, &mut totals, &mut tallies);
             }
         }
-        pending.flush_into(acc);
+        pending.finish(acc);
     }
 }
 
