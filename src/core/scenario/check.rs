@@ -601,18 +601,30 @@ fn in_currency_and_trimmed(
 }
 
 /// The prices of every model the trace's recorded requests name, where the
-/// book has them.
+/// book has them. The names are gathered on every thread of the pool (a
+/// stretch of rows each), borrowed until the few distinct ones are kept.
 fn recorded_prices(
     trace: &[TraceCall],
     book: &Book,
 ) -> std::collections::BTreeMap<String, ModelPrices> {
-    trace
-        .iter()
-        .filter_map(|c| c.recorded()?.model.clone())
-        .collect::<std::collections::BTreeSet<String>>()
-        .into_iter()
-        .filter_map(|m| Some((m.clone(), book.price_of(&m)?)))
-        .collect()
+    use std::collections::BTreeSet;
+    crate::par::fold_reduce(
+        trace,
+        BTreeSet::new,
+        |mut names: BTreeSet<&str>, c| {
+            if let Some(m) = c.recorded().and_then(|r| r.model.as_deref()) {
+                names.insert(m);
+            }
+            names
+        },
+        |mut a, b| {
+            a.extend(b);
+            a
+        },
+    )
+    .into_iter()
+    .filter_map(|m| Some((m.to_string(), book.price_of(m)?)))
+    .collect()
 }
 
 /// A name, and the name and question within their lengths.
