@@ -20,8 +20,6 @@ pub use tokencast_core::{analysis, document, engine, input, limits, pricing, sce
 pub mod cli;
 pub mod error;
 pub mod files;
-#[cfg(target_os = "linux")]
-pub mod huge_pages;
 pub mod import;
 pub mod output;
 pub mod report;

@@ -5,11 +5,6 @@ use std::io::Write;
 use std::process::ExitCode;
 use tokencast::cli::{run, Cli};
 
-/// Large blocks on huge pages: a large trace's pages fault in whole.
-#[cfg(target_os = "linux")]
-#[global_allocator]
-static ALLOCATOR: tokencast::huge_pages::HugePages = tokencast::huge_pages::HugePages;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
