@@ -125,7 +125,7 @@ pub struct ResultAttribution {
     /// The run's call number, if the trace gives one.
     pub call: Option<u32>,
     /// Trace row.
-    pub row: usize,
+    pub row: u32,
     /// Capability.
     pub capability: String,
     /// Raw size in bytes.

@@ -28,10 +28,10 @@ pub(crate) fn prices() -> ModelPrices {
 
 pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
     TraceCall {
-        row,
+        row: u32::try_from(row).unwrap(),
         call: Some(u32::try_from(row).unwrap()),
         capability: "t/x".into(),
-        params: Box::default(),
+        params: Default::default(),
         status: 200,
         items: 1,
         raw_bytes: Some(raw),
@@ -39,9 +39,6 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
         latency_ms: 1000,
         charged_usd: d("0.001"),
         replayed: false,
-        images: 0,
-        documents: 0,
-        content: None,
         imported: None,
     }
 }
@@ -99,7 +96,7 @@ fn content_weights_count_each_kind_of_byte_by_its_weight() {
     let mut s = scenario(&[(40, 4), (80, 8)], vec![]);
     s.assumptions_mut().content_weights =
         Some(ContentWeights::from_array([d("0.5"), d("2"), d("1")]));
-    s.trace_mut()[0].content = Some(ContentKind::Code);
+    s.trace_mut()[0].imported_mut().content = Some(ContentKind::Code);
     let sim = simulate(&s, SimulateOptions::default());
     let p = sim.profile(Content::Raw);
     // Requests: 100; 100 + 10 + 5 = 115; 100 + 20 + 45 = 165.

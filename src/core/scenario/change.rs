@@ -474,7 +474,7 @@ fn set(s: &mut Scenario, param: Param, value: Value) {
                 (0..crate::engine::ix(int()))
                     .map(|i| {
                         let mut c = results[i % results.len()].clone();
-                        c.row = i + 1;
+                        c.row = u32::try_from(i + 1).unwrap_or(u32::MAX);
                         c.call = Some(u32::try_from(i + 1).unwrap_or(u32::MAX));
                         c
                     })

@@ -23,15 +23,16 @@ pub(crate) use shared::{FactsRef, Sums};
 /// One recorded tool request, as checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceCall {
-    /// 1-based position in the trace.
-    pub row: usize,
+    /// 1-based position in the trace (a trace holds at most
+    /// [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS) rows).
+    pub row: u32,
     /// The run's call number for results (empty for errors and replays).
     pub call: Option<u32>,
     /// The capability, e.g. `reddit/search` (one shared string per name
     /// in a trace read from a file).
     pub capability: Arc<str>,
     /// The request's parameters, as recorded (free text).
-    pub params: Box<str>,
+    pub params: Params,
     /// HTTP status.
     pub status: u16,
     /// Results returned.
@@ -46,20 +47,10 @@ pub struct TraceCall {
     pub charged_usd: Decimal,
     /// An idempotent replay: echoes the first billing, not charged again.
     pub replayed: bool,
-    /// Images in the result (counted, never turned into bytes).
-    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
-    pub images: u64,
-    /// Documents in the result.
-    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
-    pub documents: u64,
-    /// What the result holds (imported traces); absent: see
-    /// [`TraceCall::content_kind`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<ContentKind>,
     /// What an imported trace records of the row and the request that
     /// carried it (none in a trace in the seed's format): kept apart, so
-    /// a row of a hand-written or generated trace does not carry nine empty
-    /// fields (a million-row trace takes 40 % less memory).
+    /// a row of a hand-written or generated trace does not carry twelve
+    /// empty fields (a million-row trace takes half the memory).
     #[serde(
         flatten,
         default,
@@ -81,6 +72,15 @@ fn imported_or_none<'de, D: serde::Deserializer<'de>>(
 /// The fields of a [`TraceCall`] that only an imported trace gives.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Imported {
+    /// Images in the result (counted, never turned into bytes).
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
+    pub images: u64,
+    /// Documents in the result.
+    #[serde(default, skip_serializing_if = "crate::input::is_zero")]
+    pub documents: u64,
+    /// What the result holds; absent: see [`TraceCall::content_kind`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<ContentKind>,
     /// The result's tokens counted exactly with OpenAI's `o200k_base`
     /// tokenizer at import (never its text): a replay on a model of that
     /// tokenizer takes them instead of its bytes ÷ bytes per token.
@@ -132,6 +132,51 @@ pub struct Imported {
     pub cleared_before: Option<u64>,
 }
 
+/// A row's free-text parameters, behind one thin pointer: most rows have
+/// none, and a `Box<str>` in each (a pointer and a length) would make every
+/// row of a large trace 8 bytes larger. Reads as the text, `""` when none.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[expect(
+    clippy::box_collection,
+    reason = "a thin pointer: the row holds 8 bytes, not a String's 24"
+)]
+pub struct Params(Option<Box<String>>);
+
+impl Params {
+    /// The parameters `text` (none when it is empty).
+    pub fn new(text: &str) -> Params {
+        Params((!text.is_empty()).then(|| Box::new(text.to_string())))
+    }
+}
+
+impl std::ops::Deref for Params {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.0.as_deref().map_or("", String::as_str)
+    }
+}
+
+impl Serialize for Params {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Params, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Ok(Params::new(&text))
+    }
+}
+
+/// A row's 1-based position as a row holds it. Every reader refuses a
+/// trace of more than [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS)
+/// rows before checking one, so the number fits.
+fn row_number(row: usize) -> u32 {
+    const _: () = assert!(crate::limits::MAX_TRACE_ROWS <= u32::MAX as usize);
+    u32::try_from(row.min(crate::limits::MAX_TRACE_ROWS)).unwrap_or(u32::MAX)
+}
+
 /// A text field that is given and not empty, as an owned string.
 fn owned<S: AsRef<str>>(text: Option<&S>) -> Option<String> {
     text.map(AsRef::as_ref)
@@ -172,6 +217,21 @@ impl TraceCall {
     /// The imported fields, when any is given.
     fn imported_field<T>(&self, get: impl Fn(&Imported) -> Option<T>) -> Option<T> {
         self.imported.as_deref().and_then(get)
+    }
+
+    /// [`Imported::images`].
+    pub fn images(&self) -> u64 {
+        self.imported.as_deref().map_or(0, |i| i.images)
+    }
+
+    /// [`Imported::documents`].
+    pub fn documents(&self) -> u64 {
+        self.imported.as_deref().map_or(0, |i| i.documents)
+    }
+
+    /// [`Imported::content`].
+    pub fn content(&self) -> Option<ContentKind> {
+        self.imported_field(|i| i.content)
     }
 
     /// [`Imported::o200k_tokens`].
@@ -232,7 +292,7 @@ impl TraceCall {
     /// What its body holds: as the trace says, else text for the rows that
     /// are not tool results and tool output for the others.
     pub fn content_kind(&self) -> ContentKind {
-        self.content
+        self.content()
             .unwrap_or_else(|| ContentKind::of_capability(&self.capability))
     }
 }
@@ -440,6 +500,9 @@ impl<S: AsRef<str>> TraceRow<S> {
         self.check_texts(row, site)?;
         self.check_token_counts(row, site)?;
         let imported = Imported {
+            images: self.images.unwrap_or(0),
+            documents: self.documents.unwrap_or(0),
+            content: self.content,
             o200k_tokens: self.o200k_tokens,
             recorded: self.recorded(row, site)?,
             request: self.request,
@@ -453,13 +516,10 @@ impl<S: AsRef<str>> TraceRow<S> {
         };
         Ok(TraceCall {
             imported: (imported != Imported::default()).then(|| Box::new(imported)),
-            images: self.images.unwrap_or(0),
-            documents: self.documents.unwrap_or(0),
-            content: self.content,
-            row,
+            row: row_number(row),
             call: self.call,
             capability: names.get(self.capability.as_ref().trim()),
-            params: self.params.as_ref().into(),
+            params: Params::new(self.params.as_ref()),
             status: self.status,
             items: self.items,
             raw_bytes: self.raw_bytes,
@@ -890,6 +950,9 @@ pub(crate) fn check_inline(
     src: &SourceText,
     rows: Vec<toml::Spanned<RawCall>>,
 ) -> Result<Vec<TraceCall>, InputError> {
+    if rows.len() > crate::limits::MAX_TRACE_ROWS {
+        return Err(too_many_rows(src));
+    }
     rows.into_iter()
         .enumerate()
         .map(|(i, spanned)| {

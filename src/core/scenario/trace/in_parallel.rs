@@ -251,7 +251,7 @@ mod tests {
         let all = read_rows(&src, Threads::All).expect("reads");
         assert_eq!(one.len(), ROWS);
         assert_eq!(one, all);
-        assert_eq!(all[ROWS - 1].row, ROWS);
+        assert_eq!(all[ROWS - 1].row, u32::try_from(ROWS).unwrap());
         assert!(all[7].recorded().is_some() && all[8].recorded().is_none());
         // It was read by the parallel reader (not handed back to one thread).
         let columns = crate::scenario::trace_columns::Columns::of(&headers(&src)).unwrap();
