@@ -6,7 +6,7 @@
 
 use crate::error::InputError;
 use crate::input::{SourceText, MAX_INPUT_BYTES};
-use crate::scenario::{Files, Given, InputFile, Scenario};
+use crate::scenario::{Blocks, Files, Given, InputFile, Scenario};
 use std::path::{Path, PathBuf};
 
 /// Reads `path`, saying which file and why when it cannot. Only regular
@@ -129,6 +129,52 @@ impl Folder {
 impl Files for Folder {
     fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
         read(&self.resolve(rel), what)
+    }
+
+    /// A regular file from 8 MiB up to the size tokencast reads
+    /// ([`MAX_INPUT_BYTES`]); anything else (and anything that cannot be
+    /// opened) is read whole, by [`read`], which says what is wrong.
+    fn blocks(&self, rel: &str, _what: &str) -> Option<Box<dyn Blocks + '_>> {
+        let path = self.resolve(rel);
+        let file = std::fs::File::open(&path).ok()?;
+        let meta = file.metadata().ok()?;
+        let size = meta.len();
+        if !meta.is_file() || !(BLOCKS_FROM..=MAX_INPUT_BYTES).contains(&size) {
+            return None;
+        }
+        Some(Box::new(FileBlocks {
+            name: path.display().to_string(),
+            size,
+            file,
+        }))
+    }
+}
+
+/// Files of this many bytes or more may be read a block at a time.
+const BLOCKS_FROM: u64 = 8 << 20;
+
+/// A file on disk read a block at a time.
+struct FileBlocks {
+    name: String,
+    size: u64,
+    file: std::fs::File,
+}
+
+impl Blocks for FileBlocks {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_into(&mut self, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize> {
+        use std::io::Read;
+        buf.reserve(max);
+        (&mut self.file)
+            .take(u64::try_from(max).unwrap_or(u64::MAX))
+            .read_to_end(buf)
     }
 }
 

@@ -436,3 +436,91 @@ fn rejects_a_service_tier_the_models_entry_does_not_give() {
         ],
     );
 }
+
+/// A trace of `rows` generated rows (9 MB at 200,000: past the size from
+/// which a trace is read a block at a time), with `bad` in place of row
+/// `bad_row` when given.
+fn large_trace(rows: usize, bad: Option<(usize, &str)>) -> String {
+    let mut text = String::from(
+        "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n",
+    );
+    for i in 1..=rows {
+        match bad {
+            Some((row, line)) if row == i => text.push_str(line),
+            _ => {
+                let cap = ["web/search", "docs/fetch", "reddit/search"][i % 3];
+                let status = if i % 11 == 5 { 503 } else { 200 };
+                text.push_str(&format!(
+                    "{i},{cap},{status},{},{},{},{},0.000{},false\n",
+                    i % 9,
+                    4000 + i * 7 % 5000,
+                    1000 + i % 700,
+                    i % 2000,
+                    i % 10,
+                ));
+            }
+        }
+    }
+    text
+}
+
+#[test]
+fn a_bad_row_deep_in_a_trace_read_in_blocks_is_named_with_its_line() {
+    let s = Sandbox::new();
+    let rows = 200_000;
+    let text = large_trace(
+        rows,
+        Some((150_000, "150000,web/search,2OO,1,900,100,5,0,false\n")),
+    );
+    assert!(text.len() > 8 << 20, "{}", text.len());
+    fs::write(s.path("traces/research-trace.csv"), text).unwrap();
+    let err = s.fails();
+    assert_has(
+        &err,
+        &[
+            "row 150000 (line 150001), column `status`: not a whole number",
+            "line 150001, column 19",
+        ],
+    );
+}
+
+#[test]
+fn a_trace_read_in_blocks_has_every_row_and_the_files_digest() {
+    use sha2::{Digest, Sha256};
+    let s = Sandbox::new();
+    let rows = 200_000;
+    let text = large_trace(rows, None);
+    fs::write(s.path("traces/research-trace.csv"), &text).unwrap();
+    let out = tokencast()
+        .current_dir(s.dir.path())
+        .args([
+            "simulate",
+            "research.toml",
+            "--format",
+            "json",
+            "--no-report",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every 11th row from the 5th is an error; the rest are results.
+    let errors = (1..=rows).filter(|i| i % 11 == 5).count();
+    assert_eq!(doc["tool_results"], (rows - errors) as u64);
+    assert_eq!(doc["ledger"]["errors"], errors as u64);
+    let digest: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let trace = doc["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "research-trace.csv")
+        .expect("the trace among the inputs");
+    assert_eq!(trace["sha256"], digest.as_str());
+}

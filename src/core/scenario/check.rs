@@ -509,6 +509,14 @@ pub(super) fn load_trace(
             calls?
         }
         (Some(file), None) => {
+            #[cfg(feature = "parallel")]
+            if let Some((file, calls)) = files
+                .blocks(file.get_ref(), "trace file")
+                .and_then(|blocks| trace::read_csv_blocks(blocks, trace::BLOCK))
+            {
+                inputs.push(file);
+                return trace_with_a_result(src, span, calls);
+            }
             let trace_src = files.read(file.get_ref(), "trace file").map_err(|e| {
                 src.error_at(e.message().to_string(), file.span(), "trace file path")
                     .with_help(e.help_text().unwrap_or("check the path"))
@@ -533,6 +541,15 @@ pub(super) fn load_trace(
                 .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
         }
     };
+    trace_with_a_result(src, span, trace)
+}
+
+/// The trace, when one of its rows has a result.
+fn trace_with_a_result(
+    src: &SourceText,
+    span: std::ops::Range<usize>,
+    trace: Vec<TraceCall>,
+) -> Result<Vec<TraceCall>, InputError> {
     if !trace.iter().any(TraceCall::enters_context) {
         let what = if trace.is_empty() {
             "the trace is empty".to_string()

@@ -794,6 +794,26 @@ pub trait Files {
     /// The text of the file the scenario names `rel`, or an error saying
     /// why it cannot be had (`what` names it: "price book", "trace file").
     fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError>;
+
+    /// The file `rel` to be read a block at a time, when this source reads
+    /// it so (a large trace on disk, which is then never held whole);
+    /// `None`: read it with [`Files::read`], which also says what is wrong
+    /// with a file that cannot be had.
+    fn blocks(&self, rel: &str, what: &str) -> Option<Box<dyn Blocks + '_>> {
+        let _ = (rel, what);
+        None
+    }
+}
+
+/// A file read a block at a time ([`Files::blocks`]).
+pub trait Blocks: Send {
+    /// The file's name as messages show it.
+    fn name(&self) -> &str;
+    /// Its size in bytes when it was opened.
+    fn size(&self) -> u64;
+    /// Appends the file's next bytes to `buf`, at most `max` of them;
+    /// how many (0 at its end).
+    fn read_into(&mut self, buf: &mut Vec<u8>, max: usize) -> std::io::Result<usize>;
 }
 
 /// Files held in memory, by the name the scenario gives them.
@@ -868,7 +888,17 @@ impl<'a> Recorded<'a> {
 
 impl Files for Recorded<'_> {
     fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
+        let streamed = self
+            .seen
+            .borrow()
+            .iter()
+            .any(|(r, w, text)| r == rel && w == what && text.is_none());
         let src = self.inner.read(rel, what)?;
+        // A file given in blocks and then read whole (its rows were not
+        // sure to read in blocks) counts once, as it was first given.
+        if streamed {
+            return Ok(src);
+        }
         let total = self.total.get().saturating_add(src.text.len());
         self.total.set(total);
         let kept = (total <= self.limit).then(|| src.text.clone());
@@ -876,6 +906,22 @@ impl Files for Recorded<'_> {
             .borrow_mut()
             .push((rel.to_string(), what.to_string(), kept));
         Ok(src)
+    }
+
+    /// A file whose text would not be kept is given in blocks, when the
+    /// source gives it so; one that would be kept is read whole.
+    fn blocks(&self, rel: &str, what: &str) -> Option<Box<dyn Blocks + '_>> {
+        let blocks = self.inner.blocks(rel, what)?;
+        let size = usize::try_from(blocks.size()).unwrap_or(usize::MAX);
+        let total = self.total.get().saturating_add(size);
+        if total <= self.limit {
+            return None;
+        }
+        self.total.set(total);
+        self.seen
+            .borrow_mut()
+            .push((rel.to_string(), what.to_string(), None));
+        Some(blocks)
     }
 }
 
@@ -897,13 +943,18 @@ pub use limits::{MAX_ATTEMPTS, MAX_RANGE_POINTS, MAX_TOKENS};
 
 /// A file's name (without folders) and its SHA-256.
 pub fn input_file(src: &SourceText) -> InputFile {
-    let name = Path::new(&src.name)
+    input_file_of(&src.name, Sha256::digest(src.text.as_bytes()).as_slice())
+}
+
+/// The [`InputFile`] of the file shown as `name` whose SHA-256 is `digest`.
+pub(crate) fn input_file_of(name: &str, digest: &[u8]) -> InputFile {
+    let file = Path::new(name)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| src.name.clone());
+        .unwrap_or_else(|| name.to_string());
     InputFile {
-        name,
-        sha256: hex(&Sha256::digest(src.text.as_bytes())),
+        name: file,
+        sha256: hex(digest),
     }
 }
 

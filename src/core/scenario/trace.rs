@@ -14,7 +14,11 @@ use std::sync::Arc;
 pub use crate::limits::MAX_RESULT_BYTES;
 mod csv_errors;
 #[cfg(feature = "parallel")]
+mod in_blocks;
+#[cfg(feature = "parallel")]
 mod in_parallel;
+#[cfg(feature = "parallel")]
+pub(crate) use in_blocks::{read_csv_blocks, BLOCK};
 mod shared;
 use csv_errors::{by_name, field_span, line_and_span, record_start, records, too_many_rows};
 pub use shared::Trace;
@@ -741,6 +745,18 @@ pub fn parse_csv(src: &SourceText) -> Result<Vec<TraceCall>, InputError> {
     read_rows(src, Threads::All)
 }
 
+/// The columns every trace CSV has.
+const REQUIRED: [&str; 8] = [
+    "capability",
+    "status",
+    "items",
+    "raw_bytes",
+    "trimmed_bytes",
+    "latency_ms",
+    "charged_usd",
+    "replayed",
+];
+
 /// The threads a trace may be read on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Threads {
@@ -760,16 +776,6 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
         .map_err(|e| InputError::new(format!("{}: cannot read the header row: {e}", src.name)))?
         .clone();
     headers.trim();
-    const REQUIRED: [&str; 8] = [
-        "capability",
-        "status",
-        "items",
-        "raw_bytes",
-        "trimmed_bytes",
-        "latency_ms",
-        "charged_usd",
-        "replayed",
-    ];
     let header_len = src.text.lines().next().map_or(0, str::len);
     for col in REQUIRED {
         if !headers.iter().any(|h| h == col) {

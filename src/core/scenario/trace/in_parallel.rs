@@ -38,21 +38,40 @@ pub(super) fn rows(
     columns: &Columns,
     body: usize,
 ) -> Option<Vec<TraceCall>> {
-    let text = src.text.get(body..)?.as_bytes();
-    // Line starts are kept as 4-byte offsets (an input file is at most
-    // 1 GiB; a larger text is read on one thread).
-    let end = u32::try_from(text.len()).ok()?;
-    if text.len() < FROM_BYTES {
+    if src.text.len().saturating_sub(body) < FROM_BYTES {
         return None;
     }
+    let mut calls = Vec::new();
+    extend(src, headers, columns, body, &mut calls).then_some(calls)
+}
+
+/// Reads the rows of `src` from byte `body` onto the end of `calls`, their
+/// numbers going on from the rows `calls` holds (a trace read a block at a
+/// time: each block's lines are the rows after the last block's). `false`
+/// when they are to be read on one thread (`calls` may then hold some).
+pub(super) fn extend(
+    src: &SourceText,
+    headers: &csv::StringRecord,
+    columns: &Columns,
+    body: usize,
+    calls: &mut Vec<TraceCall>,
+) -> bool {
+    let Some(text) = src.text.get(body..).map(str::as_bytes) else {
+        return false;
+    };
+    // Line starts are kept as 4-byte offsets (an input file is at most
+    // 1 GiB; a larger text is read on one thread).
+    let Ok(end) = u32::try_from(text.len()) else {
+        return false;
+    };
     // One look for a quote (not read here) or a carriage return (then
     // rows take the csv path): the rest is searched only past a return.
     let split = match memchr::memchr2(b'"', b'\r', text) {
         None => true,
-        Some(at) if text[at] == b'"' => return None,
+        Some(at) if text[at] == b'"' => return false,
         Some(at) => {
             if memchr::memchr(b'"', &text[at..]).is_some() {
-                return None;
+                return false;
             }
             false
         }
@@ -66,8 +85,11 @@ pub(super) fn rows(
         starts.pop();
     }
     let rows = starts.len();
-    if rows > crate::limits::MAX_TRACE_ROWS {
-        return None;
+    if rows == 0 {
+        return true;
+    }
+    if calls.len().saturating_add(rows) > crate::limits::MAX_TRACE_ROWS {
+        return false;
     }
     let line = Line {
         src,
@@ -75,26 +97,24 @@ pub(super) fn rows(
         columns,
         body,
         starts: &starts,
+        before: calls.len(),
         split,
     };
     // What a row that fails is replaced by until the file is read again.
-    let stand_in = line.read(&mut Reader::new(text), 0)?;
+    let Some(stand_in) = line.read(&mut Reader::new(text), 0) else {
+        return false;
+    };
     let failed = AtomicBool::new(false);
-    let mut calls = Vec::new();
-    (0..rows)
-        .into_par_iter()
-        .with_min_len(ROWS_A_JOB)
-        .map_init(
-            || Reader::new(text),
-            |reader, i| {
-                line.read(reader, i).unwrap_or_else(|| {
-                    failed.store(true, Ordering::Relaxed);
-                    stand_in.clone()
-                })
-            },
-        )
-        .collect_into_vec(&mut calls);
-    (!failed.load(Ordering::Relaxed)).then_some(calls)
+    calls.par_extend((0..rows).into_par_iter().with_min_len(ROWS_A_JOB).map_init(
+        || Reader::new(text),
+        |reader, i| {
+            line.read(reader, i).unwrap_or_else(|| {
+                failed.store(true, Ordering::Relaxed);
+                stand_in.clone()
+            })
+        },
+    ));
+    !failed.load(Ordering::Relaxed)
 }
 
 /// A `csv` reader over the rows and the row it reads next.
@@ -127,6 +147,8 @@ struct Line<'a> {
     columns: &'a Columns,
     body: usize,
     starts: &'a [u32],
+    /// The rows before the text's first line (blocks read before it).
+    before: usize,
     /// No row holds a carriage return: a line's fields are its text split
     /// at the commas.
     split: bool,
@@ -137,7 +159,7 @@ impl Line<'_> {
     /// check, or its line holds no record.
     fn read(&self, reader: &mut Reader, i: usize) -> Option<TraceCall> {
         let at = usize::try_from(*self.starts.get(i)?).ok()?;
-        let (row, start) = (i + 1, self.body + at);
+        let (row, start) = (self.before + i + 1, self.body + at);
         // A blank line (which the `csv` reader skips, and, just after a
         // seek, reports the next record as starting on) or one that starts
         // with a line end of its own.
@@ -200,7 +222,7 @@ impl Line<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{read_rows, Threads, TRACE_HEADER};
     use super::FROM_BYTES;
     use crate::input::SourceText;
@@ -208,7 +230,10 @@ mod tests {
     /// A trace of `rows` rows over `FROM_BYTES`, in the written header's
     /// columns: three capabilities, errors and replays among the results,
     /// imported columns on every seventh row, a request per two rows.
-    fn big_trace(rows: usize, row_of: impl Fn(usize) -> Option<String>) -> SourceText {
+    pub(in crate::scenario::trace) fn big_trace(
+        rows: usize,
+        row_of: impl Fn(usize) -> Option<String>,
+    ) -> SourceText {
         let mut text = format!("{TRACE_HEADER}\n");
         for i in 0..rows {
             if let Some(line) = row_of(i) {
