@@ -423,9 +423,21 @@ impl<B: Bill> Take for Billed<'_, B> {
         self.count += 1;
         self.top = self.top.max(r.prompt);
         if let Some((prompts, den)) = &mut self.prompts {
-            prompts.push(u64::try_from(r.prompt / *den).unwrap_or(u64::MAX));
+            prompts.push(whole_tokens(r.prompt, *den));
         }
         self.bill.bill(&r);
+    }
+}
+
+/// The whole tokens (rounded down) of the numerator `num` over `den`,
+/// `u64::MAX` past it. A prompt and a token's numerator fit 64 bits in
+/// any run of a size a trace can have, and a 64-bit division takes a
+/// fraction of a 128-bit one's time (one per request a chart draws).
+#[inline(always)]
+fn whole_tokens(num: i128, den: i128) -> u64 {
+    match (u64::try_from(num), u64::try_from(den)) {
+        (Ok(n), Ok(d)) if d > 0 => n / d,
+        _ => u64::try_from(num / den).unwrap_or(u64::MAX),
     }
 }
 
@@ -601,6 +613,36 @@ mod tests {
 
     fn d(s: &str) -> Decimal {
         Decimal::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn whole_tokens_are_the_128_bit_quotient_rounded_down_or_the_largest() {
+        let big = i128::from(u64::MAX);
+        let nums = [
+            0,
+            1,
+            5,
+            9,
+            10,
+            11,
+            999_999,
+            big - 1,
+            big,
+            big + 1,
+            big * 7,
+            -1,
+            -9,
+            -10,
+            -11,
+            i128::MIN,
+            i128::MAX,
+        ];
+        for num in nums {
+            for den in [1, 2, 3, 10, 1_000_000, big, big + 1, i128::MAX] {
+                let want = u64::try_from(num / den).unwrap_or(u64::MAX);
+                assert_eq!(whole_tokens(num, den), want, "{num} / {den}");
+            }
+        }
     }
 
     /// P = 100, o = 10, final 20, b = 4, u = 1.5; four results of 400 bytes
