@@ -264,3 +264,72 @@ fn keeping_no_variant_is_refused() {
     assert!(s.with_only(|_| false).is_err());
     assert_eq!(s.with_only(|_| true).unwrap().variants().len(), 1);
 }
+
+/// Files that give `trace.csv` in blocks as well as whole.
+struct InBlocks(InMemory);
+
+/// `trace.csv`'s text, one block.
+struct OneBlock(Option<Vec<u8>>, u64);
+
+impl Blocks for OneBlock {
+    fn name(&self) -> &str {
+        "trace.csv"
+    }
+    fn size(&self) -> u64 {
+        self.1
+    }
+    fn read_into(&mut self, buf: &mut Vec<u8>, _max: usize) -> std::io::Result<usize> {
+        let text = self.0.take().unwrap_or_default();
+        buf.extend_from_slice(&text);
+        Ok(text.len())
+    }
+}
+
+impl Files for InBlocks {
+    fn read(&self, rel: &str, what: &str) -> Result<SourceText, InputError> {
+        self.0.read(rel, what)
+    }
+    fn blocks(&self, rel: &str, _what: &str) -> Option<Box<dyn Blocks + '_>> {
+        let text = self.0 .0.get(rel)?.text.clone().into_bytes();
+        let size = text.len() as u64;
+        Some(Box::new(OneBlock(Some(text), size)))
+    }
+}
+
+#[test]
+fn a_file_given_in_blocks_is_recorded_once_and_only_when_its_text_would_not_be_kept() {
+    let trace = "call,capability,status,items,raw_bytes,trimmed_bytes,latency_ms,charged_usd,replayed\n1,t/x,200,1,4000,1000,5,0,false\n";
+    let inner = InBlocks(files(trace));
+    // Within the limit: not given in blocks (read whole, its text kept).
+    let roomy = Recorded::new(&inner, usize::MAX);
+    assert!(roomy.blocks("trace.csv", "trace file").is_none());
+    // Past it: given in blocks and recorded without its text; read whole
+    // after that (the block reader gave up), it counts once.
+    let tight = Recorded::new(&inner, 10);
+    assert!(tight.blocks("trace.csv", "trace file").is_some());
+    assert_eq!(tight.name_of("trace file").as_deref(), Some("trace.csv"));
+    assert_eq!(tight.text_of("trace file"), None);
+    tight.read("trace.csv", "trace file").unwrap();
+    tight.read("book.toml", "price book").unwrap();
+    assert_eq!(tight.into_texts(), Err(trace.len() + BOOK.len()));
+}
+
+#[test]
+fn a_trace_given_in_blocks_checks_as_the_trace_read_whole() {
+    let src = SourceText {
+        name: "t.toml".into(),
+        text: scenario_text("m", ""),
+    };
+    let whole = Scenario::check(&src, &files(TRACE), None).unwrap();
+    let in_blocks = Scenario::check(&src, &InBlocks(files(TRACE)), None).unwrap();
+    assert_eq!(in_blocks.trace(), whole.trace());
+    assert_eq!(in_blocks.inputs(), whole.inputs());
+    // A trace the block reader is not sure of (a blank line) is read
+    // whole: the same rows.
+    let blank = TRACE.replacen('\n', "\n\n", 2).replacen("\n\n", "\n", 1);
+    assert_ne!(blank, TRACE);
+    let whole = Scenario::check(&src, &files(&blank), None).unwrap();
+    let in_blocks = Scenario::check(&src, &InBlocks(files(&blank)), None).unwrap();
+    assert_eq!(in_blocks.trace(), whole.trace());
+    assert_eq!(in_blocks.inputs(), whole.inputs());
+}
