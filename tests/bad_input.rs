@@ -491,23 +491,13 @@ fn a_trace_read_in_blocks_has_every_row_and_the_files_digest() {
     let rows = 200_000;
     let text = large_trace(rows, None);
     fs::write(s.path("traces/research-trace.csv"), &text).unwrap();
-    let out = tokencast()
-        .current_dir(s.dir.path())
-        .args([
-            "simulate",
-            "research.toml",
-            "--format",
-            "json",
-            "--no-report",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let doc = common::json_of(tokencast().current_dir(s.dir.path()).args([
+        "simulate",
+        "research.toml",
+        "--format",
+        "json",
+        "--no-report",
+    ]));
     // Every 11th row from the 5th is an error; the rest are results.
     let errors = (1..=rows).filter(|i| i % 11 == 5).count();
     assert_eq!(doc["tool_results"], (rows - errors) as u64);
