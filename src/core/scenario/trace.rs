@@ -175,10 +175,11 @@ impl<'de> Deserialize<'de> for Params {
 
 /// A row's 1-based position as a row holds it. Every reader refuses a
 /// trace of more than [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS)
-/// rows before checking one, so the number fits.
+/// rows before checking one, so the number fits (`u32::MAX` is never
+/// reached).
 fn row_number(row: usize) -> u32 {
     const _: () = assert!(crate::limits::MAX_TRACE_ROWS <= u32::MAX as usize);
-    u32::try_from(row.min(crate::limits::MAX_TRACE_ROWS)).unwrap_or(u32::MAX)
+    u32::try_from(row).unwrap_or(u32::MAX)
 }
 
 /// A text field that is given and not empty, as an owned string.
@@ -757,6 +758,13 @@ const REQUIRED: [&str; 8] = [
     "replayed",
 ];
 
+/// The first of the [`REQUIRED`] columns the header row lacks.
+fn missing_column(headers: &csv::StringRecord) -> Option<&'static str> {
+    REQUIRED
+        .into_iter()
+        .find(|col| !headers.iter().any(|h| h == *col))
+}
+
 /// The threads a trace may be read on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Threads {
@@ -777,16 +785,14 @@ fn read_rows(src: &SourceText, threads: Threads) -> Result<Vec<TraceCall>, Input
         .clone();
     headers.trim();
     let header_len = src.text.lines().next().map_or(0, str::len);
-    for col in REQUIRED {
-        if !headers.iter().any(|h| h == col) {
-            return Err(src
-                .error_at(
-                    format!("{}: the header row has no `{col}` column", src.name),
-                    0..header_len,
-                    "header row",
-                )
-                .with_help(format!("a trace needs the columns {}", REQUIRED.join(", "))));
-        }
+    if let Some(col) = missing_column(&headers) {
+        return Err(src
+            .error_at(
+                format!("{}: the header row has no `{col}` column", src.name),
+                0..header_len,
+                "header row",
+            )
+            .with_help(format!("a trace needs the columns {}", REQUIRED.join(", "))));
     }
     let columns = Columns::of(&headers);
     #[cfg(not(feature = "parallel"))]

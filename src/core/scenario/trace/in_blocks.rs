@@ -15,7 +15,7 @@
 //! [`Files::blocks`]: crate::scenario::Files::blocks
 //! [`in_parallel`]: super::in_parallel
 
-use super::{in_parallel, TraceCall, REQUIRED};
+use super::{in_parallel, missing_column, TraceCall};
 use crate::input::SourceText;
 use crate::scenario::trace_columns::Columns;
 use crate::scenario::{Blocks, InputFile};
@@ -50,7 +50,7 @@ pub(crate) fn read_csv_blocks(
         .ok()?
         .clone();
     headers.trim();
-    if !REQUIRED.iter().all(|col| headers.iter().any(|h| h == *col)) {
+    if missing_column(&headers).is_some() {
         return None;
     }
     let columns = Columns::of(&headers)?;
