@@ -413,6 +413,29 @@ fn profile(
     let (bytes, scale) = (run.bytes, run.scale);
     let n = bytes.len() as u64;
     let window_num = window.map(|w| scale.tokens(w)[1]);
+    let summary = |(sum, last): ([i128; 2], [i128; 2]), per_request, first_over_window| {
+        let input_tokens = scale.tokens_of(sum);
+        let final_request_input = scale.tokens_of(last);
+        ContextProfile {
+            results,
+            result_bytes: bytes_in,
+            result_tokens: result_tokens(all.iter().fold(0u64, |t, b| t.saturating_add(*b)), a),
+            requests: n + 1,
+            final_request_input,
+            input_tokens,
+            cache_write_tokens: final_request_input,
+            cache_read_tokens: input_tokens - final_request_input,
+            output_tokens: u64::try_from(run.total_output()).unwrap_or(u64::MAX),
+            per_request,
+            first_over_window,
+        }
+    };
+    // No request kept and the sums a closed form (the what-ifs' replays):
+    // the requests are walked only up to the first past the window.
+    if !rows.any() && run.is_uniform() {
+        let first_over_window = window_num.and_then(|w| run.first_past(w));
+        return summary(run.totals(), Vec::new(), first_over_window);
+    }
     let mut first_over_window = None;
     let mut cum: u128 = 0;
     let mut sum = [0i128; 2];
@@ -446,21 +469,7 @@ fn profile(
         }
         previous = Some(num);
     }
-    let input_tokens = scale.tokens_of(sum);
-    let final_request_input = scale.tokens_of(last);
-    ContextProfile {
-        results,
-        result_bytes: bytes_in,
-        result_tokens: result_tokens(all.iter().fold(0u64, |t, b| t.saturating_add(*b)), a),
-        requests: n + 1,
-        final_request_input,
-        input_tokens,
-        cache_write_tokens: final_request_input,
-        cache_read_tokens: input_tokens - final_request_input,
-        output_tokens: u64::try_from(run.total_output()).unwrap_or(u64::MAX),
-        per_request,
-        first_over_window,
-    }
+    summary((sum, last), per_request, first_over_window)
 }
 
 fn usd(tokens: Bounds, rate: Decimal) -> Bounds {

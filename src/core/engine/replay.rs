@@ -267,7 +267,7 @@ impl Run<'_> {
 
     /// Σ of every request's input numerators, and the last request's.
     pub(crate) fn totals(&self) -> ([i128; 2], [i128; 2]) {
-        if self.outputs.is_none() && self.compactions.is_none() && self.exact.is_none() {
+        if self.is_uniform() {
             return self.uniform_totals();
         }
         let mut cum: u128 = 0;
@@ -279,6 +279,27 @@ impl Run<'_> {
             sum = [sum[0] + last[0], sum[1] + last[1]];
         }
         (sum, last)
+    }
+
+    /// Whether every step sends back the same output (no step outputs,
+    /// compactions or exact counts): [`Run::totals`] is then a closed form.
+    pub(crate) fn is_uniform(&self) -> bool {
+        self.outputs.is_none() && self.compactions.is_none() && self.exact.is_none()
+    }
+
+    /// The first request (1-based) whose input numerators' upper bound is
+    /// past `limit`, if any: the requests are walked only up to it.
+    pub(crate) fn first_past(&self, limit: i128) -> Option<u64> {
+        let mut cum: u128 = 0;
+        for k in 0..=self.bytes.len() {
+            if k > 0 {
+                cum += u128::from(self.bytes[k - 1]);
+            }
+            if self.numerators(k as u64, cum)[1] > limit {
+                return Some(k as u64 + 1);
+            }
+        }
+        None
     }
 
     /// [`Run::totals`] of a run where every step sends back the same output

@@ -44,7 +44,11 @@ pub(crate) fn call(row: usize, raw: u64, trimmed: u64) -> TraceCall {
 }
 
 pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario {
-    let p = prices();
+    scenario_priced(bytes, extra, prices())
+}
+
+/// [`scenario`] on the model `p`.
+fn scenario_priced(bytes: &[(u64, u64)], extra: Vec<TraceCall>, p: ModelPrices) -> Scenario {
     let variants = [Cache::None, Cache::FiveMinutes]
         .into_iter()
         .map(|cache| {
@@ -426,6 +430,30 @@ proptest! {
         let total: Bounds = kept.iter().copied().sum();
         let p = run.priced(tally.sums, rates);
         prop_assert_eq!(total, p.uncached_input + p.cache_write + p.cache_read + p.output);
+    }
+
+    #[test]
+    fn a_profile_of_totals_only_is_the_walked_profile_without_its_requests(
+        bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40),
+        window in proptest::option::of(0u64..2_000_000),
+    ) {
+        let bytes: Vec<(u64, u64)> = bytes.into_iter().map(|(r, t)| (r, t.min(r))).collect();
+        let p = ModelPrices { context_window_tokens: window, ..prices() };
+        let s = scenario_priced(&bytes, vec![], p);
+        let walked = simulate(&s, SimulateOptions::ALL_ROWS);
+        let quick = simulate(&s, SimulateOptions::TOTALS);
+        prop_assert_eq!(quick.context.len(), 2);
+        for (q, w) in quick.context.iter().zip(&walked.context) {
+            prop_assert!(q.per_request.is_empty());
+            prop_assert_eq!(w.per_request.len() as u64, w.requests);
+            // The first request past the window, found in the walk.
+            let past = window.and_then(|limit| {
+                w.per_request.iter().find(|r| r.input.upper > Decimal::from(limit))
+            });
+            prop_assert_eq!(w.first_over_window, past.map(|r| r.request));
+            let w = ContextProfile { per_request: Vec::new(), ..w.clone() };
+            prop_assert_eq!(q, &w);
+        }
     }
 
     #[test]
