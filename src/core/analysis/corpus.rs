@@ -534,7 +534,7 @@ fn per_run(
                 .collect()
         })
         .collect();
-    let estimates: Vec<[Decimal; 3]> = crate::par::map(0..BOOTSTRAP, |b| {
+    let estimates: Vec<[Decimal; 3]> = crate::par::map((0..BOOTSTRAP).collect::<Vec<u64>>(), |b| {
         let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b));
         let idx = resample(&by_kind, &mut rng);
         let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
