@@ -557,8 +557,12 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
             .map(|i| 2 + i * (requests - 2) / (shown - 1))
             .collect()
     };
-    // Data fee paid before request k: charged, non-replayed rows up to the (k−1)-th result.
+    // Data fee paid before request k: charged, non-replayed rows up to the
+    // last result of step k − 1 (a result of its own in a hand-written
+    // trace; the results of one recorded request in an imported one, which
+    // has fewer steps than results: by result, request k overran them).
     let mut fee_before = vec![Decimal::ZERO; requests as usize + 1];
+    let step_of = &s.trace_facts().sizes.step_of;
     let mut fee = Decimal::ZERO;
     let mut seen = 0usize;
     for c in s.trace() {
@@ -566,8 +570,13 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
             fee += c.charged_usd;
         }
         if c.enters_context() {
+            let before = step_of
+                .get(seen)
+                .and_then(|step| fee_before.get_mut(step + 2));
+            if let Some(slot) = before {
+                *slot = fee;
+            }
             seen += 1;
-            fee_before[seen + 1] = fee;
         }
     }
     let fee_at = |k: u64| {
@@ -647,6 +656,48 @@ pub fn what_if(s: &Scenario, sim: &Simulation) -> WhatIf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_restart_of_an_imported_trace_pays_the_fees_of_the_requests_before_it() {
+        // Six results in three recorded requests (two each), a data fee of
+        // 0.001 a result: before request k (k = 2, 3, 4) the fees of the
+        // 2(k − 1) results of the requests before it.
+        let mut s = crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]);
+        for (i, c) in s.trace_mut().iter_mut().enumerate() {
+            c.imported = Some(Box::new(crate::scenario::trace::Imported {
+                request: Some(i as u64 / 2 + 1),
+                ..Default::default()
+            }));
+        }
+        let sim = simulate(&s, SimulateOptions::TOTALS);
+        assert_eq!(
+            sim.context[0].requests, 4,
+            "three steps and the first request"
+        );
+        let paid = restart(&s, &sim, false).expect("two variants, three steps");
+        let keyed = restart(&s, &sim, true).expect("the same with keys");
+        let fees: Vec<Vec<Decimal>> = paid
+            .rows
+            .iter()
+            .zip(&keyed.rows)
+            .map(|(p, k)| {
+                p.start_over
+                    .iter()
+                    .zip(&k.start_over)
+                    .map(|(a, b)| a - b)
+                    .collect()
+            })
+            .collect();
+        let fee = |results: u32| Decimal::new(i64::from(results), 3);
+        assert_eq!(
+            paid.rows
+                .iter()
+                .map(|r| r.before_request)
+                .collect::<Vec<_>>(),
+            [2, 3, 4]
+        );
+        assert_eq!(fees, [[fee(2), fee(2)], [fee(4), fee(4)], [fee(6), fee(6)]]);
+    }
 
     #[test]
     fn a_lifetime_sweep_replays_each_expiry_pattern_once_and_matches_every_point() {
