@@ -170,7 +170,10 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
     } else {
         case.thresholds.clone()
     };
-    let n = s.trace().iter().filter(|c| c.enters_context()).count() as u64;
+    // Keeps are counted in steps (requests), which an imported trace has
+    // fewer of than results: counted in results, the grid listed keeps
+    // past the last step, which never clear.
+    let n = s.trace_facts().sizes.raw.len() as u64;
     let keeps = if case.keep_steps.is_empty() {
         keep_grid(n)
     } else {
@@ -236,6 +239,43 @@ mod tests {
             (1..=16).map(|i| 100 + i * 10).collect::<Vec<_>>()
         );
         assert_eq!(threshold_grid(100, 100), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_clearing_grid_counts_steps_and_each_of_its_keeps_clears_something() {
+        // Six results: one a step (hand-written), or two a recorded request.
+        let written = crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]);
+        let mut imported = written.clone();
+        for (i, c) in imported.trace_mut().iter_mut().enumerate() {
+            c.imported = Some(Box::new(crate::scenario::trace::Imported {
+                request: Some(i as u64 / 2 + 1),
+                ..Default::default()
+            }));
+        }
+        let case = ContextCase {
+            variant: 1,
+            summary_tokens: 100,
+            thresholds: Vec::new(),
+            keep_steps: Vec::new(),
+        };
+        // A result entering before request k + 1 leaves before request
+        // k + 2 + keep: a keep clears something below steps − 1.
+        for (s, keeps) in [(&written, vec![0, 1, 2, 3, 4]), (&imported, vec![0, 1])] {
+            let m = context_management(s, &case);
+            let listed: Vec<u64> = m
+                .clearing
+                .iter()
+                .map(|r| match r.strategy {
+                    Strategy::Clear { keep_steps } => keep_steps,
+                    _ => panic!("a clearing strategy"),
+                })
+                .collect();
+            assert_eq!(listed, keeps);
+            // (Cheaper or dearer: a clearing rewrites the cache after it.)
+            for r in &m.clearing {
+                assert_ne!(r.cost, m.plain.cost, "{:?}", r.strategy);
+            }
+        }
     }
 
     #[test]
