@@ -245,13 +245,7 @@ mod tests {
     fn the_clearing_grid_counts_steps_and_each_of_its_keeps_clears_something() {
         // Six results: one a step (hand-written), or two a recorded request.
         let written = crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]);
-        let mut imported = written.clone();
-        for (i, c) in imported.trace_mut().iter_mut().enumerate() {
-            c.imported = Some(Box::new(crate::scenario::trace::Imported {
-                request: Some(i as u64 / 2 + 1),
-                ..Default::default()
-            }));
-        }
+        let imported = crate::engine::tests::grouped(written.clone(), 2);
         let case = ContextCase {
             variant: 1,
             summary_tokens: 100,

@@ -44,9 +44,9 @@ mod select;
 use periods::{seed_of, Drawer, Periods};
 
 /// Bootstrap resamples for the per-run intervals under weights.
-pub const BOOTSTRAP: u64 = 1000;
+pub const BOOTSTRAP: usize = 1000;
 /// Bootstrap resamples for the per-day and per-month intervals.
-pub const PERIOD_BOOTSTRAP: u64 = 100;
+pub const PERIOD_BOOTSTRAP: usize = 100;
 /// Days each period resample simulates.
 pub const BOOT_DAYS: u64 = 1000;
 /// Months each period resample simulates.
@@ -212,7 +212,7 @@ impl CorpusSpec {
     pub fn draws(&self) -> u64 {
         let (d, m) = (self.runs_a_day(), self.runs_per_month());
         let main = self.days.saturating_mul(d) + self.months().saturating_mul(m);
-        let boot = PERIOD_BOOTSTRAP.saturating_mul(BOOT_DAYS * d + BOOT_MONTHS * m);
+        let boot = (PERIOD_BOOTSTRAP as u64).saturating_mul(BOOT_DAYS * d + BOOT_MONTHS * m);
         main.saturating_add(boot)
     }
 }
@@ -534,8 +534,8 @@ fn per_run(
                 .collect()
         })
         .collect();
-    let estimates: Vec<[Decimal; 3]> = crate::par::map((0..BOOTSTRAP).collect::<Vec<u64>>(), |b| {
-        let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b));
+    let estimates: Vec<[Decimal; 3]> = crate::par::map(0..BOOTSTRAP, |b| {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed_of(spec.seed, 1, b as u64));
         let idx = resample(&by_kind, &mut rng);
         let c: Vec<Decimal> = idx.iter().map(|i| costs[*i]).collect();
         let w: Vec<Decimal> = idx.iter().map(|i| weight[*i]).collect();

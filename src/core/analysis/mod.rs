@@ -662,13 +662,10 @@ mod tests {
         // Six results in three recorded requests (two each), a data fee of
         // 0.001 a result: before request k (k = 2, 3, 4) the fees of the
         // 2(k − 1) results of the requests before it.
-        let mut s = crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]);
-        for (i, c) in s.trace_mut().iter_mut().enumerate() {
-            c.imported = Some(Box::new(crate::scenario::trace::Imported {
-                request: Some(i as u64 / 2 + 1),
-                ..Default::default()
-            }));
-        }
+        let s = crate::engine::tests::grouped(
+            crate::engine::tests::scenario(&[(4000, 2000); 6], vec![]),
+            2,
+        );
         let sim = simulate(&s, SimulateOptions::TOTALS);
         assert_eq!(
             sim.context[0].requests, 4,

@@ -47,6 +47,18 @@ pub(crate) fn scenario(bytes: &[(u64, u64)], extra: Vec<TraceCall>) -> Scenario 
     scenario_priced(bytes, extra, prices())
 }
 
+/// [`scenario`] as an importer leaves it: its results grouped
+/// `results_a_request` to a recorded request (requests numbered from 1).
+pub(crate) fn grouped(mut s: Scenario, results_a_request: u64) -> Scenario {
+    for (i, c) in (0u64..).zip(s.trace_mut().iter_mut()) {
+        c.imported = Some(Box::new(crate::scenario::trace::Imported {
+            request: Some(i / results_a_request + 1),
+            ..Default::default()
+        }));
+    }
+    s
+}
+
 /// [`scenario`] on the model `p`.
 fn scenario_priced(bytes: &[(u64, u64)], extra: Vec<TraceCall>, p: ModelPrices) -> Scenario {
     let variants = [Cache::None, Cache::FiveMinutes]

@@ -175,24 +175,24 @@ impl<'a> Periods<'a> {
     ) -> Vec<PeriodCost> {
         let main = self.simulate(runs, count, stream * 1000, self.draw, None);
         // The resamples side by side: each is seeded by its index.
-        let boots: Vec<Vec<[i128; 3]>> =
-            crate::par::map((0..PERIOD_BOOTSTRAP).collect::<Vec<u64>>(), |b| {
-                let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
-                let ids = &resample(&self.by_kind, &mut rng);
-                // A stratified resample keeps every kind, so its weights are
-                // all equal exactly when the sessions' are.
-                let drawer = match self.draw.index {
-                    None => Drawer {
-                        index: None,
-                        n: ids.len(),
-                    },
-                    Some(_) => {
-                        let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
-                        Drawer::new(&w)
-                    }
-                };
-                self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(ids))
-            });
+        let boots: Vec<Vec<[i128; 3]>> = crate::par::map(0..PERIOD_BOOTSTRAP, |b| {
+            let b = b as u64; // lossless: usize is at most 64 bits
+            let mut rng = Pcg64Mcg::seed_from_u64(seed_of(self.seed, stream * 1000 + 1, b));
+            let ids = &resample(&self.by_kind, &mut rng);
+            // A stratified resample keeps every kind, so its weights are
+            // all equal exactly when the sessions' are.
+            let drawer = match self.draw.index {
+                None => Drawer {
+                    index: None,
+                    n: ids.len(),
+                },
+                Some(_) => {
+                    let w: Vec<Decimal> = ids.iter().map(|i| self.weight[*i]).collect();
+                    Drawer::new(&w)
+                }
+            };
+            self.simulate(runs, boot, stream * 1000 + 2 + b, &drawer, Some(ids))
+        });
         means
             .iter()
             .enumerate()
