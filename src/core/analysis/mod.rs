@@ -543,24 +543,12 @@ fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
 /// cover every step).
 pub const MAX_RESTART_ROWS: u64 = crate::engine::ALL_ROWS_UP_TO as u64;
 
-fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
-    let requests = sim.context[0].requests;
-    if requests < 2 || sim.variants.len() < 2 {
-        return None;
-    }
-    let steps = requests - 1;
-    let points: Vec<u64> = if steps <= MAX_RESTART_ROWS {
-        (2..=requests).collect()
-    } else {
-        let shown = crate::engine::OUTLINE_POINTS as u64;
-        (0..shown)
-            .map(|i| 2 + i * (requests - 2) / (shown - 1))
-            .collect()
-    };
-    // Data fee paid before request k: charged, non-replayed rows up to the
-    // last result of step k − 1 (a result of its own in a hand-written
-    // trace; the results of one recorded request in an imported one, which
-    // has fewer steps than results: by result, request k overran them).
+/// The data fee paid before each request k (index k, 0 ..= `requests`):
+/// charged, non-replayed rows up to the last result of step k − 1 (a result
+/// of its own in a hand-written trace; the results of one recorded request
+/// in an imported one, which has fewer steps than results: by result,
+/// request k overran them).
+fn fees_before(s: &Scenario, requests: u64) -> Vec<Decimal> {
     let mut fee_before = vec![Decimal::ZERO; requests as usize + 1];
     let step_of = &s.trace_facts().sizes.step_of;
     let mut fee = Decimal::ZERO;
@@ -579,14 +567,30 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
             seen += 1;
         }
     }
-    let fee_at = |k: u64| {
-        if keys {
-            Decimal::ZERO
-        } else {
-            fee_before[k as usize]
-        }
+    fee_before
+}
+
+fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
+    let requests = sim.context[0].requests;
+    if requests < 2 || sim.variants.len() < 2 {
+        return None;
+    }
+    let steps = requests - 1;
+    let points: Vec<u64> = if steps <= MAX_RESTART_ROWS {
+        (2..=requests).collect()
+    } else {
+        let shown = crate::engine::OUTLINE_POINTS as u64;
+        (0..shown)
+            .map(|i| 2 + i * (requests - 2) / (shown - 1))
+            .collect()
     };
-    let costs = crate::engine::restarts(s, &points);
+    // With idempotency keys, starting over pays no data fee again; without,
+    // the fees before each request are added up beside the replays.
+    let (fee_before, costs) = crate::par::join(
+        || (!keys).then(|| fees_before(s, requests)),
+        || crate::engine::restarts(s, &points),
+    );
+    let fee_at = |k: u64| fee_before.as_ref().map_or(Decimal::ZERO, |f| f[k as usize]);
     let rows: Vec<RestartRow> = costs
         .points
         .iter()
@@ -605,7 +609,9 @@ fn restart(s: &Scenario, sim: &Simulation, keys: bool) -> Option<Restart> {
     let (first, second) = (order[0], order[1]);
     let lead = lower_total(sim, second) - lower_total(sim, first);
     // Averages over every step (2 … N+1), not only the rows shown.
-    let all_fees: Decimal = (2..=requests).map(fee_at).sum();
+    let all_fees: Decimal = fee_before
+        .as_ref()
+        .map_or(Decimal::ZERO, |f| f[2..].iter().sum());
     let per_step = Decimal::from(steps);
     let mean_start_over = (costs.start_over_sum[first].lower + all_fees) / per_step;
     let mean_resume = costs.resume_sum[first].lower / per_step;

@@ -491,22 +491,49 @@ impl Run<'_> {
         if self.rules_apply(cache, rates) {
             self.restarts_walked(cache, rates, rows)
         } else {
-            self.restarts_plain(cache, rates, rows)
+            self.price_restarts(&self.plain_restarts(rows), cache, rates)
         }
     }
 
-    /// [`Run::restarts`] where no rule applies ([`Run::rules_apply`]): each
-    /// request writes its prompt past the previous one and reads the rest,
-    /// summed as it goes, without the walk through every rule.
-    fn restarts_plain(
-        &self,
-        cache: Cache,
-        rates: &Rates,
-        rows: &RowSet,
-    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+    /// Whether [`Run::restarts`] replays this run without the rules
+    /// (then [`Run::plain_restarts`] priced by [`Run::price_restarts`]).
+    pub(crate) fn restarts_are_plain(&self, cache: Cache, rates: &Rates) -> bool {
+        !self.rules_apply(cache, rates)
+    }
+
+    /// Whether `other`'s [`Run::plain_restarts`] are this run's: the same
+    /// requests, scale, outputs, compactions and exact counts (the sums do
+    /// not depend on the prices, the cache tier or the fitted shares).
+    pub(crate) fn same_plain_restarts(&self, other: &Run) -> bool {
+        fn same<T>(a: Option<&T>, b: Option<&T>) -> bool {
+            match (a, b) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+        }
+        self.scale == other.scale
+            && std::ptr::eq(self.bytes, other.bytes)
+            && self.final_output == other.final_output
+            && same(self.outputs, other.outputs)
+            && same(self.compactions, other.compactions)
+            && match (self.exact, other.exact) {
+                (Some(a), Some(b)) => std::ptr::eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+
+    /// The token sums of [`Run::restarts`] where no rule applies
+    /// ([`Run::rules_apply`]), before pricing, as a cached replay counts
+    /// them: each request writes its prompt past the previous one and reads
+    /// the rest, summed as it goes, without the walk through every rule. A
+    /// replay without a cache is the same pass with every written or read
+    /// token uncached ([`Run::price_restarts`]), so variants that differ in
+    /// prices, tier or cache alone share one pass.
+    pub(crate) fn plain_restarts(&self, rows: &RowSet) -> PlainRestarts {
         let n = self.bytes.len();
-        let mut out = Vec::new();
+        let mut points = Vec::new();
         // The sums after the requests so far, and Σ of them over requests
         // 0..n (what starting over before each of requests 1..=N pays).
         let (mut after, mut all_before, mut all_extra) = (
@@ -521,7 +548,7 @@ impl Run<'_> {
                 cum += u128::from(self.bytes[k - 1]);
             }
             let num = self.numerators(k as u64, cum);
-            let added = self.plain_added(k as u64, prev.filter(|_| caches), num, caches);
+            let added = self.plain_added(k as u64, prev, num, true);
             if k >= 1 && rows.has(k) {
                 // An expiry before request k: it writes what it would read.
                 let mut extra = [Sums::default(); 2];
@@ -529,7 +556,7 @@ impl Run<'_> {
                     extra[i].write[0] = added[i].read;
                     extra[i].read[0] = -added[i].read;
                 }
-                out.push((self.model(after, rates), self.model(extra, rates)));
+                points.push((after, extra));
             }
             for i in 0..2 {
                 let s = &mut after[i];
@@ -546,8 +573,38 @@ impl Run<'_> {
             }
             prev = Some(num);
         }
-        let totals = (self.model(all_before, rates), self.model(all_extra, rates));
-        (out, totals)
+        PlainRestarts {
+            points,
+            all_before,
+            all_extra,
+        }
+    }
+
+    /// [`Run::plain_restarts`] (of this run, or of one
+    /// [`Run::same_plain_restarts`]) priced for `cache` at `rates`: as
+    /// counted where the cache writes, all of it uncached where it does not
+    /// (an expiry then adds nothing).
+    pub(crate) fn price_restarts(
+        &self,
+        p: &PlainRestarts,
+        cache: Cache,
+        rates: &Rates,
+    ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
+        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let billed = |s: [Sums; 2]| {
+            let s = if caches {
+                s
+            } else {
+                s.map(|s| s.uncached_instead())
+            };
+            self.model(s, rates)
+        };
+        let out = p
+            .points
+            .iter()
+            .map(|(after, extra)| (billed(*after), billed(*extra)))
+            .collect();
+        (out, (billed(p.all_before), billed(p.all_extra)))
     }
 
     /// [`Run::restarts`], walking every request through every rule.
@@ -1037,6 +1094,19 @@ struct Step {
     before: [Sums; 2],
     after: [Sums; 2],
     read: [Option<(usize, i128)>; 2],
+}
+
+/// The token sums of a run's restarts where no rule applies, before they
+/// are priced ([`Run::plain_restarts`]).
+#[derive(Debug, Clone)]
+pub(crate) struct PlainRestarts {
+    /// Per kept request k: the sums after the requests before it (what
+    /// starting over pays again), and what an expiry right before it adds.
+    points: Vec<([Sums; 2], [Sums; 2])>,
+    /// Σ over requests 0..N of the sums after each.
+    all_before: [Sums; 2],
+    /// Σ over every request of what an expiry right before it adds.
+    all_extra: [Sums; 2],
 }
 
 #[cfg(test)]

@@ -17,6 +17,15 @@ pub struct RestartCost {
     pub resume: Vec<Bounds>,
 }
 
+/// One variant's restart pass: the sums of a pass without rules (shared by
+/// the variants after it with the same requests), a variant whose sums are
+/// an earlier one's, or a variant the rules apply to, priced.
+enum Pass {
+    Plain(Box<crate::engine::replay::PlainRestarts>),
+    Shared,
+    Priced((Vec<(Bounds, Bounds)>, (Bounds, Bounds))),
+}
+
 /// Restart costs at chosen requests, and summed over every request but the first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restarts {
@@ -51,36 +60,87 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .clone()
         .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
     let scale = Scale::new(a);
-    // The variants side by side: each replays on its own.
-    let replays = crate::par::map(scenario.variants(), |pv| {
-        // A variant on a model of another tokenizer, at its own band.
-        let va = scenario.assumptions_of(pv);
-        let facts = match &va {
+    // A variant on a model of another tokenizer replays at its own band.
+    let bands: Vec<_> = scenario
+        .variants()
+        .iter()
+        .map(|pv| match scenario.assumptions_of(pv) {
             std::borrow::Cow::Borrowed(_) => None,
-            std::borrow::Cow::Owned(own) => Some(scenario.trace_facts_at(own)),
-        };
-        let sizes = facts.as_ref().map_or(sizes, |f| &f.sizes);
-        let scale = facts.as_ref().map_or(scale, |_| Scale::new(&va));
-        let view = sizes.view(pv.variant.results, &pv.model);
-        let own = Run {
-            scale,
-            bytes: view.bytes,
-            final_output: a.final_output_tokens,
-            gaps_ms: own_gaps.as_deref(),
-            outputs: sizes.outputs.as_ref(),
-            compactions: view.compactions,
-            exact: view.exact,
-            hit_share: Run::share(pv.upper_hit_share()),
-            turn_break: Run::share(pv.turn_break_share),
-            warm_share: Run::share(pv.warm_prefix_share),
-            survival: Run::share(pv.survived_expiry_share),
+            std::borrow::Cow::Owned(own) => Some((Scale::new(&own), scenario.trace_facts_at(&own))),
+        })
+        .collect();
+    let runs: Vec<Run> = scenario
+        .variants()
+        .iter()
+        .zip(&bands)
+        .map(|(pv, band)| {
+            let (scale, sizes) = band
+                .as_ref()
+                .map_or((scale, sizes), |(s, f)| (*s, &f.sizes));
+            let view = sizes.view(pv.variant.results, &pv.model);
+            Run {
+                scale,
+                bytes: view.bytes,
+                final_output: a.final_output_tokens,
+                gaps_ms: own_gaps.as_deref(),
+                outputs: sizes.outputs.as_ref(),
+                compactions: view.compactions,
+                exact: view.exact,
+                hit_share: Run::share(pv.upper_hit_share()),
+                turn_break: Run::share(pv.turn_break_share),
+                warm_share: Run::share(pv.warm_prefix_share),
+                survival: Run::share(pv.survived_expiry_share),
+            }
+        })
+        .collect();
+    // Where no rule applies, the sums do not depend on the prices, tier or
+    // cache: variants whose requests are the same (raw and trimmed results
+    // are two) share one pass, priced for each.
+    let plain: Vec<Option<usize>> = runs
+        .iter()
+        .zip(scenario.variants())
+        .enumerate()
+        .map(|(v, (run, pv))| {
+            run.restarts_are_plain(pv.variant.cache, &pv.rates)
+                .then(|| {
+                    (0..v)
+                        .find(|&u| {
+                            let pu = &scenario.variants()[u];
+                            runs[u].restarts_are_plain(pu.variant.cache, &pu.rates)
+                                && runs[u].same_plain_restarts(run)
+                        })
+                        .unwrap_or(v)
+                })
+        })
+        .collect();
+    // The passes side by side: each sum-only pass once, each variant the
+    // rules apply to on its own.
+    let passes = crate::par::map(0..runs.len(), |v| match plain[v] {
+        Some(first) if first == v => Pass::Plain(Box::new(runs[v].plain_restarts(&rows))),
+        Some(_) => Pass::Shared,
+        None => {
+            let pv = &scenario.variants()[v];
+            Pass::Priced(runs[v].restarts(pv.variant.cache, &pv.rates, &rows))
+        }
+    });
+    let replays: Vec<_> = crate::par::map(0..runs.len(), |v| {
+        let (pv, own) = (&scenario.variants()[v], &runs[v]);
+        let (cache, rates) = (pv.variant.cache, &pv.rates);
+        let priced;
+        let (before, sums) = match &passes[v] {
+            Pass::Priced((before, sums)) => (before, *sums),
+            _ => {
+                let Some(Pass::Plain(p)) = plain[v].map(|first| &passes[first]) else {
+                    unreachable!("the first variant of a plain pass made it")
+                };
+                priced = own.price_restarts(p, cache, rates);
+                (&priced.0, priced.1)
+            }
         };
         let resumed = Run {
             gaps_ms: Some(&resume_gaps),
-            ..own
+            ..*own
         };
-        let (cache, rates) = (pv.variant.cache, &pv.rates);
-        let (before, sums) = own.restarts(cache, rates, &rows);
         // The resumed replay bills as the run's own when the run is timed
         // (the same gaps) or the gaps it adds reach nothing in the bill:
         // its replay is then the one just made.
@@ -88,7 +148,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
             .then(|| resumed.restarts(cache, rates, &rows));
         let (extra, extra_sums) = resumed_own
             .as_ref()
-            .map_or((&before, sums), |(e, s)| (e, *s));
+            .map_or((before, sums), |(e, s)| (e, *s));
         let points: Vec<(Bounds, Bounds)> =
             before.iter().zip(extra).map(|(b, e)| (b.0, e.1)).collect();
         (points, sums.0, extra_sums.1)

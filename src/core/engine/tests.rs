@@ -532,3 +532,38 @@ fn resuming_after_a_tool_call_past_the_cache_lifetime_adds_nothing() {
         vec![d("100") * per_token, Decimal::ZERO, d("150") * per_token]
     );
 }
+
+#[test]
+fn variants_sharing_a_restart_pass_each_pay_their_own_prices() {
+    // Raw results without a cache and with the 5-minute cache: no rule
+    // applies, so both price one pass. Prompts (lower): 100, 120, 150, 190;
+    // 10 output tokens a step. Per million tokens, input $8, output $40,
+    // 5-minute write $10, read $0.20.
+    // Without a cache, requests 1–3 cost 100×8 + 10×40 = 1200, 120×8 + 400 =
+    // 1360, 150×8 + 400 = 1600; with it 100×10 + 400 = 1400, 100×0.2 +
+    // 20×10 + 400 = 620, 120×0.2 + 30×10 + 400 = 724. Starting over before
+    // request k pays the requests before it; resuming rewrites the prompt
+    // before it at $9.80 more (nothing without a cache).
+    let s = scenario(&[(40, 4), (80, 8), (120, 12)], vec![]);
+    let r = restarts(&s, &[2, 3, 4]);
+    let m = |x: i64| Decimal::from(x) / d("1000000");
+    let lower = |f: fn(&RestartCost) -> &Vec<Bounds>, v: usize| -> Vec<Decimal> {
+        r.points.iter().map(|p| f(p)[v].lower).collect()
+    };
+    assert_eq!(lower(|p| &p.start_over, 0), vec![m(1200), m(2560), m(4160)]);
+    assert_eq!(lower(|p| &p.start_over, 1), vec![m(1400), m(2020), m(2744)]);
+    assert_eq!(lower(|p| &p.resume, 0), vec![Decimal::ZERO; 3]);
+    let per_token = d("9.8") / d("1000000");
+    assert_eq!(
+        lower(|p| &p.resume, 1),
+        vec![
+            d("100") * per_token,
+            d("120") * per_token,
+            d("150") * per_token
+        ]
+    );
+    assert_eq!(r.start_over_sum[0].lower, m(1200 + 2560 + 4160));
+    assert_eq!(r.start_over_sum[1].lower, m(1400 + 2020 + 2744));
+    assert_eq!(r.resume_sum[0].lower, Decimal::ZERO);
+    assert_eq!(r.resume_sum[1].lower, d("370") * per_token);
+}

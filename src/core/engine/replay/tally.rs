@@ -9,7 +9,7 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
 /// Fixed denominators for the lower and upper token numerators.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Scale {
     pub(super) o: i128,
     pub(super) mb: i128,
@@ -161,6 +161,19 @@ impl Sums {
         self.read[t] += a.read * times;
         self.output[t] += a.output * times;
         self.storage += a.storage * times;
+    }
+
+    /// These sums of a cached replay where no rule applies, as the same
+    /// replay without a cache bills them: every token written or read is
+    /// uncached (what one request writes and reads is its whole prompt).
+    pub(super) fn uncached_instead(&self) -> Sums {
+        Sums {
+            uncached: std::array::from_fn(|t| self.uncached[t] + self.write[t] + self.read[t]),
+            write: [0; TIERS],
+            read: [0; TIERS],
+            output: self.output,
+            storage: 0,
+        }
     }
 
     /// Adds what one request added.
