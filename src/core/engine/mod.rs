@@ -430,11 +430,39 @@ fn profile(
             first_over_window,
         }
     };
-    // No request kept and the sums a closed form (the what-ifs' replays):
-    // the requests are walked only up to the first past the window.
-    if !rows.any() && run.is_uniform() {
+    let kept = |k: u64, num: [i128; 2], previous: Option<[i128; 2]>| {
+        let input = scale.tokens_of(num);
+        let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
+        RequestTokens {
+            request: k + 1,
+            after_call: if k == 0 { None } else { calls[ix(k - 1)] },
+            input,
+            cache_write: input - before,
+            cache_read: before,
+            output: run.billed(k),
+        }
+    };
+    // The sums a closed form and not every request kept (the what-ifs'
+    // replays keep none, an outline a few thousand): the requests are
+    // walked only up to the first past the window, and only the kept ones
+    // are counted.
+    if run.is_uniform() && !matches!(rows, RowSet::Everything) {
         let first_over_window = window_num.and_then(|w| run.first_past(w));
-        return summary(run.totals(), Vec::new(), first_over_window);
+        let mut per_request = Vec::new();
+        if rows.any() {
+            let mut cum: u128 = 0;
+            for k in 0..=n {
+                let before = cum;
+                if k > 0 {
+                    cum += u128::from(bytes[ix(k - 1)]);
+                }
+                if rows.has(ix(k)) {
+                    let previous = k.checked_sub(1).map(|j| run.numerators(j, before));
+                    per_request.push(kept(k, run.numerators(k, cum), previous));
+                }
+            }
+        }
+        return summary(run.totals(), per_request, first_over_window);
     }
     let mut first_over_window = None;
     let mut cum: u128 = 0;
@@ -456,16 +484,7 @@ fn profile(
             first_over_window = Some(k + 1);
         }
         if rows.has(ix(k)) {
-            let input = scale.tokens_of(num);
-            let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
-            per_request.push(RequestTokens {
-                request: k + 1,
-                after_call: if k == 0 { None } else { calls[ix(k - 1)] },
-                input,
-                cache_write: input - before,
-                cache_read: before,
-                output: run.billed(k),
-            });
+            per_request.push(kept(k, num, previous));
         }
         previous = Some(num);
     }

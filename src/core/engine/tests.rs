@@ -445,7 +445,7 @@ proptest! {
     }
 
     #[test]
-    fn a_profile_of_totals_only_is_the_walked_profile_without_its_requests(
+    fn a_profile_of_totals_or_an_outline_is_the_walked_profile_with_only_its_requests(
         bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40),
         window in proptest::option::of(0u64..2_000_000),
     ) {
@@ -465,6 +465,17 @@ proptest! {
             prop_assert_eq!(w.first_over_window, past.map(|r| r.request));
             let w = ContextProfile { per_request: Vec::new(), ..w.clone() };
             prop_assert_eq!(q, &w);
+        }
+        // An outline (the trace's first and last requests, its spikes, …)
+        // counts only its kept requests: each as the walk counts it.
+        let outline = simulate(&s, SimulateOptions { rows: Rows::Outline(3) });
+        for (o, w) in outline.context.iter().zip(&walked.context) {
+            prop_assert!(!o.per_request.is_empty());
+            for r in &o.per_request {
+                prop_assert_eq!(r, &w.per_request[ix(r.request - 1)]);
+            }
+            let w = ContextProfile { per_request: o.per_request.clone(), ..w.clone() };
+            prop_assert_eq!(o, &w);
         }
     }
 
