@@ -499,18 +499,26 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     lifetimes.sort_unstable();
     lifetimes.dedup();
     let sizes = &s.trace_facts().sizes;
-    crate::par::map(model_ms.to_vec(), |ms| {
-        let timing = Timing {
-            model_ms_per_step: ms,
-            pauses: Vec::new(),
-        };
-        let gaps = sizes.gaps_ms(Some(&timing)).unwrap_or_default();
-        // The first request has no gap before it.
-        let gaps = gaps.get(1..).unwrap_or_default();
-        lifetimes
-            .iter()
-            .map(|life| gaps.iter().filter(|g| *g > life).count())
-            .collect()
+    // The gaps before the requests after the first (the first has none):
+    // as recorded, else each step's tool time and the model's time (the
+    // engine's gaps without pauses), counted as they are computed rather
+    // than kept (a vector of the run's length for each model time was most
+    // of this what-if's time).
+    fn count(gaps: impl Iterator<Item = u64>, lifetimes: &[u64]) -> Vec<usize> {
+        let mut expired = vec![0usize; lifetimes.len()];
+        for g in gaps {
+            for (n, life) in expired.iter_mut().zip(lifetimes) {
+                *n += usize::from(g > *life);
+            }
+        }
+        expired
+    }
+    crate::par::map(model_ms, |&ms| match &sizes.gaps {
+        Some(recorded) => count(recorded.iter().skip(1).copied(), &lifetimes),
+        None => count(
+            sizes.tool_ms.iter().map(|t| t.saturating_add(ms)),
+            &lifetimes,
+        ),
     })
 }
 
@@ -746,5 +754,19 @@ mod tests {
         // The answer changes with the pattern: more expiries, dearer 5 minutes.
         assert_eq!(l.sweep[0].tiers[0].expiries_5m, 1);
         assert_eq!(l.sweep[20].tiers[0].expiries_5m, 6);
+        // A trace that records each request's gap (here the same tool
+        // times as gaps) expires by its record, whatever the model time.
+        let mut recorded = crate::engine::tests::grouped(s.clone(), 1);
+        for (c, secs) in recorded
+            .trace_mut()
+            .iter_mut()
+            .zip([1, 40, 200, 250, 290, 3000])
+        {
+            if let Some(i) = c.imported.as_mut() {
+                i.gap_ms = Some(secs * 1000);
+            }
+        }
+        let tiers = with_tiers(&recorded, &[Cache::FiveMinutes, Cache::OneHour]).unwrap();
+        assert_eq!(expiring(&tiers, &model_ms), vec![vec![1, 0]; 21]);
     }
 }
