@@ -149,18 +149,17 @@ pub fn context_management(s: &Scenario, case: &ContextCase) -> ContextManagement
 
 /// [`context_management`] with `replay` replaying the case's variant.
 fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> ContextManagement {
-    let mut plain = replay(&[(Strategy::Plain, true)]).remove(0);
-    let plain_line = PromptLine {
-        label: describe(&plain.strategy),
-        points: thin(&std::mem::take(&mut plain.prompts_lower)),
-    };
+    // The plain run's largest prompt bounds the compaction grid: taken
+    // from its sums (no prompt kept, the closed form where it holds); the
+    // plain run with its prompts is replayed beside the grid.
+    let peak = replay(&[(Strategy::Plain, false)]).remove(0).peak_prompt;
     let floor = (Decimal::from(s.assumptions().prefix_tokens) * s.assumptions().tokenizer_uplift)
         .ceil()
         .to_u64()
         .unwrap_or(u64::MAX)
         .saturating_add(case.summary_tokens);
     let thresholds = if case.thresholds.is_empty() {
-        let peak = plain.peak_prompt.upper.ceil().to_u64().unwrap_or(0);
+        let peak = peak.upper.ceil().to_u64().unwrap_or(0);
         // A compaction must fire before the prompt outgrows the window.
         let top = s
             .prices()
@@ -183,9 +182,10 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
         threshold_tokens: t,
         summary_tokens: case.summary_tokens,
     };
-    let strategies: Vec<(Strategy, bool)> = thresholds
-        .iter()
-        .map(|t| (compact(*t), false))
+    // The plain run first: walking every request to keep its prompts, it
+    // is the longest job.
+    let strategies: Vec<(Strategy, bool)> = std::iter::once((Strategy::Plain, true))
+        .chain(thresholds.iter().map(|t| (compact(*t), false)))
         .chain(
             keeps
                 .iter()
@@ -193,8 +193,13 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
         )
         .collect();
     let mut runs = replay(&strategies);
-    let clearing = runs.split_off(thresholds.len());
-    let compaction = runs;
+    let clearing = runs.split_off(1 + thresholds.len());
+    let compaction = runs.split_off(1);
+    let mut plain = runs.remove(0);
+    let plain_line = PromptLine {
+        label: describe(&plain.strategy),
+        points: thin(&std::mem::take(&mut plain.prompts_lower)),
+    };
     let best_compaction = cheapest(&compaction);
     let best_clearing = cheapest(&clearing);
     let drawn: Vec<(Strategy, bool)> = best_compaction
