@@ -397,7 +397,7 @@ impl Run<'_> {
     /// none does, request k writes past what request k − 1 left cached and
     /// reads the rest (or, without a cache, is all uncached), in the base
     /// tier. (A gap within the cache's lifetime bills nothing but storage.)
-    fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
+    pub(crate) fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
         let caches = cache != Cache::None && rates.cache_write.is_some();
         let expires = |gaps: &[u64]| {
             rates
@@ -495,17 +495,11 @@ impl Run<'_> {
         }
     }
 
-    /// Whether [`Run::restarts`] replays this run without the rules
-    /// (then [`Run::plain_restarts`] priced by [`Run::price_restarts`]).
-    pub(crate) fn restarts_are_plain(&self, cache: Cache, rates: &Rates) -> bool {
-        !self.rules_apply(cache, rates)
-    }
-
     /// Whether `other`'s [`Run::plain_restarts`] are this run's: the same
     /// requests, scale, outputs, compactions and exact counts (the sums do
     /// not depend on the prices, the cache tier or the fitted shares).
     pub(crate) fn same_plain_restarts(&self, other: &Run) -> bool {
-        fn same<T>(a: Option<&T>, b: Option<&T>) -> bool {
+        fn same<T: ?Sized>(a: Option<&T>, b: Option<&T>) -> bool {
             match (a, b) {
                 (Some(a), Some(b)) => std::ptr::eq(a, b),
                 (None, None) => true,
@@ -517,11 +511,7 @@ impl Run<'_> {
             && self.final_output == other.final_output
             && same(self.outputs, other.outputs)
             && same(self.compactions, other.compactions)
-            && match (self.exact, other.exact) {
-                (Some(a), Some(b)) => std::ptr::eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
+            && same(self.exact, other.exact)
     }
 
     /// The token sums of [`Run::restarts`] where no rule applies

@@ -18,11 +18,10 @@ pub struct RestartCost {
 }
 
 /// One variant's restart pass: the sums of a pass without rules (shared by
-/// the variants after it with the same requests), a variant whose sums are
-/// an earlier one's, or a variant the rules apply to, priced.
+/// the later variants with the same requests), or, for a variant the rules
+/// apply to, its own priced walk. A variant sharing an earlier pass has none.
 enum Pass {
     Plain(Box<crate::engine::replay::PlainRestarts>),
-    Shared,
     Priced((Vec<(Bounds, Bounds)>, (Bounds, Bounds))),
 }
 
@@ -96,31 +95,32 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
     // Where no rule applies, the sums do not depend on the prices, tier or
     // cache: variants whose requests are the same (raw and trimmed results
     // are two) share one pass, priced for each.
-    let plain: Vec<Option<usize>> = runs
+    let walked: Vec<bool> = runs
         .iter()
         .zip(scenario.variants())
-        .enumerate()
-        .map(|(v, (run, pv))| {
-            run.restarts_are_plain(pv.variant.cache, &pv.rates)
-                .then(|| {
-                    (0..v)
-                        .find(|&u| {
-                            let pu = &scenario.variants()[u];
-                            runs[u].restarts_are_plain(pu.variant.cache, &pu.rates)
-                                && runs[u].same_plain_restarts(run)
-                        })
-                        .unwrap_or(v)
-                })
+        .map(|(run, pv)| run.rules_apply(pv.variant.cache, &pv.rates))
+        .collect();
+    let plain: Vec<Option<usize>> = (0..runs.len())
+        .map(|v| {
+            (!walked[v]).then(|| {
+                (0..v)
+                    .find(|&u| !walked[u] && runs[u].same_plain_restarts(&runs[v]))
+                    .unwrap_or(v)
+            })
         })
         .collect();
     // The passes side by side: each sum-only pass once, each variant the
     // rules apply to on its own.
     let passes = crate::par::map(0..runs.len(), |v| match plain[v] {
-        Some(first) if first == v => Pass::Plain(Box::new(runs[v].plain_restarts(&rows))),
-        Some(_) => Pass::Shared,
+        Some(first) if first != v => None,
+        Some(_) => Some(Pass::Plain(Box::new(runs[v].plain_restarts(&rows)))),
         None => {
             let pv = &scenario.variants()[v];
-            Pass::Priced(runs[v].restarts(pv.variant.cache, &pv.rates, &rows))
+            Some(Pass::Priced(runs[v].restarts(
+                pv.variant.cache,
+                &pv.rates,
+                &rows,
+            )))
         }
     });
     let replays: Vec<_> = crate::par::map(0..runs.len(), |v| {
@@ -128,9 +128,9 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         let (cache, rates) = (pv.variant.cache, &pv.rates);
         let priced;
         let (before, sums) = match &passes[v] {
-            Pass::Priced((before, sums)) => (before, *sums),
+            Some(Pass::Priced((before, sums))) => (before, *sums),
             _ => {
-                let Some(Pass::Plain(p)) = plain[v].map(|first| &passes[first]) else {
+                let Some(Some(Pass::Plain(p))) = plain[v].map(|first| &passes[first]) else {
                     unreachable!("the first variant of a plain pass made it")
                 };
                 priced = own.price_restarts(p, cache, rates);
