@@ -35,73 +35,111 @@ pub struct CapabilityStats {
     pub median_latency_ms: f64,
 }
 
-impl CapabilityStats {
-    /// Statistics per capability, in order of first appearance in the trace
-    /// (one pass over the trace).
-    pub fn of(trace: &[TraceCall]) -> Vec<CapabilityStats> {
-        /// One capability's sums so far.
-        struct Group<'t> {
-            name: &'t str,
-            calls: u64,
-            items: u64,
-            raw: u64,
-            trimmed: u64,
-            latency: Vec<u64>,
-        }
-        let mut index: std::collections::HashMap<&str, usize, crate::hashing::NameHasher> =
-            std::collections::HashMap::with_hasher(crate::hashing::name_hasher());
-        let mut groups: Vec<Group> = Vec::new();
-        let mut last = 0;
-        for c in trace.iter().filter(|c| c.enters_context()) {
-            let name: &str = &c.capability;
-            // Runs of one capability are common: its group is asked first.
-            if groups.get(last).is_none_or(|g| g.name != name) {
-                last = *index.entry(name).or_insert_with(|| {
-                    groups.push(Group {
-                        name,
-                        calls: 0,
-                        items: 0,
-                        raw: 0,
-                        trimmed: 0,
-                        latency: Vec::new(),
-                    });
-                    groups.len() - 1
-                });
-            }
-            let g = &mut groups[last];
-            g.calls += 1;
-            g.items += c.items;
-            g.raw += c.raw_bytes.unwrap_or(0);
-            g.trimmed += c.trimmed_bytes.unwrap_or(0);
-            g.latency.push(c.latency_ms);
-        }
-        groups
-            .into_iter()
-            .map(|g| {
-                let (n, items, raw, trimmed) = (g.calls, g.items, g.raw, g.trimmed);
-                let per = |total: u64, count: u64| {
-                    (count > 0).then(|| Decimal::from(total) / Decimal::from(count))
-                };
-                CapabilityStats {
-                    capability: g.name.to_string(),
-                    calls: n,
-                    items,
-                    raw_bytes: raw,
-                    trimmed_bytes: trimmed,
-                    mean_raw_bytes: per(raw, n).unwrap_or_default(),
-                    mean_trimmed_bytes: per(trimmed, n).unwrap_or_default(),
-                    raw_bytes_per_item: per(raw, items),
-                    trimmed_bytes_per_item: per(trimmed, items),
-                    cut_share: if raw == 0 {
-                        Decimal::ZERO
-                    } else {
-                        Decimal::ONE - Decimal::from(trimmed) / Decimal::from(raw)
-                    },
-                    median_latency_ms: median(g.latency.into_iter()),
-                }
-            })
-            .collect()
+/// The data tools' ledger and the statistics per capability, in one pass
+/// over the trace (each is a scan of every row; one scan reads the rows
+/// from memory once). The capabilities come in order of first appearance.
+pub fn ledger_and_capabilities(trace: &[TraceCall]) -> (Ledger, Vec<CapabilityStats>) {
+    /// One capability's sums so far.
+    struct Group<'t> {
+        name: &'t str,
+        calls: u64,
+        items: u64,
+        raw: u64,
+        trimmed: u64,
+        latency: Vec<u64>,
     }
+    let mut l = Ledger {
+        requests: trace.len() as u64,
+        charged: 0,
+        uncharged: 0,
+        replays_skipped: 0,
+        errors: 0,
+        total_usd: Decimal::ZERO,
+        median_latency_with_data_ms: 0.0,
+    };
+    let mut with_data = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize, crate::hashing::NameHasher> =
+        std::collections::HashMap::with_hasher(crate::hashing::name_hasher());
+    let mut groups: Vec<Group> = Vec::new();
+    let mut last = 0;
+    for c in trace {
+        if c.replayed {
+            l.replays_skipped += 1;
+        } else if c.charged_usd > Decimal::ZERO {
+            l.charged += 1;
+            l.total_usd += c.charged_usd;
+        } else if c.charged_usd.is_zero() {
+            l.uncharged += 1;
+        }
+        if !(200..300).contains(&c.status) {
+            l.errors += 1;
+        }
+        if !c.enters_context() {
+            continue;
+        }
+        if c.items > 0 {
+            with_data.push(c.latency_ms);
+        }
+        let name: &str = &c.capability;
+        // Runs of one capability are common: its group is asked first.
+        if groups.get(last).is_none_or(|g| g.name != name) {
+            last = *index.entry(name).or_insert_with(|| {
+                groups.push(Group {
+                    name,
+                    calls: 0,
+                    items: 0,
+                    raw: 0,
+                    trimmed: 0,
+                    latency: Vec::new(),
+                });
+                groups.len() - 1
+            });
+        }
+        let g = &mut groups[last];
+        g.calls += 1;
+        g.items += c.items;
+        g.raw += c.raw_bytes.unwrap_or(0);
+        g.trimmed += c.trimmed_bytes.unwrap_or(0);
+        g.latency.push(c.latency_ms);
+    }
+    // The medians, each a selection over up to every row, side by side.
+    let latencies: Vec<Vec<u64>> = groups
+        .iter_mut()
+        .map(|g| std::mem::take(&mut g.latency))
+        .collect();
+    let (with_data, medians) = crate::par::join(
+        || median(with_data.into_iter()),
+        || crate::par::map(latencies, |l| median(l.into_iter())),
+    );
+    l.median_latency_with_data_ms = with_data;
+    let capabilities = groups
+        .into_iter()
+        .zip(medians)
+        .map(|(g, median_latency_ms)| {
+            let (n, items, raw, trimmed) = (g.calls, g.items, g.raw, g.trimmed);
+            let per = |total: u64, count: u64| {
+                (count > 0).then(|| Decimal::from(total) / Decimal::from(count))
+            };
+            CapabilityStats {
+                capability: g.name.to_string(),
+                calls: n,
+                items,
+                raw_bytes: raw,
+                trimmed_bytes: trimmed,
+                mean_raw_bytes: per(raw, n).unwrap_or_default(),
+                mean_trimmed_bytes: per(trimmed, n).unwrap_or_default(),
+                raw_bytes_per_item: per(raw, items),
+                trimmed_bytes_per_item: per(trimmed, items),
+                cut_share: if raw == 0 {
+                    Decimal::ZERO
+                } else {
+                    Decimal::ONE - Decimal::from(trimmed) / Decimal::from(raw)
+                },
+                median_latency_ms,
+            }
+        })
+        .collect();
+    (l, capabilities)
 }
 
 /// Median of whole milliseconds (mean of the middle two for an even count).
@@ -134,36 +172,3 @@ pub struct Ledger {
     pub median_latency_with_data_ms: f64,
 }
 
-impl Ledger {
-    /// Builds the ledger from every row of the trace, in one pass.
-    pub fn of(trace: &[TraceCall]) -> Ledger {
-        let mut l = Ledger {
-            requests: trace.len() as u64,
-            charged: 0,
-            uncharged: 0,
-            replays_skipped: 0,
-            errors: 0,
-            total_usd: Decimal::ZERO,
-            median_latency_with_data_ms: 0.0,
-        };
-        let mut with_data = Vec::new();
-        for c in trace {
-            if c.replayed {
-                l.replays_skipped += 1;
-            } else if c.charged_usd > Decimal::ZERO {
-                l.charged += 1;
-                l.total_usd += c.charged_usd;
-            } else if c.charged_usd.is_zero() {
-                l.uncharged += 1;
-            }
-            if !(200..300).contains(&c.status) {
-                l.errors += 1;
-            }
-            if c.enters_context() && c.items > 0 {
-                with_data.push(c.latency_ms);
-            }
-        }
-        l.median_latency_with_data_ms = median(with_data.into_iter());
-        l
-    }
-}

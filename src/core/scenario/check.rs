@@ -70,9 +70,10 @@ impl Scenario {
         )?;
         let trim = check_trim(src, raw.assumptions.trim.as_ref())?;
         let trace = in_currency_and_trimmed(trace, &currency, trim);
-        let tool_fees = check_tool_fees(src, &book, &trace, raw.tool_fees)?;
-        let recorded_prices = recorded_prices(&trace, &book);
-        let variants = check_variants(src, &book, &prices, raw.variants, &trace)?;
+        let (trace, models) = super::trace::Trace::with_recorded_models(trace);
+        let tool_fees = check_tool_fees(src, &book, trace.calls(), raw.tool_fees)?;
+        let recorded_prices = recorded_prices(models, &book);
+        let variants = check_variants(src, &book, &prices, raw.variants, trace.calls())?;
         let timing = raw.timing.map(|t| check_timing(src, t)).transpose()?;
         let mut what_if = WhatIfs {
             retry: raw.retry.map(|r| check_retry(src, &book, r)).transpose()?,
@@ -104,7 +105,7 @@ impl Scenario {
             timing,
             what_if,
             variants,
-            trace: std::sync::Arc::new(super::trace::Trace::new(trace)),
+            trace: std::sync::Arc::new(trace),
             plan,
             tool_fees,
             currency,
@@ -618,30 +619,18 @@ fn in_currency_and_trimmed(
 }
 
 /// The prices of every model the trace's recorded requests name, where the
-/// book has them. The names are gathered on every thread of the pool (a
-/// stretch of rows each), borrowed until the few distinct ones are kept.
+/// book has them.
 fn recorded_prices(
-    trace: &[TraceCall],
+    models: Vec<String>,
     book: &Book,
 ) -> std::collections::BTreeMap<String, ModelPrices> {
-    use std::collections::BTreeSet;
-    crate::par::fold_reduce(
-        trace,
-        BTreeSet::new,
-        |mut names: BTreeSet<&str>, c| {
-            if let Some(m) = c.recorded().and_then(|r| r.model.as_deref()) {
-                names.insert(m);
-            }
-            names
-        },
-        |mut a, b| {
-            a.extend(b);
-            a
-        },
-    )
-    .into_iter()
-    .filter_map(|m| Some((m.to_string(), book.price_of(m)?)))
-    .collect()
+    models
+        .into_iter()
+        .filter_map(|m| {
+            let prices = book.price_of(&m)?;
+            Some((m, prices))
+        })
+        .collect()
 }
 
 /// A name, and the name and question within their lengths.

@@ -34,10 +34,24 @@ pub(crate) fn read_csv_blocks(
     let size = blocks.size();
     let mut digest = Sha256::new();
     let mut read: u64 = 0;
+    // The first block is a sixteenth of the others and each next one twice
+    // the last, up to `block`: no row is read until the first block is in,
+    // and the pool would otherwise wait for a whole block.
+    let mut want = (block / 16).max(1);
     let mut buf = Vec::with_capacity(block);
-    read += fill(&mut *blocks, &mut buf, block)?;
-    // The header row, as the whole-file reader reads it.
-    let header_end = memchr::memchr(b'\n', &buf)? + 1;
+    read += fill(&mut *blocks, &mut buf, want)?;
+    // The header row, as the whole-file reader reads it (more of the file
+    // until its line ends, unless it is longer than a block).
+    let header_end = loop {
+        if let Some(at) = memchr::memchr(b'\n', &buf) {
+            break at + 1;
+        }
+        let more = fill(&mut *blocks, &mut buf, want)?;
+        if more == 0 || buf.len() > block {
+            return None;
+        }
+        read += more;
+    };
     let header = std::str::from_utf8(&buf[..header_end]).ok()?;
     // A quoted header may hold a line end; a file of Windows line ends
     // is read on one thread anyway ([`in_parallel`] gives it up).
@@ -69,7 +83,7 @@ pub(crate) fn read_csv_blocks(
             // longer than a block.
             None if buf.len() > block => return None,
             None => {
-                let more = fill(&mut *blocks, &mut buf, block)?;
+                let more = fill(&mut *blocks, &mut buf, want)?;
                 read += more;
                 at_end = more == 0;
                 continue;
@@ -77,6 +91,7 @@ pub(crate) fn read_csv_blocks(
         };
         next.clear();
         next.extend_from_slice(&buf[cut..]);
+        want = want.saturating_mul(2).min(block);
         buf.truncate(cut);
         let src = SourceText {
             name: name.clone(),
@@ -90,7 +105,7 @@ pub(crate) fn read_csv_blocks(
                 if at_end {
                     Some(0)
                 } else {
-                    fill(&mut *blocks, &mut next, block)
+                    fill(&mut *blocks, &mut next, want)
                 }
             },
             || in_parallel::extend(&src, &headers, &columns, 0, &mut calls),

@@ -10,9 +10,10 @@
 //! that weighs the content otherwise gets facts of its own.
 
 use super::TraceCall;
-use crate::engine::{CapabilityStats, Ledger, Sizes};
+use crate::engine::{stats::ledger_and_capabilities, CapabilityStats, Ledger, Sizes};
 use crate::scenario::content::ContentWeights;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 /// The rows of a trace and the facts of them asked for so far.
@@ -77,6 +78,17 @@ impl Trace {
         }
     }
 
+    /// The trace of `calls`, its replay-size sums computed, and the models
+    /// its recorded requests name (each once, in order), in one pass over
+    /// the rows.
+    pub(crate) fn with_recorded_models(calls: Vec<TraceCall>) -> (Trace, Vec<String>) {
+        let (sums, models) = Sums::and_models(&calls);
+        let models = models.into_iter().map(str::to_string).collect();
+        let trace = Trace::new(calls);
+        trace.sums.get_or_init(|| sums);
+        (trace, models)
+    }
+
     /// The rows.
     pub fn calls(&self) -> &Vec<TraceCall> {
         &self.calls
@@ -111,31 +123,53 @@ impl Sums {
     /// One pass over the rows, on every thread of the pool (a stretch
     /// each; the sums and the largest are the same in any order).
     fn of(calls: &[TraceCall]) -> Sums {
-        let (results, bytes, output, recorded) = crate::par::fold_reduce(
+        Sums::and_models(calls).0
+    }
+
+    /// [`Sums::of`], and in the same pass the models the rows' recorded
+    /// requests name (each once).
+    fn and_models(calls: &[TraceCall]) -> (Sums, BTreeSet<&str>) {
+        let none = || {
+            let sums = Sums {
+                results: 0,
+                bytes: 0,
+                output: 0,
+                recorded: 0,
+            };
+            (sums, BTreeSet::new())
+        };
+        crate::par::fold_reduce(
             calls,
-            || (0u64, 0u128, 0u64, 0u64),
-            |(n, bytes, output, recorded), c| {
-                let output = output.max(
+            none,
+            |(mut sums, mut models), c| {
+                let recorded = c.recorded();
+                if let Some(m) = recorded.and_then(|r| r.model.as_deref()) {
+                    models.insert(m);
+                }
+                sums.output = sums.output.max(
                     c.resent_output()
                         .unwrap_or(0)
                         .saturating_add(c.hidden_output().unwrap_or(0)),
                 );
                 if c.enters_context() {
                     let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                    let recorded = recorded + u64::from(c.recorded().is_some());
-                    (n + 1, bytes + u128::from(size), output, recorded)
-                } else {
-                    (n, bytes, output, recorded)
+                    sums.results += 1;
+                    sums.bytes += u128::from(size);
+                    sums.recorded += u64::from(recorded.is_some());
                 }
+                (sums, models)
             },
-            |a, b| (a.0 + b.0, a.1 + b.1, a.2.max(b.2), a.3 + b.3),
-        );
-        Sums {
-            results,
-            bytes,
-            output,
-            recorded,
-        }
+            |(a, mut models), (b, more)| {
+                models.extend(more);
+                let sums = Sums {
+                    results: a.results + b.results,
+                    bytes: a.bytes + b.bytes,
+                    output: a.output.max(b.output),
+                    recorded: a.recorded + b.recorded,
+                };
+                (sums, models)
+            },
+        )
     }
 }
 
@@ -143,7 +177,7 @@ impl Facts {
     fn of(calls: &[TraceCall], weights: Option<&ContentWeights>) -> Facts {
         let (sizes, (ledger, capabilities)) = crate::par::join(
             || Sizes::of(calls, weights),
-            || (Ledger::of(calls), CapabilityStats::of(calls)),
+            || ledger_and_capabilities(calls),
         );
         Facts {
             sizes,
