@@ -360,7 +360,7 @@ fn row_set(rows: Rows, raw: &[u64], trimmed: &[u64], variants: &[PricedVariant])
             rate(pv.rates.cache_write),
             rate(pv.rates.cache_read),
         );
-        let cached = pv.variant.cache != Cache::None && pv.rates.cache_write.is_some();
+        let cached = pv.rates.caches(pv.variant.cache);
         // Only ranks the results by rough cost, so f64 is precise enough.
         #[allow(clippy::cast_precision_loss)]
         let cost = |j: usize| {

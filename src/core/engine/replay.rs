@@ -352,7 +352,7 @@ impl Run<'_> {
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Tally {
         let dens = self.scale.denominators();
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let caches = rates.caches(cache);
         if !self.rules_apply(cache, rates) {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
             let out = self.total_output();
@@ -398,7 +398,7 @@ impl Run<'_> {
     /// reads the rest (or, without a cache, is all uncached), in the base
     /// tier. (A gap within the cache's lifetime bills nothing but storage.)
     pub(crate) fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let caches = rates.caches(cache);
         let expires = |gaps: &[u64]| {
             rates
                 .lifetime_ms(cache)
@@ -580,7 +580,7 @@ impl Run<'_> {
         cache: Cache,
         rates: &Rates,
     ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let caches = rates.caches(cache);
         let billed = |s: [Sums; 2]| {
             let s = if caches {
                 s
@@ -951,7 +951,7 @@ pub(crate) struct Sequence<'r> {
 
 impl<'r> Sequence<'r> {
     pub(crate) fn new(run: &'r Run<'r>, bound: usize, cache: Cache, rates: &Rates) -> Self {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let caches = rates.caches(cache);
         let warm = run.scale.warm()[bound];
         Sequence {
             run,

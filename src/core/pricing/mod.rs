@@ -303,6 +303,12 @@ pub struct ClassRates {
 }
 
 impl Rates {
+    /// Whether a variant of cache tier `cache` at these rates caches: it
+    /// asks for a tier and its model has a cache write price.
+    pub fn caches(&self, cache: Cache) -> bool {
+        cache != Cache::None && self.cache_write.is_some()
+    }
+
     /// How long a cache entry written at tier `cache` lives unread, in
     /// milliseconds: the model's own lifetime where its book gives one,
     /// otherwise the tier's.

@@ -24,7 +24,7 @@ pub(super) struct Rules {
 
 impl Rules {
     pub(super) fn new(scale: &Scale, cache: Cache, rates: &Rates) -> Rules {
-        let caches = cache != Cache::None && rates.cache_write.is_some();
+        let caches = rates.caches(cache);
         Rules {
             dens: scale.denominators(),
             caches,
