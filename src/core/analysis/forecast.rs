@@ -384,6 +384,8 @@ impl Plan<'_> {
         let mut tallies = Vec::with_capacity(variants.len());
         let mut gaps = vec![0u64; n + 1];
         let mut pending = Pending::new(variants.len(), self.fan_at.len());
+        // The most bytes of a drawn run found to fit so far.
+        let mut fits_to: Option<u128> = None;
         for _ in 0..count {
             if pending.full() {
                 pending.flush_into(acc);
@@ -428,9 +430,14 @@ impl Plan<'_> {
                     .unwrap_or(0),
                 ..self.size
             };
-            if let Err(why) = crate::limits::replay_fits(&drawn) {
-                acc.overflow.get_or_insert(why);
-                break;
+            // A run of at most the bytes of one that fits fits too (the
+            // magnitude grows with the bytes): checked only past them.
+            if fits_to.is_none_or(|b| drawn.bytes > b) {
+                if let Err(why) = crate::limits::replay_fits(&drawn) {
+                    acc.overflow.get_or_insert(why);
+                    break;
+                }
+                fits_to = Some(drawn.bytes);
             }
             if let Some(t) = &self.s.timing() {
                 t.gaps_into(latency.iter().copied(), &mut gaps);

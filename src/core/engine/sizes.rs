@@ -132,36 +132,36 @@ impl Sizes {
             sizes.counted_results += u64::from(c.o200k_tokens().is_some());
             let new_step = !grouped || c.request() != last_request;
             last_request = c.request();
-            if new_step {
-                sizes.raw.push(0);
-                sizes.trimmed.push(0);
-                sizes.calls.push(None);
-                sizes.tool_ms.push(0);
-                if grouped {
-                    firsts.push(c);
-                }
-            }
-            let k = sizes.raw.len() - 1;
-            sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(pending);
-            pending = 0;
             let (raw, trimmed) = (c.raw_bytes.unwrap_or(0), c.trimmed_bytes.unwrap_or(0));
             sizes.bytes = [
                 sizes.bytes[0].saturating_add(raw),
                 sizes.bytes[1].saturating_add(trimmed),
             ];
-            sizes.raw[k] = sizes.raw[k].saturating_add(units(per_byte, raw, || c.content_kind()));
-            sizes.trimmed[k] =
-                sizes.trimmed[k].saturating_add(units(per_byte, trimmed, || c.content_kind()));
-            sizes.calls[k] = c.call.or(sizes.calls[k]);
+            let raw_units = units(per_byte, raw, || c.content_kind());
+            let trimmed_units = units(per_byte, trimmed, || c.content_kind());
+            // A step's first result opens it; a later one adds to it.
+            if new_step {
+                sizes.raw.push(raw_units);
+                sizes.trimmed.push(trimmed_units);
+                sizes.calls.push(c.call);
+                sizes.tool_ms.push(pending);
+                if grouped {
+                    firsts.push(c);
+                }
+            } else if let Some(k) = sizes.raw.len().checked_sub(1) {
+                sizes.raw[k] = sizes.raw[k].saturating_add(raw_units);
+                sizes.trimmed[k] = sizes.trimmed[k].saturating_add(trimmed_units);
+                sizes.calls[k] = c.call.or(sizes.calls[k]);
+                sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(pending);
+            }
+            let k = sizes.raw.len() - 1;
+            pending = 0;
             sizes.step_of.push(k);
             if let (true, Some(before)) = (grouped, c.cleared_before()) {
                 cleared.push((
                     k,
                     before,
-                    [
-                        units(per_byte, raw, || c.content_kind()),
-                        units(per_byte, trimmed, || c.content_kind()),
-                    ],
+                    [raw_units, trimmed_units],
                     c.o200k_tokens().is_some(),
                 ));
             }

@@ -171,4 +171,3 @@ pub struct Ledger {
     /// Median latency of successful, non-replayed calls that returned data, ms.
     pub median_latency_with_data_ms: f64,
 }
-
