@@ -59,15 +59,14 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         .clone()
         .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
     let scale = Scale::new(a);
-    // A variant on a model of another tokenizer replays at its own band.
-    let bands: Vec<_> = scenario
-        .variants()
-        .iter()
-        .map(|pv| match scenario.assumptions_of(pv) {
+    // A variant on a model of another tokenizer replays at its own band,
+    // its facts computed beside the other variants'.
+    let bands: Vec<_> = crate::par::map(scenario.variants(), |pv| {
+        match scenario.assumptions_of(pv) {
             std::borrow::Cow::Borrowed(_) => None,
             std::borrow::Cow::Owned(own) => Some((Scale::new(&own), scenario.trace_facts_at(&own))),
-        })
-        .collect();
+        }
+    });
     let runs: Vec<Run> = scenario
         .variants()
         .iter()
