@@ -238,6 +238,10 @@ pub(crate) struct IntegerRates {
     pub(super) coef: [[i128; TIERS]; 4],
     /// Per bound: denominator × 10^scale × 1,000,000.
     pub(super) divisor: [i128; 2],
+    /// The tiers a tally replayed at these rates holds tokens in: the base
+    /// and one per long-context threshold (a tier past them stays zero, and
+    /// is not multiplied out).
+    tiers: usize,
 }
 
 impl IntegerRates {
@@ -275,18 +279,24 @@ impl IntegerRates {
         Some(IntegerRates {
             coef,
             divisor: [dens[0] * per, dens[1] * per],
+            tiers: (rates.long_context.len() + 1).min(TIERS),
         })
     }
 
     /// The cost of a tally, per bound, as an integer numerator over [`Self::divisor`].
     pub(crate) fn numerators(&self, t: &Tally) -> [i128; 2] {
         let mut out = [0i128; 2];
+        let n = self.tiers;
         for (b, s) in t.sums.iter().enumerate() {
             let classes = [s.uncached, s.write, s.read, s.output];
+            debug_assert!(
+                classes.iter().all(|v| v[n..].iter().all(|x| *x == 0)),
+                "a tally holds tokens past its rates' tiers"
+            );
             out[b] = classes
                 .iter()
                 .zip(&self.coef)
-                .map(|(v, c)| v.iter().zip(c).map(|(v, c)| v * c).sum::<i128>())
+                .map(|(v, c)| v[..n].iter().zip(&c[..n]).map(|(v, c)| v * c).sum::<i128>())
                 .sum();
         }
         out
@@ -302,5 +312,62 @@ impl Sums {
     /// Token numerators written to the cache, over every tier.
     pub(crate) fn written(&self) -> i128 {
         self.write.iter().sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pricing::LongContextRates;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    /// A tally's cost counts the tokens of every tier its rates have (the
+    /// base and each long-context one), each at its own price; tiers past
+    /// them hold nothing.
+    #[test]
+    fn a_tally_costs_each_tier_at_its_own_price() {
+        let rates = Rates {
+            input: d("3"),
+            output: d("15"),
+            cache_write: Some(d("3.75")),
+            cache_read: Some(d("0.3")),
+            min_cacheable_tokens: None,
+            cache_lifetime_ms: None,
+            long_context: vec![LongContextRates {
+                threshold_tokens: 200_000,
+                input: d("6"),
+                output: d("22.5"),
+                cache_write: Some(d("7.5")),
+                cache_read: Some(d("0.6")),
+            }],
+            cache_storage_per_hour: None,
+        };
+        let a = crate::engine::tests::scenario(&[], vec![])
+            .assumptions()
+            .clone();
+        let ir = IntegerRates::new(&Scale::new(&a), &rates).expect("integer rates");
+        let mut sums = Sums::default();
+        // Tokens (as numerators) in the base tier and above the threshold.
+        sums.uncached[..2].copy_from_slice(&[1000, 2000]);
+        sums.write[..2].copy_from_slice(&[40, 50]);
+        sums.read[..2].copy_from_slice(&[700, 800]);
+        sums.output[..2].copy_from_slice(&[500, 100]);
+        let tally = Tally {
+            sums: [sums, Sums::default()],
+            counts: Counts::default(),
+        };
+        // The prices have at most two decimals: each coefficient is the
+        // price per million × 100.
+        let base = 1000 * 300 + 40 * 375 + 700 * 30 + 500 * 1500;
+        let long = 2000 * 600 + 50 * 750 + 800 * 60 + 100 * 2250;
+        assert_eq!(ir.numerators(&tally), [base + long, 0]);
+        let scale = Scale::new(&a).denominators();
+        assert_eq!(
+            ir.divisor(),
+            [scale[0] * 100_000_000, scale[1] * 100_000_000]
+        );
     }
 }
