@@ -6,7 +6,8 @@ use crate::scenario::{Mode, Variant};
 use proptest::prelude::*;
 use std::str::FromStr;
 
-fn d(s: &str) -> Decimal {
+/// A decimal written as text (the prices of a test).
+pub(crate) fn d(s: &str) -> Decimal {
     Decimal::from_str(s).unwrap()
 }
 

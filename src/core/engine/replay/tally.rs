@@ -318,11 +318,8 @@ impl Sums {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::tests::d;
     use crate::pricing::LongContextRates;
-
-    fn d(s: &str) -> Decimal {
-        s.parse().unwrap()
-    }
 
     /// A tally's cost counts the tokens of every tier its rates have (the
     /// base and each long-context one), each at its own price; tiers past
