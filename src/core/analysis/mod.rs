@@ -500,10 +500,10 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     lifetimes.dedup();
     let sizes = &s.trace_facts().sizes;
     // The gaps before the requests after the first (the first has none):
-    // as recorded, else each step's tool time and the model's time (the
-    // engine's gaps without pauses), counted as they are computed rather
-    // than kept (a vector of the run's length for each model time was most
-    // of this what-if's time).
+    // as recorded, else each step's gap at the model time, without pauses
+    // (`Timing::step_gap`, as the engine's gaps), counted as they are
+    // computed rather than kept (a vector of the run's length for each
+    // model time was most of this what-if's time).
     fn count(gaps: impl Iterator<Item = u64>, lifetimes: &[u64]) -> Vec<usize> {
         let mut expired = vec![0usize; lifetimes.len()];
         for g in gaps {
@@ -515,10 +515,16 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     }
     crate::par::map(model_ms, |&ms| match &sizes.gaps {
         Some(recorded) => count(recorded.iter().skip(1).copied(), &lifetimes),
-        None => count(
-            sizes.tool_ms.iter().map(|t| t.saturating_add(ms)),
-            &lifetimes,
-        ),
+        None => {
+            let timing = Timing {
+                model_ms_per_step: ms,
+                pauses: Vec::new(),
+            };
+            count(
+                sizes.tool_ms.iter().map(|t| timing.step_gap(*t)),
+                &lifetimes,
+            )
+        }
     })
 }
 

@@ -123,17 +123,19 @@ pub struct Timing {
 }
 
 impl Timing {
+    /// The gap before a request after a step whose tools took `tool_ms`,
+    /// before any pause: the tool time and the model's time per step.
+    pub fn step_gap(&self, tool_ms: u64) -> u64 {
+        tool_ms.saturating_add(self.model_ms_per_step)
+    }
+
     /// The gap before each request in milliseconds into `out` (index 0 is
     /// request 1): `tool_ms` gives the tool time before each later request,
-    /// to which the model's time per step and any pause are added.
+    /// its [`Timing::step_gap`], to which any pause is added.
     pub fn gaps_into(&self, tool_ms: impl IntoIterator<Item = u64>, out: &mut Vec<u64>) {
         out.clear();
         out.push(0);
-        out.extend(
-            tool_ms
-                .into_iter()
-                .map(|t| t.saturating_add(self.model_ms_per_step)),
-        );
+        out.extend(tool_ms.into_iter().map(|t| self.step_gap(t)));
         for p in &self.pauses {
             if let Some(g) = out.get_mut((p.before_request as usize).wrapping_sub(1)) {
                 *g = g.saturating_add(p.ms);
