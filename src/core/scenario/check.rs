@@ -60,7 +60,7 @@ impl Scenario {
             .as_ref()
             .map(|p| p.get_ref().clone());
         let trace_text = given.trace;
-        let trace = load_trace(
+        let (trace, gathered) = load_trace(
             src,
             files,
             raw.trace,
@@ -69,8 +69,11 @@ impl Scenario {
             given.checked_trace,
         )?;
         let trim = check_trim(src, raw.assumptions.trim.as_ref())?;
+        // Trimming rewrites the trimmed sizes the sums count: they are
+        // counted again then.
+        let gathered = gathered.filter(|_| trim == Trim::None);
         let trace = in_currency_and_trimmed(trace, &currency, trim);
-        let (trace, models) = super::trace::Trace::with_recorded_models(trace);
+        let (trace, models) = super::trace::Trace::with_recorded_models(trace, gathered);
         let tool_fees = check_tool_fees(src, &book, trace.calls(), raw.tool_fees)?;
         let recorded_prices = recorded_prices(models, &book);
         let variants = check_variants(src, &book, &prices, raw.variants, trace.calls())?;
@@ -473,7 +476,9 @@ pub(super) fn check_tool_fees(
     Ok(out)
 }
 
-/// Reads the trace from its CSV file or the inline rows; it must have a result.
+/// Reads the trace from its CSV file or the inline rows; it must have a
+/// result. Beside the rows, their sums and models when the reader gathered
+/// them as it read.
 pub(super) fn load_trace(
     src: &SourceText,
     files: &dyn Files,
@@ -481,7 +486,7 @@ pub(super) fn load_trace(
     inputs: &mut Vec<InputFile>,
     given: Option<&SourceText>,
     checked: Option<&CheckedTrace>,
-) -> Result<Vec<TraceCall>, InputError> {
+) -> Result<(Vec<TraceCall>, Option<trace::Gathered>), InputError> {
     let span = raw.span();
     let raw = raw.into_inner();
     if let Some(plan) = raw.generate {
@@ -495,7 +500,7 @@ pub(super) fn load_trace(
                 .with_help("describe the run by distributions, or give its rows, not both"));
         }
         let at = plan.span();
-        return plan.get_ref().calls(src, at);
+        return Ok((plan.get_ref().calls(src, at)?, None));
     }
     let trace = match (raw.file, raw.calls) {
         (Some(file), None) if checked.is_some_and(|c| c.rel == *file.get_ref()) => {
@@ -511,12 +516,12 @@ pub(super) fn load_trace(
         }
         (Some(file), None) => {
             #[cfg(feature = "parallel")]
-            if let Some((file, calls)) = files
+            if let Some((file, calls, gathered)) = files
                 .blocks(file.get_ref(), "trace file")
                 .and_then(|blocks| trace::read_csv_blocks(blocks, trace::BLOCK))
             {
                 inputs.push(file);
-                return trace_with_a_result(src, span, calls);
+                return Ok((trace_with_a_result(src, span, calls)?, Some(gathered)));
             }
             let trace_src = files.read(file.get_ref(), "trace file").map_err(|e| {
                 src.error_at(e.message().to_string(), file.span(), "trace file path")
@@ -542,7 +547,7 @@ pub(super) fn load_trace(
                 .with_help("set `file = \"traces/run.csv\"` or add [[trace.calls]] rows"))
         }
     };
-    trace_with_a_result(src, span, trace)
+    Ok((trace_with_a_result(src, span, trace)?, None))
 }
 
 /// The trace, when one of its rows has a result.

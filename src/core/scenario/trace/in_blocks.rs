@@ -15,7 +15,7 @@
 //! [`Files::blocks`]: crate::scenario::Files::blocks
 //! [`in_parallel`]: super::in_parallel
 
-use super::{in_parallel, missing_column, TraceCall};
+use super::{in_parallel, missing_column, Gathered, TraceCall};
 use crate::input::SourceText;
 use crate::scenario::trace_columns::Columns;
 use crate::scenario::{Blocks, InputFile};
@@ -25,11 +25,12 @@ use sha2::{Digest, Sha256};
 pub(crate) const BLOCK: usize = 16 << 20;
 
 /// The trace CSV in `blocks` (of `block` bytes each): its name and digest
-/// beside its rows, read and checked; `None` when it is to be read whole.
+/// beside its rows, read and checked, and their sums and models gathered as
+/// they were read; `None` when it is to be read whole.
 pub(crate) fn read_csv_blocks(
     mut blocks: Box<dyn Blocks + '_>,
     block: usize,
-) -> Option<(InputFile, Vec<TraceCall>)> {
+) -> Option<(InputFile, Vec<TraceCall>, Gathered)> {
     let name = blocks.name().to_string();
     let size = blocks.size();
     let mut digest = Sha256::new();
@@ -71,6 +72,7 @@ pub(crate) fn read_csv_blocks(
     digest.update(&buf[..header_end]);
     buf.drain(..header_end);
     let mut calls = Vec::new();
+    let mut gathered = Gathered::default();
     let mut next: Vec<u8> = Vec::with_capacity(block);
     let mut at_end = false;
     loop {
@@ -108,7 +110,7 @@ pub(crate) fn read_csv_blocks(
                     fill(&mut *blocks, &mut next, want)
                 }
             },
-            || in_parallel::extend(&src, &headers, &columns, 0, &mut calls),
+            || in_parallel::extend(&src, &headers, &columns, 0, &mut calls, &mut gathered),
         );
         if !ok {
             return None;
@@ -126,7 +128,11 @@ pub(crate) fn read_csv_blocks(
     // The file read is the file opened.
     (read == size).then(|| {
         let digest = digest.finalize();
-        (crate::scenario::input_file_of(&name, &digest), calls)
+        (
+            crate::scenario::input_file_of(&name, &digest),
+            calls,
+            gathered,
+        )
     })
 }
 
@@ -205,10 +211,16 @@ mod tests {
                 (16 << 20, 300_000),
             ] {
                 let read = read_csv_blocks(given(src.text.as_bytes(), chunk), block);
-                let (f, calls) = read.unwrap_or_else(|| panic!("{what}, blocks of {block}"));
+                let (f, calls, gathered) =
+                    read.unwrap_or_else(|| panic!("{what}, blocks of {block}"));
                 assert_eq!(f, file, "{what}, blocks of {block}");
                 assert_eq!(calls.len(), whole.len(), "{what}, blocks of {block}");
                 assert!(calls == whole, "{what}, blocks of {block}");
+                // The sums gathered while reading are those of the rows read.
+                let trace = super::super::Trace::new(whole.clone());
+                assert_eq!(gathered.sums, trace.sums(), "{what}, blocks of {block}");
+                let models: Vec<&str> = gathered.models.iter().map(String::as_str).collect();
+                assert_eq!(models, ["claude-sonnet-4-5"], "{what}, blocks of {block}");
             }
         }
     }

@@ -18,11 +18,12 @@
 //! ([`Columns::read_line`]); a row that does not read so takes the `csv`
 //! reader's path above, which reads it as the one-thread reader does.
 
-use super::{by_name, Names, RowSite, TraceCall};
+use super::{by_name, Gathered, Names, RowSite, TraceCall};
 use crate::input::SourceText;
 use crate::scenario::trace_columns::{Columns, Fees};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// Traces with fewer bytes of rows than this are read on one thread.
 const FROM_BYTES: usize = 4 << 20;
@@ -42,19 +43,30 @@ pub(super) fn rows(
         return None;
     }
     let mut calls = Vec::new();
-    extend(src, headers, columns, body, &mut calls).then_some(calls)
+    extend(
+        src,
+        headers,
+        columns,
+        body,
+        &mut calls,
+        &mut Gathered::default(),
+    )
+    .then_some(calls)
 }
 
 /// Reads the rows of `src` from byte `body` onto the end of `calls`, their
 /// numbers going on from the rows `calls` holds (a trace read a block at a
 /// time: each block's lines are the rows after the last block's). `false`
 /// when they are to be read on one thread (`calls` may then hold some).
+/// The rows read are counted into `gathered` as they are read (while they
+/// are in the cache).
 pub(super) fn extend(
     src: &SourceText,
     headers: &csv::StringRecord,
     columns: &Columns,
     body: usize,
     calls: &mut Vec<TraceCall>,
+    gathered: &mut Gathered,
 ) -> bool {
     let Some(text) = src.text.get(body..).map(str::as_bytes) else {
         return false;
@@ -105,16 +117,49 @@ pub(super) fn extend(
         return false;
     };
     let failed = AtomicBool::new(false);
+    // What each job's reader gathered, handed in as the reader is dropped.
+    let partials = Mutex::new(Vec::new());
     calls.par_extend((0..rows).into_par_iter().with_min_len(ROWS_A_JOB).map_init(
-        || Reader::new(text),
-        |reader, i| {
-            line.read(reader, i).unwrap_or_else(|| {
+        || Gathering {
+            reader: Reader::new(text),
+            gathered: Gathered::default(),
+            into: &partials,
+        },
+        |job, i| {
+            let call = line.read(&mut job.reader, i).unwrap_or_else(|| {
                 failed.store(true, Ordering::Relaxed);
                 stand_in.clone()
-            })
+            });
+            job.gathered.add(&call);
+            call
         },
     ));
+    // The sums and the set of models are the same in any order.
+    let Ok(partials) = partials.into_inner() else {
+        return false;
+    };
+    for partial in partials {
+        gathered.merge(partial);
+    }
     !failed.load(Ordering::Relaxed)
+}
+
+/// A job's reader and what it has gathered of its rows, handed into
+/// `into` when the job is done.
+struct Gathering<'t, 'p> {
+    reader: Reader<'t>,
+    gathered: Gathered,
+    into: &'p Mutex<Vec<Gathered>>,
+}
+
+impl Drop for Gathering<'_, '_> {
+    fn drop(&mut self) {
+        // A poisoned lock (a job panicked) has its panic carried on by the
+        // pool: the rows are not kept.
+        if let Ok(mut all) = self.into.lock() {
+            all.push(std::mem::take(&mut self.gathered));
+        }
+    }
 }
 
 /// A `csv` reader over the rows and the row it reads next.

@@ -287,3 +287,85 @@ fn rows_written_check_as_their_text_reads_back() {
         assert!(direct.to_string().contains("row 2 (line 3)"), "{direct}");
     }
 }
+
+#[test]
+fn a_field_is_trimmed_as_str_trim_trims_it() {
+    for text in [
+        "",
+        " ",
+        "reddit/search",
+        " reddit/search",
+        "reddit/search ",
+        "\treddit/search\t",
+        "\u{a0}reddit/search",
+        "reddit/search\u{3000}",
+        "\u{2003}",
+        "é",
+        "web/é",
+        "é/web",
+        "a",
+    ] {
+        assert_eq!(super::trimmed(text), text.trim(), "{text:?}");
+    }
+}
+
+#[test]
+fn each_imported_field_given_alone_is_kept_or_refused() {
+    // Every imported column, each given alone with a value that is not the
+    // field's default (a request where the field needs one): the row keeps
+    // it, or a check refuses the row; none is dropped unseen.
+    type Set = fn(&mut TraceRow<&'static str>);
+    let alone: [(&str, Set); 17] = [
+        ("images", |r| r.images = Some(2)),
+        ("documents", |r| r.documents = Some(1)),
+        ("content", |r| r.content = Some(ContentKind::Code)),
+        ("o200k_tokens", |r| r.o200k_tokens = Some(310)),
+        ("request", |r| r.request = Some(2)),
+        ("recorded_input", |r| r.recorded_input = Some(40)),
+        ("recorded_cache_write_5m", |r| {
+            r.recorded_cache_write_5m = Some(7)
+        }),
+        ("recorded_cache_write_1h", |r| {
+            r.recorded_cache_write_1h = Some(7)
+        }),
+        ("recorded_cache_read", |r| {
+            r.recorded_cache_read = Some(1000)
+        }),
+        ("recorded_output", |r| r.recorded_output = Some(25)),
+        ("resent_output", |r| r.resent_output = Some(20)),
+        ("hidden_output", |r| r.hidden_output = Some(5)),
+        ("dropped_output", |r| r.dropped_output = Some(9)),
+        ("unmeasured_tokens", |r| r.unmeasured_tokens = Some(11)),
+        ("gap_ms", |r| r.gap_ms = Some(1500)),
+        ("compacted", |r| r.compacted = Some(true)),
+        ("cleared_before", |r| r.cleared_before = Some(3)),
+    ];
+    let src = SourceText {
+        name: "t.toml".into(),
+        text: String::new(),
+    };
+    let site = RowSite::Toml {
+        src: &src,
+        span: 0..0,
+    };
+    for (field, set) in alone {
+        let mut row = TraceRow {
+            capability: "web/fetch",
+            status: 200,
+            items: 1,
+            raw_bytes: Some(1200),
+            trimmed_bytes: Some(300),
+            latency_ms: 850,
+            ..TraceRow::default()
+        };
+        set(&mut row);
+        let mut with_request = row.clone();
+        if let Ok(call) = row.check(1, &site) {
+            assert!(call.imported.is_some(), "{field}");
+        }
+        // With the request it may need, it is kept.
+        with_request.request = Some(2);
+        let call = with_request.check(1, &site).expect(field);
+        assert!(call.imported.is_some(), "{field}");
+    }
+}

@@ -29,7 +29,7 @@ pub struct Trace {
 
 /// The sums the replay-size check reads (every scenario is checked; one
 /// pass over the rows).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Sums {
     /// Rows whose body enters the context.
     pub(crate) results: u64,
@@ -81,9 +81,19 @@ impl Trace {
     /// The trace of `calls`, its replay-size sums computed, and the models
     /// its recorded requests name (each once, in order), in one pass over
     /// the rows.
-    pub(crate) fn with_recorded_models(calls: Vec<TraceCall>) -> (Trace, Vec<String>) {
-        let (sums, models) = Sums::and_models(&calls);
-        let models = models.into_iter().map(str::to_string).collect();
+    /// `gathered`, when given, are those of `calls`, gathered as they were
+    /// read: the rows are not read again.
+    pub(crate) fn with_recorded_models(
+        calls: Vec<TraceCall>,
+        gathered: Option<Gathered>,
+    ) -> (Trace, Vec<String>) {
+        let (sums, models) = match gathered {
+            Some(g) => (g.sums, g.models.into_iter().collect()),
+            None => {
+                let (sums, models) = Sums::and_models(&calls);
+                (sums, models.into_iter().map(str::to_string).collect())
+            }
+        };
         let trace = Trace::new(calls);
         trace.sums.get_or_init(|| sums);
         (trace, models)
@@ -129,47 +139,74 @@ impl Sums {
     /// [`Sums::of`], and in the same pass the models the rows' recorded
     /// requests name (each once).
     fn and_models(calls: &[TraceCall]) -> (Sums, BTreeSet<&str>) {
-        let none = || {
-            let sums = Sums {
-                results: 0,
-                bytes: 0,
-                output: 0,
-                recorded: 0,
-            };
-            (sums, BTreeSet::new())
-        };
         crate::par::fold_reduce(
             calls,
-            none,
+            || (Sums::default(), BTreeSet::new()),
             |(mut sums, mut models), c| {
-                let recorded = c.recorded();
-                if let Some(m) = recorded.and_then(|r| r.model.as_deref()) {
+                if let Some(m) = sums.add(c) {
                     models.insert(m);
-                }
-                sums.output = sums.output.max(
-                    c.resent_output()
-                        .unwrap_or(0)
-                        .saturating_add(c.hidden_output().unwrap_or(0)),
-                );
-                if c.enters_context() {
-                    let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
-                    sums.results += 1;
-                    sums.bytes += u128::from(size);
-                    sums.recorded += u64::from(recorded.is_some());
                 }
                 (sums, models)
             },
             |(a, mut models), (b, more)| {
                 models.extend(more);
-                let sums = Sums {
-                    results: a.results + b.results,
-                    bytes: a.bytes + b.bytes,
-                    output: a.output.max(b.output),
-                    recorded: a.recorded + b.recorded,
-                };
-                (sums, models)
+                (a.and(b), models)
             },
         )
+    }
+
+    /// Counts row `c` in: the model its recorded request names, if any.
+    pub(crate) fn add<'c>(&mut self, c: &'c TraceCall) -> Option<&'c str> {
+        let recorded = c.recorded();
+        self.output = self.output.max(
+            c.resent_output()
+                .unwrap_or(0)
+                .saturating_add(c.hidden_output().unwrap_or(0)),
+        );
+        if c.enters_context() {
+            let size = c.raw_bytes.unwrap_or(0).max(c.trimmed_bytes.unwrap_or(0));
+            self.results += 1;
+            self.bytes += u128::from(size);
+            self.recorded += u64::from(recorded.is_some());
+        }
+        recorded.and_then(|r| r.model.as_deref())
+    }
+
+    /// The sums of two stretches of rows.
+    pub(crate) fn and(self, b: Sums) -> Sums {
+        Sums {
+            results: self.results + b.results,
+            bytes: self.bytes + b.bytes,
+            output: self.output.max(b.output),
+            recorded: self.recorded + b.recorded,
+        }
+    }
+}
+
+/// The sums of rows and the models they name, gathered as the rows are
+/// read (the rows are then not read again for them).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Gathered {
+    pub(crate) sums: Sums,
+    pub(crate) models: BTreeSet<String>,
+}
+
+/// (Only the pool's readers gather as they read.)
+#[cfg(feature = "parallel")]
+impl Gathered {
+    /// Counts row `c` in.
+    pub(crate) fn add(&mut self, c: &TraceCall) {
+        if let Some(m) = self.sums.add(c) {
+            if !self.models.contains(m) {
+                self.models.insert(m.to_string());
+            }
+        }
+    }
+
+    /// Counts the rows `more` gathered in.
+    pub(crate) fn merge(&mut self, more: Gathered) {
+        self.sums = self.sums.and(more.sums);
+        self.models.extend(more.models);
     }
 }
 
