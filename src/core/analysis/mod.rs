@@ -501,31 +501,83 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     let sizes = &s.trace_facts().sizes;
     // The gaps before the requests after the first (the first has none):
     // as recorded, else each step's gap at the model time, without pauses
-    // (`Timing::step_gap`, as the engine's gaps), counted as they are
-    // computed rather than kept (a vector of the run's length for each
-    // model time was most of this what-if's time).
-    fn count(gaps: impl Iterator<Item = u64>, lifetimes: &[u64]) -> Vec<usize> {
-        let mut expired = vec![0usize; lifetimes.len()];
-        for g in gaps {
-            for (n, life) in expired.iter_mut().zip(lifetimes) {
-                *n += usize::from(g > *life);
-            }
+    // (`Timing::step_gap`, as the engine's gaps). A gap grows with the value
+    // it comes from (the recorded gap, or the step's tool time), so it is
+    // past a lifetime exactly when that value is at least the first value
+    // whose gap is: one such cut per model time and lifetime, and one pass
+    // over the steps counts the values at or above every cut (counting
+    // each model time's gaps against each lifetime was most of this
+    // what-if's time).
+    let (values, timed): (&[u64], bool) = match &sizes.gaps {
+        Some(recorded) => (recorded.get(1..).unwrap_or_default(), false),
+        None => (&sizes.tool_ms, true),
+    };
+    let gap = |ms: u64, value: u64| {
+        let timing = Timing {
+            model_ms_per_step: ms,
+            pauses: Vec::new(),
+        };
+        if timed {
+            timing.step_gap(value)
+        } else {
+            value
         }
-        expired
+    };
+    let cuts: Vec<Vec<Option<u64>>> = model_ms
+        .iter()
+        .map(|&ms| {
+            lifetimes
+                .iter()
+                .map(|&life| first_past(|v| gap(ms, v) > life))
+                .collect()
+        })
+        .collect();
+    let all: Vec<u64> = cuts.iter().flatten().flatten().copied().collect();
+    let counted = at_least(values, &all);
+    cuts.iter()
+        .map(|row| {
+            row.iter()
+                .map(|cut| cut.map_or(0, &counted))
+                .collect()
+        })
+        .collect()
+}
+
+/// The least value `v` with `past(v)`, where `past` is false and then true
+/// as `v` grows; `None` when it is never true.
+fn first_past(past: impl Fn(u64) -> bool) -> Option<u64> {
+    if !past(u64::MAX) {
+        return None;
     }
-    crate::par::map(model_ms, |&ms| match &sizes.gaps {
-        Some(recorded) => count(recorded.iter().skip(1).copied(), &lifetimes),
-        None => {
-            let timing = Timing {
-                model_ms_per_step: ms,
-                pauses: Vec::new(),
-            };
-            count(
-                sizes.tool_ms.iter().map(|t| timing.step_gap(*t)),
-                &lifetimes,
-            )
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if past(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
         }
-    })
+    }
+    Some(lo)
+}
+
+/// How many of `values` are at least a cut, for any of `cuts`: one pass
+/// over the values, each placed among the cuts by a search.
+fn at_least(values: &[u64], cuts: &[u64]) -> impl Fn(u64) -> usize {
+    let mut sorted = cuts.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    // The values with exactly i cuts at or below them, for each i.
+    let mut placed = vec![0usize; sorted.len() + 1];
+    for v in values {
+        placed[sorted.partition_point(|c| c <= v)] += 1;
+    }
+    // Those with more than i cuts at or below them: at or above cut i.
+    let mut above = vec![0usize; sorted.len() + 1];
+    for i in (0..sorted.len()).rev() {
+        above[i] = above[i + 1] + placed[i + 1];
+    }
+    move |cut| sorted.binary_search(&cut).map_or(0, |i| above[i])
 }
 
 fn effort(s: &Scenario, presets: &[(String, u64)]) -> Vec<EffortRow> {
@@ -714,6 +766,22 @@ mod tests {
             [2, 3, 4]
         );
         assert_eq!(fees, [[fee(2), fee(2)], [fee(4), fee(4)], [fee(6), fee(6)]]);
+    }
+
+    #[test]
+    fn values_at_or_above_each_cut_are_counted_in_one_pass() {
+        let values = [5, 1, 9, 5, 0, 12];
+        let cuts = [5, 0, 13, 9, 6];
+        let counted = at_least(&values, &cuts);
+        // 5, 9, 5, 12 are at least 5; all six at least 0; none 13; 9 and
+        // 12 at least 9 and at least 6.
+        assert_eq!(cuts.map(&counted), [4, 6, 0, 2, 2]);
+        // A value that is not a cut counts nothing.
+        assert_eq!(counted(7), 0);
+        assert_eq!(first_past(|v| v > 299_999), Some(300_000));
+        assert_eq!(first_past(|v| v.saturating_add(400_000) > 300_000), Some(0));
+        assert_eq!(first_past(|v| v > u64::MAX - 1), Some(u64::MAX));
+        assert_eq!(first_past(|_| false), None);
     }
 
     #[test]
