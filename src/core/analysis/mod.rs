@@ -535,30 +535,16 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     let all: Vec<u64> = cuts.iter().flatten().flatten().copied().collect();
     let counted = at_least(values, &all);
     cuts.iter()
-        .map(|row| {
-            row.iter()
-                .map(|cut| cut.map_or(0, &counted))
-                .collect()
-        })
+        .map(|row| row.iter().map(|cut| cut.map_or(0, &counted)).collect())
         .collect()
 }
 
 /// The least value `v` with `past(v)`, where `past` is false and then true
 /// as `v` grows; `None` when it is never true.
 fn first_past(past: impl Fn(u64) -> bool) -> Option<u64> {
-    if !past(u64::MAX) {
-        return None;
-    }
-    let (mut lo, mut hi) = (0u64, u64::MAX);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if past(mid) {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
-    }
-    Some(lo)
+    // (Past at the last value: the search of the values below it finds
+    // the first, or ends at the last.)
+    past(u64::MAX).then(|| crate::search::partition_point(0, u64::MAX, past))
 }
 
 /// How many of `values` are at least a cut, for any of `cuts`: one pass

@@ -19,14 +19,6 @@ fn the_written_header_is_the_trace_header() {
 /// A row as an import writes it: every kind of field given.
 fn imported_row() -> TraceRow<&'static str> {
     TraceRow {
-        call: Some(3),
-        capability: "web/fetch",
-        status: 200,
-        items: 1,
-        raw_bytes: Some(1200),
-        trimmed_bytes: Some(300),
-        latency_ms: 850,
-        charged_usd: Decimal::new(125, 5),
         images: Some(0),
         documents: Some(1),
         o200k_tokens: Some(310),
@@ -40,6 +32,21 @@ fn imported_row() -> TraceRow<&'static str> {
         hidden_output: Some(5),
         gap_ms: Some(1500),
         note: "tool error",
+        ..plain_row()
+    }
+}
+
+/// A row of a hand-written trace: a result, nothing imported.
+fn plain_row() -> TraceRow<&'static str> {
+    TraceRow {
+        call: Some(3),
+        capability: "web/fetch",
+        status: 200,
+        items: 1,
+        raw_bytes: Some(1200),
+        trimmed_bytes: Some(300),
+        latency_ms: 850,
+        charged_usd: Decimal::new(125, 5),
         ..TraceRow::default()
     }
 }
@@ -349,15 +356,7 @@ fn each_imported_field_given_alone_is_kept_or_refused() {
         span: 0..0,
     };
     for (field, set) in alone {
-        let mut row = TraceRow {
-            capability: "web/fetch",
-            status: 200,
-            items: 1,
-            raw_bytes: Some(1200),
-            trimmed_bytes: Some(300),
-            latency_ms: 850,
-            ..TraceRow::default()
-        };
+        let mut row = plain_row();
         set(&mut row);
         let mut with_request = row.clone();
         if let Ok(call) = row.check(1, &site) {
