@@ -508,27 +508,24 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     // over the steps counts the values at or above every cut (counting
     // each model time's gaps against each lifetime was most of this
     // what-if's time).
-    let (values, timed): (&[u64], bool) = match &sizes.gaps {
-        Some(recorded) => (recorded.get(1..).unwrap_or_default(), false),
-        None => (&sizes.tool_ms, true),
-    };
-    let gap = |ms: u64, value: u64| {
-        let timing = Timing {
-            model_ms_per_step: ms,
-            pauses: Vec::new(),
-        };
-        if timed {
-            timing.step_gap(value)
-        } else {
-            value
-        }
+    let values: &[u64] = match &sizes.gaps {
+        Some(recorded) => recorded.get(1..).unwrap_or_default(),
+        None => &sizes.tool_ms,
     };
     let cuts: Vec<Vec<Option<u64>>> = model_ms
         .iter()
         .map(|&ms| {
+            let timing = Timing {
+                model_ms_per_step: ms,
+                pauses: Vec::new(),
+            };
+            let gap = |v: u64| match sizes.gaps {
+                Some(_) => v,
+                None => timing.step_gap(v),
+            };
             lifetimes
                 .iter()
-                .map(|&life| first_past(|v| gap(ms, v) > life))
+                .map(|&life| first_past(|v| gap(v) > life))
                 .collect()
         })
         .collect();

@@ -110,7 +110,7 @@ pub(crate) fn read_csv_blocks(
                     fill(&mut *blocks, &mut next, want)
                 }
             },
-            || in_parallel::extend(&src, &headers, &columns, 0, &mut calls, &mut gathered),
+            || in_parallel::extend(&src, &headers, &columns, 0, &mut calls, Some(&mut gathered)),
         );
         if !ok {
             return None;

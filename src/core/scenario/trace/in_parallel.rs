@@ -43,30 +43,22 @@ pub(super) fn rows(
         return None;
     }
     let mut calls = Vec::new();
-    extend(
-        src,
-        headers,
-        columns,
-        body,
-        &mut calls,
-        &mut Gathered::default(),
-    )
-    .then_some(calls)
+    extend(src, headers, columns, body, &mut calls, None).then_some(calls)
 }
 
 /// Reads the rows of `src` from byte `body` onto the end of `calls`, their
 /// numbers going on from the rows `calls` holds (a trace read a block at a
 /// time: each block's lines are the rows after the last block's). `false`
 /// when they are to be read on one thread (`calls` may then hold some).
-/// The rows read are counted into `gathered` as they are read (while they
-/// are in the cache).
+/// The rows read are counted into `gathered`, when given, as they are read
+/// (while they are in the cache).
 pub(super) fn extend(
     src: &SourceText,
     headers: &csv::StringRecord,
     columns: &Columns,
     body: usize,
     calls: &mut Vec<TraceCall>,
-    gathered: &mut Gathered,
+    gathered: Option<&mut Gathered>,
 ) -> bool {
     let Some(text) = src.text.get(body..).map(str::as_bytes) else {
         return false;
@@ -122,7 +114,7 @@ pub(super) fn extend(
     calls.par_extend((0..rows).into_par_iter().with_min_len(ROWS_A_JOB).map_init(
         || Gathering {
             reader: Reader::new(text),
-            gathered: Gathered::default(),
+            gathered: gathered.is_some().then(Gathered::default),
             into: &partials,
         },
         |job, i| {
@@ -130,7 +122,9 @@ pub(super) fn extend(
                 failed.store(true, Ordering::Relaxed);
                 stand_in.clone()
             });
-            job.gathered.add(&call);
+            if let Some(g) = &mut job.gathered {
+                g.add(&call);
+            }
             call
         },
     ));
@@ -138,17 +132,19 @@ pub(super) fn extend(
     let Ok(partials) = partials.into_inner() else {
         return false;
     };
-    for partial in partials {
-        gathered.merge(partial);
+    if let Some(gathered) = gathered {
+        for partial in partials {
+            gathered.merge(partial);
+        }
     }
     !failed.load(Ordering::Relaxed)
 }
 
 /// A job's reader and what it has gathered of its rows, handed into
-/// `into` when the job is done.
+/// `into` when the job is done (nothing, when the caller gathers nothing).
 struct Gathering<'t, 'p> {
     reader: Reader<'t>,
-    gathered: Gathered,
+    gathered: Option<Gathered>,
     into: &'p Mutex<Vec<Gathered>>,
 }
 
@@ -156,8 +152,8 @@ impl Drop for Gathering<'_, '_> {
     fn drop(&mut self) {
         // A poisoned lock (a job panicked) has its panic carried on by the
         // pool: the rows are not kept.
-        if let Ok(mut all) = self.into.lock() {
-            all.push(std::mem::take(&mut self.gathered));
+        if let (Some(gathered), Ok(mut all)) = (self.gathered.take(), self.into.lock()) {
+            all.push(gathered);
         }
     }
 }
