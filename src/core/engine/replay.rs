@@ -353,25 +353,37 @@ impl Run<'_> {
     ) -> Tally {
         let dens = self.scale.denominators();
         let caches = rates.caches(cache);
-        if !self.rules_apply(cache, rates) {
+        // Without a rule, or where the only one is a gap that outlives the
+        // cache (and nothing of the cache survives it), the sums follow from
+        // the input totals and the prompts before those gaps.
+        let plain = !self.rules_besides_expiry(cache, rates);
+        let expiring = self.expiring(cache, rates);
+        if plain && (expiring.is_none() || self.survival.is_none()) {
             let (sum, last) = totals.unwrap_or_else(|| self.totals());
+            let (write, expiries) = match expiring {
+                Some((life, gaps)) => self.stretch_writes(life, gaps, last),
+                None => (last, 0),
+            };
             let out = self.total_output();
             let mut sums = [Sums::default(); 2];
             for i in 0..2 {
                 sums[i].output[0] = out * dens[i];
                 if caches {
-                    sums[i].write[0] = last[i];
-                    sums[i].read[0] = sum[i] - last[i];
+                    sums[i].write[0] = write[i];
+                    sums[i].read[0] = sum[i] - write[i];
                 } else {
                     sums[i].uncached[0] = sum[i];
                 }
             }
             if let Some((rows, out)) = per_request {
-                self.kept_costs(caches, rates, rows, out);
+                self.kept_costs(caches, rates, rows, out, expiring);
             }
             return Tally {
                 sums,
-                counts: Counts::default(),
+                counts: Counts {
+                    expiries,
+                    ..Counts::default()
+                },
             };
         }
         let (keep, mut out) = match per_request {
@@ -398,16 +410,15 @@ impl Run<'_> {
     /// reads the rest (or, without a cache, is all uncached), in the base
     /// tier. (A gap within the cache's lifetime bills nothing but storage.)
     pub(crate) fn rules_apply(&self, cache: Cache, rates: &Rates) -> bool {
+        self.rules_besides_expiry(cache, rates) || self.expiring(cache, rates).is_some()
+    }
+
+    /// [`Run::rules_apply`] but for a gap that outlives the cache.
+    fn rules_besides_expiry(&self, cache: Cache, rates: &Rates) -> bool {
         let caches = rates.caches(cache);
-        let expires = |gaps: &[u64]| {
-            rates
-                .lifetime_ms(cache)
-                .is_some_and(|life| gaps.iter().skip(1).any(|g| *g > life))
-        };
         !rates.long_context.is_empty()
             || (caches
                 && (rates.min_cacheable_tokens.is_some()
-                    || self.gaps_ms.is_some_and(expires)
                     || self.compactions.is_some()
                     || self.hit_share.is_some()
                     || self.outputs.is_some_and(|o| o.drops.contains(&true))
@@ -415,12 +426,55 @@ impl Run<'_> {
                     || rates.cache_storage_per_hour.is_some()))
     }
 
+    /// The cache's lifetime (milliseconds) and the gaps before the
+    /// requests, when `cache` caches at `rates` and a gap after the first
+    /// request outlives it.
+    fn expiring(&self, cache: Cache, rates: &Rates) -> Option<(u64, &[u64])> {
+        let life = rates.lifetime_ms(cache).filter(|_| rates.caches(cache))?;
+        let gaps = self.gaps_ms?;
+        gaps.iter()
+            .skip(1)
+            .any(|g| *g > life)
+            .then_some((life, gaps))
+    }
+
+    /// Where the only rule is a gap that outlives the cache (lifetime
+    /// `life`, `gaps` before each request) and nothing of the cache
+    /// survives it: a request after such a gap writes its whole prompt, and
+    /// every other request reads the previous prompt and writes the rest.
+    /// So each stretch between expiries writes the prompt of its last
+    /// request: the last request's (`last`) and each one's right before an
+    /// expiry. Returns those writes per bound and the expiries.
+    fn stretch_writes(&self, life: u64, gaps: &[u64], last: [i128; 2]) -> ([i128; 2], u64) {
+        let (mut write, mut expiries, mut cum) = (last, 0u64, 0u128);
+        for (k, (gap, b)) in gaps.iter().skip(1).zip(self.bytes).enumerate() {
+            // `cum` holds the bytes before request k; `gap` comes before
+            // request k + 1.
+            if *gap > life {
+                let p = self.numerators(k as u64, cum);
+                write = [write[0] + p[0], write[1] + p[1]];
+                expiries += 1;
+            }
+            cum += u128::from(*b);
+        }
+        (write, expiries)
+    }
+
     /// Each kept request's model cost, in order, where no rule applies
     /// ([`Run::tally_with`]): request k's prompt is written past what
     /// request k − 1's left cached and reads the rest (or, without a cache,
-    /// is all uncached), all of it in the base tier. Only the kept requests'
+    /// is all uncached), all of it in the base tier; where the only rule is
+    /// a gap that outlives the cache (`expiring`: its lifetime and the
+    /// gaps), a request after such a gap writes its whole prompt. Only the kept requests'
     /// prompts are computed; the others only add their bytes.
-    fn kept_costs(&self, caches: bool, rates: &Rates, rows: &RowSet, out: &mut Vec<Bounds>) {
+    fn kept_costs(
+        &self,
+        caches: bool,
+        rates: &Rates,
+        rows: &RowSet,
+        out: &mut Vec<Bounds>,
+        expiring: Option<(u64, &[u64])>,
+    ) {
         if !rows.any() {
             return;
         }
@@ -434,7 +488,9 @@ impl Run<'_> {
                 continue;
             }
             let num = self.numerators(k as u64, cum);
-            let prev = (caches && k > 0).then(|| self.numerators(k as u64 - 1, before));
+            let expired =
+                expiring.is_some_and(|(life, gaps)| gaps.get(k).is_some_and(|g| *g > life));
+            let prev = (caches && k > 0 && !expired).then(|| self.numerators(k as u64 - 1, before));
             let added = self.plain_added(k as u64, prev, num, caches);
             let mut delta = [Sums::default(); 2];
             for i in 0..2 {
@@ -1110,6 +1166,13 @@ impl Run<'_> {
         rows: &RowSet,
     ) -> (Vec<(Bounds, Bounds)>, (Bounds, Bounds)) {
         self.restarts_walked(cache, rates, rows)
+    }
+
+    /// [`Run::tally`] through the walk, whatever the rules: the reference
+    /// the sums from running totals are checked against.
+    pub(crate) fn walked_tally(&self, cache: Cache, rates: &Rates) -> Tally {
+        let (sums, counts) = self.walk(cache, rates, &|_| false, |_| {});
+        Tally { sums, counts }
     }
 
     /// Every request's model cost through the request-by-request walk: the

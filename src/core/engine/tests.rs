@@ -446,6 +446,37 @@ proptest! {
     }
 
     #[test]
+    fn a_gap_past_the_cache_as_the_only_rule_bills_as_the_walk_does(
+        steps in drawn_steps(),
+        gaps in proptest::collection::vec(0u64..600_000, 31),
+        one_hour in any::<bool>(),
+        survival in proptest::option::of(0u8..=100),
+        uniform in any::<bool>(),
+    ) {
+        // A recorded or a uniform run, cached, with gaps on either side of
+        // the 5-minute lifetime (about half of them expire it; none outlive
+        // the hour). Where part of the cache survives an expiry, the walk
+        // bills it; otherwise the sums come from running totals.
+        let d = Drawn::new(&steps, true);
+        let n = d.bytes.len();
+        let (cache, rates) = (if one_hour { Cache::OneHour } else { d.cache }, d.rates());
+        let run = replay::Run {
+            outputs: (!uniform).then_some(&d.outputs),
+            gaps_ms: Some(&gaps[..=n]),
+            survival: replay::Run::share(survival.map(|p| Decimal::new(i64::from(p), 2))),
+            ..replay::Run::new(replay::Scale::new(d.s.assumptions()), &d.bytes, 20)
+        };
+        let walked = run.walked_tally(cache, rates);
+        let mut kept = Vec::new();
+        prop_assert_eq!(run.tally(cache, rates, Some((&RowSet::Everything, &mut kept))), walked);
+        prop_assert_eq!(run.tally(cache, rates, None), walked);
+        prop_assert_eq!(&kept, &run.walked_costs(cache, rates));
+        // Within the hour nothing expires; past 5 minutes each gap does.
+        let past = gaps[1..=n].iter().filter(|g| **g > 300_000).count() as u64;
+        prop_assert_eq!(walked.counts.expiries, if one_hour { 0 } else { past });
+    }
+
+    #[test]
     fn a_profile_of_totals_or_an_outline_is_the_walked_profile_with_only_its_requests(
         bytes in proptest::collection::vec((0u64..200_000, 0u64..1000), 1..40),
         window in proptest::option::of(0u64..2_000_000),

@@ -125,7 +125,7 @@ pub(crate) const TIERS: usize = crate::pricing::MAX_LONG_TIERS + 1;
 /// Token sums by what they are billed as, per price tier (0 is the base,
 /// t the t-th long-context tier), and the cache's storage in token
 /// numerators × milliseconds.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Sums {
     pub(super) uncached: [i128; TIERS],
     pub(super) write: [i128; TIERS],
@@ -222,7 +222,7 @@ pub(crate) struct Priced {
 }
 
 /// A replay's exact sums, before prices turn them into money.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tally {
     /// Per bound (lower, upper).
     pub sums: [Sums; 2],
