@@ -25,6 +25,11 @@ fn research_with_call(call: u32, times: usize) -> Scenario {
 
 /// [`research_with_call`] with `extra` added under `[assumptions]`.
 fn research_with_call_and(call: u32, times: usize, extra: &str) -> Scenario {
+    research_with_sections(call, times, "", extra)
+}
+
+/// [`research_with_call_and`] with `section` added before `[assumptions]`.
+fn research_with_sections(call: u32, times: usize, section: &str, extra: &str) -> Scenario {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let csv = std::fs::read_to_string(root.join("traces/research-trace.csv")).unwrap();
     let mut lines = csv.lines();
@@ -35,9 +40,10 @@ fn research_with_call_and(call: u32, times: usize, extra: &str) -> Scenario {
         text: format!("{header}\n{}", format!("{row}\n").repeat(times)),
     };
     let mut src = tokencast::files::read(&root.join("research.toml"), "scenario").unwrap();
-    src.text = src
-        .text
-        .replace("[assumptions]\n", &format!("[assumptions]\n{extra}"));
+    src.text = src.text.replace(
+        "[assumptions]\n",
+        &format!("{section}[assumptions]\n{extra}"),
+    );
     let given = tokencast::scenario::Given {
         trace: Some(&trace),
         ..Default::default()
@@ -184,11 +190,33 @@ fn lognormal_fit_is_maximum_likelihood_on_logs() {
 fn degenerate_trace_gives_the_exact_closed_form() {
     // The research scenario with its trace cut to call 9, three and five
     // times over: every bootstrap draw is the same call.
-    let s = research_with_call(9, 3);
-    let f = run(&s, &spec(5, 3_000));
+    degenerate_run_is_the_engines("");
+}
+
+#[test]
+fn degenerate_timed_trace_gives_the_exact_cost_with_its_expiries() {
+    // 400 s of model time a step: every gap outlives the 5-minute cache
+    // (each such request writes its whole prompt), none the hour.
+    degenerate_run_is_the_engines("[timing]\nmodel_seconds_per_step = 400\n\n");
+}
+
+/// [`degenerate_trace_gives_the_exact_closed_form`] with `section` before
+/// the scenario's `[assumptions]`.
+fn degenerate_run_is_the_engines(section: &str) {
+    let with = |times| research_with_sections(9, times, section, "");
+    let f = run(&with(3), &spec(5, 3_000));
     // Every run is the same five calls: the engine's answer for that run.
-    let five = research_with_call(9, 5);
+    let five = with(5);
     let exact = simulate(&five, SimulateOptions::TOTALS);
+    if !section.is_empty() {
+        let expiries: Vec<u64> = exact.variants.iter().map(|v| v.expiries).collect();
+        // The research variants: raw, raw 5m, trimmed, trimmed 5m, trimmed 1h, batch 5m.
+        assert_eq!(
+            expiries,
+            [0, 5, 0, 5, 0, 5],
+            "five gaps after the first request"
+        );
+    }
     for (fv, ev) in f.variants.iter().zip(&exact.variants) {
         for (q, e) in [
             (&fv.cost_lower, ev.cost.total.lower - ev.cost.data_fee.lower),

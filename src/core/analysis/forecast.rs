@@ -20,7 +20,7 @@ pub use crate::document::forecast::{
     Bound, CapabilityFit, ContextForecast, FanPoint, FanQuantiles, Fit, Forecast, Method,
     Quantiles, VariantForecast,
 };
-use crate::engine::replay::{IntegerRates, Run, Scale, Tally};
+use crate::engine::replay::{IntegerRates, PlainSums, Run, Scale, Tally};
 use crate::error::InputError;
 use crate::scenario::content::units as units_of;
 use crate::scenario::{Content, Scenario, TraceCall};
@@ -312,6 +312,15 @@ struct BinScale {
     per_numerator: f64,
 }
 
+/// A drawn run's distinct tallies, one slot each: its sums where they
+/// follow from the input totals, or the place of its walked tally in
+/// `walked` (kept apart: a walked tally is large, and most runs have none).
+#[derive(Default)]
+struct Tallies {
+    slots: Vec<Result<PlainSums, usize>>,
+    walked: Vec<Tally>,
+}
+
 /// A run's input numerator sums ([`Run::totals`]).
 type Totals = ([i128; 2], [i128; 2]);
 
@@ -381,7 +390,7 @@ impl Plan<'_> {
             })
             .collect();
         let mut totals = Vec::with_capacity(self.bands.len());
-        let mut tallies = Vec::with_capacity(variants.len());
+        let mut tallies = Tallies::default();
         let mut gaps = vec![0u64; n + 1];
         let mut pending = Pending::new(variants.len(), self.fan_at.len());
         // The most bytes of a drawn run found to fit so far.
@@ -506,28 +515,36 @@ impl Plan<'_> {
         pending: &mut Pending,
         runs: &[[Run; 2]],
         totals: &mut Vec<[Totals; 2]>,
-        tallies: &mut Vec<Tally>,
+        tallies: &mut Tallies,
     ) {
         totals.clear();
         totals.extend(runs.iter().map(|r| [r[0].totals(), r[1].totals()]));
-        // One tally per distinct replay (a slot each, in variant order).
-        tallies.clear();
+        // One tally per distinct replay (a slot each, in variant order):
+        // its sums from the totals where they follow from them, else walked.
+        tallies.slots.clear();
+        tallies.walked.clear();
         for (v, pv) in self.s.variants().iter().enumerate() {
             if self.same_tally[v] == v {
                 let c = usize::from(pv.variant.results == Content::Trimmed);
-                let b = self.variant_band[v];
-                tallies.push(runs[b][c].tally_with(
-                    pv.variant.cache,
-                    &pv.rates,
-                    None,
-                    Some(totals[b][c]),
-                ));
+                let (b, cache) = (self.variant_band[v], pv.variant.cache);
+                let run = &runs[b][c];
+                let slot = match run.plain_sums(cache, &pv.rates, Some(totals[b][c])) {
+                    Some(p) => Ok(p),
+                    None => {
+                        let t = run.tally_with(cache, &pv.rates, None, Some(totals[b][c]));
+                        tallies.walked.push(t);
+                        Err(tallies.walked.len() - 1)
+                    }
+                };
+                tallies.slots.push(slot);
             }
         }
         for v in 0..self.s.variants().len() {
-            let tally = &tallies[self.tally_slot[v]];
             let ir = self.rates[v].as_ref().expect("checked when planning");
-            let cost = ir.numerators(tally);
+            let cost = match tallies.slots[self.tally_slot[v]] {
+                Ok(p) => ir.plain_numerators(&p),
+                Err(w) => ir.numerators(&tallies.walked[w]),
+            };
             let lower = to_f64(cost[0]);
             pending.cost[v][0].push(lower);
             pending.cost[v][1].push(to_f64(cost[1]));

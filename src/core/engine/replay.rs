@@ -75,6 +75,40 @@ impl<'a> Run<'a> {
     }
 }
 
+/// A replay's sums where they follow from its input totals
+/// ([`Run::plain_sums`]): all of them in the base tier, so that a cost is a
+/// line in them ([`IntegerRates::plain_numerators`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlainSums {
+    /// Every request's prompt, in numerators per bound.
+    pub sum: [i128; 2],
+    /// Of `sum`, what the cache writes (it reads the rest); `None` without
+    /// a cache (all of it uncached).
+    pub write: Option<[i128; 2]>,
+    /// The output, in numerators per bound.
+    pub output: [i128; 2],
+    /// Requests after a gap that outlived the cache.
+    pub expiries: u64,
+}
+
+impl PlainSums {
+    /// The same sums by price class and tier.
+    pub(crate) fn sums(&self) -> [Sums; 2] {
+        let mut sums = [Sums::default(); 2];
+        for (i, s) in sums.iter_mut().enumerate() {
+            s.output[0] = self.output[i];
+            match self.write {
+                Some(w) => {
+                    s.write[0] = w[i];
+                    s.read[0] = self.sum[i] - w[i];
+                }
+                None => s.uncached[0] = self.sum[i],
+            }
+        }
+        sums
+    }
+}
+
 /// What each request of a recorded run emitted (imported traces): request
 /// k (0-based, k < N) is billed `billed[k]` output tokens, of which the
 /// prompts after it carry the part sent back; `resent[k]` is the total sent
@@ -330,10 +364,12 @@ impl Run<'_> {
 
     /// The replay's exact token sums per price class (numerators, see [`Scale`]).
     ///
-    /// When no rule can apply (no expiry, no minimum length, no long-context
-    /// tier) and no per-request costs are asked for, the sums follow from the
-    /// input totals alone: writes are the last request's input, reads the rest.
-    /// `totals`, when given, must be [`Run::totals`] of this run.
+    /// When no rule applies ([`Run::rules_apply`]), the sums follow from the
+    /// input totals alone: writes are the last request's input, reads the
+    /// rest. When the only one is a gap that outlives the cache and nothing
+    /// of the cache survives it, the writes also hold the prompt right
+    /// before each such gap. Otherwise every request is walked through the
+    /// rules. `totals`, when given, must be [`Run::totals`] of this run.
     pub(crate) fn tally(
         &self,
         cache: Cache,
@@ -351,37 +387,15 @@ impl Run<'_> {
         per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Tally {
-        let dens = self.scale.denominators();
-        let caches = rates.caches(cache);
-        // Without a rule, or where the only one is a gap that outlives the
-        // cache (and nothing of the cache survives it), the sums follow from
-        // the input totals and the prompts before those gaps.
-        let plain = !self.rules_besides_expiry(cache, rates);
-        let expiring = self.expiring(cache, rates);
-        if plain && (expiring.is_none() || self.survival.is_none()) {
-            let (sum, last) = totals.unwrap_or_else(|| self.totals());
-            let (write, expiries) = match expiring {
-                Some((life, gaps)) => self.stretch_writes(life, gaps, last),
-                None => (last, 0),
-            };
-            let out = self.total_output();
-            let mut sums = [Sums::default(); 2];
-            for i in 0..2 {
-                sums[i].output[0] = out * dens[i];
-                if caches {
-                    sums[i].write[0] = write[i];
-                    sums[i].read[0] = sum[i] - write[i];
-                } else {
-                    sums[i].uncached[0] = sum[i];
-                }
-            }
+        if let Some(p) = self.plain_sums(cache, rates, totals) {
             if let Some((rows, out)) = per_request {
-                self.kept_costs(caches, rates, rows, out, expiring);
+                let expiring = self.expiring(cache, rates);
+                self.kept_costs(p.write.is_some(), rates, rows, out, expiring);
             }
             return Tally {
-                sums,
+                sums: p.sums(),
                 counts: Counts {
-                    expiries,
+                    expiries: p.expiries,
                     ..Counts::default()
                 },
             };
@@ -400,6 +414,38 @@ impl Run<'_> {
             sums: counts.0,
             counts: counts.1,
         }
+    }
+
+    /// The sums of [`Run::tally_with`] where they follow from the input
+    /// totals (`totals`, when given, must be [`Run::totals`] of this run):
+    /// without a rule ([`Run::rules_apply`]), or where the only one is a
+    /// gap that outlives the cache and nothing of the cache survives it.
+    /// `None` where every request is to be walked through the rules.
+    pub(crate) fn plain_sums(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        totals: Option<([i128; 2], [i128; 2])>,
+    ) -> Option<PlainSums> {
+        if self.rules_besides_expiry(cache, rates) {
+            return None;
+        }
+        let expiring = self.expiring(cache, rates);
+        if expiring.is_some() && self.survival.is_some() {
+            return None;
+        }
+        let (sum, last) = totals.unwrap_or_else(|| self.totals());
+        let (write, expiries) = match expiring {
+            Some((life, gaps)) => self.stretch_writes(life, gaps, last),
+            None => (last, 0),
+        };
+        let (out, dens) = (self.total_output(), self.scale.denominators());
+        Some(PlainSums {
+            sum,
+            write: rates.caches(cache).then_some(write),
+            output: [out * dens[0], out * dens[1]],
+            expiries,
+        })
     }
 
     /// Whether any rule beyond the plain ones bills this run under `cache`
@@ -465,8 +511,8 @@ impl Run<'_> {
     /// request k − 1's left cached and reads the rest (or, without a cache,
     /// is all uncached), all of it in the base tier; where the only rule is
     /// a gap that outlives the cache (`expiring`: its lifetime and the
-    /// gaps), a request after such a gap writes its whole prompt. Only the kept requests'
-    /// prompts are computed; the others only add their bytes.
+    /// gaps), a request after such a gap writes its whole prompt. Only the
+    /// kept requests' prompts are computed; the others only add their bytes.
     fn kept_costs(
         &self,
         caches: bool,

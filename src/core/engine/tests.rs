@@ -471,6 +471,13 @@ proptest! {
         prop_assert_eq!(run.tally(cache, rates, Some((&RowSet::Everything, &mut kept))), walked);
         prop_assert_eq!(run.tally(cache, rates, None), walked);
         prop_assert_eq!(&kept, &run.walked_costs(cache, rates));
+        // Where the sums follow from the totals, their cost as a line in
+        // them is the walked tally's cost (the forecast prices them so).
+        let plain = run.plain_sums(cache, rates, None);
+        prop_assert!(plain.is_some() || survival.is_some());
+        if let (Some(p), Some(ir)) = (plain, replay::IntegerRates::new(&run.scale, rates)) {
+            prop_assert_eq!(ir.plain_numerators(&p), ir.numerators(&walked));
+        }
         // Within the hour nothing expires; past 5 minutes each gap does.
         let past = gaps[1..=n].iter().filter(|g| **g > 300_000).count() as u64;
         prop_assert_eq!(walked.counts.expiries, if one_hour { 0 } else { past });

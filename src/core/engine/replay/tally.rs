@@ -302,6 +302,20 @@ impl IntegerRates {
         out
     }
 
+    /// [`Self::numerators`] of a tally whose sums follow from the input
+    /// totals (all in the base tier): the same integers, from three
+    /// products a bound instead of the sums of every class and tier.
+    pub(crate) fn plain_numerators(&self, p: &super::PlainSums) -> [i128; 2] {
+        let [uncached, write, read, output] = self.coef.map(|c| c[0]);
+        std::array::from_fn(|b| {
+            let input = match p.write {
+                Some(w) => write * w[b] + read * (p.sum[b] - w[b]),
+                None => uncached * p.sum[b],
+            };
+            input + output * p.output[b]
+        })
+    }
+
     /// Divisors of [`Self::numerators`], per bound.
     pub(crate) fn divisor(&self) -> [i128; 2] {
         self.divisor
