@@ -31,7 +31,14 @@ fn research_with_call_and(call: u32, times: usize, extra: &str) -> Scenario {
 /// [`research_with_call_and`] with `section` added before `[assumptions]`.
 fn research_with_sections(call: u32, times: usize, section: &str, extra: &str) -> Scenario {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let csv = std::fs::read_to_string(root.join("traces/research-trace.csv")).unwrap();
+    research_in(&root, call, times, section, extra)
+}
+
+/// [`research_with_sections`] read from the folder `root` (its price book
+/// under `prices/`).
+fn research_in(root: &Path, call: u32, times: usize, section: &str, extra: &str) -> Scenario {
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let csv = std::fs::read_to_string(scenarios.join("traces/research-trace.csv")).unwrap();
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
     let row = lines.find(|l| l.starts_with(&format!("{call},"))).unwrap();
@@ -39,7 +46,7 @@ fn research_with_sections(call: u32, times: usize, section: &str, extra: &str) -
         name: "research-trace.csv".into(),
         text: format!("{header}\n{}", format!("{row}\n").repeat(times)),
     };
-    let mut src = tokencast::files::read(&root.join("research.toml"), "scenario").unwrap();
+    let mut src = tokencast::files::read(&scenarios.join("research.toml"), "scenario").unwrap();
     src.text = src.text.replace(
         "[assumptions]\n",
         &format!("{section}[assumptions]\n{extra}"),
@@ -48,7 +55,7 @@ fn research_with_sections(call: u32, times: usize, section: &str, extra: &str) -
         trace: Some(&trace),
         ..Default::default()
     };
-    tokencast::files::check(&src, &root, None, given).unwrap()
+    tokencast::files::check(&src, root, None, given).unwrap()
 }
 
 fn spec(calls: u64, runs: u64) -> ForecastSpec {
@@ -200,11 +207,43 @@ fn degenerate_timed_trace_gives_the_exact_cost_with_its_expiries() {
     degenerate_run_is_the_engines("[timing]\nmodel_seconds_per_step = 400\n\n");
 }
 
+#[test]
+fn degenerate_trace_with_a_minimum_cacheable_length_gives_the_exact_cost() {
+    // A minimum cacheable length (a rule: every drawn run is walked through
+    // it) between the first prompts and the last, timed so that the
+    // 5-minute cache also expires.
+    let dir = tempfile::tempdir().unwrap();
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let book = std::fs::read_to_string(scenarios.join("prices/anthropic.toml")).unwrap();
+    let book = book.replace(
+        "[models.claude-fable-5-2]\n",
+        "[models.claude-fable-5-2]\nmin_cacheable_tokens = 5000\n",
+    );
+    std::fs::create_dir(dir.path().join("prices")).unwrap();
+    std::fs::write(dir.path().join("prices/anthropic.toml"), book).unwrap();
+    let with = |times| {
+        let timing = "[timing]\nmodel_seconds_per_step = 400\n\n";
+        research_in(dir.path(), 9, times, timing, "")
+    };
+    let five = with(5);
+    let exact = simulate(&five, SimulateOptions::TOTALS);
+    let uncacheable: Vec<u64> = exact
+        .variants
+        .iter()
+        .map(|v| v.uncacheable_requests)
+        .collect();
+    assert!(uncacheable.iter().any(|u| *u > 0), "{uncacheable:?}");
+    assert!(
+        uncacheable.iter().any(|u| *u > 0 && *u < 6),
+        "{uncacheable:?}"
+    );
+    degenerate_run_matches(&with(3), &exact);
+}
+
 /// [`degenerate_trace_gives_the_exact_closed_form`] with `section` before
 /// the scenario's `[assumptions]`.
 fn degenerate_run_is_the_engines(section: &str) {
     let with = |times| research_with_sections(9, times, section, "");
-    let f = run(&with(3), &spec(5, 3_000));
     // Every run is the same five calls: the engine's answer for that run.
     let five = with(5);
     let exact = simulate(&five, SimulateOptions::TOTALS);
@@ -217,6 +256,14 @@ fn degenerate_run_is_the_engines(section: &str) {
             "five gaps after the first request"
         );
     }
+    degenerate_run_matches(&with(3), &exact);
+}
+
+/// A forecast of 3,000 runs of five calls drawn from `s` (its trace one
+/// call, repeated) reports `exact`, the engine's answer for those five
+/// calls, on every variant and percentile.
+fn degenerate_run_matches(s: &Scenario, exact: &tokencast::engine::Simulation) {
+    let f = run(s, &spec(5, 3_000));
     for (fv, ev) in f.variants.iter().zip(&exact.variants) {
         for (q, e) in [
             (&fv.cost_lower, ev.cost.total.lower - ev.cost.data_fee.lower),

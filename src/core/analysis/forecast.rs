@@ -312,13 +312,21 @@ struct BinScale {
     per_numerator: f64,
 }
 
-/// A drawn run's distinct tallies, one slot each: its sums where they
-/// follow from the input totals, or the place of its walked tally in
-/// `walked` (kept apart: a walked tally is large, and most runs have none).
+/// A drawn run's distinct tallies, one slot each, and the walked ones
+/// (kept apart: a walked tally is large, and most runs have none).
 #[derive(Default)]
 struct Tallies {
-    slots: Vec<Result<PlainSums, usize>>,
+    slots: Vec<Slot>,
     walked: Vec<Tally>,
+}
+
+/// One distinct tally of a drawn run.
+#[derive(Clone, Copy)]
+enum Slot {
+    /// Its sums, which follow from the run's totals.
+    Plain(PlainSums),
+    /// The place of its tally in [`Tallies::walked`].
+    Walked(usize),
 }
 
 /// A run's input numerator sums ([`Run::totals`]).
@@ -529,11 +537,10 @@ impl Plan<'_> {
                 let (b, cache) = (self.variant_band[v], pv.variant.cache);
                 let run = &runs[b][c];
                 let slot = match run.plain_sums(cache, &pv.rates, Some(totals[b][c])) {
-                    Some(p) => Ok(p),
+                    Some(p) => Slot::Plain(p),
                     None => {
-                        let t = run.tally_with(cache, &pv.rates, None, Some(totals[b][c]));
-                        tallies.walked.push(t);
-                        Err(tallies.walked.len() - 1)
+                        tallies.walked.push(run.walked(cache, &pv.rates, None));
+                        Slot::Walked(tallies.walked.len() - 1)
                     }
                 };
                 tallies.slots.push(slot);
@@ -542,8 +549,8 @@ impl Plan<'_> {
         for v in 0..self.s.variants().len() {
             let ir = self.rates[v].as_ref().expect("checked when planning");
             let cost = match tallies.slots[self.tally_slot[v]] {
-                Ok(p) => ir.plain_numerators(&p),
-                Err(w) => ir.numerators(&tallies.walked[w]),
+                Slot::Plain(p) => ir.plain_numerators(&p),
+                Slot::Walked(w) => ir.numerators(&tallies.walked[w]),
             };
             let lower = to_f64(cost[0]);
             pending.cost[v][0].push(lower);

@@ -400,6 +400,17 @@ impl Run<'_> {
                 },
             };
         }
+        self.walked(cache, rates, per_request)
+    }
+
+    /// [`Run::tally_with`] through every request and rule, for a run whose
+    /// sums do not follow from its totals ([`Run::plain_sums`] is `None`).
+    pub(crate) fn walked(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
+    ) -> Tally {
         let (keep, mut out) = match per_request {
             Some((rows, out)) => (Some(rows), Some(out)),
             None => (None, None),
