@@ -1225,13 +1225,6 @@ impl Run<'_> {
         self.restarts_walked(cache, rates, rows)
     }
 
-    /// [`Run::tally`] through the walk, whatever the rules: the reference
-    /// the sums from running totals are checked against.
-    pub(crate) fn walked_tally(&self, cache: Cache, rates: &Rates) -> Tally {
-        let (sums, counts) = self.walk(cache, rates, &|_| false, |_| {});
-        Tally { sums, counts }
-    }
-
     /// Every request's model cost through the request-by-request walk: the
     /// reference [`Run::kept_costs`] is checked against.
     pub(crate) fn walked_costs(&self, cache: Cache, rates: &Rates) -> Vec<Bounds> {
