@@ -154,6 +154,28 @@ struct Capability {
     raw_per_item: Option<Fit>,
     trimmed_per_item: Option<Fit>,
     latency: Option<Fit>,
+    /// Every bootstrap draw's sizes, raw and trimmed, by the drawn call and
+    /// the drawn call with results (`calls.len()` × `with_items.len()`
+    /// pairs, the call's index first), when there are at most
+    /// [`PAIRS_AT_MOST`]: a draw looks its sizes up instead of scaling
+    /// (two divisions and their rounding, half a draw's time).
+    pairs: Option<Box<[(u64, u64)]>>,
+}
+
+/// The most pairs a capability's [`Capability::pairs`] table holds (1 MB):
+/// a trace's capabilities, or a planned run's [`PLANNED_DRAWS`], have
+/// fewer; an imported corpus's busiest tools may not, and are scaled at
+/// each draw.
+const PAIRS_AT_MOST: usize = 1 << 16;
+
+/// A bootstrap draw's sizes, raw and trimmed: the drawn `call`'s items
+/// times the bytes per item of the drawn call with results, `per`.
+#[inline(always)]
+fn scaled(call: &Recorded, per: &Recorded) -> (u64, u64) {
+    let ([items, _, _], [per_items, raw, trimmed]) = (call.as_f64, per.as_f64);
+    let raw = round_u64(items * raw / per_items);
+    let trimmed = round_u64(items * trimmed / per_items);
+    (raw, trimmed.min(raw))
 }
 
 /// The recorded distributions of a scenario's trace.
@@ -190,6 +212,7 @@ impl Sampler {
                         raw_per_item: None,
                         trimmed_per_item: None,
                         latency: None,
+                        pairs: None,
                     });
                     caps.len() - 1
                 }
@@ -209,6 +232,17 @@ impl Sampler {
             cap.raw_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.raw)));
             cap.trimmed_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.trimmed)));
             cap.latency = Fit::of(cap.calls.iter().map(|r| r.latency_ms as f64));
+            if method == Method::Bootstrap
+                && cap.calls.len().saturating_mul(cap.with_items.len()) <= PAIRS_AT_MOST
+            {
+                let with_items = &cap.with_items;
+                cap.pairs = Some(
+                    cap.calls
+                        .iter()
+                        .flat_map(|call| with_items.iter().map(move |per| scaled(call, per)))
+                        .collect(),
+                );
+            }
         }
         if mix.is_empty() {
             return Err(
@@ -277,15 +311,17 @@ impl Sampler {
     fn draw_of(cap: &Capability, method: Method, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
         match method {
             Method::Bootstrap => {
-                let call = cap.calls[rng.random_range(0..cap.calls.len())];
+                let i = rng.random_range(0..cap.calls.len());
+                let call = &cap.calls[i];
                 if call.items == 0 || cap.with_items.is_empty() {
                     return (call.raw, call.trimmed, call.latency_ms);
                 }
-                let per = cap.with_items[rng.random_range(0..cap.with_items.len())];
-                let ([items, _, _], [per_items, raw, trimmed]) = (call.as_f64, per.as_f64);
-                let raw = round_u64(items * raw / per_items);
-                let trimmed = round_u64(items * trimmed / per_items);
-                (raw, trimmed.min(raw), call.latency_ms)
+                let j = rng.random_range(0..cap.with_items.len());
+                let (raw, trimmed) = match &cap.pairs {
+                    Some(pairs) => pairs[i * cap.with_items.len() + j],
+                    None => scaled(call, &cap.with_items[j]),
+                };
+                (raw, trimmed, call.latency_ms)
             }
             Method::Lognormal => {
                 let latency = cap.latency.map_or(0.0, |f| f.sample(rng)).round() as u64;

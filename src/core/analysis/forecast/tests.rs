@@ -200,3 +200,37 @@ fn every_run_reaches_every_sketch() {
     }
     assert_eq!(n, 2 * (s.variants().len() + plan.fan_at.len() + 2));
 }
+
+#[test]
+fn a_looked_up_draw_is_the_draw_scaled_at_once() {
+    // Uneven items and sizes, calls without results, two capabilities;
+    // the third has 257 calls with results (66,049 pairs, over the table's
+    // bound), so it is scaled at every draw.
+    let mut trace = vec![
+        result("a", 3, 1001, 333, 5),
+        result("a", 0, 17, 17, 6),
+        result("a", 7, 9999, 1234, 7),
+        result("a", 2, 5, 5, 8),
+        result("b", 11, 70001, 3, 9),
+        result("b", 1, 13, 12, 10),
+    ];
+    trace.extend((1..=257).map(|i| result("c", i % 9 + 1, 1000 + 37 * i, 300 + 11 * i, i)));
+    let looked_up = Sampler::new(&trace, Method::Bootstrap).unwrap();
+    let tables: Vec<Option<usize>> = looked_up
+        .caps
+        .iter()
+        .map(|c| c.pairs.as_ref().map(|p| p.len()))
+        .collect();
+    assert_eq!(tables, [Some(4 * 3), Some(2 * 2), None]);
+    let mut scaled_each_time = looked_up.clone();
+    for c in &mut scaled_each_time.caps {
+        c.pairs = None;
+    }
+    let (mut a, mut b) = (Pcg64Mcg::seed_from_u64(3), Pcg64Mcg::seed_from_u64(3));
+    for _ in 0..20_000 {
+        assert_eq!(looked_up.draw(&mut a), scaled_each_time.draw(&mut b));
+    }
+    // A log-normal sampler draws no pairs.
+    let fitted = Sampler::new(&trace, Method::Lognormal).unwrap();
+    assert!(fitted.caps.iter().all(|c| c.pairs.is_none()));
+}
