@@ -178,6 +178,17 @@ fn scaled(call: &Recorded, per: &Recorded) -> (u64, u64) {
     (raw, trimmed.min(raw))
 }
 
+/// `rng.random_range(0..len)`, the same draw, inlined: `random_range`
+/// checks the range at its caller's place, which keeps it from being
+/// inlined (a call each draw, three a drawn result). `len` is at least 1
+/// here (a sampler has results, a capability calls, a drawn call with
+/// items a call with results to scale by).
+#[inline(always)]
+fn index(rng: &mut Pcg64Mcg, len: usize) -> usize {
+    use rand::distr::uniform::{SampleUniform, UniformSampler};
+    <usize as SampleUniform>::Sampler::sample_single(0, len, rng).unwrap_or(0)
+}
+
 /// The recorded distributions of a scenario's trace.
 #[derive(Debug, Clone)]
 pub struct Sampler {
@@ -302,7 +313,7 @@ impl Sampler {
         &self,
         rng: &mut Pcg64Mcg,
     ) -> (u64, u64, u64, crate::scenario::content::ContentKind) {
-        let cap = &self.caps[self.mix[rng.random_range(0..self.mix.len())]];
+        let cap = &self.caps[self.mix[index(rng, self.mix.len())]];
         let (raw, trimmed, latency) = Self::draw_of(cap, self.method, rng);
         (raw, trimmed, latency, cap.kind)
     }
@@ -311,12 +322,12 @@ impl Sampler {
     fn draw_of(cap: &Capability, method: Method, rng: &mut Pcg64Mcg) -> (u64, u64, u64) {
         match method {
             Method::Bootstrap => {
-                let i = rng.random_range(0..cap.calls.len());
+                let i = index(rng, cap.calls.len());
                 let call = &cap.calls[i];
                 if call.items == 0 || cap.with_items.is_empty() {
                     return (call.raw, call.trimmed, call.latency_ms);
                 }
-                let j = rng.random_range(0..cap.with_items.len());
+                let j = index(rng, cap.with_items.len());
                 let (raw, trimmed) = match &cap.pairs {
                     Some(pairs) => pairs[i * cap.with_items.len() + j],
                     None => scaled(call, &cap.with_items[j]),

@@ -234,3 +234,23 @@ fn a_looked_up_draw_is_the_draw_scaled_at_once() {
     let fitted = Sampler::new(&trace, Method::Lognormal).unwrap();
     assert!(fitted.caps.iter().all(|c| c.pairs.is_none()));
 }
+
+#[test]
+fn an_inlined_index_is_the_draw_random_range_makes() {
+    for len in [
+        1usize,
+        2,
+        3,
+        7,
+        18,
+        1000,
+        1 << 31,
+        (u32::MAX as usize) + 5,
+        usize::MAX,
+    ] {
+        let (mut a, mut b) = (Pcg64Mcg::seed_from_u64(11), Pcg64Mcg::seed_from_u64(11));
+        for _ in 0..2_000 {
+            assert_eq!(index(&mut a, len), b.random_range(0..len), "{len}");
+        }
+    }
+}
