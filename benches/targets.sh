@@ -9,6 +9,9 @@
 # - `import claude-code` on 686 MB of small sessions (about 2,800 threads of
 #   20-28 requests) beside ccusage on them, with `--format json --no-report`
 #   and with the default outputs (the live page too, written under target/);
+# - on both corpora, the import's floor: serde_json parsing every line once
+#   on both cores, a file a job, nothing measured or written
+#   (examples/json_floor.rs), beside ccusage;
 # - `simulate --format json --no-report` on 1,000,000 rows (61 MB) beside
 #   the csv crate reading the same file (examples/csv_floor.rs) and `wc -l`;
 # - the same trace with every what-if section beside the plain run;
@@ -33,7 +36,7 @@ RUNS=${RUNS:-3}
 T=target/bench-targets
 mkdir -p "$T"
 . benches/ccusage.sh
-cargo build --release --locked --quiet --example csv_floor
+cargo build --release --locked --quiet --example csv_floor --example json_floor
 I=target/bench-import
 CORPUS="$I/corpus-1000000000"
 [ -d "$CORPUS/projects" ] || target/release/examples/gen_claude_corpus "$CORPUS/projects" 1000000000 1 300
@@ -92,10 +95,12 @@ for round in $(seq "$RUNS"); do
     fi
     warm
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
+    run jsonfloor target/release/examples/json_floor "$CORPUS/projects"
     run small "$TOKENCAST" import claude-code "$SMALL/projects" --format json --no-report --out "$T/out-small-$round"
     run smallpage "$TOKENCAST" import claude-code "$SMALL/projects" --out "$T/out-page-$round" \
         --report "$T/out-page-$round.html"
     CLAUDE_CONFIG_DIR="$SMALL" run ccsmall "$CCUSAGE" claude session --json --offline
+    run jsonsmall target/release/examples/json_floor "$SMALL/projects"
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
     run simulate "$TOKENCAST" simulate "$P/plain.toml" --format json --no-report
@@ -120,9 +125,11 @@ med = {k: statistics.median(t for t, _ in v) for k, v in times.items()}
 rss = {k: max(m for _, m in v) // 1024 for k, v in times.items()}
 rows = [
     ("import claude-code, 1 GB", "import", "ccusage", "ratio <= 0.67 (1.5x faster)"),
+    ("  (floor: serde_json, every line, 2 cores)", "jsonfloor", "ccusage", ""),
     ("re-import into the same folder", "reimport", "import", "ratio <= 1.0"),
     ("import claude-code, 686 MB of small sessions", "small", "ccsmall", "ratio <= 0.67"),
     ("  the same, default outputs (page too)", "smallpage", "ccsmall", "ratio <= 0.67"),
+    ("  (floor: serde_json, every line, 2 cores)", "jsonsmall", "ccsmall", ""),
     ("simulate, 1,000,000 rows", "simulate", "csv", "<= 0.3 s and ratio <= 2.5"),
     ("  (wc -l of the same file)", "wc", None, ""),
     ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
