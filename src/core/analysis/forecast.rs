@@ -168,6 +168,11 @@ struct Capability {
 /// each draw.
 const PAIRS_AT_MOST: usize = 1 << 16;
 
+/// The most pairs the tables of a sampler's capabilities hold together
+/// (4 MB), in the capabilities' order: past it, a capability is scaled at
+/// each draw.
+const ALL_PAIRS_AT_MOST: usize = 1 << 18;
+
 /// A bootstrap draw's sizes, raw and trimmed: the drawn `call`'s items
 /// times the bytes per item of the drawn call with results, `per`.
 #[inline(always)]
@@ -236,6 +241,7 @@ impl Sampler {
             }
             mix.push(i);
         }
+        let mut pairs_left = ALL_PAIRS_AT_MOST;
         for cap in &mut caps {
             let per =
                 |get: fn(&Recorded) -> u64| move |r: &Recorded| get(r) as f64 / r.items as f64;
@@ -243,9 +249,9 @@ impl Sampler {
             cap.raw_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.raw)));
             cap.trimmed_per_item = Fit::of(cap.with_items.iter().map(per(|r| r.trimmed)));
             cap.latency = Fit::of(cap.calls.iter().map(|r| r.latency_ms as f64));
-            if method == Method::Bootstrap
-                && cap.calls.len().saturating_mul(cap.with_items.len()) <= PAIRS_AT_MOST
-            {
+            let pairs = cap.calls.len().saturating_mul(cap.with_items.len());
+            if method == Method::Bootstrap && pairs <= PAIRS_AT_MOST.min(pairs_left) {
+                pairs_left -= pairs;
                 let with_items = &cap.with_items;
                 cap.pairs = Some(
                     cap.calls

@@ -233,6 +233,25 @@ fn a_looked_up_draw_is_the_draw_scaled_at_once() {
     // A log-normal sampler draws no pairs.
     let fitted = Sampler::new(&trace, Method::Lognormal).unwrap();
     assert!(fitted.caps.iter().all(|c| c.pairs.is_none()));
+    // Five capabilities of 256 calls with results: 65,536 pairs each, and
+    // 262,144 pairs for all tables together, so the fifth is scaled.
+    let wide: Vec<TraceCall> = ["p", "q", "r", "s", "t"]
+        .iter()
+        .flat_map(|cap| (1..=256).map(move |i| result(cap, i % 5 + 1, 900 + i, 90 + i, i)))
+        .collect();
+    let s = Sampler::new(&wide, Method::Bootstrap).unwrap();
+    let tables: Vec<Option<usize>> = s
+        .caps
+        .iter()
+        .map(|c| c.pairs.as_ref().map(|p| p.len()))
+        .collect();
+    assert_eq!(
+        tables,
+        [Some(65_536); 4]
+            .into_iter()
+            .chain([None])
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]
