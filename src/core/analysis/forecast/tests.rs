@@ -216,12 +216,7 @@ fn a_looked_up_draw_is_the_draw_scaled_at_once() {
     ];
     trace.extend((1..=257).map(|i| result("c", i % 9 + 1, 1000 + 37 * i, 300 + 11 * i, i)));
     let looked_up = Sampler::new(&trace, Method::Bootstrap).unwrap();
-    let tables: Vec<Option<usize>> = looked_up
-        .caps
-        .iter()
-        .map(|c| c.pairs.as_ref().map(|p| p.len()))
-        .collect();
-    assert_eq!(tables, [Some(4 * 3), Some(2 * 2), None]);
+    assert_eq!(tables(&looked_up), [Some(4 * 3), Some(2 * 2), None]);
     let mut scaled_each_time = looked_up.clone();
     for c in &mut scaled_each_time.caps {
         c.pairs = None;
@@ -240,18 +235,16 @@ fn a_looked_up_draw_is_the_draw_scaled_at_once() {
         .flat_map(|cap| (1..=256).map(move |i| result(cap, i % 5 + 1, 900 + i, 90 + i, i)))
         .collect();
     let s = Sampler::new(&wide, Method::Bootstrap).unwrap();
-    let tables: Vec<Option<usize>> = s
-        .caps
+    let four_then_none: Vec<Option<usize>> = [Some(65_536); 4].into_iter().chain([None]).collect();
+    assert_eq!(tables(&s), four_then_none);
+}
+
+/// Each capability's pair table's length, if it has one.
+fn tables(s: &Sampler) -> Vec<Option<usize>> {
+    s.caps
         .iter()
         .map(|c| c.pairs.as_ref().map(|p| p.len()))
-        .collect();
-    assert_eq!(
-        tables,
-        [Some(65_536); 4]
-            .into_iter()
-            .chain([None])
-            .collect::<Vec<_>>()
-    );
+        .collect()
 }
 
 #[test]
