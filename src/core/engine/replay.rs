@@ -75,6 +75,11 @@ impl<'a> Run<'a> {
     }
 }
 
+/// The cache's lifetime (milliseconds) and the gaps before a run's
+/// requests, where a gap after the first request outlives the cache
+/// ([`Run::expiring`]).
+type Expiring<'g> = Option<(u64, &'g [u64])>;
+
 /// A replay's sums where they follow from its input totals
 /// ([`Run::plain_sums`]): all of them in the base tier, so that a cost is a
 /// line in them ([`IntegerRates::plain_numerators`]).
@@ -387,9 +392,8 @@ impl Run<'_> {
         per_request: Option<(&RowSet, &mut Vec<Bounds>)>,
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Tally {
-        if let Some(p) = self.plain_sums(cache, rates, totals) {
+        if let Some((p, expiring)) = self.plain_sums_expiring(cache, rates, totals) {
             if let Some((rows, out)) = per_request {
-                let expiring = self.expiring(cache, rates);
                 self.kept_costs(p.write.is_some(), rates, rows, out, expiring);
             }
             return Tally {
@@ -438,6 +442,19 @@ impl Run<'_> {
         rates: &Rates,
         totals: Option<([i128; 2], [i128; 2])>,
     ) -> Option<PlainSums> {
+        self.plain_sums_expiring(cache, rates, totals)
+            .map(|(p, _)| p)
+    }
+
+    /// [`Run::plain_sums`], with the cache's lifetime and the gaps when a
+    /// gap outlives it ([`Run::kept_costs`] reads them): the gaps are
+    /// looked through once.
+    fn plain_sums_expiring(
+        &self,
+        cache: Cache,
+        rates: &Rates,
+        totals: Option<([i128; 2], [i128; 2])>,
+    ) -> Option<(PlainSums, Expiring<'_>)> {
         if self.rules_besides_expiry(cache, rates) {
             return None;
         }
@@ -451,12 +468,13 @@ impl Run<'_> {
             None => (last, 0),
         };
         let (out, dens) = (self.total_output(), self.scale.denominators());
-        Some(PlainSums {
+        let sums = PlainSums {
             sum,
             write: rates.caches(cache).then_some(write),
             output: [out * dens[0], out * dens[1]],
             expiries,
-        })
+        };
+        Some((sums, expiring))
     }
 
     /// Whether any rule beyond the plain ones bills this run under `cache`
@@ -486,7 +504,7 @@ impl Run<'_> {
     /// The cache's lifetime (milliseconds) and the gaps before the
     /// requests, when `cache` caches at `rates` and a gap after the first
     /// request outlives it.
-    fn expiring(&self, cache: Cache, rates: &Rates) -> Option<(u64, &[u64])> {
+    fn expiring(&self, cache: Cache, rates: &Rates) -> Expiring<'_> {
         let life = rates.lifetime_ms(cache).filter(|_| rates.caches(cache))?;
         let gaps = self.gaps_ms?;
         gaps.iter()
@@ -530,7 +548,7 @@ impl Run<'_> {
         rates: &Rates,
         rows: &RowSet,
         out: &mut Vec<Bounds>,
-        expiring: Option<(u64, &[u64])>,
+        expiring: Expiring,
     ) {
         if !rows.any() {
             return;
