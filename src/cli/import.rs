@@ -743,6 +743,10 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     drop(send);
     drop(send_rows);
     let staged = writer.join().expect("the writer thread does not panic");
+    // The sessions' files reach the disk while the dataset is made.
+    if let Ok(staging) = &staged {
+        staging.start_writing_back();
+    }
     let rows = rows.join().expect("the rows' thread does not panic");
     let import = read?;
     let (dataset, folder) = rows?;

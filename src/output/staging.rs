@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct Staging {
     pub(super) force: bool,
     pub(super) folders: std::collections::HashSet<PathBuf>,
+    /// Folders this set created (a target in one is new).
+    pub(super) fresh: std::collections::HashSet<PathBuf>,
     /// Folders this staging created, parents first (removed if it is dropped).
     pub(super) created: Vec<PathBuf>,
     pub(super) staged: Vec<(tempfile::TempPath, PathBuf)>,
@@ -45,6 +47,7 @@ impl Staging {
         Staging {
             force,
             folders: std::collections::HashSet::new(),
+            fresh: std::collections::HashSet::new(),
             created: Vec::new(),
             staged: Vec::new(),
             root: None,
@@ -60,19 +63,30 @@ impl Staging {
     /// the set says, and rewriting it would cost a file, two renames and a
     /// deletion for nothing.
     pub fn stage(&mut self, f: &PlannedFile) -> Result<(), OutputError> {
-        let target = self.prepare(f)?;
-        if holds(&target, &f.bytes) {
+        let (target, fresh) = self.prepare(f)?;
+        if !fresh && holds(&target, &f.bytes) {
             return Ok(());
         }
-        let tmp = stage(&target, &f.bytes)?;
+        let mode = if fresh { Some(NEW_FILE_MODE) } else { None };
+        let tmp = stage(&target, &f.bytes, mode)?;
         self.staged.push((tmp.into_temp_path(), target));
         Ok(())
     }
 
-    /// Checks `f` and makes its folder: where it lands.
-    pub(super) fn prepare(&mut self, f: &PlannedFile) -> Result<PathBuf, OutputError> {
+    /// Checks `f` and makes its folder: where it lands, and whether that
+    /// folder is one this set created (its first file checked it empty:
+    /// an import's thousands of session folders are not looked through
+    /// again for each file, which took most of their staging's calls).
+    pub(super) fn prepare(&mut self, f: &PlannedFile) -> Result<(PathBuf, bool), OutputError> {
         if interrupt::interrupted() {
             return Err(OutputError::Interrupted);
+        }
+        if f.path.parent().is_some_and(|d| self.fresh.contains(d)) {
+            // A folder made by this set holds only the files it staged,
+            // under temporary names until the commit: a target there is
+            // new (named twice, the later file replaces the earlier at the
+            // commit, as anywhere).
+            return Ok((f.path.clone(), true));
         }
         let target = landing(&f.path);
         check(f, &target, self.force)?;
@@ -92,9 +106,27 @@ impl Staging {
             })?;
             if existed {
                 self.written.stale_removed += remove_stale_temps(&dir);
+            } else {
+                self.fresh.insert(dir.clone());
             }
         }
-        Ok(target)
+        Ok((target, false))
+    }
+
+    /// Starts writing the files staged so far to the disk, on a thread
+    /// of its own, not waited for: while the rest of the set is made, the
+    /// disk writes what [`Staging::commit`] would otherwise wait for (on
+    /// Linux one `syncfs` of the file system of the first staged file; an
+    /// import's sessions are most of its bytes). The commit still makes the
+    /// whole set durable itself; an error here is the commit's to find.
+    pub fn start_writing_back(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some((tmp, _)) = self.staged.first() {
+            if let Ok(f) = std::fs::File::open(folder_of(tmp)) {
+                // (A thread that cannot be made leaves it all to the commit.)
+                let _ = std::thread::Builder::new().spawn(move || rustix::fs::syncfs(&f));
+            }
+        }
     }
 
     /// Files staged so far.
@@ -354,9 +386,17 @@ pub(super) fn durable(paths: &[&Path]) -> Result<(), (PathBuf, std::io::Error)> 
     }
 }
 
+/// The permissions of a file that replaces none (Unix).
+const NEW_FILE_MODE: u32 = 0o644;
+
 /// Writes `bytes` to a temporary file beside `target`, with the permissions
-/// of the file it will replace (or 0644); [`durable`] syncs the set.
-pub(super) fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, OutputError> {
+/// `mode`, else those of the file it will replace (or 0644); [`durable`]
+/// syncs the set.
+pub(super) fn stage(
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<tempfile::NamedTempFile, OutputError> {
     use std::io::Write;
     let io = |source| OutputError::Io {
         path: target.to_path_buf(),
@@ -371,9 +411,13 @@ pub(super) fn stage(target: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFi
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(target).map_or(0o644, |m| m.permissions().mode());
+        let mode = mode.unwrap_or_else(|| {
+            std::fs::metadata(target).map_or(NEW_FILE_MODE, |m| m.permissions().mode())
+        });
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
     }
+    #[cfg(not(unix))]
+    let _ = mode;
 
     Ok(tmp)
 }

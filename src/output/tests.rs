@@ -61,10 +61,10 @@ fn undo_puts_back_what_a_failed_set_replaced() {
     std::fs::write(&old, "a,b\nold\n").unwrap();
     // The first target was replaced and the second created before a
     // later rename failed.
-    let new_old = stage(&old, b"a,b\nnew\n").unwrap();
+    let new_old = stage(&old, b"a,b\nnew\n", None).unwrap();
     let aside = set_aside(&old, journal::aside_of(new_old.path())).unwrap();
     new_old.persist(&old).unwrap();
-    stage(&new, b"x\n").unwrap().persist(&new).unwrap();
+    stage(&new, b"x\n", None).unwrap().persist(&new).unwrap();
     undo(vec![(old.clone(), aside), (new.clone(), None)]);
     assert_eq!(std::fs::read_to_string(&old).unwrap(), "a,b\nold\n");
     assert!(!new.exists());
@@ -123,4 +123,65 @@ fn a_file_that_already_holds_the_bytes_is_left_in_place_and_others_are_replaced(
     assert_eq!(std::fs::read_to_string(&changed).unwrap(), "a,b\n3,4\n");
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 2, "no temporary file left behind");
+}
+
+#[test]
+fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |path: PathBuf, bytes: &str| PlannedFile {
+        path,
+        bytes: bytes.as_bytes().to_vec(),
+        marker: Marker::Csv("a,b".into()),
+    };
+    // A folder that was there is checked file by file: another tool's
+    // file in it is refused, as before.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    std::fs::write(old.join("theirs.csv"), "x,y\n").unwrap();
+    let mut staging = Staging::new(false);
+    assert!(matches!(
+        staging.stage(&csv(old.join("theirs.csv"), "a,b\n1,2\n")),
+        Err(OutputError::NotOurs(_))
+    ));
+    staging
+        .stage(&csv(old.join("mine.csv"), "a,b\n1,2\n"))
+        .unwrap();
+    assert!(!staging.fresh.contains(&old));
+    // A folder the set made (and the folders made above it) holds only
+    // what the set stages: the files of the folder it made for them are
+    // new, the same name twice included (the later file wins).
+    let new = dir.path().join("made").join("session");
+    staging
+        .stage(&csv(new.join("main.csv"), "a,b\n1,2\n"))
+        .unwrap();
+    assert!(staging.fresh.contains(&new));
+    assert!(!staging.fresh.contains(&dir.path().join("made")));
+    staging
+        .stage(&csv(new.join("agent.csv"), "a,b\n3,4\n"))
+        .unwrap();
+    staging
+        .stage(&csv(new.join("main.csv"), "a,b\n5,6\n"))
+        .unwrap();
+    assert_eq!(staging.len(), 4);
+    staging.commit().unwrap();
+    for (path, bytes) in [
+        (old.join("mine.csv"), "a,b\n1,2\n"),
+        (new.join("agent.csv"), "a,b\n3,4\n"),
+        (new.join("main.csv"), "a,b\n5,6\n"),
+    ] {
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), bytes);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "{}", path.display());
+    }
+    assert_eq!(
+        std::fs::read_to_string(old.join("theirs.csv")).unwrap(),
+        "x,y\n"
+    );
+    let left = |d: &Path| std::fs::read_dir(d).unwrap().count();
+    assert_eq!(
+        (left(&old), left(&new)),
+        (2, 2),
+        "no temporary file left behind"
+    );
 }
