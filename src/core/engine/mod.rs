@@ -297,7 +297,7 @@ fn kept_trace(scenario: &Scenario, rows: &RowSet, sizes: &Sizes) -> Vec<TraceCal
             .result_rows
             .iter()
             .enumerate()
-            .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
+            .filter(|(j, _)| rows.has(sizes.step_of.of(*j) + 1))
             .map(|(_, &i)| scenario.trace()[i].clone())
             .collect(),
     }
@@ -575,11 +575,11 @@ fn attribute(
         .result_rows
         .iter()
         .enumerate()
-        .filter(|(j, _)| rows.has(sizes.step_of[*j] + 1))
+        .filter(|(j, _)| rows.has(sizes.step_of.of(*j) + 1))
         .map(|(j, &i)| {
             let c = &trace[i];
             // Its step enters before request step+1 and every later one.
-            let j = sizes.step_of[j];
+            let j = sizes.step_of.of(j);
             let raw_bytes = c.raw_bytes.unwrap_or(0);
             let trimmed_bytes = c.trimmed_bytes.unwrap_or(0);
             let kind = c.content_kind();

@@ -23,7 +23,7 @@ pub(crate) struct Sizes {
     /// Bytes of every result, raw and trimmed (not weighed).
     pub(crate) bytes: [u64; 2],
     /// The step each result belongs to (0-based).
-    pub(crate) step_of: Vec<usize>,
+    pub(crate) step_of: StepOf,
     /// The call number of each step's last result.
     pub(crate) calls: Vec<Option<u32>>,
     /// Each request's output, when the trace records it.
@@ -47,6 +47,34 @@ pub(crate) struct Sizes {
     /// When rows carry `o200k_tokens`: what a model of that tokenizer
     /// replays instead.
     pub(crate) counted: Option<Counted>,
+}
+
+/// The step each tool result belongs to: in a hand-written trace (every
+/// result a step of its own) the result's own number, so nothing is kept
+/// (80 MB at 10,000,000 results); in an imported one, one index a result.
+pub(crate) enum StepOf {
+    /// Result j is step j, for the first `.0` results.
+    Own(usize),
+    /// Result j is step `.0[j]`.
+    Grouped(Vec<usize>),
+}
+
+impl StepOf {
+    /// The step of result `j` (0-based), if there is such a result.
+    pub(crate) fn get(&self, j: usize) -> Option<usize> {
+        match self {
+            StepOf::Own(n) => (j < *n).then_some(j),
+            StepOf::Grouped(steps) => steps.get(j).copied(),
+        }
+    }
+
+    /// The step of result `j`, which is one of the results.
+    pub(crate) fn of(&self, j: usize) -> usize {
+        match self {
+            StepOf::Own(_) => j,
+            StepOf::Grouped(steps) => steps[j],
+        }
+    }
 }
 
 /// A row cleared from the context before a later request (see [`Sizes`]).
@@ -102,7 +130,11 @@ impl Sizes {
             raw: Vec::with_capacity(cap),
             trimmed: Vec::with_capacity(cap),
             bytes: [0, 0],
-            step_of: Vec::with_capacity(cap),
+            step_of: if grouped {
+                StepOf::Grouped(Vec::with_capacity(cap))
+            } else {
+                StepOf::Own(0)
+            },
             calls: Vec::with_capacity(cap),
             outputs: None,
             gaps: None,
@@ -156,7 +188,10 @@ impl Sizes {
             }
             let k = sizes.raw.len() - 1;
             pending = 0;
-            sizes.step_of.push(k);
+            match &mut sizes.step_of {
+                StepOf::Own(n) => *n += 1,
+                StepOf::Grouped(steps) => steps.push(k),
+            }
             if let (true, Some(before)) = (grouped, c.cleared_before()) {
                 cleared.push((
                     k,
@@ -227,7 +262,8 @@ impl Sizes {
     ) -> Counted {
         let mut bytes = [self.raw.clone(), self.trimmed.clone()];
         let mut entered = [vec![0u128; self.raw.len()], vec![0u128; self.raw.len()]];
-        for (c, &k) in results.iter().zip(&self.step_of) {
+        for (j, c) in results.iter().enumerate() {
+            let k = self.step_of.of(j);
             let Some(t) = c.o200k_tokens() else { continue };
             let raw = c.raw_bytes.unwrap_or(0);
             let trimmed = c.trimmed_bytes.unwrap_or(0);
