@@ -208,7 +208,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
         other_prices: other_prices(scenario),
         assumptions: (*a).clone(),
         timing: scenario.timing().clone(),
-        tool_results: sizes.result_rows.len() as u64,
+        tool_results: sizes.results() as u64,
         counted_results: sizes.counted_results,
         rows: match rows {
             RowSet::Nothing => RowsKept::None,
@@ -294,11 +294,9 @@ fn kept_trace(scenario: &Scenario, rows: &RowSet, sizes: &Sizes) -> Vec<TraceCal
         RowSet::Nothing => Vec::new(),
         RowSet::Everything => scenario.trace().clone(),
         RowSet::Selected(_) => sizes
-            .result_rows
-            .iter()
-            .enumerate()
+            .result_rows()
             .filter(|(j, _)| rows.has(sizes.step_of.of(*j) + 1))
-            .map(|(_, &i)| scenario.trace()[i].clone())
+            .map(|(_, i)| scenario.trace()[i].clone())
             .collect(),
     }
 }
@@ -572,11 +570,9 @@ fn attribute(
         .collect();
     let n = sizes.raw.len() as u64;
     sizes
-        .result_rows
-        .iter()
-        .enumerate()
+        .result_rows()
         .filter(|(j, _)| rows.has(sizes.step_of.of(*j) + 1))
-        .map(|(j, &i)| {
+        .map(|(j, i)| {
             let c = &trace[i];
             // Its step enters before request step+1 and every later one.
             let j = sizes.step_of.of(j);

@@ -11,8 +11,10 @@ use crate::scenario::content::{units, ContentWeights};
 /// (every row names its `request`) has one step per recorded request, which
 /// may follow several results, or only a user message or attachment.
 pub(crate) struct Sizes {
-    /// The rows (0-based) whose body enters the context, in order.
-    pub(crate) result_rows: Vec<usize>,
+    /// The rows (0-based) whose body enters the context, in order (a
+    /// trace holds at most [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS)
+    /// rows, so four bytes each: see [`Sizes::result_row`]).
+    result_rows: Vec<u32>,
     /// How many of them carry an exact `o200k_tokens` count.
     pub(crate) counted_results: u64,
     /// Per step, bytes raw and trimmed, in the units of the content
@@ -115,7 +117,28 @@ pub(crate) struct View<'s> {
     pub(crate) compactions: Option<&'s Compactions>,
 }
 
+/// A row's 0-based index as [`Sizes`] keeps it: every trace is refused past
+/// [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS) rows when it is read
+/// or generated, and no change adds rows, so it fits.
+fn row_index(i: usize) -> u32 {
+    const _: () = assert!(crate::limits::MAX_TRACE_ROWS <= u32::MAX as usize);
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
 impl Sizes {
+    /// How many tool results enter the context.
+    pub(crate) fn results(&self) -> usize {
+        self.result_rows.len()
+    }
+
+    /// The results' rows (0-based), in order, each with its own number `j`.
+    pub(crate) fn result_rows(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.result_rows
+            .iter()
+            .enumerate()
+            .map(|(j, &i)| (j, i as usize))
+    }
+
     /// The steps of `trace`, their bytes in the units of `weights`.
     pub(crate) fn of(trace: &[TraceCall], weights: Option<&ContentWeights>) -> Sizes {
         let per_byte = weights.map(ContentWeights::per_byte);
@@ -160,7 +183,7 @@ impl Sizes {
             if !c.enters_context() {
                 continue;
             }
-            sizes.result_rows.push(i);
+            sizes.result_rows.push(row_index(i));
             sizes.counted_results += u64::from(c.o200k_tokens().is_some());
             let new_step = !grouped || c.request() != last_request;
             last_request = c.request();
