@@ -7,9 +7,9 @@ use super::content::ContentKind;
 use super::trace_columns::{Columns, Fees};
 use crate::error::InputError;
 use crate::input::SourceText;
+use arcstr::ArcStr;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 
 pub use crate::limits::MAX_RESULT_BYTES;
 mod csv_errors;
@@ -33,8 +33,9 @@ pub struct TraceCall {
     /// The run's call number for results (empty for errors and replays).
     pub call: Option<u32>,
     /// The capability, e.g. `reddit/search` (one shared string per name
-    /// in a trace read from a file).
-    pub capability: Arc<str>,
+    /// in a trace read from a file, behind a pointer of 8 bytes: 80 MB
+    /// less at 10,000,000 rows than an `Arc<str>`).
+    pub capability: ArcStr,
     /// The request's parameters, as recorded (free text).
     pub params: Params,
     /// HTTP status.
@@ -473,7 +474,7 @@ impl RowSite<'_> {
 /// few tools share a few strings rather than owning one each. Hashed with
 /// foldhash ([`crate::hashing`]).
 #[derive(Debug)]
-pub(crate) struct Names(std::collections::HashSet<Arc<str>, crate::hashing::NameHasher>);
+pub(crate) struct Names(std::collections::HashSet<ArcStr, crate::hashing::NameHasher>);
 
 impl Default for Names {
     fn default() -> Names {
@@ -485,12 +486,12 @@ impl Default for Names {
 
 impl Names {
     /// The shared string for `name`.
-    pub(crate) fn get(&mut self, name: &str) -> Arc<str> {
+    pub(crate) fn get(&mut self, name: &str) -> ArcStr {
         if let Some(known) = self.0.get(name) {
-            return Arc::clone(known);
+            return known.clone();
         }
-        let new: Arc<str> = Arc::from(name);
-        self.0.insert(Arc::clone(&new));
+        let new = ArcStr::from(name);
+        self.0.insert(new.clone());
         new
     }
 }

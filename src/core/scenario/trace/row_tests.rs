@@ -134,16 +134,16 @@ fn a_row_cleared_before_its_own_request_or_without_one_is_a_located_error() {
 
 /// A row of a trace in the seed's format holds no import-only field
 /// inline: the twelve of them sit behind one pointer, and its free-text
-/// parameters behind another that is null when there are none (264 bytes
-/// a row at first, then 144, now 112; a 10,000,000-row trace took 3.3 GB,
-/// then 2.1 GB).
+/// parameters behind another that is null when there are none, and its
+/// capability's shared name behind a third (264 bytes a row at first, then
+/// 144, 112, now 104; a 10,000,000-row trace took 3.3 GB, then 2.1 GB).
 #[cfg(target_pointer_width = "64")]
 #[test]
 fn a_row_keeps_the_import_only_fields_behind_one_pointer() {
-    // 16 bytes each: capability, raw and trimmed bytes, the fee; 8 each:
-    // call, items, latency, the two pointers; row, status and replayed
-    // share 8.
-    assert_eq!(std::mem::size_of::<TraceCall>(), 112);
+    // 16 bytes each: raw and trimmed bytes, the fee; 8 each: call, items,
+    // latency, the three pointers; row, status and replayed share 8.
+    assert_eq!(std::mem::size_of::<TraceCall>(), 104);
+    assert_eq!(std::mem::size_of::<arcstr::ArcStr>(), 8);
     assert_eq!(std::mem::size_of::<Option<Box<super::Imported>>>(), 8);
     assert_eq!(std::mem::size_of::<super::Params>(), 8);
 }
