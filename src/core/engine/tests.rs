@@ -618,3 +618,36 @@ fn variants_sharing_a_restart_pass_each_pay_their_own_prices() {
     assert_eq!(r.resume_sum[0].lower, Decimal::ZERO);
     assert_eq!(r.resume_sum[1].lower, d("370") * per_token);
 }
+
+/// A hand-written trace keeps no index from results to steps (each result
+/// is its own step); an imported one keeps each result's request; both
+/// read the rows of their results back.
+#[test]
+fn steps_of_results_hand_written_and_imported() {
+    let mut rows = vec![
+        call(1, 100, 50),
+        call(2, 40, 20),
+        call(3, 60, 30),
+        call(4, 8, 4),
+    ];
+    rows[1].status = 503;
+    let sizes = Sizes::of(&rows, None);
+    assert!(matches!(sizes.step_of, sizes::StepOf::Own(3)));
+    assert_eq!(sizes.raw, [100, 60, 8]);
+    let steps: Vec<Option<usize>> = (0..4).map(|j| sizes.step_of.get(j)).collect();
+    assert_eq!(steps, [Some(0), Some(1), Some(2), None]);
+    let results: Vec<(usize, usize)> = sizes.result_rows().collect();
+    assert_eq!(results, [(0, 0), (1, 2), (2, 3)]);
+    // Rows 1 and 3 before request 1, row 4 before request 2.
+    for (c, request) in rows.iter_mut().zip([1, 1, 1, 2]) {
+        c.imported_mut().request = Some(request);
+    }
+    let sizes = Sizes::of(&rows, None);
+    assert!(matches!(&sizes.step_of, sizes::StepOf::Grouped(s) if *s == [0, 0, 1]));
+    assert_eq!(sizes.raw, [160, 8]);
+    assert_eq!(
+        (0..4).map(|j| sizes.step_of.get(j)).collect::<Vec<_>>(),
+        [Some(0), Some(0), Some(1), None]
+    );
+    assert_eq!(sizes.result_rows().collect::<Vec<_>>(), results);
+}
