@@ -10,10 +10,10 @@
 use std::hash::BuildHasher;
 
 /// The hasher builder of a map or set keyed by names read from a file.
-pub(crate) type NameHasher = foldhash::fast::SeedableRandomState;
+pub type NameHasher = foldhash::fast::SeedableRandomState;
 
 /// A [`NameHasher`] with a seed of its own.
-pub(crate) fn name_hasher() -> NameHasher {
+pub fn name_hasher() -> NameHasher {
     let seed = std::hash::RandomState::new().hash_one(0u64);
     foldhash::fast::SeedableRandomState::with_seed(seed, foldhash::SharedSeed::global_fixed())
 }

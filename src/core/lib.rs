@@ -24,7 +24,7 @@ pub mod analysis;
 pub mod document;
 pub mod engine;
 pub mod error;
-mod hashing;
+pub mod hashing;
 pub mod input;
 pub mod limits;
 pub mod par;

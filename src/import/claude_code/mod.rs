@@ -36,6 +36,7 @@ use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use tokencast_core::hashing::{name_hasher, NameHasher};
 use transcript::Transcript;
 
 /// Where Claude Code keeps its logs: each directory of `$CLAUDE_CONFIG_DIR`
@@ -434,40 +435,38 @@ fn merge(
             (None, t) => (t.clone(), false),
         }
     };
-    let mut kept: HashSet<&str> = HashSet::new();
-    let mut requests = Vec::new();
+    // Where each request this file adds went: its thread and its place
+    // there. A request is added once (a message seen in an earlier file or
+    // earlier in this one is not added again), so a result's request is
+    // looked up here rather than searched for among its thread's requests
+    // (a search per result, through every request of a long thread when
+    // the request is another thread's).
+    let mut placed: HashMap<&str, (usize, usize), NameHasher> =
+        HashMap::with_capacity_and_hasher(rec.requests.len(), name_hasher());
     for r in &rec.requests {
         if !seen_messages.insert(id_hash(&r.request.message_id)) {
             import.skipped.duplicate_messages += 1;
             continue;
         }
-        kept.insert(&r.request.message_id);
-        requests.push(r);
-    }
-    for r in requests {
-        build
-            .thread(key_of(&r.thread))
-            .requests
-            .push(r.request.clone());
+        let (i, t) = build.thread(key_of(&r.thread));
+        placed.insert(&r.request.message_id, (i, t.requests.len()));
+        t.requests.push(r.request.clone());
     }
     for r in &rec.results {
         if !r.tool_use_id.is_empty() && !seen_results.insert(id_hash(&r.tool_use_id)) {
             import.skipped.duplicate_results += 1;
             continue;
         }
-        let t = build.thread(key_of(&r.thread));
+        let (i, t) = build.thread(key_of(&r.thread));
+        // A request this file added to the result's own thread.
+        let in_thread = |m: &Option<String>| {
+            let (thread, at) = placed.get(m.as_deref()?)?;
+            (*thread == i).then_some(*at)
+        };
         let mut result = r.result.clone();
-        result.carried_by = r
-            .carried_by
-            .as_deref()
-            .filter(|m| kept.contains(m))
-            .and_then(|m| t.requests.iter().rposition(|q| q.message_id == m));
-        result.cleared_by = r
-            .cleared_by
-            .as_deref()
-            .filter(|m| kept.contains(m))
-            .and_then(|m| t.requests.iter().rposition(|q| q.message_id == m))
-            .filter(|c| result.carried_by.is_some_and(|k| k < *c));
+        result.carried_by = in_thread(&r.carried_by);
+        result.cleared_by =
+            in_thread(&r.cleared_by).filter(|c| result.carried_by.is_some_and(|k| k < *c));
         t.results.push(result);
     }
 }
@@ -481,7 +480,8 @@ struct SessionBuild {
 }
 
 impl SessionBuild {
-    fn thread(&mut self, (agent, compaction): (Option<String>, bool)) -> &mut Thread {
+    /// The thread of `agent` (made when it is new) and its place.
+    fn thread(&mut self, (agent, compaction): (Option<String>, bool)) -> (usize, &mut Thread) {
         let i = match self.threads.iter().position(|t| t.agent == agent) {
             Some(i) => i,
             None => {
@@ -494,7 +494,7 @@ impl SessionBuild {
                 self.threads.len() - 1
             }
         };
-        &mut self.threads[i]
+        (i, &mut self.threads[i])
     }
 
     fn finish(mut self, id: String) -> Session {
