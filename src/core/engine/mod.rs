@@ -156,7 +156,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
                     profile(
                         (c, all, b),
                         &run_of(c, model),
-                        &sizes.calls,
+                        &|k| sizes.call(scenario.trace(), k),
                         a,
                         &rows,
                         window,
@@ -403,7 +403,7 @@ pub fn result_tokens(units: u64, a: &Assumptions) -> Bounds {
 fn profile(
     (results, all, bytes_in): (Content, &[u64], u64),
     run: &Run,
-    calls: &[Option<u32>],
+    call: &(dyn Fn(usize) -> Option<u32> + Sync),
     a: &Assumptions,
     rows: &RowSet,
     window: Option<u64>,
@@ -433,7 +433,7 @@ fn profile(
         let before = previous.map_or(Bounds::default(), |p| scale.tokens_of(p));
         RequestTokens {
             request: k + 1,
-            after_call: if k == 0 { None } else { calls[ix(k - 1)] },
+            after_call: if k == 0 { None } else { call(ix(k - 1)) },
             input,
             cache_write: input - before,
             cache_read: before,

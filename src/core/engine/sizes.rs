@@ -26,8 +26,10 @@ pub(crate) struct Sizes {
     pub(crate) bytes: [u64; 2],
     /// The step each result belongs to (0-based).
     pub(crate) step_of: StepOf,
-    /// The call number of each step's last result.
-    pub(crate) calls: Vec<Option<u32>>,
+    /// The call number of each step's last result, in an imported trace
+    /// (in a hand-written one, the call of the step's own row: see
+    /// [`Sizes::call`]; nothing kept, 80 MB at 10,000,000 rows).
+    calls: Vec<Option<u32>>,
     /// Each request's output, when the trace records it.
     pub(crate) outputs: Option<StepOutputs>,
     /// The recorded gap before each request (index 0: the first), when the
@@ -126,6 +128,15 @@ fn row_index(i: usize) -> u32 {
 }
 
 impl Sizes {
+    /// The call number of step `k`'s last result; `trace` is the trace
+    /// the sizes are of.
+    pub(crate) fn call(&self, trace: &[TraceCall], k: usize) -> Option<u32> {
+        match self.step_of {
+            StepOf::Own(_) => trace[self.result_rows[k] as usize].call,
+            StepOf::Grouped(_) => self.calls[k],
+        }
+    }
+
     /// How many tool results enter the context.
     pub(crate) fn results(&self) -> usize {
         self.result_rows.len()
@@ -158,7 +169,7 @@ impl Sizes {
             } else {
                 StepOf::Own(0)
             },
-            calls: Vec::with_capacity(cap),
+            calls: Vec::with_capacity(if grouped { cap } else { 0 }),
             outputs: None,
             gaps: None,
             tool_ms: Vec::with_capacity(cap),
@@ -198,7 +209,9 @@ impl Sizes {
             if new_step {
                 sizes.raw.push(raw_units);
                 sizes.trimmed.push(trimmed_units);
-                sizes.calls.push(c.call);
+                if grouped {
+                    sizes.calls.push(c.call);
+                }
                 sizes.tool_ms.push(pending);
                 if grouped {
                     firsts.push(c);

@@ -638,6 +638,9 @@ fn steps_of_results_hand_written_and_imported() {
     assert_eq!(steps, [Some(0), Some(1), Some(2), None]);
     let results: Vec<(usize, usize)> = sizes.result_rows().collect();
     assert_eq!(results, [(0, 0), (1, 2), (2, 3)]);
+    // Each step's call: its own row's, read from the rows.
+    let calls: Vec<Option<u32>> = (0..3).map(|k| sizes.call(&rows, k)).collect();
+    assert_eq!(calls, [Some(1), Some(3), Some(4)]);
     // Rows 1 and 3 before request 1, row 4 before request 2.
     for (c, request) in rows.iter_mut().zip([1, 1, 1, 2]) {
         c.imported_mut().request = Some(request);
@@ -650,4 +653,11 @@ fn steps_of_results_hand_written_and_imported() {
         [Some(0), Some(0), Some(1), None]
     );
     assert_eq!(sizes.result_rows().collect::<Vec<_>>(), results);
+    // A step's call is its last result's (kept: the rows cannot say it).
+    rows[2].call = None;
+    let sizes = Sizes::of(&rows, None);
+    assert_eq!(
+        (sizes.call(&rows, 0), sizes.call(&rows, 1)),
+        (Some(1), Some(4))
+    );
 }
