@@ -510,7 +510,7 @@ fn expiring(s: &Scenario, model_ms: &[u64]) -> Vec<Vec<usize>> {
     // what-if's time).
     let values: &[u64] = match &sizes.gaps {
         Some(recorded) => recorded.get(1..).unwrap_or_default(),
-        None => &sizes.tool_ms,
+        None => sizes.tool_ms(s.trace()),
     };
     let cuts: Vec<Vec<Option<u64>>> = model_ms
         .iter()

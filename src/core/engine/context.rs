@@ -145,7 +145,7 @@ fn replays_by<T>(
     let facts = scenario.trace_facts_at(&a);
     let sizes = &facts.sizes;
     let bytes = sizes.of_results(pv.variant.results);
-    let gaps = sizes.gaps_ms(scenario.timing().as_ref());
+    let gaps = sizes.gaps_ms(scenario.trace(), scenario.timing().as_ref());
     // Strategies replay the run as if nothing had been compacted, and by
     // the results' bytes (clearing takes results out by their size), even
     // where the trace counts their tokens: no compactions, no exact counts.

@@ -137,7 +137,7 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let rows = row_set(opts.rows, raw, trimmed, scenario.variants());
     let scale = Scale::new(a);
     let window = scenario.prices().context_window_tokens;
-    let gaps = sizes.gaps_ms(scenario.timing().as_ref());
+    let gaps = sizes.gaps_ms(scenario.trace(), scenario.timing().as_ref());
     let gaps = gaps.as_deref();
     let run_of = |results, model: &str| run_on(sizes.view(results, model), scale, sizes, gaps, a);
     let model = &scenario.prices().model;

@@ -50,14 +50,17 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         }
     }
     let rows = RowSet::Selected(keep);
-    let own_gaps = sizes.gaps_ms(scenario.timing().as_ref());
+    let own_gaps = sizes.gaps_ms(scenario.trace(), scenario.timing().as_ref());
     let untimed = Timing {
         model_ms_per_step: 0,
         pauses: Vec::new(),
     };
-    let resume_gaps = own_gaps
-        .clone()
-        .unwrap_or_else(|| sizes.timed(scenario.timing().as_ref().unwrap_or(&untimed)));
+    let resume_gaps = own_gaps.clone().unwrap_or_else(|| {
+        sizes.timed(
+            scenario.trace(),
+            scenario.timing().as_ref().unwrap_or(&untimed),
+        )
+    });
     let scale = Scale::new(a);
     // A variant on a model of another tokenizer replays at its own band,
     // its facts computed beside the other variants'.

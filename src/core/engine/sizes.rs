@@ -36,8 +36,11 @@ pub(crate) struct Sizes {
     /// trace records it.
     pub(crate) gaps: Option<Vec<u64>>,
     /// Per step, the tool latency since the previous request (every row's,
-    /// errors and replays included).
-    pub(crate) tool_ms: Vec<u64>,
+    /// errors and replays included), in an imported trace; a hand-written
+    /// one's are summed from its rows when first asked ([`Sizes::tool_ms`]:
+    /// a plain replay never asks, 80 MB at 10,000,000 rows).
+    tool_ms: Vec<u64>,
+    own_tool_ms: std::sync::OnceLock<Vec<u64>>,
     /// Rows the client cleared from the context (imported traces): the
     /// step each entered with, the step before whose request it left, its
     /// units raw and trimmed, and whether it carries an exact count.
@@ -172,7 +175,8 @@ impl Sizes {
             calls: Vec::with_capacity(if grouped { cap } else { 0 }),
             outputs: None,
             gaps: None,
-            tool_ms: Vec::with_capacity(cap),
+            tool_ms: Vec::with_capacity(if grouped { cap } else { 0 }),
+            own_tool_ms: std::sync::OnceLock::new(),
             compactions: None,
             clears: Vec::new(),
             models: Vec::new(),
@@ -212,7 +216,9 @@ impl Sizes {
                 if grouped {
                     sizes.calls.push(c.call);
                 }
-                sizes.tool_ms.push(pending);
+                if grouped {
+                    sizes.tool_ms.push(pending);
+                }
                 if grouped {
                     firsts.push(c);
                 }
@@ -389,17 +395,44 @@ impl Sizes {
         })
     }
 
-    /// The gap before each request: as recorded, else from the scenario's timing.
-    pub(crate) fn gaps_ms(&self, timing: Option<&Timing>) -> Option<Vec<u64>> {
-        self.gaps.clone().or_else(|| timing.map(|t| self.timed(t)))
+    /// The gap before each request: as recorded, else from the scenario's
+    /// timing. `trace` is the trace the sizes are of.
+    pub(crate) fn gaps_ms(&self, trace: &[TraceCall], timing: Option<&Timing>) -> Option<Vec<u64>> {
+        self.gaps
+            .clone()
+            .or_else(|| timing.map(|t| self.timed(trace, t)))
     }
 
     /// The gap before each request from `timing`: each step's tool
     /// latency, the model's time per step and the pauses.
-    pub(crate) fn timed(&self, timing: &Timing) -> Vec<u64> {
-        let mut gaps = Vec::with_capacity(self.tool_ms.len() + 1);
-        timing.gaps_into(self.tool_ms.iter().copied(), &mut gaps);
+    pub(crate) fn timed(&self, trace: &[TraceCall], timing: &Timing) -> Vec<u64> {
+        let tool_ms = self.tool_ms(trace);
+        let mut gaps = Vec::with_capacity(tool_ms.len() + 1);
+        timing.gaps_into(tool_ms.iter().copied(), &mut gaps);
         gaps
+    }
+
+    /// Per step, the tool latency since the previous request: every row's
+    /// after the previous step's last result, up to its own (errors and
+    /// replays included). `trace` is the trace the sizes are of.
+    pub(crate) fn tool_ms(&self, trace: &[TraceCall]) -> &[u64] {
+        match self.step_of {
+            StepOf::Grouped(_) => &self.tool_ms,
+            StepOf::Own(_) => self.own_tool_ms.get_or_init(|| {
+                let mut sums = Vec::with_capacity(self.result_rows.len());
+                let mut from = 0usize;
+                for &row in &self.result_rows {
+                    let to = row as usize + 1;
+                    let rows = trace.get(from..to).unwrap_or_default();
+                    sums.push(
+                        rows.iter()
+                            .fold(0u64, |t, c| t.saturating_add(c.latency_ms)),
+                    );
+                    from = to;
+                }
+                sums
+            }),
+        }
     }
 }
 

@@ -142,9 +142,10 @@ pub fn ledger_and_capabilities(trace: &[TraceCall]) -> (Ledger, Vec<CapabilitySt
 }
 
 /// Whole milliseconds kept for a median, four bytes each while every one
-/// fits in 32 bits (a latency of 50 days or more widens them all to eight):
-/// the rows' latencies are kept beside the rows and the steps while the
-/// trace is read, 40 MB less at 10,000,000 rows for each list.
+/// fits in 32 bits (a latency past 2^32 ms, 49.7 days, widens them all to
+/// eight): the rows' latencies are held beside the rows and the steps'
+/// sizes while the trace's facts are computed, 40 MB less at 10,000,000
+/// rows for each list.
 enum Millis {
     Narrow(Vec<u32>),
     Wide(Vec<u64>),

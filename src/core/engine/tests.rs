@@ -638,15 +638,22 @@ fn steps_of_results_hand_written_and_imported() {
     assert_eq!(steps, [Some(0), Some(1), Some(2), None]);
     let results: Vec<(usize, usize)> = sizes.result_rows().collect();
     assert_eq!(results, [(0, 0), (1, 2), (2, 3)]);
-    // Each step's call: its own row's, read from the rows.
+    // Each step's call: its own row's, read from the rows; its tool time:
+    // every row's since the step before (the error's too).
     let calls: Vec<Option<u32>> = (0..3).map(|k| sizes.call(&rows, k)).collect();
     assert_eq!(calls, [Some(1), Some(3), Some(4)]);
+    for (c, ms) in rows.iter_mut().zip([100, 20, 3, 4000]) {
+        c.latency_ms = ms;
+    }
+    let sizes = Sizes::of(&rows, None);
+    assert_eq!(sizes.tool_ms(&rows), [100, 23, 4000]);
     // Rows 1 and 3 before request 1, row 4 before request 2.
     for (c, request) in rows.iter_mut().zip([1, 1, 1, 2]) {
         c.imported_mut().request = Some(request);
     }
     let sizes = Sizes::of(&rows, None);
     assert!(matches!(&sizes.step_of, sizes::StepOf::Grouped(s) if *s == [0, 0, 1]));
+    assert_eq!(sizes.tool_ms(&rows), [123, 4000]);
     assert_eq!(sizes.raw, [160, 8]);
     assert_eq!(
         (0..4).map(|j| sizes.step_of.get(j)).collect::<Vec<_>>(),
