@@ -13,7 +13,7 @@ use crate::scenario::content::{units, ContentWeights};
 pub(crate) struct Sizes {
     /// The rows (0-based) whose body enters the context, in order (a
     /// trace holds at most [`MAX_TRACE_ROWS`](crate::limits::MAX_TRACE_ROWS)
-    /// rows, so four bytes each: see [`Sizes::result_row`]).
+    /// rows, so four bytes each: see [`Sizes::result_rows`]).
     result_rows: Vec<u32>,
     /// How many of them carry an exact `o200k_tokens` count.
     pub(crate) counted_results: u64,
@@ -36,11 +36,11 @@ pub(crate) struct Sizes {
     /// trace records it.
     pub(crate) gaps: Option<Vec<u64>>,
     /// Per step, the tool latency since the previous request (every row's,
-    /// errors and replays included), in an imported trace; a hand-written
-    /// one's are summed from its rows when first asked ([`Sizes::tool_ms`]:
-    /// a plain replay never asks, 80 MB at 10,000,000 rows).
-    tool_ms: Vec<u64>,
-    own_tool_ms: std::sync::OnceLock<Vec<u64>>,
+    /// errors and replays included): an imported trace's, kept as its steps
+    /// are made; a hand-written one's, summed from its rows when first asked
+    /// ([`Sizes::tool_ms`]: a plain replay never asks, 80 MB at 10,000,000
+    /// rows).
+    tool_ms: std::sync::OnceLock<Vec<u64>>,
     /// Rows the client cleared from the context (imported traces): the
     /// step each entered with, the step before whose request it left, its
     /// units raw and trimmed, and whether it carries an exact count.
@@ -175,8 +175,7 @@ impl Sizes {
             calls: Vec::with_capacity(if grouped { cap } else { 0 }),
             outputs: None,
             gaps: None,
-            tool_ms: Vec::with_capacity(if grouped { cap } else { 0 }),
-            own_tool_ms: std::sync::OnceLock::new(),
+            tool_ms: std::sync::OnceLock::new(),
             compactions: None,
             clears: Vec::new(),
             models: Vec::new(),
@@ -190,6 +189,9 @@ impl Sizes {
         // Rows cleared from the context: step, request cleared before, units.
         let mut cleared: Vec<(usize, u64, [u64; 2], bool)> = Vec::new();
         let mut last_request = None;
+        // An imported trace's tool time per step (a hand-written one's is
+        // summed from the rows when asked).
+        let mut tool_ms: Vec<u64> = Vec::with_capacity(if grouped { cap } else { 0 });
         // The latency of every row since the last result (errors and
         // replays included), added to the next result's step.
         let mut pending = 0u64;
@@ -215,18 +217,14 @@ impl Sizes {
                 sizes.trimmed.push(trimmed_units);
                 if grouped {
                     sizes.calls.push(c.call);
-                }
-                if grouped {
-                    sizes.tool_ms.push(pending);
-                }
-                if grouped {
+                    tool_ms.push(pending);
                     firsts.push(c);
                 }
             } else if let Some(k) = sizes.raw.len().checked_sub(1) {
                 sizes.raw[k] = sizes.raw[k].saturating_add(raw_units);
                 sizes.trimmed[k] = sizes.trimmed[k].saturating_add(trimmed_units);
                 sizes.calls[k] = c.call.or(sizes.calls[k]);
-                sizes.tool_ms[k] = sizes.tool_ms[k].saturating_add(pending);
+                tool_ms[k] = tool_ms[k].saturating_add(pending);
             }
             let k = sizes.raw.len() - 1;
             pending = 0;
@@ -260,6 +258,7 @@ impl Sizes {
                 .collect();
             sizes.clears.sort_by_key(|c| c.left);
             sizes.recorded_steps(&firsts);
+            sizes.tool_ms = std::sync::OnceLock::from(tool_ms);
         }
         if sizes.counted_results > 0 {
             let results: Vec<&TraceCall> = trace.iter().filter(|c| c.enters_context()).collect();
@@ -416,23 +415,21 @@ impl Sizes {
     /// after the previous step's last result, up to its own (errors and
     /// replays included). `trace` is the trace the sizes are of.
     pub(crate) fn tool_ms(&self, trace: &[TraceCall]) -> &[u64] {
-        match self.step_of {
-            StepOf::Grouped(_) => &self.tool_ms,
-            StepOf::Own(_) => self.own_tool_ms.get_or_init(|| {
-                let mut sums = Vec::with_capacity(self.result_rows.len());
-                let mut from = 0usize;
-                for &row in &self.result_rows {
-                    let to = row as usize + 1;
-                    let rows = trace.get(from..to).unwrap_or_default();
-                    sums.push(
-                        rows.iter()
-                            .fold(0u64, |t, c| t.saturating_add(c.latency_ms)),
-                    );
-                    from = to;
-                }
-                sums
-            }),
-        }
+        // An imported trace's were kept as its steps were made.
+        self.tool_ms.get_or_init(|| {
+            let mut sums = Vec::with_capacity(self.result_rows.len());
+            let mut from = 0usize;
+            for &row in &self.result_rows {
+                let to = row as usize + 1;
+                let rows = trace.get(from..to).unwrap_or_default();
+                sums.push(
+                    rows.iter()
+                        .fold(0u64, |t, c| t.saturating_add(c.latency_ms)),
+                );
+                from = to;
+            }
+            sums
+        })
     }
 }
 
