@@ -423,6 +423,7 @@ impl Plan<'_> {
     fn chunk(&self, index: u64, count: u64) -> Acc {
         let mut acc = Acc::new(self.s.variants().len(), self.fan_at.len());
         self.chunk_into(&mut acc, index, count);
+        acc.settle();
         acc
     }
 
@@ -841,12 +842,16 @@ impl<'a> Plan<'a> {
             },
             |a, b| match (a, b) {
                 (Some(mut a), Some(b)) => {
-                    a.merge(&b);
+                    a.merge(b);
                     Some(a)
                 }
                 _ => None,
             },
         )
+        .map(|mut total| {
+            total.settle();
+            total
+        })
     }
 
     /// The forecast document from the merged accumulator.
