@@ -30,14 +30,6 @@ const UNIQUE_STRINGS: [&str; 4] = [
     "tokencast.started_text",
 ];
 
-/// What a table is encoded for: a file of the dataset, or a part held in
-/// memory until its file is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Use {
-    File,
-    Part,
-}
-
 /// Decimal places of every money column.
 pub const SCALE: u32 = 18;
 /// Digits of every money column.
@@ -252,17 +244,79 @@ impl Table {
     /// The Parquet file: one row group, Snappy pages, `metadata` as the
     /// footer's key-value pairs. The same table gives the same bytes.
     pub fn to_parquet(&self, metadata: &[(String, String)]) -> Result<Vec<u8>, ColumnsError> {
-        self.encode(metadata, Use::File)
+        let mut out = Vec::new();
+        let mut writer = self.writer(&mut out, metadata)?;
+        self.write_group(&mut writer)?;
+        writer.close()?;
+        Ok(out)
     }
 
-    /// A part of a table held in memory until its file is written, read
-    /// back with [`Table::from_parquet`]: as [`Table::to_parquet`] without
-    /// the column-chunk statistics, which nothing reads back.
+    /// A part of a table held in memory until its file is written: a file
+    /// of its rows without metadata, whose row group
+    /// [`Table::to_parquet_after`] copies into the file as it is (or
+    /// [`Table::from_parquet`] reads back).
     pub fn to_part(&self) -> Result<Vec<u8>, ColumnsError> {
-        self.encode(&[], Use::Part)
+        self.to_parquet(&[])
     }
 
-    fn encode(&self, metadata: &[(String, String)], out: Use) -> Result<Vec<u8>, ColumnsError> {
+    /// The Parquet file of `parts` ([`Table::to_part`]s of tables with these
+    /// columns, in order) and then these rows: each part's row group copied
+    /// into the file as it was encoded (nothing decoded or encoded again),
+    /// then these rows as one more row group when there are any (or no
+    /// part). A part of other columns is an error.
+    pub fn to_parquet_after(
+        &self,
+        parts: Vec<Vec<u8>>,
+        metadata: &[(String, String)],
+    ) -> Result<Vec<u8>, ColumnsError> {
+        use parquet::column::writer::ColumnCloseResult;
+        use parquet::file::metadata::ParquetMetaDataReader;
+        let mut out = Vec::new();
+        let mut writer = self.writer(&mut out, metadata)?;
+        let any_part = !parts.is_empty();
+        for part in parts {
+            let bytes = Bytes::from(part);
+            let meta = ParquetMetaDataReader::new().parse_and_finish(&bytes)?;
+            check_chunks(&meta, bytes.len())?;
+            let same = meta.file_metadata().schema_descr().root_schema()
+                == writer.schema_descr().root_schema();
+            if !same {
+                return Err(ColumnsError::Layout(
+                    "a part of the table has other columns than the table".into(),
+                ));
+            }
+            for rg in meta.row_groups() {
+                let mut group = writer.next_row_group()?;
+                for column in rg.columns() {
+                    group.append_column(
+                        &bytes,
+                        ColumnCloseResult {
+                            bytes_written: u64::try_from(column.compressed_size()).unwrap_or(0),
+                            rows_written: u64::try_from(rg.num_rows()).unwrap_or(0),
+                            metadata: column.clone(),
+                            bloom_filter: None,
+                            column_index: None,
+                            offset_index: None,
+                        },
+                    )?;
+                }
+                group.close()?;
+            }
+        }
+        if self.rows() > 0 || !any_part {
+            self.write_group(&mut writer)?;
+        }
+        writer.close()?;
+        Ok(out)
+    }
+
+    /// A file writer of this table's columns into `out`: Snappy pages,
+    /// column-chunk statistics, `metadata` as the footer's key-value pairs.
+    fn writer<'o>(
+        &self,
+        out: &'o mut Vec<u8>,
+        metadata: &[(String, String)],
+    ) -> Result<SerializedFileWriter<&'o mut Vec<u8>>, ColumnsError> {
         let fields = self
             .columns
             .iter()
@@ -283,12 +337,9 @@ impl Table {
         let props = props
             .set_created_by(format!("tokencast {}", env!("CARGO_PKG_VERSION")))
             .set_compression(Compression::SNAPPY)
-            // Column-chunk statistics only: each file is one small row group,
-            // and page statistics double a footer every reader decodes.
-            .set_statistics_enabled(match out {
-                Use::File => EnabledStatistics::Chunk,
-                Use::Part => EnabledStatistics::None,
-            })
+            // Column-chunk statistics only: each row group is small, and
+            // page statistics double a footer every reader decodes.
+            .set_statistics_enabled(EnabledStatistics::Chunk)
             // Dictionaries for the strings that repeat (keys, models, tools),
             // not for ids, times and figures, which rarely do.
             .set_dictionary_enabled(false)
@@ -299,8 +350,14 @@ impl Table {
                     .collect(),
             ))
             .build();
-        let mut out = Vec::new();
-        let mut writer = SerializedFileWriter::new(&mut out, schema, Arc::new(props))?;
+        Ok(SerializedFileWriter::new(out, schema, Arc::new(props))?)
+    }
+
+    /// This table's rows as one row group of `writer` (made by [`Table::writer`]).
+    fn write_group(
+        &self,
+        writer: &mut SerializedFileWriter<&mut Vec<u8>>,
+    ) -> Result<(), ColumnsError> {
         let mut group = writer.next_row_group()?;
         let mut columns = self.columns.iter();
         while let Some(mut col) = group.next_column()? {
@@ -309,8 +366,7 @@ impl Table {
             col.close()?;
         }
         group.close()?;
-        writer.close()?;
-        Ok(out)
+        Ok(())
     }
 
     /// Reads the columns `want` names (each with its kind, from an empty

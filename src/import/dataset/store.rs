@@ -163,6 +163,29 @@ impl Group {
         Ok(())
     }
 
+    /// Whether table `i` holds rows (packed or as built).
+    fn has_rows(&self, i: usize) -> bool {
+        !self.packed[i].is_empty() || self.tables[i].rows() > 0
+    }
+
+    /// Table `i`'s file of its rows alone: the packed parts' row groups as
+    /// they were encoded, then the rows as built (nothing read back).
+    fn file_of(
+        &mut self,
+        i: usize,
+        table: &str,
+        metadata: &[(String, String)],
+    ) -> Result<Vec<u8>, ColumnsError> {
+        let fresh = std::mem::take(&mut self.tables[i]);
+        // Every part held rows: the rows as built may be none (no columns).
+        let fresh = if fresh.rows() > 0 {
+            fresh
+        } else {
+            tables::schema(table)
+        };
+        fresh.to_parquet_after(std::mem::take(&mut self.packed[i]), metadata)
+    }
+
     /// Table `i`'s rows in order: the packed parts, then the rows as built.
     fn take_rows(&mut self, i: usize, table: &str) -> Result<Table, ColumnsError> {
         let fresh = std::mem::take(&mut self.tables[i]);
@@ -402,37 +425,35 @@ fn group_files(
     let mut out = Vec::new();
     for (i, table) in tables::TABLES.into_iter().enumerate() {
         let target = path(table);
-        let fresh = g.take_rows(i, table).map_err(|e| unreadable(&target, &e))?;
         let old = match table {
             tables::SESSIONS => existing.as_ref().map(|(t, _)| t.clone()),
             _ => held_in(table)?.map(|(t, _)| t),
         };
-        let t = match (&old, keep_old.is_empty(), fresh.rows()) {
-            // A day this machine has not written before: the rows as built,
-            // encoded once for both writers of them.
-            (None, true, n) if n > 0 => match at.encoded.get(&rel(table)) {
-                Some(bytes) => {
-                    out.push((target, bytes.clone()));
-                    merged.files += 1;
-                    continue;
-                }
-                None => fresh,
-            },
-            _ => {
-                let mut t = tables::schema(table);
-                if let Some(old) = &old {
-                    for i in kept_rows(old, &new_keys, &target)? {
-                        t.push_row(old, i);
-                    }
-                }
-                if fresh.rows() > 0 {
-                    for i in kept_rows(&fresh, &keep_old, &target)? {
-                        t.push_row(&fresh, i);
-                    }
-                }
-                t
+        // A day this machine has not written before: this import's rows
+        // alone, encoded once for both writers of them.
+        if old.is_none() && keep_old.is_empty() && g.has_rows(i) {
+            let bytes = match at.encoded.get(&rel(table)) {
+                Some(bytes) => bytes.clone(),
+                None => g
+                    .file_of(i, table, &at.provenance.metadata(table))
+                    .map_err(|e| unreadable(&target, &e))?,
+            };
+            out.push((target, bytes));
+            merged.files += 1;
+            continue;
+        }
+        let fresh = g.take_rows(i, table).map_err(|e| unreadable(&target, &e))?;
+        let mut t = tables::schema(table);
+        if let Some(old) = &old {
+            for i in kept_rows(old, &new_keys, &target)? {
+                t.push_row(old, i);
             }
-        };
+        }
+        if fresh.rows() > 0 {
+            for i in kept_rows(&fresh, &keep_old, &target)? {
+                t.push_row(&fresh, i);
+            }
+        }
         let bytes = t
             .to_parquet(&at.provenance.metadata(table))
             .map_err(|e| unreadable(&target, &e))?;
@@ -820,6 +841,14 @@ mod tests {
         let first = &packed.groups[&("day=2026-11-01".to_string(), "m".to_string())];
         assert_eq!(first.packed.each_ref().map(Vec::len), [3, 3, 3]);
         assert_eq!(first.tables.iter().map(Table::rows).sum::<usize>(), 0);
+        // A sixth session of the first day, held as built after its parts.
+        packed.pack_at = usize::MAX;
+        let (s, row) = session(5, "2026-11-01");
+        let replayed = Replayed::default();
+        whole.push(whole.rows_of(&s, &row, &replayed)).unwrap();
+        packed.push(packed.rows_of(&s, &row, &replayed)).unwrap();
+        let first = &packed.groups[&("day=2026-11-01".to_string(), "m".to_string())];
+        assert!(first.tables.iter().all(|t| t.rows() > 0));
         assert_eq!(
             whole
                 .groups
@@ -828,13 +857,54 @@ mod tests {
                 .sum::<usize>(),
             0
         );
-        // Two days of three tables; the same files, byte for byte.
+        // Two days of three tables; the same files' rows and metadata, the
+        // packed parts copied into them as row groups of their own (the
+        // first day's three, then its rows as built).
         let (a, ma) = whole.files().unwrap();
         let (b, mb) = packed.files().unwrap();
         assert_eq!(a.len(), 6);
-        assert_eq!((ma.sessions, ma.files), (5, 6));
+        assert_eq!((ma.sessions, ma.files), (6, 6));
         assert_eq!(ma, mb);
-        assert_eq!(a, b);
+        assert_eq!(same_rows(&a, &b), [1, 1, 1, 1, 1, 1, 4, 4, 4, 2, 2, 2]);
+    }
+
+    /// Checks that `a` and `b` are the same files (paths, in order) with
+    /// the same rows and footer metadata, whatever their row groups; gives
+    /// each file's row groups, `a`'s then `b`'s.
+    fn same_rows(a: &[FileBytes], b: &[FileBytes]) -> Vec<usize> {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        assert_eq!(
+            a.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            b.iter().map(|(p, _)| p).collect::<Vec<_>>()
+        );
+        let read = |(path, bytes): &FileBytes| {
+            let table = path
+                .components()
+                .nth(1)
+                .unwrap()
+                .as_os_str()
+                .to_str()
+                .unwrap();
+            let (t, kv) =
+                Table::from_parquet(Bytes::from(bytes.clone()), &tables::schema(table).columns)
+                    .unwrap();
+            let groups = SerializedFileReader::new(Bytes::from(bytes.clone()))
+                .unwrap()
+                .metadata()
+                .num_row_groups();
+            (t, kv, groups)
+        };
+        let mut groups = Vec::new();
+        for (fa, fb) in a.iter().zip(b) {
+            let (ta, kva, ga) = read(fa);
+            let (tb, kvb, gb) = read(fb);
+            assert!(ta.rows() > 0, "{}", fa.0.display());
+            assert_eq!(ta, tb, "{}", fa.0.display());
+            assert_eq!(kva, kvb, "{}", fa.0.display());
+            groups.push((ga, gb));
+        }
+        let (ga, gb): (Vec<usize>, Vec<usize>) = groups.into_iter().unzip();
+        ga.into_iter().chain(gb).collect()
     }
 
     #[test]
@@ -879,11 +949,12 @@ mod tests {
             assert_eq!(group(day).held(), held, "{day}");
         }
         assert_eq!(packed.held, per);
-        // The same files, byte for byte, as the rows held whole.
+        // The same files' rows and metadata as the rows held whole: a packed
+        // day's file holds its part, the third day's its rows as built.
         let (a, ma) = whole.files().unwrap();
         let (b, mb) = packed.files().unwrap();
         assert_eq!(a.len(), 9);
         assert_eq!(ma, mb);
-        assert_eq!(a, b);
+        assert_eq!(same_rows(&a, &b), [1; 18]);
     }
 }
