@@ -574,6 +574,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn accumulators_merged_unsettled_make_the_sketch_of_all_their_samples() {
+        // Two accumulators with counts not yet handed over, merged (each
+        // settled by the merge), and a third empty one merged in after.
+        let values: Vec<f64> = (0..5000).map(|i| 1.0 + f64::from(i % 977) * 0.37).collect();
+        let (first, second) = values.split_at(2000);
+        let mut one = sketch();
+        for &v in &values {
+            one.add(v);
+        }
+        let counted = |vs: &[f64]| {
+            let mut acc = Acc::new(1, 0);
+            let mut pending = Pending::new(1, 0);
+            pending.cost[0][0].extend_from_slice(vs);
+            pending.finish(&mut acc);
+            acc
+        };
+        let mut a = counted(first);
+        assert_eq!(a.cost[0][0].count(), 0, "counts wait until settled");
+        a.merge(counted(second));
+        a.merge(Acc::new(1, 0));
+        same_sketch(&one, &a.cost[0][0]);
+        // Settling again hands nothing twice.
+        a.settle();
+        same_sketch(&one, &a.cost[0][0]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]

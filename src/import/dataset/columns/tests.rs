@@ -156,3 +156,62 @@ fn a_missing_column_reads_as_nulls_and_a_wrong_kind_is_an_error() {
         "column `s`: holds strings, where INT64 was expected"
     );
 }
+
+#[test]
+fn parts_are_copied_into_a_file_as_row_groups_before_the_rows_held() {
+    // Two parts of the sample's rows, then one more row held as built.
+    let parts = vec![sample().to_part().unwrap(), sample().to_part().unwrap()];
+    let mut held = sample().empty_like();
+    held.push_row(&sample(), 2);
+    let meta = [("k".to_string(), "v".to_string())];
+    let bytes = held.to_parquet_after(parts.clone(), &meta).unwrap();
+    let want = sample().columns;
+    let (back, kv) = Table::from_parquet(Bytes::from(bytes.clone()), &want).unwrap();
+    let mut all = sample();
+    all.append(sample());
+    all.push_row(&sample(), 2);
+    assert_eq!(back, all);
+    assert_eq!(kv, meta);
+    let file = ParquetMetaDataReader::new()
+        .parse_and_finish(&Bytes::from(bytes))
+        .unwrap();
+    assert_eq!(file.num_row_groups(), 3);
+    assert_eq!(
+        file.row_groups()
+            .iter()
+            .map(|g| g.num_rows())
+            .collect::<Vec<_>>(),
+        [3, 3, 1]
+    );
+    // Every copied chunk keeps its statistics.
+    assert!(file
+        .row_groups()
+        .iter()
+        .flat_map(|g| g.columns())
+        .all(|c| c.statistics().is_some()));
+    // No row held: the parts alone. No part: the rows held, as to_parquet.
+    let only_parts = sample()
+        .empty_like()
+        .to_parquet_after(parts, &meta)
+        .unwrap();
+    let (back, _) = Table::from_parquet(Bytes::from(only_parts), &want).unwrap();
+    let mut two = sample();
+    two.append(sample());
+    assert_eq!(back, two);
+    assert_eq!(
+        sample().to_parquet_after(Vec::new(), &meta).unwrap(),
+        sample().to_parquet(&meta).unwrap()
+    );
+}
+
+#[test]
+fn a_part_of_other_columns_is_refused() {
+    let other = Table {
+        columns: vec![("n", Data::Int(vec![Some(1)]))],
+    };
+    let err = sample()
+        .to_parquet_after(vec![other.to_part().unwrap()], &[])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("other columns than the table"), "{err}");
+}
