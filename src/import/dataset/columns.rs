@@ -270,13 +270,17 @@ impl Table {
         metadata: &[(String, String)],
     ) -> Result<Vec<u8>, ColumnsError> {
         use parquet::column::writer::ColumnCloseResult;
-        use parquet::file::metadata::ParquetMetaDataReader;
+        use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
         let mut out = Vec::new();
         let mut writer = self.writer(&mut out, metadata)?;
         let any_part = !parts.is_empty();
         for part in parts {
             let bytes = Bytes::from(part);
-            let meta = ParquetMetaDataReader::new().parse_and_finish(&bytes)?;
+            // With its offset index (each page's place), moved with the
+            // chunk as the file's other row group has its own.
+            let meta = ParquetMetaDataReader::new()
+                .with_page_index_policy(PageIndexPolicy::Optional)
+                .parse_and_finish(&bytes)?;
             check_chunks(&meta, bytes.len())?;
             let same = meta.file_metadata().schema_descr().root_schema()
                 == writer.schema_descr().root_schema();
@@ -285,9 +289,10 @@ impl Table {
                     "a part of the table has other columns than the table".into(),
                 ));
             }
-            for rg in meta.row_groups() {
+            let pages = meta.page_index();
+            for (g, rg) in meta.row_groups().iter().enumerate() {
                 let mut group = writer.next_row_group()?;
-                for column in rg.columns() {
+                for (c, column) in rg.columns().iter().enumerate() {
                     group.append_column(
                         &bytes,
                         ColumnCloseResult {
@@ -296,7 +301,7 @@ impl Table {
                             metadata: column.clone(),
                             bloom_filter: None,
                             column_index: None,
-                            offset_index: None,
+                            offset_index: pages.and_then(|p| p.offset_index(g, c)).cloned(),
                         },
                     )?;
                 }

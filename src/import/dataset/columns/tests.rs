@@ -183,12 +183,32 @@ fn parts_are_copied_into_a_file_as_row_groups_before_the_rows_held() {
             .collect::<Vec<_>>(),
         [3, 3, 1]
     );
-    // Every copied chunk keeps its statistics.
+    // Every copied chunk keeps its statistics and its offset index, whose
+    // pages are where the chunk now is.
     assert!(file
         .row_groups()
         .iter()
         .flat_map(|g| g.columns())
-        .all(|c| c.statistics().is_some()));
+        .all(|c| c.statistics().is_some() && c.offset_index_offset().is_some()));
+    let bytes = Bytes::from(held.to_parquet_after(parts.clone(), &meta).unwrap());
+    let indexed = ParquetMetaDataReader::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required)
+        .parse_and_finish(&bytes)
+        .unwrap();
+    let pages = indexed.page_index().unwrap();
+    for (g, rg) in indexed.row_groups().iter().enumerate() {
+        for (c, column) in rg.columns().iter().enumerate() {
+            let first = &pages.offset_index(g, c).unwrap().page_locations()[0];
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or_else(|| column.data_page_offset());
+            assert!(first.offset >= start, "row group {g}, column {c}");
+            assert!(
+                first.offset < start + column.compressed_size(),
+                "row group {g}, column {c}"
+            );
+        }
+    }
     // No row held: the parts alone. No part: the rows held, as to_parquet.
     let only_parts = sample()
         .empty_like()
