@@ -532,7 +532,8 @@ impl Plan<'_> {
                 self.add_costs(acc, &mut pending, &runs, &mut totals, &mut tallies);
             }
         }
-        pending.finish(acc);
+        // The chunk's last samples counted; the counts stay in `acc`.
+        pending.flush_into(acc);
     }
 }
 

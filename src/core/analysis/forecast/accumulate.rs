@@ -49,8 +49,8 @@ pub(super) struct Acc {
     /// the order of [`Pending::buffers`]: kept over every chunk the
     /// accumulator takes, and handed over once ([`Acc::settle`]), not at
     /// each chunk's end (a logarithm and an exponential per key a chunk
-    /// met, 6 % of a 1,000,000-run forecast's time when each of its 122
-    /// chunks handed its counts over).
+    /// met: a 1,000,000-run forecast's user time 1.18 → 1.15 s when its
+    /// 122 chunks stopped handing their counts over).
     counted: Vec<KeyCounts>,
 }
 
@@ -125,12 +125,6 @@ impl Pending {
             }
             (counts.least, counts.greatest) = (least, greatest);
         }
-    }
-
-    /// Counts what is waiting: the end of a chunk. The counts stay in the
-    /// accumulator, for its next chunks, until [`Acc::settle`].
-    pub(super) fn finish(&mut self, acc: &mut Acc) {
-        self.flush_into(acc);
     }
 }
 
@@ -529,7 +523,6 @@ mod tests {
                 pending.cost[0][0].extend_from_slice(part);
                 pending.flush_into(&mut acc);
             }
-            pending.finish(&mut acc);
             // Counts handed over after some chunks, kept over others.
             if i % 3 == 1 {
                 acc.settle();
@@ -588,7 +581,7 @@ mod tests {
             let mut acc = Acc::new(1, 0);
             let mut pending = Pending::new(1, 0);
             pending.cost[0][0].extend_from_slice(vs);
-            pending.finish(&mut acc);
+            pending.flush_into(&mut acc);
             acc
         };
         let mut a = counted(first);
