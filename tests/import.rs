@@ -1039,3 +1039,85 @@ fn the_import_pages_what_if_opens_on_every_request_as_recorded() {
     );
     assert_eq!(cell("/variants/0/versus_as_recorded"), "0%");
 }
+
+/// The cells of the table `id` of a page, as text (its body, row by row).
+fn page_table_cells(page: &str, id: &str) -> Vec<String> {
+    let table = &page[page
+        .find(&format!(r#"data-table="{id}""#))
+        .unwrap_or_else(|| panic!("the page has no table {id}"))..];
+    let table = &table[..table.find("</table>").unwrap()];
+    let body = &table[table.find("<tbody>").unwrap()..];
+    body.split('<')
+        .filter(|t| t.starts_with("td") || t.starts_with("th"))
+        .map(|t| {
+            t.split_once('>')
+                .unwrap()
+                .1
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#x27;", "'")
+                .replace("&#x2F;", "/")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+/// An import page's first answer is made from the import's own replays of
+/// the page's what-if (beside its `--variant`s): it is the answer the page's
+/// engine gives the request the page carries, every thread replayed again,
+/// cell for cell; with the import's own variant, a compared model (the
+/// what-if's model) and a trim rule too.
+#[test]
+fn an_import_pages_first_answer_is_its_engines_answer_to_the_request_it_carries() {
+    let given = r#"{ name = "haiku, trimmed", results = "trimmed", model = "claude-haiku-4-5" }"#;
+    let runs: [&[&str]; 2] = [
+        &[],
+        &[
+            "--variant",
+            given,
+            "--compare-model",
+            "claude-sonnet-4-5",
+            "--trim",
+            "25%",
+        ],
+    ];
+    for extra in runs {
+        let dir = tempfile::tempdir().unwrap();
+        succeeded(
+            tokencast()
+                .current_dir(dir.path())
+                .args(["import", "claude-code"])
+                .arg(fixtures())
+                .args(["--out", "out", "--report", "page.html"])
+                .args(extra),
+        );
+        let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+        let request = page
+            .split(r#"<script type="application/json" id="tc-request">"#)
+            .nth(1)
+            .and_then(|rest| rest.split("</script>").next())
+            .expect("the page carries its request");
+        let request: tokencast_web::Request = serde_json::from_str(request).unwrap();
+        assert!(request
+            .import
+            .as_ref()
+            .is_some_and(|r| r.threads.len() >= 2));
+        let tokencast_web::Answer::Ok { blocks, .. } = tokencast_web::run(&request) else {
+            panic!("the page's request is answered")
+        };
+        let table = blocks
+            .iter()
+            .find_map(|b| b.table.as_ref().filter(|t| t.id == "import_what_if"))
+            .expect("the answer's what-if table");
+        let want: Vec<String> = table
+            .rows
+            .iter()
+            .flatten()
+            .map(|c| c.text.clone())
+            .collect();
+        assert_eq!(want[0], "what if", "{want:?}");
+        assert!(want.iter().any(|c| c.starts_with('$')), "{want:?}");
+        assert_eq!(page_table_cells(&page, "import_what_if"), want, "{extra:?}");
+    }
+}

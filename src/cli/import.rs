@@ -158,25 +158,11 @@ fn what_if_command(source: Source, args: &ImportArgs) -> Vec<String> {
     w
 }
 
-/// A live import page's inputs: every replayed thread, the price book, the
-/// what-if's model (the first compared, else "as recorded"), and its
-/// controls; or why the page is a still picture.
-fn live_import(
-    spec: &ImportSpec,
-    doc: &ImportDoc,
-    threads: Result<Vec<summary::PageThread>, usize>,
-) -> Result<crate::report::Live, String> {
+/// A live import page's inputs before any thread is read: the price book,
+/// the what-if's model (`compared`: the first compared, else "as
+/// recorded"), and its controls; or why the page is a still picture.
+fn page_inputs(spec: &ImportSpec, compared: Option<&str>) -> Result<crate::report::Live, String> {
     use crate::report::html::{Control, ControlGroup};
-    let threads = threads.map_err(|bytes| {
-        format!(
-            "its replayed threads take {} MB, more than the {} MB a page carries",
-            bytes >> 20,
-            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
-        )
-    })?;
-    if threads.is_empty() {
-        return Err("no thread was replayed".into());
-    }
     let book = crate::pricing::PriceBook::parse(&spec.book).map_err(|e| e.to_string())?;
     // "As recorded" first: each request on the model that served it (the
     // what-if's starting value, unless a model was compared); then the
@@ -191,10 +177,7 @@ fn live_import(
         )
         .chain(book.model_ids().filter(bedrock).map(str::to_string))
         .collect();
-    let model = doc
-        .compare_model
-        .clone()
-        .unwrap_or_else(|| tokencast_web::AS_RECORDED.to_string());
+    let model = compared.unwrap_or(tokencast_web::AS_RECORDED).to_string();
     let select = |param: &str, label: &str, value: &str, options: Vec<String>| Control {
         param: param.into(),
         label: label.into(),
@@ -241,15 +224,7 @@ fn live_import(
         forecast: None,
         corpus: None,
         import: Some(tokencast_web::ImportRun {
-            threads: threads
-                .into_iter()
-                .map(|(session, name, toml, csv)| tokencast_web::ImportThread {
-                    session,
-                    name,
-                    toml,
-                    csv,
-                })
-                .collect(),
+            threads: Vec::new(),
             book_name: spec.book.name.clone(),
             book: spec.book.text.clone(),
             model,
@@ -258,16 +233,53 @@ fn live_import(
             command: spec.command.clone(),
         }),
     };
-    // What the page shows before any change: the engine's own answer.
-    let blocks = match tokencast_web::run(&request) {
-        tokencast_web::Answer::Ok { blocks, .. } => blocks,
-        tokencast_web::Answer::Invalid { message, .. } => return Err(message),
-    };
     Ok(crate::report::Live {
         request,
         controls,
-        blocks,
+        blocks: Vec::new(),
     })
+}
+
+/// A live import page: its inputs ([`page_inputs`]) with every replayed
+/// thread, and what it shows before any change (the engine's own answer,
+/// from the import's replays of the page's what-if when they gave every
+/// thread's); or why the page is a still picture.
+fn live_import(
+    page: Result<crate::report::Live, String>,
+    read: Result<summary::PageInputs, usize>,
+) -> Result<crate::report::Live, String> {
+    let mut page = page?;
+    let read = read.map_err(|bytes| {
+        format!(
+            "its replayed threads take {} MB, more than the {} MB a page carries",
+            bytes >> 20,
+            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
+        )
+    })?;
+    if read.threads.is_empty() {
+        return Err("no thread was replayed".into());
+    }
+    if let Some(run) = page.request.import.as_mut() {
+        run.threads = read
+            .threads
+            .into_iter()
+            .map(|(session, name, toml, csv)| tokencast_web::ImportThread {
+                session,
+                name,
+                toml,
+                csv,
+            })
+            .collect();
+    }
+    let answer = match read.rows {
+        Some(rows) => tokencast_web::first_import_answer(&page.request, rows),
+        None => tokencast_web::run(&page.request),
+    };
+    page.blocks = match answer {
+        tokencast_web::Answer::Ok { blocks, .. } => blocks,
+        tokencast_web::Answer::Invalid { message, .. } => return Err(message),
+    };
+    Ok(page)
 }
 
 /// `--machine` and `--user`, or the host's name and `$USER`.
@@ -444,8 +456,15 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         unnamed_model: spec.unnamed_model.as_deref(),
     };
     let mut sum = summary::Summary::new(&spec.book, &opts)?;
-    if !spec.page.no_report {
-        sum.keep_for_page(crate::limits::MAX_LIVE_INPUT_BYTES);
+    // A live page's what-if is replayed beside the import's own variants,
+    // for its first answer.
+    let page = (!spec.page.no_report).then(|| page_inputs(&spec, sum.first_compared()));
+    if let Some(page) = &page {
+        let what_if = page
+            .as_ref()
+            .ok()
+            .and_then(|p| tokencast_web::page_what_if(&p.request).ok());
+        sum.keep_for_page(crate::limits::MAX_LIVE_INPUT_BYTES, what_if);
     }
     // One tokencast at a time writes a set into --out.
     let lock = output::FolderLock::take(&spec.out)?;
@@ -478,7 +497,10 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             lock.finished()
         ));
     }
-    let live = page_threads.map_or(Err(String::new()), |t| live_import(&spec, &doc, t));
+    let live = match (page, page_threads) {
+        (Some(page), Some(read)) => live_import(page, read),
+        _ => Err(String::new()),
+    };
     let manifests = stage_set(&spec, &doc, &mut read, fitted, live, &mut notes)?;
     // One tokencast at a time writes a machine's files of a dataset; other
     // machines' imports go on beside it.

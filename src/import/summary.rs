@@ -57,8 +57,8 @@ pub struct Prepared {
     first_file: Option<String>,
     row: SessionRow,
     unpriced: Vec<(String, String, Usage)>,
-    /// Thread name, trace CSV, scenario TOML, and whether it was replayed.
-    threads: Vec<(FileName, Vec<u8>, String, bool)>,
+    /// The threads written.
+    threads: Vec<WrittenThread>,
     /// Measured steps per model family, for a saved calibration.
     observations: Vec<(String, Vec<crate::import::calibrate::Observation>)>,
     /// New turns per model family, for a saved calibration.
@@ -69,6 +69,23 @@ pub struct Prepared {
     /// family's fit over the import's other threads ([`Summary::defer`]).
     wants_family: bool,
 }
+
+/// A thread of a prepared session, to be written.
+struct WrittenThread {
+    name: FileName,
+    csv: Vec<u8>,
+    toml: String,
+    /// Its model is priced, and it was replayed.
+    replayed: bool,
+    /// Its bands for a live page's first answer.
+    page: PageBands,
+}
+
+/// A replayed thread's bands for a live page's first answer: each
+/// variant's beside the thread as recorded (the import's own, then the
+/// page's what-if), or `None` when the what-if was not replayed with them
+/// (no page, or not on this thread).
+type PageBands = Option<Vec<Option<crate::document::import::Paired>>>;
 
 /// The price book's entries a session's models look up, each once.
 struct SessionPrices<'s, 'a> {
@@ -254,11 +271,24 @@ pub struct Summary<'a> {
 }
 
 /// The replayed threads a live page carries (session id, the name they were
-/// replayed by, scenario, trace), while their bytes stay within a limit.
+/// replayed by, scenario, trace), while their bytes stay within a limit,
+/// and its first answer's rows, while every thread has its bands.
 struct PageThreads {
     threads: Vec<PageThread>,
     bytes: usize,
     limit: usize,
+    /// The page's what-if, replayed beside the import's own variants.
+    what_if: Option<(super::variant::WhatIfVariant, Option<ModelPrices>)>,
+    /// Each kept thread's row of the first answer
+    /// ([`tokencast_web::import_rows`]); `None` once one has none.
+    rows: Option<Vec<SessionRow>>,
+}
+
+/// What an import's live page carries: its threads, and the rows of its
+/// first answer when the import's replays gave every thread's.
+pub struct PageInputs {
+    pub threads: Vec<PageThread>,
+    pub rows: Option<Vec<SessionRow>>,
 }
 
 /// One replayed thread for a page: its session's id, the name it was
@@ -322,22 +352,38 @@ impl<'a> Summary<'a> {
     }
 
     /// Keeps each replayed thread's scenario and trace for a live page
-    /// while they take at most `limit` bytes.
-    pub fn keep_for_page(&mut self, limit: usize) {
+    /// while they take at most `limit` bytes; the page's `what_if`
+    /// ([`tokencast_web::page_what_if`]), when given, is replayed beside the
+    /// import's own variants, for the page's first answer.
+    pub fn keep_for_page(
+        &mut self,
+        limit: usize,
+        what_if: Option<(super::variant::WhatIfVariant, Option<ModelPrices>)>,
+    ) {
         self.page = Some(PageThreads {
             threads: Vec::new(),
             bytes: 0,
             limit,
+            rows: what_if.as_ref().map(|_| Vec::new()),
+            what_if,
         });
     }
 
-    /// The threads kept for a page, or the bytes they took past the limit.
-    pub fn page_threads(&mut self) -> Option<Result<Vec<PageThread>, usize>> {
+    /// The first model compared (`--compare-model`), as the book names it.
+    pub fn first_compared(&self) -> Option<&str> {
+        self.compare.first().map(|m| m.model.as_str())
+    }
+
+    /// What a page carries, or the bytes its threads took past the limit.
+    pub fn page_threads(&mut self) -> Option<Result<PageInputs, usize>> {
         let p = self.page.take()?;
         Some(if p.bytes > p.limit {
             Err(p.bytes)
         } else {
-            Ok(p.threads)
+            Ok(PageInputs {
+                threads: p.threads,
+                rows: p.rows,
+            })
         })
     }
 
@@ -484,19 +530,27 @@ impl<'a> Summary<'a> {
             Ok(checked) => ThreadTrace::Checked(checked),
             Err(_) => ThreadTrace::Csv(csv.as_bytes()),
         };
-        if model_prices.is_some()
-            && !self.replay_thread(s, t, (&name, &at, &toml, thread_trace), prices, p)
-        {
-            return;
-        }
+        let page = match model_prices {
+            Some(_) => match self.replay_thread(s, t, (&name, &at, &toml, thread_trace), prices, p)
+            {
+                Some(page) => page,
+                None => return,
+            },
+            None => None,
+        };
         if model_prices.is_some() && spec.hit_share.is_some() {
             p.row.cache_hit_share_threads += 1;
         }
         if model_prices.is_none() && p.replayed.unpriced_model.is_none() {
             p.replayed.unpriced_model = Some(model);
         }
-        p.threads
-            .push((name, csv.into_bytes(), toml, model_prices.is_some()));
+        p.threads.push(WrittenThread {
+            name,
+            csv: csv.into_bytes(),
+            toml,
+            replayed: model_prices.is_some(),
+            page,
+        });
     }
 
     /// Bytes per token for a thread on `model`: the saved calibration's fit
@@ -558,9 +612,10 @@ impl<'a> Summary<'a> {
     }
 
     /// Replays a written thread (name, scenario, trace) and adds its
-    /// what-ifs to the session's row; a thread whose recorded numbers no
-    /// scenario can hold (a corrupt log) is listed as a problem, not
-    /// written (false), and the import goes on.
+    /// what-ifs to the session's row, with its bands for a live page's first
+    /// answer; a thread whose recorded numbers no scenario can hold (a
+    /// corrupt log) is listed as a problem, not written (`None`), and the
+    /// import goes on.
     fn replay_thread(
         &self,
         s: &Session,
@@ -568,7 +623,7 @@ impl<'a> Summary<'a> {
         (name, at, toml, trace): (&FileName, &str, &str, ThreadTrace),
         prices: &mut SessionPrices,
         p: &mut Prepared,
-    ) -> bool {
+    ) -> Option<PageBands> {
         let with = ReplayBook {
             src: self.book_src,
             book: &self.book,
@@ -576,7 +631,28 @@ impl<'a> Summary<'a> {
             today: self.opts.today,
         };
         let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
-        let ifs = match replay(at, toml, trace, &with, &self.compare, &names) {
+        // The page's what-if beside the import's own variants, written into
+        // the scenario as the page writes it: one replay gives the summary's
+        // figures and the page's first answer (a variant's figures do not
+        // depend on the others). Where that replay fails, the thread is
+        // replayed as written, and the page replays it on its own.
+        let with_page = self
+            .page
+            .as_ref()
+            .and_then(|page| page.what_if.as_ref())
+            .and_then(|(v, on)| {
+                let toml = tokencast_web::with_import_variant(toml, v, on.as_ref()).ok()?;
+                let all: Vec<&str> = names.iter().copied().chain([v.name.as_str()]).collect();
+                let (ifs, on_models, custom) =
+                    replay(at, &toml, trace, &with, &self.compare, &all).ok()?;
+                let own = custom[..names.len()].to_vec();
+                Some(((ifs, on_models, own), custom))
+            });
+        let (replayed, page) = match with_page {
+            Some((r, bands)) => (Ok(r), Some(bands)),
+            None => (replay(at, toml, trace, &with, &self.compare, &names), None),
+        };
+        let ifs = match replayed {
             Ok((ifs, on_models, custom)) => {
                 p.row.on_models = add_bands(std::mem::take(&mut p.row.on_models), on_models);
                 p.row.variants = add_bands(std::mem::take(&mut p.row.variants), custom);
@@ -588,7 +664,7 @@ impl<'a> Summary<'a> {
                     line: 0,
                     what: format!("thread {name} not written: {}", e.message()),
                 });
-                return false;
+                return None;
             }
         };
         let recorded: Decimal = t
@@ -601,7 +677,7 @@ impl<'a> Summary<'a> {
             Some(w) => w.plus(&ifs),
             None => ifs,
         });
-        true
+        Some(page)
     }
 
     /// Adds a prepared session and returns its files to write. A session id
@@ -645,7 +721,14 @@ impl<'a> Summary<'a> {
         // the output folder whatever the log says.
         let dir = PathBuf::from(FileName::from_untrusted(&id).as_str());
         let mut files = Vec::new();
-        for (name, csv, toml, replayed) in p.threads {
+        for WrittenThread {
+            name,
+            csv,
+            toml,
+            replayed,
+            page: bands,
+        } in p.threads
+        {
             if let (Some(page), true) = (self.page.as_mut(), replayed) {
                 page.bytes = page.bytes.saturating_add(csv.len() + toml.len());
                 if page.bytes <= page.limit {
@@ -655,8 +738,16 @@ impl<'a> Summary<'a> {
                         toml.clone(),
                         String::from_utf8_lossy(&csv).into_owned(),
                     ));
+                    page.rows = match (page.rows.take(), bands) {
+                        (Some(mut rows), Some(bands)) => {
+                            rows.push(tokencast_web::import_rows(&id, bands));
+                            Some(rows)
+                        }
+                        _ => None,
+                    };
                 } else {
                     page.threads = Vec::new();
+                    page.rows = None;
                 }
             }
             let (stem, toml) = match &prefix {

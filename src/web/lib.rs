@@ -22,9 +22,12 @@
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use tokencast_core::document::import::{Paired, SessionRow};
 use tokencast_core::document::{Contents, Envelope, SimulationDoc};
 use tokencast_core::error::InputError;
 use tokencast_core::input::SourceText;
+use tokencast_core::pricing::ModelPrices;
+use tokencast_core::scenario::combined::WhatIfVariant;
 use tokencast_core::scenario::{CheckedTrace, Files, Given, InMemory, Recorded, Scenario};
 use tokencast_core::view::page::{Block, ChartView, Fact, Headline};
 use tokencast_core::view::simulation::{blocks, facts, headline};
@@ -232,42 +235,7 @@ type SeenTrace = std::cell::RefCell<Option<(String, String)>>;
 
 fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>) -> Answer {
     if let Some(run) = &req.import {
-        let command = import_variant(run, &req.changes).and_then(|(text, trim)| {
-            let mut words: Vec<String> = Vec::with_capacity(run.command.len() + 4);
-            let mut given = run.command.iter();
-            while let Some(w) = given.next() {
-                // The page's trim rule takes the place of the import's.
-                if w == "--trim" {
-                    given.next();
-                    continue;
-                }
-                if w == "--out" {
-                    if !trim.is_empty() {
-                        words.extend(["--trim".to_string(), trim.clone()]);
-                    }
-                    words.extend(["--variant".to_string(), text.clone()]);
-                }
-                words.push(w.clone());
-            }
-            let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
-                InputError::new(format!(
-                    "the page's command cannot be written for a shell: {e}"
-                ))
-            })?;
-            Ok((text, trim, format!("{command}\n")))
-        });
-        return match command {
-            Ok((text, trim, command)) => {
-                import(req, run, (&text, &trim), &command).unwrap_or_else(|e| Answer::Invalid {
-                    message: explain(&e),
-                    scenario: Some(command),
-                })
-            }
-            Err(e) => Answer::Invalid {
-                message: explain(&e),
-                scenario: None,
-            },
-        };
+        return import_answer(req, run, None);
     }
     if let Some(run) = &req.corpus {
         return corpus(req, run).unwrap_or_else(|e| Answer::Invalid {
@@ -289,6 +257,121 @@ fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>)
         Err(e) => Answer::Invalid {
             message: explain(&e),
             scenario: Some(text),
+        },
+    }
+}
+
+/// An import page's answer before any change, from the bands the import's
+/// own replay of each thread gave for the page's what-if ([`page_what_if`],
+/// replayed beside the import's variants): one row a page thread, in the
+/// threads' order, as [`import_rows`] makes them. It is [`run`]'s answer
+/// (tested) without replaying every thread a second time. A request that is
+/// not an import's, or has changes, is answered by [`run`].
+pub fn first_import_answer(req: &Request, replayed: Vec<SessionRow>) -> Answer {
+    match &req.import {
+        Some(run) if req.changes.is_empty() => import_answer(req, run, Some(replayed)),
+        _ => run(req),
+    }
+}
+
+/// The what-if an import page starts with (no change made), as its first
+/// answer replays it beside the import's own `--variant`s: the variant and
+/// the prices of the model it names, if any.
+pub fn page_what_if(req: &Request) -> Result<(WhatIfVariant, Option<ModelPrices>), InputError> {
+    let run = req
+        .import
+        .as_ref()
+        .ok_or_else(|| InputError::new("the page is not an import's"))?;
+    let (text, _) = import_variant(run, &BTreeMap::new())?;
+    let book = tokencast_core::pricing::PriceBook::parse(&SourceText {
+        name: run.book_name.clone(),
+        text: run.book.clone(),
+    })?;
+    let mut variants = page_variants(run, &text, &book, page_today(req)?)?;
+    Ok(variants.pop().expect("the page's variant is the last"))
+}
+
+/// A thread's row of an import page's answer: its session, and the bands
+/// of each variant (the import's own, then the page's) replayed beside the
+/// thread as recorded.
+pub fn import_rows(session: &str, bands: Vec<Option<Paired>>) -> SessionRow {
+    let mut row = tokencast_core::document::import::empty_row();
+    row.session = session.to_string();
+    row.variants = tokencast_core::document::import::add_bands(Vec::new(), bands);
+    row
+}
+
+/// The price date an import page reads its book on.
+fn page_today(req: &Request) -> Result<jiff::civil::Date, InputError> {
+    match req.today.as_deref() {
+        Some(d) => d.parse().map_err(|_| {
+            InputError::new(format!("the page's price date `{d}` is not a date"))
+                .with_help("give it as YYYY-MM-DD")
+        }),
+        // No price of the book is dated: any day reads the same prices.
+        None => Ok(jiff::civil::Date::MAX),
+    }
+}
+
+/// The import's own `--variant`s and then the page's `text`, checked as the
+/// command line checks them, each with its model's prices on `today`.
+fn page_variants(
+    run: &ImportRun,
+    text: &str,
+    book: &tokencast_core::pricing::PriceBook,
+    today: jiff::civil::Date,
+) -> Result<Vec<(WhatIfVariant, Option<ModelPrices>)>, InputError> {
+    // Checked after the import's own, as the command line checks them.
+    let mut given = run.given.clone();
+    given.push(text.to_string());
+    Ok(WhatIfVariant::check_all(&given, book, today)?
+        .into_iter()
+        .map(|v| {
+            let on = v
+                .model
+                .as_deref()
+                .and_then(|m| book.get_on(m, today).ok().cloned());
+            (v, on)
+        })
+        .collect())
+}
+
+/// An import page's answer; `replayed`: each page thread's row, when the
+/// import's own replays gave them (the first answer).
+fn import_answer(req: &Request, run: &ImportRun, replayed: Option<Vec<SessionRow>>) -> Answer {
+    let command = import_variant(run, &req.changes).and_then(|(text, trim)| {
+        let mut words: Vec<String> = Vec::with_capacity(run.command.len() + 4);
+        let mut given = run.command.iter();
+        while let Some(w) = given.next() {
+            // The page's trim rule takes the place of the import's.
+            if w == "--trim" {
+                given.next();
+                continue;
+            }
+            if w == "--out" {
+                if !trim.is_empty() {
+                    words.extend(["--trim".to_string(), trim.clone()]);
+                }
+                words.extend(["--variant".to_string(), text.clone()]);
+            }
+            words.push(w.clone());
+        }
+        let command = shlex::try_join(words.iter().map(String::as_str)).map_err(|e| {
+            InputError::new(format!(
+                "the page's command cannot be written for a shell: {e}"
+            ))
+        })?;
+        Ok((text, trim, format!("{command}\n")))
+    });
+    match command {
+        Ok((text, trim, command)) => import(req, run, (&text, &trim), &command, replayed)
+            .unwrap_or_else(|e| Answer::Invalid {
+                message: explain(&e),
+                scenario: Some(command),
+            }),
+        Err(e) => Answer::Invalid {
+            message: explain(&e),
+            scenario: None,
         },
     }
 }
@@ -579,79 +662,23 @@ fn import(
     run: &ImportRun,
     (text, trim): (&str, &str),
     command: &str,
+    replayed: Option<Vec<SessionRow>>,
 ) -> Result<Answer, InputError> {
     let trim = page_trim(run, trim)?;
-    use tokencast_core::document::import::{add_bands, empty_row, merge_rows, variant_totals};
-    let today = match req.today.as_deref() {
-        Some(d) => d.parse().map_err(|_| {
-            InputError::new(format!("the page's price date `{d}` is not a date"))
-                .with_help("give it as YYYY-MM-DD")
-        })?,
-        // No price of the book is dated: any day reads the same prices.
-        None => jiff::civil::Date::MAX,
-    };
+    use tokencast_core::document::import::{merge_rows, variant_totals};
+    let today = page_today(req)?;
     let book_src = SourceText {
         name: run.book_name.clone(),
         text: run.book.clone(),
     };
     let book = tokencast_core::pricing::PriceBook::parse(&book_src)?;
-    // Checked after the import's own, as the command line checks them.
-    let mut given = run.given.clone();
-    given.push(text.to_string());
-    let variants: Vec<_> =
-        tokencast_core::scenario::combined::WhatIfVariant::check_all(&given, &book, today)?
-            .into_iter()
-            .map(|v| {
-                let on = v
-                    .model
-                    .as_deref()
-                    .and_then(|m| book.get_on(m, today).ok().cloned());
-                (v, on)
-            })
-            .collect();
-    let (variant, on) = variants.last().expect("one variant was given");
-    let names: Vec<&str> = variants.iter().map(|(v, _)| v.name.as_str()).collect();
-    let file = tokencast_core::scenario::input_file(&book_src);
-    let with = tokencast_core::analysis::replay::ReplayBook {
-        src: &book_src,
-        book: &book,
-        file: &file,
-        today,
+    let variants = page_variants(run, text, &book, today)?;
+    let rows = match (replayed, trim) {
+        // The import replayed the what-if beside its own variants, on the
+        // trim rule it wrote the traces with.
+        (Some(rows), None) => rows,
+        (_, trim) => replay_threads(run, &book_src, &book, today, &variants, trim)?,
     };
-    // The threads side by side where the engine has threads (the command
-    // line's page, made before it is written); on the page itself, in
-    // order. Either way the rows are in the threads' order, and an error
-    // is the first thread's that has one.
-    let replayed = tokencast_core::par::map(&run.threads, |t| {
-        let toml = with_import_variant(&t.toml, variant, on.as_ref())?;
-        let csv = match trim {
-            Some(rule) => std::borrow::Cow::Owned(
-                tokencast_core::scenario::trim::retrim(&t.csv, rule).map_err(|e| {
-                    InputError::new(format!("{}: the trace does not read: {e}", t.name))
-                })?,
-            ),
-            None => std::borrow::Cow::Borrowed(t.csv.as_str()),
-        };
-        // A thread the engine cannot replay was not written by the import.
-        let Ok((_, _, custom)) = tokencast_core::analysis::replay::replay(
-            &t.name,
-            &toml,
-            tokencast_core::analysis::replay::ThreadTrace::Csv(csv.as_bytes()),
-            &with,
-            &[],
-            &names,
-        ) else {
-            return Ok(None);
-        };
-        let mut row = empty_row();
-        row.session = t.session.clone();
-        row.variants = add_bands(Vec::new(), custom);
-        Ok(Some(row))
-    });
-    let rows = replayed
-        .into_iter()
-        .filter_map(Result::transpose)
-        .collect::<Result<Vec<_>, InputError>>()?;
     // The import's own variants again (a trim rule moves their trimmed
     // ones), then the page's.
     let totals = variant_totals(&variants, &merge_rows(rows));
@@ -684,13 +711,64 @@ fn import(
     })
 }
 
+/// Every thread of an import page replayed with the page's what-if (the
+/// last of `variants`) as one more variant, each trace trimmed again by
+/// `trim` when the reader changed the rule: one row a thread the engine
+/// replays ([`import_rows`]), in the threads' order.
+fn replay_threads(
+    run: &ImportRun,
+    book_src: &SourceText,
+    book: &tokencast_core::pricing::PriceBook,
+    today: jiff::civil::Date,
+    variants: &[(WhatIfVariant, Option<ModelPrices>)],
+    trim: Option<tokencast_core::scenario::trim::Trim>,
+) -> Result<Vec<SessionRow>, InputError> {
+    let (variant, on) = variants.last().expect("one variant was given");
+    let names: Vec<&str> = variants.iter().map(|(v, _)| v.name.as_str()).collect();
+    let file = tokencast_core::scenario::input_file(book_src);
+    let with = tokencast_core::analysis::replay::ReplayBook {
+        src: book_src,
+        book,
+        file: &file,
+        today,
+    };
+    // The threads side by side where the engine has threads (the command
+    // line's page, made before it is written); on the page itself, in
+    // order. Either way the rows are in the threads' order, and an error
+    // is the first thread's that has one.
+    let replayed = tokencast_core::par::map(&run.threads, |t| {
+        let toml = with_import_variant(&t.toml, variant, on.as_ref())?;
+        let csv = match trim {
+            Some(rule) => std::borrow::Cow::Owned(
+                tokencast_core::scenario::trim::retrim(&t.csv, rule).map_err(|e| {
+                    InputError::new(format!("{}: the trace does not read: {e}", t.name))
+                })?,
+            ),
+            None => std::borrow::Cow::Borrowed(t.csv.as_str()),
+        };
+        // A thread the engine cannot replay was not written by the import.
+        let Ok((_, _, custom)) = tokencast_core::analysis::replay::replay(
+            &t.name,
+            &toml,
+            tokencast_core::analysis::replay::ThreadTrace::Csv(csv.as_bytes()),
+            &with,
+            &[],
+            &names,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(import_rows(&t.session, custom)))
+    });
+    replayed.into_iter().filter_map(Result::transpose).collect()
+}
+
 /// A thread's scenario with `v` as one more variant, as the import writes a
 /// `--variant` on a model (`VariantWriter::combined`): its tier as asked,
 /// else the thread's recorded tier as that model offers it.
-fn with_import_variant(
+pub fn with_import_variant(
     toml: &str,
-    v: &tokencast_core::scenario::combined::WhatIfVariant,
-    on: Option<&tokencast_core::pricing::ModelPrices>,
+    v: &WhatIfVariant,
+    on: Option<&ModelPrices>,
 ) -> Result<String, InputError> {
     let mut doc: toml_edit::DocumentMut = toml
         .parse()

@@ -79,7 +79,7 @@ impl LiveView {
         if ENGINE.is_empty() {
             return None;
         }
-        let json = serde_json::to_string(request).expect("a request always serializes");
+        let json = script_safe(request);
         let (carries, download, file) = match (&request.import, &request.corpus) {
             (Some(_), _) => (
                 "every replayed thread's scenario and trace, and the price book",
@@ -103,7 +103,7 @@ impl LiveView {
         Some(LiveView {
             engine: ENGINE,
             script: LIVE_JS,
-            request: script_safe(&json),
+            request: json,
             version: tokencast_web::VERSION,
             groups,
             carries,
@@ -113,12 +113,40 @@ impl LiveView {
     }
 }
 
-/// JSON that cannot end or open anything inside a `<script>` element: `<`,
-/// `>` and `&` only occur in its strings, where `\u003c` means the same.
-fn script_safe(json: &str) -> String {
-    json.replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
+/// `value` as JSON that cannot end or open anything inside a `<script>`
+/// element: `<`, `>` and `&` only occur in its strings, where they are
+/// written `\u003c`, `\u003e` and `\u0026` (the same characters), as the
+/// strings are written (one pass over a page's megabytes of inputs).
+fn script_safe<T: serde::Serialize>(value: &T) -> String {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, ScriptSafe);
+    value
+        .serialize(&mut ser)
+        .expect("a request always serializes");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// serde_json's compact formatting, with `<`, `>` and `&` escaped in strings.
+struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment.as_bytes();
+        while let Some(i) = memchr::memchr3(b'<', b'>', b'&', rest) {
+            writer.write_all(&rest[..i])?;
+            writer.write_all(match rest[i] {
+                b'<' => b"\\u003c",
+                b'>' => b"\\u003e",
+                _ => b"\\u0026",
+            })?;
+            rest = &rest[i + 1..];
+        }
+        writer.write_all(rest)
+    }
 }
 
 /// A page's live parts from its options: the engine and controls, or why
