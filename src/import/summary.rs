@@ -523,7 +523,8 @@ impl<'a> Summary<'a> {
             .plus(crate::import::calibrate::Unmeasured::of(&unmeasured));
         p.observations.push((family.clone(), own));
         p.breaks.push((family, own_breaks));
-        let toml = write::scenario_toml(t, &spec);
+        let doc = write::scenario_doc(t, &spec);
+        let toml = doc.to_string();
         // A trace that does not check is read again by the replay, which
         // says why as it would for the file.
         let thread_trace = match &trace {
@@ -531,11 +532,13 @@ impl<'a> Summary<'a> {
             Err(_) => ThreadTrace::Csv(csv.as_bytes()),
         };
         let page = match model_prices {
-            Some(_) => match self.replay_thread(s, t, (&name, &at, &toml, thread_trace), prices, p)
-            {
-                Some(page) => page,
-                None => return,
-            },
+            Some(_) => {
+                match self.replay_thread(s, t, (&name, &at, (&toml, doc), thread_trace), prices, p)
+                {
+                    Some(page) => page,
+                    None => return,
+                }
+            }
             None => None,
         };
         if model_prices.is_some() && spec.hit_share.is_some() {
@@ -611,7 +614,8 @@ impl<'a> Summary<'a> {
         }
     }
 
-    /// Replays a written thread (name, scenario, trace) and adds its
+    /// Replays a written thread (name, scenario as written and as a
+    /// document, trace) and adds its
     /// what-ifs to the session's row, with its bands for a live page's first
     /// answer; a thread whose recorded numbers no scenario can hold (a
     /// corrupt log) is listed as a problem, not written (`None`), and the
@@ -620,7 +624,12 @@ impl<'a> Summary<'a> {
         &self,
         s: &Session,
         t: &Thread,
-        (name, at, toml, trace): (&FileName, &str, &str, ThreadTrace),
+        (name, at, (toml, doc), trace): (
+            &FileName,
+            &str,
+            (&str, toml_edit::DocumentMut),
+            ThreadTrace,
+        ),
         prices: &mut SessionPrices,
         p: &mut Prepared,
     ) -> Option<PageBands> {
@@ -641,7 +650,7 @@ impl<'a> Summary<'a> {
             .as_ref()
             .and_then(|page| page.what_if.as_ref())
             .and_then(|(v, on)| {
-                let toml = tokencast_web::with_import_variant(toml, v, on.as_ref()).ok()?;
+                let toml = tokencast_web::with_import_variant_in(doc, v, on.as_ref()).ok()?;
                 let all: Vec<&str> = names.iter().copied().chain([v.name.as_str()]).collect();
                 let (ifs, on_models, custom) =
                     replay(at, &toml, trace, &with, &self.compare, &all).ok()?;

@@ -13,7 +13,7 @@ use rust_decimal::Decimal;
 /// The trace header every imported trace starts with (its marker).
 pub use crate::scenario::trace::TRACE_HEADER;
 mod scenario;
-pub use scenario::{fitted_hit_share, scenario_toml, with_trace_file};
+pub use scenario::{fitted_hit_share, scenario_doc, with_trace_file};
 
 /// The capability of a row for a request that nothing measurable preceded
 /// (the previous request's output is all that entered).

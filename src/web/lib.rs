@@ -770,9 +770,19 @@ pub fn with_import_variant(
     v: &WhatIfVariant,
     on: Option<&ModelPrices>,
 ) -> Result<String, InputError> {
-    let mut doc: toml_edit::DocumentMut = toml
+    let doc: toml_edit::DocumentMut = toml
         .parse()
         .map_err(|e| InputError::new(format!("a thread's scenario does not read: {e}")))?;
+    with_import_variant_in(doc, v, on)
+}
+
+/// [`with_import_variant`] on the scenario's document (an import's, as it
+/// wrote it, not read back from its text).
+pub fn with_import_variant_in(
+    mut doc: toml_edit::DocumentMut,
+    v: &WhatIfVariant,
+    on: Option<&ModelPrices>,
+) -> Result<String, InputError> {
     let thread_model = doc
         .get("model")
         .and_then(|m| m.as_str())

@@ -9,11 +9,13 @@ use crate::output::name::display;
 use crate::pricing::{Cache, ModelPrices};
 use tokencast_core::scenario::content::ContentKind;
 
-/// The scenario TOML of one thread, built as a `toml_edit` document: every
+/// The scenario TOML of one thread, built as a `toml_edit` document (its
+/// text is the document's `to_string`; a live page's what-if is written into
+/// the document itself, [`tokencast_web::with_import_variant_in`]): every
 /// value is serialized by it (a name from the log can never end a string or
 /// start a table), and the comments are its decoration, each line made
 /// safe for a comment by [`display`].
-pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
+pub fn scenario_doc(t: &Thread, spec: &ScenarioSpec) -> toml_edit::DocumentMut {
     let f = fitted(t);
     // The first request's model: the replay starts there, and with
     // `recorded_models` each later request pays its own.
@@ -30,7 +32,7 @@ pub fn scenario_toml(t: &Thread, spec: &ScenarioSpec) -> String {
     if !v.left_out.is_empty() {
         doc.set_trailing(format!("\n{}", comments(&v.left_out)));
     }
-    doc.to_string()
+    doc
 }
 
 /// Whether `prices` are a provider's that caches every prefix on its own
@@ -55,7 +57,7 @@ pub fn fitted_hit_share(
     crate::import::calibrate::hit_share(t, lifetime_ms)
 }
 
-/// A scenario written by [`scenario_toml`] with its `[trace] file` set to
+/// A scenario written by [`scenario_doc`] with its `[trace] file` set to
 /// `file` (a resumed session's threads are renamed), comments kept.
 pub fn with_trace_file(toml: &str, file: &str) -> String {
     match toml.parse::<toml_edit::DocumentMut>() {
