@@ -129,6 +129,26 @@ impl Staging {
         }
     }
 
+    /// Takes in the files `other` staged into other folders (on another
+    /// thread): one set, committed together, `other`'s after this one's.
+    /// A folder both made (a parent of theirs, made at once by each) is
+    /// made once, and the folders stay ordered parents first.
+    pub fn merge(&mut self, mut other: Staging) {
+        self.folders.extend(std::mem::take(&mut other.folders));
+        self.fresh.extend(std::mem::take(&mut other.fresh));
+        let mine: std::collections::HashSet<PathBuf> = self.created.iter().cloned().collect();
+        let theirs = std::mem::take(&mut other.created);
+        self.created
+            .extend(theirs.into_iter().filter(|d| !mine.contains(d)));
+        // A stable sort: each staging's own folders keep their order.
+        self.created.sort_by_key(|d| d.components().count());
+        self.staged.append(&mut other.staged);
+        self.removals.append(&mut other.removals);
+        self.root = self.root.take().or(other.root.take());
+        self.written.stale_removed += other.written.stale_removed;
+        self.written.removed += other.written.removed;
+    }
+
     /// Files staged so far.
     pub fn len(&self) -> usize {
         self.staged.len()

@@ -185,3 +185,69 @@ fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
         "no temporary file left behind"
     );
 }
+
+#[test]
+fn stagings_of_other_folders_merged_are_one_set_and_leave_nothing_when_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |path: PathBuf, bytes: &str| PlannedFile {
+        path,
+        bytes: bytes.as_bytes().to_vec(),
+        marker: Marker::Csv("a,b".into()),
+    };
+    let out = dir.path().join("out");
+    // Two stagings (two threads) into two new folders of a new folder:
+    // the second finds the parent the first made (it is made once), and
+    // the set made of both is all their files, committed together.
+    let make = |out: &Path, raced: bool| {
+        let (mut first, mut second) = (Staging::new(false), Staging::new(false));
+        first
+            .stage(&csv(out.join("s1").join("main.csv"), "a,b\n1,2\n"))
+            .unwrap();
+        second
+            .stage(&csv(out.join("s2").join("main.csv"), "a,b\n3,4\n"))
+            .unwrap();
+        second
+            .stage(&csv(out.join("s2").join("agent.csv"), "a,b\n5,6\n"))
+            .unwrap();
+        assert_eq!(first.created, [out.to_path_buf(), out.join("s1")]);
+        assert_eq!(second.created, [out.join("s2")]);
+        if raced {
+            // Both found the parent missing, and both made it.
+            second.created.insert(0, out.to_path_buf());
+        }
+        second.merge(first);
+        second
+    };
+    let set = make(&out, true);
+    assert_eq!(set.len(), 3);
+    assert_eq!(set.created, [out.clone(), out.join("s2"), out.join("s1")]);
+    set.commit().unwrap();
+    for (path, bytes) in [
+        (out.join("s1").join("main.csv"), "a,b\n1,2\n"),
+        (out.join("s2").join("main.csv"), "a,b\n3,4\n"),
+        (out.join("s2").join("agent.csv"), "a,b\n5,6\n"),
+    ] {
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), bytes);
+    }
+    let names = |d: &Path| -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&out.join("s2")), ["agent.csv", "main.csv"]);
+    // Dropped without a commit: every temporary file and every folder
+    // either made is gone, the parent last (it was the first's, merged
+    // into the second's: parents first).
+    let other = dir.path().join("other");
+    let set = make(&other, false);
+    assert_eq!(
+        set.created,
+        [other.clone(), other.join("s2"), other.join("s1")]
+    );
+    drop(set);
+    assert!(!other.exists(), "nothing left behind");
+    assert_eq!(names(dir.path()), ["out"]);
+}
