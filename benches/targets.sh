@@ -5,7 +5,8 @@
 #
 # - `import claude-code` on the 1 GB generated corpus beside ccusage 20.0.24
 #   (`ccusage claude session --json --offline`, installed under target/ by
-#   npm), and a re-import into the same folder;
+#   npm), with `--format json --no-report` and with the default outputs
+#   (the live page too), and a re-import into the same folder;
 # - `import claude-code` on 686 MB of small sessions (about 2,800 threads of
 #   20-28 requests) beside ccusage on them, with `--format json --no-report`
 #   and with the default outputs (the live page too, written under target/);
@@ -87,6 +88,8 @@ for round in $(seq "$RUNS"); do
     warm
     run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
     run reimport "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
+    run importpage "$TOKENCAST" import claude-code "$CORPUS/projects" --out "$T/out-gpage-$round" \
+        --report "$T/out-gpage-$round.html"
     run corpus5 "$TOKENCAST" forecast "$T/out-$round" --runs 100000 --format json --no-report
     run corpus7 "$TOKENCAST" forecast "$T/out-$round" --runs 10000000 --format json --no-report
     if [ -n "$BOOK" ]; then
@@ -125,6 +128,7 @@ med = {k: statistics.median(t for t, _ in v) for k, v in times.items()}
 rss = {k: max(m for _, m in v) // 1024 for k, v in times.items()}
 rows = [
     ("import claude-code, 1 GB", "import", "ccusage", "ratio <= 0.67 (1.5x faster)"),
+    ("  the same, default outputs (page too)", "importpage", "ccusage", "ratio <= 0.67"),
     ("  (floor: serde_json, every line, 2 cores)", "jsonfloor", "ccusage", ""),
     ("re-import into the same folder", "reimport", "import", "ratio <= 1.0"),
     ("import claude-code, 686 MB of small sessions", "small", "ccsmall", "ratio <= 0.67"),
