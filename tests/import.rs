@@ -831,13 +831,19 @@ fn a_compared_model_pattern_that_matches_nothing_is_refused() {
 
 /// The import page of the fixtures (written into a temporary folder).
 fn fixtures_page() -> String {
+    fixtures_page_with(&[])
+}
+
+/// The import page of the fixtures imported with the options `extra`.
+fn fixtures_page_with(extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     succeeded(
         tokencast()
             .current_dir(dir.path())
             .args(["import", "claude-code"])
             .arg(fixtures())
-            .args(["--out", "out", "--report", "page.html"]),
+            .args(["--out", "out", "--report", "page.html"])
+            .args(extra),
     );
     fs::read_to_string(dir.path().join("page.html")).unwrap()
 }
@@ -1083,16 +1089,7 @@ fn an_import_pages_first_answer_is_its_engines_answer_to_the_request_it_carries(
         ],
     ];
     for extra in runs {
-        let dir = tempfile::tempdir().unwrap();
-        succeeded(
-            tokencast()
-                .current_dir(dir.path())
-                .args(["import", "claude-code"])
-                .arg(fixtures())
-                .args(["--out", "out", "--report", "page.html"])
-                .args(extra),
-        );
-        let page = fs::read_to_string(dir.path().join("page.html")).unwrap();
+        let page = fixtures_page_with(extra);
         let request = page
             .split(r#"<script type="application/json" id="tc-request">"#)
             .nth(1)

@@ -280,7 +280,7 @@ struct PageThreads {
     /// The page's what-if, replayed beside the import's own variants.
     what_if: Option<(super::variant::WhatIfVariant, Option<ModelPrices>)>,
     /// Each kept thread's row of the first answer
-    /// ([`tokencast_web::import_rows`]); `None` once one has none.
+    /// ([`tokencast_web::import_row`]); `None` once one has none.
     rows: Option<Vec<SessionRow>>,
 }
 
@@ -642,9 +642,12 @@ impl<'a> Summary<'a> {
         let names: Vec<&str> = self.variants.iter().map(|(v, _)| v.name.as_str()).collect();
         // The page's what-if beside the import's own variants, written into
         // the scenario as the page writes it: one replay gives the summary's
-        // figures and the page's first answer (a variant's figures do not
-        // depend on the others). Where that replay fails, the thread is
-        // replayed as written, and the page replays it on its own.
+        // figures and the page's first answer. A variant's figures do not
+        // depend on the others' (the one setting the replay takes from all
+        // of them, whether any reads a fitted cache share, the what-if has
+        // only from the thread's own "as recorded"). Where that replay
+        // fails, the thread is replayed as written, and the page replays it
+        // on its own.
         let with_page = self
             .page
             .as_ref()
@@ -749,7 +752,7 @@ impl<'a> Summary<'a> {
                     ));
                     page.rows = match (page.rows.take(), bands) {
                         (Some(mut rows), Some(bands)) => {
-                            rows.push(tokencast_web::import_rows(&id, bands));
+                            rows.push(tokencast_web::import_row(&id, bands));
                             Some(rows)
                         }
                         _ => None,

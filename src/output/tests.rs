@@ -129,11 +129,6 @@ fn a_file_that_already_holds_the_bytes_is_left_in_place_and_others_are_replaced(
 fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
-    let csv = |path: PathBuf, bytes: &str| PlannedFile {
-        path,
-        bytes: bytes.as_bytes().to_vec(),
-        marker: Marker::Csv("a,b".into()),
-    };
     // A folder that was there is checked file by file: another tool's
     // file in it is refused, as before.
     let old = dir.path().join("old");
@@ -141,11 +136,11 @@ fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
     std::fs::write(old.join("theirs.csv"), "x,y\n").unwrap();
     let mut staging = Staging::new(false);
     assert!(matches!(
-        staging.stage(&csv(old.join("theirs.csv"), "a,b\n1,2\n")),
+        staging.stage(&csv_at(old.join("theirs.csv"), "a,b\n1,2\n")),
         Err(OutputError::NotOurs(_))
     ));
     staging
-        .stage(&csv(old.join("mine.csv"), "a,b\n1,2\n"))
+        .stage(&csv_at(old.join("mine.csv"), "a,b\n1,2\n"))
         .unwrap();
     assert!(!staging.fresh.contains(&old));
     // A folder the set made (and the folders made above it) holds only
@@ -153,15 +148,15 @@ fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
     // new, the same name twice included (the later file wins).
     let new = dir.path().join("made").join("session");
     staging
-        .stage(&csv(new.join("main.csv"), "a,b\n1,2\n"))
+        .stage(&csv_at(new.join("main.csv"), "a,b\n1,2\n"))
         .unwrap();
     assert!(staging.fresh.contains(&new));
     assert!(!staging.fresh.contains(&dir.path().join("made")));
     staging
-        .stage(&csv(new.join("agent.csv"), "a,b\n3,4\n"))
+        .stage(&csv_at(new.join("agent.csv"), "a,b\n3,4\n"))
         .unwrap();
     staging
-        .stage(&csv(new.join("main.csv"), "a,b\n5,6\n"))
+        .stage(&csv_at(new.join("main.csv"), "a,b\n5,6\n"))
         .unwrap();
     assert_eq!(staging.len(), 4);
     staging.commit().unwrap();
@@ -189,11 +184,6 @@ fn files_in_a_folder_the_set_made_are_staged_unchecked_and_land_as_any_other() {
 #[test]
 fn stagings_of_other_folders_merged_are_one_set_and_leave_nothing_when_dropped() {
     let dir = tempfile::tempdir().unwrap();
-    let csv = |path: PathBuf, bytes: &str| PlannedFile {
-        path,
-        bytes: bytes.as_bytes().to_vec(),
-        marker: Marker::Csv("a,b".into()),
-    };
     let out = dir.path().join("out");
     // Two stagings (two threads) into two new folders of a new folder:
     // the second finds the parent the first made (it is made once), and
@@ -201,13 +191,13 @@ fn stagings_of_other_folders_merged_are_one_set_and_leave_nothing_when_dropped()
     let make = |out: &Path, raced: bool| {
         let (mut first, mut second) = (Staging::new(false), Staging::new(false));
         first
-            .stage(&csv(out.join("s1").join("main.csv"), "a,b\n1,2\n"))
+            .stage(&csv_at(out.join("s1").join("main.csv"), "a,b\n1,2\n"))
             .unwrap();
         second
-            .stage(&csv(out.join("s2").join("main.csv"), "a,b\n3,4\n"))
+            .stage(&csv_at(out.join("s2").join("main.csv"), "a,b\n3,4\n"))
             .unwrap();
         second
-            .stage(&csv(out.join("s2").join("agent.csv"), "a,b\n5,6\n"))
+            .stage(&csv_at(out.join("s2").join("agent.csv"), "a,b\n5,6\n"))
             .unwrap();
         assert_eq!(first.created, [out.to_path_buf(), out.join("s1")]);
         assert_eq!(second.created, [out.join("s2")]);
@@ -250,4 +240,13 @@ fn stagings_of_other_folders_merged_are_one_set_and_leave_nothing_when_dropped()
     drop(set);
     assert!(!other.exists(), "nothing left behind");
     assert_eq!(names(dir.path()), ["out"]);
+}
+
+/// A CSV file of header `a,b` at `path`.
+fn csv_at(path: PathBuf, bytes: &str) -> PlannedFile {
+    PlannedFile {
+        path,
+        bytes: bytes.as_bytes().to_vec(),
+        marker: Marker::Csv("a,b".into()),
+    }
 }

@@ -264,7 +264,7 @@ fn answer(req: &Request, trace: Option<&CheckedTrace>, seen: Option<&SeenTrace>)
 /// An import page's answer before any change, from the bands the import's
 /// own replay of each thread gave for the page's what-if ([`page_what_if`],
 /// replayed beside the import's variants): one row a page thread, in the
-/// threads' order, as [`import_rows`] makes them. It is [`run`]'s answer
+/// threads' order, as [`import_row`] makes them. It is [`run`]'s answer
 /// (tested) without replaying every thread a second time. A request that is
 /// not an import's, or has changes, is answered by [`run`].
 pub fn first_import_answer(req: &Request, replayed: Vec<SessionRow>) -> Answer {
@@ -294,7 +294,7 @@ pub fn page_what_if(req: &Request) -> Result<(WhatIfVariant, Option<ModelPrices>
 /// A thread's row of an import page's answer: its session, and the bands
 /// of each variant (the import's own, then the page's) replayed beside the
 /// thread as recorded.
-pub fn import_rows(session: &str, bands: Vec<Option<Paired>>) -> SessionRow {
+pub fn import_row(session: &str, bands: Vec<Option<Paired>>) -> SessionRow {
     let mut row = tokencast_core::document::import::empty_row();
     row.session = session.to_string();
     row.variants = tokencast_core::document::import::add_bands(Vec::new(), bands);
@@ -714,7 +714,7 @@ fn import(
 /// Every thread of an import page replayed with the page's what-if (the
 /// last of `variants`) as one more variant, each trace trimmed again by
 /// `trim` when the reader changed the rule: one row a thread the engine
-/// replays ([`import_rows`]), in the threads' order.
+/// replays ([`import_row`]), in the threads' order.
 fn replay_threads(
     run: &ImportRun,
     book_src: &SourceText,
@@ -757,7 +757,7 @@ fn replay_threads(
         ) else {
             return Ok(None);
         };
-        Ok(Some(import_rows(&t.session, custom)))
+        Ok(Some(import_row(&t.session, custom)))
     });
     replayed.into_iter().filter_map(Result::transpose).collect()
 }
