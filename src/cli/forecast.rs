@@ -160,11 +160,9 @@ pub(super) fn corpus_live(
     ]);
     let size = serde_json::to_vec(&corpus).map_or(usize::MAX, |j| j.len());
     if size > crate::limits::MAX_LIVE_INPUT_BYTES {
-        return Err(format!(
-            "its {} sessions' costs take {} MB, more than the {} MB a page carries",
-            corpus.recorded.sessions.len(),
-            size >> 20,
-            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
+        return Err(super::past_page_limit(
+            &format!("its {} sessions' costs", corpus.recorded.sessions.len()),
+            size,
         ));
     }
     let controls = crate::report::html::controls::corpus_controls(&spec);

@@ -249,13 +249,7 @@ fn live_import(
     read: Result<summary::PageInputs, usize>,
 ) -> Result<crate::report::Live, String> {
     let mut page = page?;
-    let read = read.map_err(|bytes| {
-        format!(
-            "its replayed threads take {} MB, more than the {} MB a page carries",
-            bytes >> 20,
-            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
-        )
-    })?;
+    let read = read.map_err(|bytes| super::past_page_limit("its replayed threads", bytes))?;
     if read.threads.is_empty() {
         return Err("no thread was replayed".into());
     }

@@ -340,13 +340,8 @@ fn live_inputs(
         ..
     } = loaded;
     leftovers.keep(scenario);
-    let files = files.map_err(|size| {
-        format!(
-            "its scenario, price book and trace take {} MB, more than the {} MB a page carries",
-            size >> 20,
-            crate::limits::MAX_LIVE_INPUT_BYTES >> 20
-        )
-    })?;
+    let files =
+        files.map_err(|size| past_page_limit("its scenario, price book and trace", size))?;
     let name = std::path::Path::new(&src.name)
         .file_name()
         .map_or_else(|| src.name.clone(), |n| n.to_string_lossy().into_owned());
@@ -551,4 +546,14 @@ fn stale_note(done: &output::Written) -> Option<String> {
             done.stale_removed
         )
     })
+}
+
+/// Why a page is a still picture when its inputs (`what`) take `bytes`,
+/// past what a live page carries.
+fn past_page_limit(what: &str, bytes: usize) -> String {
+    format!(
+        "{what} take {} MB, more than the {} MB a page carries",
+        bytes >> 20,
+        crate::limits::MAX_LIVE_INPUT_BYTES >> 20
+    )
 }
