@@ -88,6 +88,18 @@ struct WrittenThread {
 type PageBands = Option<Vec<Option<crate::document::import::Paired>>>;
 
 /// The price book's entries a session's models look up, each once.
+/// What [`Summary::prepare`] works out of a thread before anything is
+/// written or replayed ([`Summary::fit_thread`]).
+struct ThreadFit {
+    model: String,
+    model_prices: Option<ModelPrices>,
+    own: Vec<crate::import::calibrate::Observation>,
+    family: String,
+    lifetime: i64,
+    breaks: crate::import::calibrate::TurnBreaks,
+    calibration: Option<(crate::import::calibrate::Fit, String)>,
+}
+
 struct SessionPrices<'s, 'a> {
     summary: &'s Summary<'a>,
     priced: BTreeMap<String, Result<ModelPrices, String>>,
@@ -451,13 +463,59 @@ impl<'a> Summary<'a> {
             breaks: Vec::new(),
             wants_family: false,
         };
-        p.recorded_costs(s, &mut prices);
         // A thread of one request (a compaction call) has nothing to replay.
-        for t in s.threads.iter().filter(|t| t.requests.len() >= 2) {
-            self.prepare_thread(s, t, &mut prices, &mut p);
+        let threads: Vec<(&Thread, ThreadFit)> = s
+            .threads
+            .iter()
+            .filter(|t| t.requests.len() >= 2)
+            .map(|t| (t, self.fit_thread(t, &mut prices)))
+            .collect();
+        // Before every log is read, a thread too short for a fit of its own
+        // holds its session back: its measured steps count towards the
+        // family's fit now, and the session is prepared once that is
+        // settled. Nothing is written or replayed for it before then (a
+        // session's main thread, prepared and then thrown away, was most
+        // of the work of a held-back session).
+        if self.families.is_none() && threads.iter().any(|(_, f)| f.calibration.is_none()) {
+            p.wants_family = true;
+            for (_, f) in threads {
+                p.observations.push((f.family.clone(), f.own));
+                p.breaks.push((f.family, f.breaks));
+            }
+            return Ok(p);
+        }
+        p.recorded_costs(s, &mut prices);
+        for (t, fit) in threads {
+            self.prepare_thread(s, t, fit, &mut prices, &mut p);
         }
         p.replayed.threads = p.threads.len() as u64;
         Ok(p)
+    }
+
+    /// What a thread's replay is fitted with: its model and prices, its
+    /// measured steps, its family, its cache lifetime, how often a new turn
+    /// broke its cache, and the calibration it takes (none: it waits for
+    /// its family's).
+    fn fit_thread(&self, t: &Thread, prices: &mut SessionPrices) -> ThreadFit {
+        let model = t
+            .requests
+            .first()
+            .map_or("unknown".to_string(), |r| r.model.clone());
+        let model_prices = prices.get(&model).ok();
+        let own = crate::import::calibrate::observations(t);
+        let family = crate::import::calibrate::family(&model);
+        let lifetime = write::cache_lifetime_ms(write::fitted(t).one_hour, model_prices.as_ref());
+        let breaks = crate::import::calibrate::TurnBreaks::of(t, lifetime);
+        let calibration = self.calibration_for(&model, &own);
+        ThreadFit {
+            model,
+            model_prices,
+            own,
+            family,
+            lifetime,
+            breaks,
+            calibration,
+        }
     }
 
     /// One thread's scenario and trace, its calibration observations, and
@@ -466,20 +524,21 @@ impl<'a> Summary<'a> {
         &self,
         s: &Session,
         t: &Thread,
+        fit: ThreadFit,
         prices: &mut SessionPrices,
         p: &mut Prepared,
     ) {
-        let model = t
-            .requests
-            .first()
-            .map_or("unknown".to_string(), |r| r.model.clone());
-        let model_prices = prices.get(&model).ok();
+        let ThreadFit {
+            model,
+            model_prices,
+            own,
+            family,
+            lifetime,
+            breaks: own_breaks,
+            calibration,
+        } = fit;
         let name = t.file_name();
         let trace_name = format!("{name}.csv");
-        let own = crate::import::calibrate::observations(t);
-        let family = crate::import::calibrate::family(&model);
-        let lifetime = write::cache_lifetime_ms(write::fitted(t).one_hour, model_prices.as_ref());
-        let own_breaks = crate::import::calibrate::TurnBreaks::of(t, lifetime);
         let spec = ScenarioSpec {
             source: self.opts.source,
             session: s,
@@ -489,20 +548,12 @@ impl<'a> Summary<'a> {
             trim: self.opts.trim,
             compare: &self.compare,
             variants: &self.variants,
-            calibration: self.calibration_for(&model, &own),
+            calibration,
             others: prices.others(t, &model),
             turn_breaks: self.turn_breaks_for(&family, own_breaks),
             warm_expiries: crate::import::calibrate::WarmExpiries::of(t, lifetime),
             hit_share: write::fitted_hit_share(t, lifetime, model_prices.as_ref()),
         };
-        // A session held back for its family's fit is prepared again once
-        // every log is read: until then only its measured steps count.
-        if p.wants_family || (spec.calibration.is_none() && self.families.is_none()) {
-            p.wants_family = true;
-            p.observations.push((family.clone(), own));
-            p.breaks.push((family, own_breaks));
-            return;
-        }
         // What the log cannot measure is taken from the recorded prompt,
         // where the fit shows it (the replay of every what-if carries it).
         let unmeasured = spec.calibration.as_ref().map_or_else(
@@ -914,5 +965,123 @@ mod tests {
         let mut no_1h = p.clone();
         no_1h.cache_write_1h = None;
         assert_eq!(no_1h.cost_of(&u), Err("cache_write_1h".into()));
+    }
+}
+
+#[cfg(test)]
+mod held_back {
+    use super::*;
+
+    /// Claude Code lines of a thread whose `results` tool results of 600,
+    /// 1,200, … bytes each grow the next prompt by a third of their bytes
+    /// in tokens (each result a measured step); `sidechain` marks its lines
+    /// as a subagent's, its first one handing over a task.
+    fn thread(sid: &str, results: u32, sidechain: bool, from: u32) -> Vec<serde_json::Value> {
+        let at = |s: u32| format!("2026-11-20T10:{:02}:{:02}.000Z", s / 60, s % 60);
+        let tag = if sidechain { "s" } else { "m" };
+        let mut lines = vec![serde_json::json!({"type": "user", "sessionId": sid,
+            "version": "2.1.126", "isSidechain": sidechain, "parentUuid": null,
+            "uuid": format!("{tag}0"), "timestamp": at(from),
+            "message": {"role": "user", "content": "a task"}})];
+        let (mut prompt, mut previous) = (5_000u64, 0u64);
+        for k in 1..=results {
+            let usage = if k == 1 {
+                serde_json::json!({"input_tokens": 10, "cache_creation_input_tokens": prompt - 10,
+                    "cache_read_input_tokens": 0, "output_tokens": 50})
+            } else {
+                serde_json::json!({"input_tokens": 10,
+                    "cache_creation_input_tokens": prompt - previous,
+                    "cache_read_input_tokens": previous - 10, "output_tokens": 50})
+            };
+            lines.push(serde_json::json!({"type": "assistant", "sessionId": sid,
+                "version": "2.1.126", "isSidechain": sidechain,
+                "parentUuid": format!("{tag}{}", 2 * k - 2), "uuid": format!("{tag}{}", 2 * k - 1),
+                "timestamp": at(from + 2 * k - 1), "requestId": format!("req_{tag}{k}"),
+                "message": {"model": "claude-sonnet-4-5", "id": format!("{tag}{k}"),
+                    "role": "assistant", "content": [{"type": "tool_use",
+                    "id": format!("t{tag}{k}"), "name": "Read", "input": {}}],
+                    "usage": usage}}));
+            let size = 600 * u64::from(k);
+            lines.push(serde_json::json!({"type": "user", "sessionId": sid,
+                "version": "2.1.126", "isSidechain": sidechain,
+                "parentUuid": format!("{tag}{}", 2 * k - 1), "uuid": format!("{tag}{}", 2 * k),
+                "timestamp": at(from + 2 * k), "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": format!("t{tag}{k}"),
+                     "content": "x".repeat(size as usize)}]}}));
+            previous = prompt;
+            prompt += 50 + size / 3;
+        }
+        lines
+    }
+
+    /// A session whose main thread has a fit of its own (eight measured
+    /// steps) and whose subagent, logged after it, is too short for one
+    /// (two): before every log is read the session is held back, and
+    /// nothing of it is written or replayed, its main thread included, as
+    /// all of it is prepared again once the family's fit is settled; its
+    /// measured steps count towards that fit now.
+    #[test]
+    fn a_held_back_session_is_neither_written_nor_replayed_before_it_is_prepared_again() {
+        let sid = "11111111-2222-3333-4444-555555555555";
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("proj");
+        std::fs::create_dir_all(&logs).unwrap();
+        let lines: Vec<String> = thread(sid, 9, false, 0)
+            .into_iter()
+            .chain(thread(sid, 3, true, 100))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        std::fs::write(logs.join(format!("{sid}.jsonl")), lines.concat()).unwrap();
+        let mut sessions = Vec::new();
+        crate::import::read(
+            crate::import::Source::ClaudeCode,
+            &[dir.path().to_path_buf()],
+            &crate::import::Filter::default(),
+            |s| -> Result<(), InputError> {
+                sessions.extend(s);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(sessions.len(), 1);
+        let s = &sessions[0];
+        let lengths: Vec<usize> = s.threads.iter().map(|t| t.requests.len()).collect();
+        assert_eq!(lengths, [9, 3], "the main thread first, then the subagent");
+        let book = SourceText {
+            name: "anthropic.toml".into(),
+            text: include_str!("../../scenarios/prices/litellm-1.110.2/anthropic.toml").into(),
+        };
+        let opts = Options {
+            source: "claude-code",
+            trim: Trim::default(),
+            compare: &[],
+            variants: &[],
+            today: jiff::civil::date(2026, 12, 1),
+            calibration: None,
+            calibration_name: "",
+            unnamed_model: None,
+        };
+        let mut summary = Summary::new(&book, &opts).unwrap();
+        let p = summary.prepare(s).unwrap();
+        assert!(p.wants_family());
+        assert!(
+            p.threads.is_empty(),
+            "{} thread(s) written",
+            p.threads.len()
+        );
+        assert_eq!(p.replayed.threads, 0);
+        assert!(p.replayed.costs.is_empty(), "nothing priced yet");
+        // Both threads' measured steps (eight and two) are the family's.
+        let steps: Vec<usize> = p.observations.iter().map(|(_, o)| o.len()).collect();
+        assert_eq!(steps, [8, 2]);
+        summary.defer(p);
+        summary.settle_families();
+        let again = summary.prepare(s).unwrap();
+        assert!(!again.wants_family());
+        assert_eq!(
+            again.threads.len(),
+            2,
+            "both threads written once the fit is settled"
+        );
     }
 }
