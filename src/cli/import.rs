@@ -427,10 +427,12 @@ struct Read {
     sessions: usize,
     /// Every file staged, relative to `--out` (for the manifest).
     written: Vec<PathBuf>,
-    /// The sessions for the dataset, when one is written.
+    /// The sessions for the dataset, when one is written (once `rows` is
+    /// joined).
     dataset: Option<crate::import::dataset::store::Writer>,
-    /// The sessions for the folder's own copy of them.
-    folder: Option<crate::import::dataset::store::Writer>,
+    /// The rows' thread, until it is joined: the dataset's writer and the
+    /// files of the folder's own copy of the sessions.
+    rows: Option<RowsThread>,
     /// The folder copy's files, by path below its root, when the team's
     /// dataset holds the same rows (names not hidden there).
     encoded: crate::import::dataset::store::Encoded,
@@ -594,10 +596,11 @@ fn stage_set(
 /// its manifest like every file of the set, so that the next import into
 /// the folder replaces it whole.
 fn stage_folder_rows(spec: &ImportSpec, read: &mut Read) -> Result<(), AppError> {
-    let Some(writer) = read.folder.take() else {
+    let Some(rows) = read.rows.take() else {
         return Ok(());
     };
-    let (files, _) = writer.files()?;
+    let (dataset, files) = rows.join().expect("the rows' thread does not panic")?;
+    read.dataset = dataset;
     let root = spec.out.join(crate::import::dataset::store::FOLDER_ROWS);
     let shared = spec
         .dataset
@@ -702,7 +705,7 @@ fn stager_of(path: &Path) -> usize {
 /// are renamed into place only at the end, so memory stays flat and a
 /// failure leaves nothing behind.
 fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read, AppError> {
-    use crate::import::dataset::store::{SessionRows, Writer};
+    use crate::import::dataset::store::SessionRows;
     let force = spec.page.force;
     let (send, writers): (Vec<_>, Vec<_>) = (0..STAGERS)
         .map(|_| {
@@ -737,14 +740,18 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     };
     let (send_rows, receive_rows) =
         std::sync::mpsc::sync_channel::<(SessionRows, Option<SessionRows>)>(64);
-    let rows = std::thread::spawn(move || -> Result<(Option<Writer>, Writer), InputError> {
+    let rows: RowsThread = std::thread::spawn(move || {
         for (own, team) in receive_rows {
             if let Some(d) = dataset.as_mut() {
                 d.push(team.unwrap_or_else(|| own.clone()))?;
             }
             folder.push(own)?;
         }
-        Ok((dataset, folder))
+        // The folder's copy is encoded as soon as its last rows are in,
+        // while the summary and the page are made (it is not joined
+        // until the set is staged).
+        let (files, _) = folder.files()?;
+        Ok((dataset, files))
     });
     let mut sessions_read = 0usize;
     let mut taker = Taker {
@@ -802,20 +809,30 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     if let Ok(staging) = &staged {
         staging.start_writing_back();
     }
-    let rows = rows.join().expect("the rows' thread does not panic");
     let import = read?;
-    let (dataset, folder) = rows?;
     Ok(Read {
         import,
         staging: staged?,
         scenarios,
         sessions: sessions_read,
         written,
-        dataset,
-        folder: Some(folder),
+        dataset: None,
+        rows: Some(rows),
         encoded: Default::default(),
     })
 }
+
+/// The thread the sessions' rows go to: it gives back the team dataset's
+/// writer (with `--dataset`) and the files of the folder's own copy.
+type RowsThread = std::thread::JoinHandle<
+    Result<
+        (
+            Option<crate::import::dataset::store::Writer>,
+            Vec<crate::import::dataset::store::FileBytes>,
+        ),
+        InputError,
+    >,
+>;
 
 /// What the sessions' rows are built with, for the folder's own copy and,
 /// where names are hidden there, for the team's dataset.
