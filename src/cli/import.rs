@@ -683,6 +683,10 @@ fn commit(
     Ok(())
 }
 
+/// Sessions held back for their families' fits prepared at once (as many
+/// as the reading takes at once).
+const DEFERRED_AT_ONCE: usize = 32;
+
 /// Threads that stage the sessions' files: making a file is mostly the
 /// file system's work (an import of 3,000 small sessions makes about 6,000
 /// files in 2,000 folders), and one thread making them fell behind the
@@ -772,11 +776,18 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
             taker.take(sum, sessions)
         },
     );
-    // Every session read: the sessions held back for their families' fits.
+    // Every session read: the sessions held back for their families' fits,
+    // a batch at a time as the reading took them, so that the writer
+    // threads stage each batch's files while the next is prepared (taken
+    // at once, the cores waited on the disk, then the disk on the cores).
     let read = read.and_then(|import| {
         sum.settle_families();
-        let deferred = std::mem::take(&mut taker.deferred);
-        taker.take(sum, deferred)?;
+        let mut deferred = std::mem::take(&mut taker.deferred);
+        while !deferred.is_empty() {
+            let rest = deferred.split_off(deferred.len().min(DEFERRED_AT_ONCE));
+            taker.take(sum, deferred)?;
+            deferred = rest;
+        }
         Ok(import)
     });
     let Taker {
