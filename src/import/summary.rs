@@ -87,7 +87,6 @@ struct WrittenThread {
 /// (no page, or not on this thread).
 type PageBands = Option<Vec<Option<crate::document::import::Paired>>>;
 
-/// The price book's entries a session's models look up, each once.
 /// What [`Summary::prepare`] works out of a thread before anything is
 /// written or replayed ([`Summary::fit_thread`]).
 struct ThreadFit {
@@ -100,6 +99,7 @@ struct ThreadFit {
     calibration: Option<(crate::import::calibrate::Fit, String)>,
 }
 
+/// The price book's entries a session's models look up, each once.
 struct SessionPrices<'s, 'a> {
     summary: &'s Summary<'a>,
     priced: BTreeMap<String, Result<ModelPrices, String>>,
