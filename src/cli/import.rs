@@ -766,6 +766,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         scenarios: 0,
         written: Vec::new(),
         deferred: Vec::new(),
+        stopped: false,
     };
     let read = crate::import::read(
         spec.source,
@@ -783,7 +784,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
     let read = read.and_then(|import| {
         sum.settle_families();
         let mut deferred = std::mem::take(&mut taker.deferred);
-        while !deferred.is_empty() {
+        while !deferred.is_empty() && !taker.stopped {
             let rest = deferred.split_off(deferred.len().min(DEFERRED_AT_ONCE));
             taker.take(sum, deferred)?;
             deferred = rest;
@@ -868,6 +869,9 @@ struct Taker<'a> {
     written: Vec<PathBuf>,
     /// Sessions with a thread that waits for its family's fit.
     deferred: Vec<crate::import::Session>,
+    /// A writer or the rows' thread stopped on an error (reported when it
+    /// is joined): nothing more is taken.
+    stopped: bool,
 }
 
 impl Taker<'_> {
@@ -902,6 +906,7 @@ impl Taker<'_> {
             // A closed channel means a thread stopped on an error, reported below.
             if let Some(rows) = rows {
                 if self.send_rows.send(rows).is_err() {
+                    self.stopped = true;
                     return Ok(());
                 }
             }
@@ -910,6 +915,7 @@ impl Taker<'_> {
                 self.written.push(f.path.clone());
                 let f = planned_in(self.spec, f)?;
                 if self.send[stager_of(&f.path)].send(f).is_err() {
+                    self.stopped = true;
                     return Ok(());
                 }
             }
