@@ -683,10 +683,6 @@ fn commit(
     Ok(())
 }
 
-/// Sessions held back for their families' fits prepared at once (as many
-/// as the reading takes at once).
-const DEFERRED_AT_ONCE: usize = 32;
-
 /// Threads that stage the sessions' files: making a file is mostly the
 /// file system's work (an import of 3,000 small sessions makes about 6,000
 /// files in 2,000 folders), and one thread making them fell behind the
@@ -785,7 +781,7 @@ fn read_and_stage(spec: &ImportSpec, sum: &mut summary::Summary) -> Result<Read,
         sum.settle_families();
         let mut deferred = std::mem::take(&mut taker.deferred);
         while !deferred.is_empty() && !taker.stopped {
-            let rest = deferred.split_off(deferred.len().min(DEFERRED_AT_ONCE));
+            let rest = deferred.split_off(deferred.len().min(crate::import::SESSIONS_AT_ONCE));
             taker.take(sum, deferred)?;
             deferred = rest;
         }

@@ -585,7 +585,7 @@ pub(crate) fn read_each_file<E: Send>(
             .map(|(root, path)| read_file(root, path))
             .collect::<Vec<(Option<Session>, Import)>>()
     };
-    overlapped(&files, 32, read_chunk, each, |read| {
+    overlapped(&files, SESSIONS_AT_ONCE, read_chunk, each, |read| {
         let mut ready = Vec::new();
         for (session, stats) in read {
             import.files += stats.files;
@@ -604,6 +604,11 @@ pub(crate) fn read_each_file<E: Send>(
     })?;
     Ok(import)
 }
+
+/// Sessions (or session files) read and handed over at a time: enough to
+/// keep every core busy, few enough that memory does not grow with the
+/// size of the logs.
+pub const SESSIONS_AT_ONCE: usize = 32;
 
 /// Reads `items` a chunk of `size` at a time (`read`, in parallel within
 /// the chunk) while the chunk before is gathered into a batch (`gather`)

@@ -317,10 +317,6 @@ fn id_hash(id: &str) -> u64 {
     h.finish()
 }
 
-/// Sessions read at a time: enough to keep every core busy, few enough that
-/// memory does not grow with the size of the logs.
-const GROUPS_AT_ONCE: usize = 32;
-
 /// Reads every Claude Code log under `paths` and hands the sessions that
 /// pass `filter` to `each`, a few dozen at a time, so memory stays flat
 /// however large the logs are. Files of one session (the session file, its
@@ -378,28 +374,34 @@ pub fn read<E: Send>(
             })
             .collect::<Vec<Vec<FileRecords>>>()
     };
-    super::overlapped(&groups, GROUPS_AT_ONCE, read_chunk, each, |records| {
-        let mut ready = Vec::new();
-        for group in records {
-            let mut sessions: BTreeMap<String, SessionBuild> = BTreeMap::new();
-            for rec in group {
-                merge(
-                    &mut import,
-                    &mut sessions,
-                    &mut seen_messages,
-                    &mut seen_results,
-                    rec,
-                );
-            }
-            for (id, b) in sessions {
-                let s = b.finish(id);
-                if s.threads.iter().any(|t| !t.requests.is_empty()) && filter.keeps(&s) {
-                    ready.push(s);
+    super::overlapped(
+        &groups,
+        super::SESSIONS_AT_ONCE,
+        read_chunk,
+        each,
+        |records| {
+            let mut ready = Vec::new();
+            for group in records {
+                let mut sessions: BTreeMap<String, SessionBuild> = BTreeMap::new();
+                for rec in group {
+                    merge(
+                        &mut import,
+                        &mut sessions,
+                        &mut seen_messages,
+                        &mut seen_results,
+                        rec,
+                    );
+                }
+                for (id, b) in sessions {
+                    let s = b.finish(id);
+                    if s.threads.iter().any(|t| !t.requests.is_empty()) && filter.keeps(&s) {
+                        ready.push(s);
+                    }
                 }
             }
-        }
-        ready
-    })?;
+            ready
+        },
+    )?;
     Ok(import)
 }
 
