@@ -373,7 +373,7 @@ mod tests {
             kept.median()
         };
         assert_eq!(fives(1), 5.0);
-        // With one more of 70,000: the mean of the 32,768th and 32,769th, 5 and 5.
+        // With one more of 70,000: the mean of the 32,769th and 32,770th of 65,538, 5 and 5.
         assert_eq!(fives(2), 5.0);
         // 65,536 of 70,000 ms: the 65,536th and 65,537th of 131,072, 5 and 70,000.
         assert_eq!(fives(COUNT_FROM), (5.0 + 70_000.0) / 2.0);
