@@ -9,8 +9,8 @@
 //! `keep_steps` are 0, 1, 2, 3, 4, 6, 8, 12, 16, … (each step about × 1.5)
 //! up to N − 2 (at N − 1 nothing leaves: the plain run).
 
-use crate::engine::context::{replays, Replay, Strategy, StrategyRun};
-use crate::engine::{Bounds, OUTLINE_POINTS};
+use crate::engine::context::{replays, Keep, Replay, Strategy, StrategyRun};
+use crate::engine::Bounds;
 use crate::scenario::{ContextCase, Scenario};
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
@@ -107,8 +107,12 @@ fn keep_grid(n: u64) -> Vec<u64> {
 }
 
 /// Keeps every point of short lines; of longer ones, each stretch's first,
-/// smallest and largest prompt (in request order).
+/// smallest and largest prompt (in request order): the
+/// [`Outline`](crate::engine::context::Outline) a replay keeps as it goes,
+/// from a line held whole (the tests' reference).
+#[cfg(test)]
 fn thin(prompts: &[u64]) -> Vec<(u64, u64)> {
+    use crate::engine::OUTLINE_POINTS;
     let all = |(i, p): (usize, &u64)| (i as u64 + 1, *p);
     if prompts.len() <= OUTLINE_POINTS {
         return prompts.iter().enumerate().map(all).collect();
@@ -152,7 +156,9 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
     // The plain run's largest prompt bounds the compaction grid: taken
     // from its sums (no prompt kept, the closed form where it holds); the
     // plain run with its prompts is replayed beside the grid.
-    let peak = replay(&[(Strategy::Plain, false)]).remove(0).peak_prompt;
+    let peak = replay(&[(Strategy::Plain, Keep::Nothing)])
+        .remove(0)
+        .peak_prompt;
     let floor = (Decimal::from(s.assumptions().prefix_tokens) * s.assumptions().tokenizer_uplift)
         .ceil()
         .to_u64()
@@ -184,12 +190,12 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
     };
     // The plain run first: walking every request to keep its prompts, it
     // is the longest job.
-    let strategies: Vec<(Strategy, bool)> = std::iter::once((Strategy::Plain, true))
-        .chain(thresholds.iter().map(|t| (compact(*t), false)))
+    let strategies: Vec<(Strategy, Keep)> = std::iter::once((Strategy::Plain, Keep::Outline))
+        .chain(thresholds.iter().map(|t| (compact(*t), Keep::Nothing)))
         .chain(
             keeps
                 .iter()
-                .map(|k| (Strategy::Clear { keep_steps: *k }, false)),
+                .map(|k| (Strategy::Clear { keep_steps: *k }, Keep::Nothing)),
         )
         .collect();
     let mut runs = replay(&strategies);
@@ -198,19 +204,19 @@ fn context_management_by(s: &Scenario, case: &ContextCase, replay: &Replay) -> C
     let mut plain = runs.remove(0);
     let plain_line = PromptLine {
         label: describe(&plain.strategy),
-        points: thin(&std::mem::take(&mut plain.prompts_lower)),
+        points: std::mem::take(&mut plain.prompts_lower),
     };
     let best_compaction = cheapest(&compaction);
     let best_clearing = cheapest(&clearing);
-    let drawn: Vec<(Strategy, bool)> = best_compaction
-        .map(|i| (compaction[i].strategy.clone(), true))
+    let drawn: Vec<(Strategy, Keep)> = best_compaction
+        .map(|i| (compaction[i].strategy.clone(), Keep::Outline))
         .into_iter()
-        .chain(best_clearing.map(|i| (clearing[i].strategy.clone(), true)))
+        .chain(best_clearing.map(|i| (clearing[i].strategy.clone(), Keep::Outline)))
         .collect();
     let lines = std::iter::once(plain_line)
         .chain(replay(&drawn).into_iter().map(|r| PromptLine {
             label: describe(&r.strategy),
-            points: thin(&r.prompts_lower),
+            points: r.prompts_lower,
         }))
         .collect();
     ContextManagement {
@@ -277,14 +283,53 @@ mod tests {
         }
     }
 
+    /// The outline a replay keeps of `line`, handed over a point at a time.
+    fn outline(line: &[u64]) -> Vec<(u64, u64)> {
+        let mut o = crate::engine::context::Outline::new(line.len() as u64);
+        line.iter().for_each(|v| o.push(*v));
+        o.finish()
+    }
+
+    #[test]
+    fn an_outline_kept_as_the_points_come_is_the_outline_of_the_whole_line() {
+        // Lengths around the point budget and its stretches, values with
+        // many equal neighbours (ties: the first smallest, the last
+        // largest), and one line of every point.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % m
+        };
+        for len in [0, 1, 2, 1999, 2000, 2001, 2666, 2667, 4000, 99_991] {
+            for spread in [1, 3, 1_000_000] {
+                let line: Vec<u64> = (0..len).map(|_| next(spread)).collect();
+                assert_eq!(
+                    outline(&line),
+                    thin(&line),
+                    "{len} points, values below {spread}"
+                );
+            }
+        }
+        let mut every = crate::engine::context::Outline::every();
+        (0..5000).for_each(|v| every.push(v));
+        assert_eq!(
+            every.finish(),
+            (1..=5000).map(|k| (k, k - 1)).collect::<Vec<_>>()
+        );
+    }
+
     #[test]
     fn thinning_keeps_the_extremes_of_each_stretch() {
         let short: Vec<u64> = (0..10).collect();
         assert_eq!(thin(&short).len(), 10);
+        assert_eq!(outline(&short), thin(&short));
         // A saw: rises to 999 and drops, 3,000 times over.
         let saw: Vec<u64> = (0..3_000_000u64).map(|i| i % 1000).collect();
-        let t = thin(&saw);
-        assert!(t.len() <= OUTLINE_POINTS + 1);
+        let t = outline(&saw);
+        assert_eq!(t, thin(&saw));
+        assert!(t.len() <= crate::engine::OUTLINE_POINTS + 1);
         assert_eq!(t.iter().map(|p| p.1).max(), Some(999));
         assert_eq!(t.iter().map(|p| p.1).min(), Some(0));
         assert_eq!(t.last(), Some(&(3_000_000, 999)));

@@ -78,24 +78,141 @@ pub struct StrategyRun {
     pub events: [u64; 2],
     /// The largest prompt, tokens.
     pub peak_prompt: Bounds,
-    /// Every request's prompt, lower bound, in whole tokens (rounded down),
-    /// when asked for.
+    /// Requests' prompts, lower bound, in whole tokens (rounded down), as
+    /// (request number from 1, prompt), when asked for ([`Keep`]): every
+    /// request's, or an [`Outline`] of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub prompts_lower: Vec<u64>,
+    pub prompts_lower: Vec<(u64, u64)>,
 }
 
-/// Replays `variant` of `scenario` under each strategy. `prompts` says, per
-/// strategy, whether to keep every request's prompt (for charts).
+/// Which prompts (lower bound) a strategy's replay keeps, for a chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// None.
+    Nothing,
+    /// Every request's.
+    Every,
+    /// An [`Outline`]: all of a short run's, a long one's in about
+    /// [`OUTLINE_POINTS`](crate::engine::OUTLINE_POINTS) points, without
+    /// holding each request's (80 MB at 10,000,000 requests).
+    Outline,
+}
+
+/// The outline of a line of `len` points handed over one at a time: every
+/// point of a line of at most [`OUTLINE_POINTS`](crate::engine::OUTLINE_POINTS),
+/// else, of each stretch of `len` ÷ (`OUTLINE_POINTS` ÷ 3) points (rounded
+/// up), the first, the smallest (the first of equals) and the largest (the
+/// last of equals), in order, and the line's last point.
+pub struct Outline {
+    len: u64,
+    /// Points a stretch (`u64::MAX`: every point is kept).
+    stretch: u64,
+    /// Points handed over so far.
+    seen: u64,
+    /// Points still to come in the stretch being read.
+    left: u64,
+    /// The stretch being read: (number, value) of its first, smallest and
+    /// largest point.
+    open: Option<[(u64, u64); 3]>,
+    last: Option<(u64, u64)>,
+    points: Vec<(u64, u64)>,
+}
+
+impl Outline {
+    /// The outline of a line of `len` points.
+    pub fn new(len: u64) -> Outline {
+        let most = crate::engine::OUTLINE_POINTS as u64;
+        let stretch = if len <= most {
+            u64::MAX
+        } else {
+            len.div_ceil(most / 3)
+        };
+        Outline {
+            len,
+            stretch,
+            seen: 0,
+            left: stretch,
+            open: None,
+            last: None,
+            points: Vec::new(),
+        }
+    }
+
+    /// Every point of a line, however long.
+    pub fn every() -> Outline {
+        Outline {
+            stretch: u64::MAX,
+            left: u64::MAX,
+            ..Outline::new(0)
+        }
+    }
+
+    /// Hands over the next point's value.
+    #[inline(always)]
+    pub fn push(&mut self, value: u64) {
+        self.seen += 1;
+        let p = (self.seen, value);
+        self.last = Some(p);
+        if self.stretch == u64::MAX {
+            self.points.push(p);
+            return;
+        }
+        match &mut self.open {
+            None => self.open = Some([p; 3]),
+            Some([_, lo, hi]) => {
+                if value < lo.1 {
+                    *lo = p;
+                }
+                if value >= hi.1 {
+                    *hi = p;
+                }
+            }
+        }
+        self.left -= 1;
+        if self.left == 0 {
+            self.close();
+            self.left = self.stretch;
+        }
+    }
+
+    /// Ends the stretch being read.
+    fn close(&mut self) {
+        if let Some(mut three) = self.open.take() {
+            three.sort_unstable_by_key(|p| p.0);
+            for (i, p) in three.iter().enumerate() {
+                if i == 0 || three[i - 1].0 != p.0 {
+                    self.points.push(*p);
+                }
+            }
+        }
+    }
+
+    /// The points kept (`len` of them handed over, or the outline of those
+    /// that were).
+    pub fn finish(mut self) -> Vec<(u64, u64)> {
+        debug_assert!(self.stretch == u64::MAX || self.seen == self.len);
+        self.close();
+        if let Some(last) = self.last {
+            if self.points.last() != Some(&last) {
+                self.points.push(last);
+            }
+        }
+        self.points
+    }
+}
+
+/// Replays `variant` of `scenario` under each strategy, keeping per
+/// strategy the prompts [`Keep`] says (for charts).
 pub fn replay(
     scenario: &Scenario,
     variant: usize,
-    strategies: &[(Strategy, bool)],
+    strategies: &[(Strategy, Keep)],
 ) -> Vec<StrategyRun> {
     replays(scenario, variant, |replay| replay(strategies))
 }
 
 /// A [`replay`] of one variant: strategies in, their runs out.
-pub type Replay<'a> = dyn Fn(&[(Strategy, bool)]) -> Vec<StrategyRun> + 'a;
+pub type Replay<'a> = dyn Fn(&[(Strategy, Keep)]) -> Vec<StrategyRun> + 'a;
 
 /// Hands `f` a [`replay`] of `variant` of `scenario` that replays from
 /// sums computed once however often it is called (each is as large as the
@@ -126,7 +243,7 @@ enum Billing {
 fn replay_by(
     scenario: &Scenario,
     variant: usize,
-    strategies: &[(Strategy, bool)],
+    strategies: &[(Strategy, Keep)],
     billing: Billing,
 ) -> Vec<StrategyRun> {
     replays_by(scenario, variant, billing, |replay| replay(strategies))
@@ -161,7 +278,7 @@ fn replays_by<T>(
         )
     };
     let sums = RunSums::of(&run);
-    f(&|strategies: &[(Strategy, bool)]| {
+    f(&|strategies: &[(Strategy, Keep)]| {
         crate::par::map(strategies, |(s, keep)| {
             one(&run, &sums, pv, s, *keep, billing)
         })
@@ -206,19 +323,25 @@ fn one(
     run_sums: &RunSums,
     pv: &PricedVariant,
     strategy: &Strategy,
-    keep_prompts: bool,
+    keep: Keep,
     billing: Billing,
 ) -> StrategyRun {
     let mut sums = [Sums::default(); 2];
     let mut requests = [0u64; 2];
     let mut events = [0u64; 2];
     let mut peak = [0i128; 2];
-    let mut prompts = Vec::new();
     let den = run.scale.denominators();
+    let mut prompts = match keep {
+        Keep::Nothing => None,
+        Keep::Every => Some(Outline::every()),
+        Keep::Outline => Some(Outline::new(
+            Requests::new(run, run_sums, 0, strategy).count(),
+        )),
+    };
     for bound in 0..2 {
         let reqs = Requests::new(run, run_sums, bound, strategy);
         let sequence = Sequence::new(run, bound, pv.variant.cache, &pv.rates);
-        let kept = (bound == 0 && keep_prompts).then_some((&mut prompts, den[0]));
+        let kept = prompts.as_mut().filter(|_| bound == 0).map(|p| (p, den[0]));
         let plain = billing != Billing::EachRequest && sequence.is_plain();
         // Prompts kept one by one need each request.
         let closed = (plain && billing == Billing::Sums && kept.is_none())
@@ -262,7 +385,7 @@ fn one(
         requests,
         events,
         peak_prompt: tokens(peak),
-        prompts_lower: prompts,
+        prompts_lower: prompts.map(Outline::finish).unwrap_or_default(),
     }
 }
 
@@ -402,12 +525,12 @@ struct Billed<'a, B> {
     count: u64,
     top: i128,
     /// Where each prompt goes, and the numerator of a token.
-    prompts: Option<(&'a mut Vec<u64>, i128)>,
+    prompts: Option<(&'a mut Outline, i128)>,
     bill: B,
 }
 
 impl<'a, B: Bill> Billed<'a, B> {
-    fn new(prompts: Option<(&'a mut Vec<u64>, i128)>, bill: B) -> Self {
+    fn new(prompts: Option<(&'a mut Outline, i128)>, bill: B) -> Self {
         Billed {
             count: 0,
             top: 0,
@@ -501,6 +624,22 @@ impl<'a> Requests<'a> {
     fn cleared(&self, keep: u64) -> u64 {
         let last = self.n().saturating_sub(keep.saturating_add(1));
         last - self.sums.empty.partition_point(|g| *g <= last) as u64
+    }
+
+    /// How many requests the strategy sends (summarisation requests
+    /// included): from the running sums where they hold, else counted.
+    fn count(&self) -> u64 {
+        match self.strategy {
+            Strategy::Plain | Strategy::Clear { .. } => self.n() + 1,
+            Strategy::Compact { .. } | Strategy::CompactAt { .. } => match self.closed() {
+                Some(t) => t.count,
+                None => {
+                    let mut count = 0u64;
+                    self.each(&mut With(|_: Request| count += 1));
+                    count
+                }
+            },
+        }
     }
 
     /// Hands the strategy's requests to `f`, in order. Each strategy is its
@@ -653,7 +792,12 @@ mod tests {
     }
 
     fn cached(s: &Scenario, strategy: Strategy) -> StrategyRun {
-        replay(s, 1, &[(strategy, true)]).remove(0)
+        replay(s, 1, &[(strategy, Keep::Every)]).remove(0)
+    }
+
+    /// The prompts a run kept, without their request numbers.
+    fn values(r: &StrategyRun) -> Vec<u64> {
+        r.prompts_lower.iter().map(|p| p.1).collect()
     }
 
     fn compact(threshold: u64) -> Strategy {
@@ -689,9 +833,13 @@ mod tests {
         };
         // Each with and without its prompts kept (kept, every request is
         // billed; not kept, a clearing or compaction sums its totals).
-        let mut strategies = vec![(Strategy::Plain, true), (Strategy::Plain, false)];
+        let mut strategies = vec![
+            (Strategy::Plain, Keep::Every),
+            (Strategy::Plain, Keep::Outline),
+            (Strategy::Plain, Keep::Nothing),
+        ];
         for keep_steps in [0, 1, 2, 3, 5, 8, 39, 40, 41, 100, 1500, 4000, u64::MAX] {
-            for kept in [true, false] {
+            for kept in [Keep::Every, Keep::Outline, Keep::Nothing] {
                 strategies.push((Strategy::Clear { keep_steps }, kept));
             }
         }
@@ -699,7 +847,7 @@ mod tests {
         // and again after its summary) to above every prompt.
         for threshold_tokens in [0, 99, 100, 149, 150, 151, 300, 700, 2000, 100_000] {
             for summary_tokens in [0, 50, 400] {
-                for kept in [true, false] {
+                for kept in [Keep::Every, Keep::Outline, Keep::Nothing] {
                     strategies.push((
                         Strategy::Compact {
                             threshold_tokens,
@@ -714,7 +862,7 @@ mod tests {
             Strategy::CompactAt {
                 points: vec![(3, 40), (7, 80)],
             },
-            false,
+            Keep::Outline,
         ));
         // The last rounds are longer than the blocks a clearing's largest
         // prompt is looked for in, with every few thousand results one far
@@ -742,6 +890,18 @@ mod tests {
                     "round {round}: the plain rules apply"
                 );
                 let each = replay_by(&s, variant, &strategies, Billing::EachRequest);
+                // An outline kept as the requests go is the outline of
+                // every prompt, kept whole beside it (a run of more than
+                // OUTLINE_POINTS requests in the last rounds).
+                for (i, run) in each.iter().enumerate().skip(1) {
+                    if strategies[i].1 == Keep::Outline && strategies[i - 1].1 == Keep::Every {
+                        let every = &each[i - 1].prompts_lower;
+                        let mut outline = Outline::new(every.len() as u64);
+                        every.iter().for_each(|p| outline.push(p.1));
+                        assert_eq!(run.prompts_lower, outline.finish(), "round {round}");
+                        assert!(run.prompts_lower.len() <= crate::engine::OUTLINE_POINTS + 1);
+                    }
+                }
                 for billing in [Billing::PlainTotals, Billing::Sums] {
                     assert_eq!(
                         replay_by(&s, variant, &strategies, billing),
@@ -760,7 +920,7 @@ mod tests {
         let s = four();
         let r = cached(&s, Strategy::Plain);
         assert_eq!(r.cost.lower, d("0.008012"));
-        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 540]);
+        assert_eq!(values(&r), vec![100, 210, 320, 430, 540]);
         assert_eq!(r.cache_write_tokens.lower, d("540"));
         let sim = crate::engine::simulate(&s, crate::engine::SimulateOptions::TOTALS);
         let c = &sim.variants[1].cost;
@@ -774,7 +934,7 @@ mod tests {
         // Summary request: 430 in, 50 out. Request 3: P + S = 150, reads P.
         // Request 4: 150 + 10 + 100 = 260.
         let r = cached(&four(), compact(320));
-        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 150, 260]);
+        assert_eq!(values(&r), vec![100, 210, 320, 430, 150, 260]);
         assert_eq!(r.events[0], 1);
         assert_eq!(r.requests[0], 6);
         // Writes 100 + 110 + 110 + 110 + 50 + 110 = 590; reads 0 + 100 +
@@ -793,7 +953,7 @@ mod tests {
         // Θ = 319: request 2 (320) compacts to 150; request 3 is 260;
         // request 4 would be 150 + 20 + 200 = 370 and compacts again.
         let r = cached(&four(), compact(319));
-        assert_eq!(r.prompts_lower, vec![100, 210, 320, 150, 260, 370, 150]);
+        assert_eq!(values(&r), vec![100, 210, 320, 150, 260, 370, 150]);
         assert_eq!(r.events[0], 2);
         // Writes 100 + 110 + 110 + 50 + 110 + 110 + 50 = 640; reads 0 + 100
         // + 210 + 100 + 150 + 260 + 100 = 920; output 10 + 10 + 50 + 10 + 10
@@ -821,21 +981,21 @@ mod tests {
         // Prompts 100, 210, 320, 330, 340; writes 100 + 110 + 110 + 220 + 220
         // = 760; reads 0 + 100 + 210 + 110 + 120 = 540; output 60.
         let r = cached(&four(), Strategy::Clear { keep_steps: 1 });
-        assert_eq!(r.prompts_lower, vec![100, 210, 320, 330, 340]);
+        assert_eq!(values(&r), vec![100, 210, 320, 330, 340]);
         assert_eq!(r.events[0], 2);
         assert_eq!(r.cache_write_tokens.lower, d("760"));
         assert_eq!(r.cost.lower, d("0.010108")); // 7,600 + 108 + 2,400
                                                  // K = 2 (one step more): only result 1 leaves, at request 4 (440,
                                                  // reading 110): writes 100 + 110 + 110 + 110 + 330 = 760, reads 740.
         let r = cached(&four(), Strategy::Clear { keep_steps: 2 });
-        assert_eq!(r.prompts_lower, vec![100, 210, 320, 430, 440]);
+        assert_eq!(values(&r), vec![100, 210, 320, 430, 440]);
         assert_eq!(r.events[0], 1);
         assert_eq!(r.cost.lower, d("0.010148")); // 7,600 + 148 + 2,400
                                                  // K = 0 (one step less): each result is carried once. Prompts 100,
                                                  // 210, 220, 230, 240; writes 100 + 4 × 110 = 540; reads 0 + 100 +
                                                  // 110 + 120 + 130 = 460.
         let r = cached(&four(), Strategy::Clear { keep_steps: 0 });
-        assert_eq!(r.prompts_lower, vec![100, 210, 220, 230, 240]);
+        assert_eq!(values(&r), vec![100, 210, 220, 230, 240]);
         assert_eq!(r.events[0], 3);
         assert_eq!(r.cost.lower, d("0.007892")); // 5,400 + 92 + 2,400
                                                  // K at least N − 1: nothing leaves, the plain run.
