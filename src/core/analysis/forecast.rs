@@ -515,7 +515,11 @@ impl Plan<'_> {
             }
             self.add_context(acc, &mut pending, input(0));
             let final_output = self.s.assumptions().final_output_tokens;
-            let gaps_ms = self.s.timing().as_ref().map(|_| gaps.as_slice());
+            let gaps_ms = self
+                .s
+                .timing()
+                .as_ref()
+                .map(|_| crate::engine::replay::Gaps::Listed(&gaps));
             let run = |b: usize, bytes| Run {
                 gaps_ms,
                 ..Run::new(self.bands[b].0, bytes, final_output)

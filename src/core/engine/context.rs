@@ -267,7 +267,7 @@ fn replays_by<T>(
     // the results' bytes (clearing takes results out by their size), even
     // where the trace counts their tokens: no compactions, no exact counts.
     let run = Run {
-        gaps_ms: gaps.as_deref(),
+        gaps_ms: gaps,
         outputs: sizes.outputs.as_ref(),
         warm_share: Run::share(pv.warm_prefix_share),
         survival: Run::share(pv.survived_expiry_share),
@@ -614,9 +614,7 @@ impl<'a> Requests<'a> {
     }
 
     fn gap(&self, k: u64) -> u64 {
-        self.run
-            .gaps_ms
-            .map_or(0, |g| g.get(ix(k)).copied().unwrap_or(0))
+        self.run.gaps_ms.map_or(0, |g| g.get(ix(k)).unwrap_or(0))
     }
 
     /// Results that leave the context under `Clear { keep_steps }` while

@@ -29,7 +29,7 @@ use crate::scenario::{
     Assumptions, Cache, Content, PriceDate, PricedVariant, Scenario, Timing, TraceCall,
 };
 pub use bounds::Bounds;
-use replay::{Compactions, Run, Scale, StepOutputs};
+use replay::{Compactions, Gaps, Run, Scale, StepOutputs};
 pub use restart::{restarts, RestartCost, Restarts};
 pub use result::*;
 use rust_decimal::Decimal;
@@ -138,7 +138,6 @@ pub fn simulate(scenario: &Scenario, opts: SimulateOptions) -> Simulation {
     let scale = Scale::new(a);
     let window = scenario.prices().context_window_tokens;
     let gaps = sizes.gaps_ms(scenario.trace(), scenario.timing().as_ref());
-    let gaps = gaps.as_deref();
     let run_of = |results, model: &str| run_on(sizes.view(results, model), scale, sizes, gaps, a);
     let model = &scenario.prices().model;
     let data_fee = Bounds::exact(ledger.total_usd);
@@ -233,7 +232,7 @@ fn run_on<'s>(
     view: sizes::View<'s>,
     scale: Scale,
     sizes: &'s Sizes,
-    gaps: Option<&'s [u64]>,
+    gaps: Option<Gaps<'s>>,
     a: &Assumptions,
 ) -> Run<'s> {
     Run {

@@ -22,13 +22,66 @@ mod tally;
 use rules::{Billed, Rules};
 pub(crate) use tally::{Added, Counts, IntegerRates, Priced, Scale, Sums, Tally, TIERS};
 
+/// The gap before each request in milliseconds (index 0: the first
+/// request): listed, or each step's tool time plus the model's time per
+/// step and any pause, worked out as it is read (a list is 80 MB at
+/// 10,000,000 requests, and every timed replay of a what-if made one).
+#[derive(Clone, Copy)]
+pub(crate) enum Gaps<'a> {
+    /// One a request.
+    Listed(&'a [u64]),
+    /// From the tool time before each request after the first
+    /// ([`Timing::gaps_into`](crate::scenario::Timing::gaps_into)'s gaps).
+    Timed {
+        tool_ms: &'a [u64],
+        timing: &'a crate::scenario::Timing,
+    },
+}
+
+impl<'a> Gaps<'a> {
+    /// The gaps `timing` gives the steps' tool times `tool_ms`.
+    pub(crate) fn timed(tool_ms: &'a [u64], timing: &'a crate::scenario::Timing) -> Gaps<'a> {
+        Gaps::Timed { tool_ms, timing }
+    }
+
+    /// The gap before request `k` (0-based), if there is such a request.
+    #[inline(always)]
+    pub(crate) fn get(&self, k: usize) -> Option<u64> {
+        match self {
+            Gaps::Listed(gaps) => gaps.get(k).copied(),
+            Gaps::Timed { tool_ms, timing } => {
+                let gap = match k.checked_sub(1) {
+                    None => 0,
+                    Some(step) => timing.step_gap(*tool_ms.get(step)?),
+                };
+                Some(timing.pauses.iter().fold(gap, |g, p| {
+                    if p.before_request.wrapping_sub(1) == k as u64 {
+                        g.saturating_add(p.ms)
+                    } else {
+                        g
+                    }
+                }))
+            }
+        }
+    }
+
+    /// The gaps in order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = u64> + 'a {
+        let n = match self {
+            Gaps::Listed(gaps) => gaps.len(),
+            Gaps::Timed { tool_ms, .. } => tool_ms.len() + 1,
+        };
+        (0..n).map_while(move |k| self.get(k))
+    }
+}
+
 /// The inputs of one replay: the result sizes in order and, when timing is
 /// known, the gap before each request in milliseconds.
 pub(crate) struct Run<'a> {
     pub scale: Scale,
     pub bytes: &'a [u64],
     pub final_output: u64,
-    pub gaps_ms: Option<&'a [u64]>,
+    pub gaps_ms: Option<Gaps<'a>>,
     /// Each request's own output, when the trace records it; otherwise
     /// every request but the last emits `o`, all of it sent back.
     pub outputs: Option<&'a StepOutputs>,
@@ -78,7 +131,7 @@ impl<'a> Run<'a> {
 /// The cache's lifetime (milliseconds) and the gaps before a run's
 /// requests, where a gap after the first request outlives the cache
 /// ([`Run::expiring`]).
-type Expiring<'g> = Option<(u64, &'g [u64])>;
+type Expiring<'g> = Option<(u64, Gaps<'g>)>;
 
 /// A replay's sums where they follow from its input totals
 /// ([`Run::plain_sums`]): all of them in the base tier, so that a cost is a
@@ -509,7 +562,7 @@ impl Run<'_> {
         let gaps = self.gaps_ms?;
         gaps.iter()
             .skip(1)
-            .any(|g| *g > life)
+            .any(|g| g > life)
             .then_some((life, gaps))
     }
 
@@ -520,12 +573,12 @@ impl Run<'_> {
     /// So each stretch between expiries writes the prompt of its last
     /// request: the last request's (`last`) and each one's right before an
     /// expiry. Returns those writes per bound and the expiries.
-    fn stretch_writes(&self, life: u64, gaps: &[u64], last: [i128; 2]) -> ([i128; 2], u64) {
+    fn stretch_writes(&self, life: u64, gaps: Gaps<'_>, last: [i128; 2]) -> ([i128; 2], u64) {
         let (mut write, mut expiries, mut cum) = (last, 0u64, 0u128);
         for (k, (gap, b)) in gaps.iter().skip(1).zip(self.bytes).enumerate() {
             // `cum` holds the bytes before request k; `gap` comes before
             // request k + 1.
-            if *gap > life {
+            if gap > life {
                 let p = self.numerators(k as u64, cum);
                 write = [write[0] + p[0], write[1] + p[1]];
                 expiries += 1;
@@ -564,7 +617,7 @@ impl Run<'_> {
             }
             let num = self.numerators(k as u64, cum);
             let expired =
-                expiring.is_some_and(|(life, gaps)| gaps.get(k).is_some_and(|g| *g > life));
+                expiring.is_some_and(|(life, gaps)| gaps.get(k).is_some_and(|g| g > life));
             let prev = (caches && k > 0 && !expired).then(|| self.numerators(k as u64 - 1, before));
             let added = self.plain_added(k as u64, prev, num, caches);
             let mut delta = [Sums::default(); 2];
@@ -777,12 +830,12 @@ impl Run<'_> {
     /// the rules of `cache`: a gap after the first request outlives the
     /// cache, or the cache is billed by the hour (storage follows every
     /// gap). Where neither holds, the gaps reach nothing in the bill.
-    pub(crate) fn gaps_reach_bill(&self, cache: Cache, rates: &Rates, gaps: &[u64]) -> bool {
+    pub(crate) fn gaps_reach_bill(&self, cache: Cache, rates: &Rates, gaps: Gaps<'_>) -> bool {
         let rules = Rules::new(&self.scale, cache, rates);
         rules.stores
             || rules
                 .lifetime
-                .is_some_and(|life| gaps.iter().skip(1).any(|g| *g > life))
+                .is_some_and(|life| gaps.iter().skip(1).any(|g| g > life))
     }
 
     /// The model cost of some sums, per bound.
@@ -885,7 +938,7 @@ impl Run<'_> {
                 continue;
             }
             let gap = match (k, self.gaps_ms) {
-                (1.., Some(gaps)) => gaps[ix(k)],
+                (1.., Some(gaps)) => gaps.get(ix(k)).unwrap_or(0),
                 _ => 0,
             };
             let req = Billed {

@@ -55,7 +55,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
         model_ms_per_step: 0,
         pauses: Vec::new(),
     };
-    let resume_gaps = own_gaps.clone().unwrap_or_else(|| {
+    let resume_gaps = own_gaps.unwrap_or_else(|| {
         sizes.timed(
             scenario.trace(),
             scenario.timing().as_ref().unwrap_or(&untimed),
@@ -83,7 +83,7 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
                 scale,
                 bytes: view.bytes,
                 final_output: a.final_output_tokens,
-                gaps_ms: own_gaps.as_deref(),
+                gaps_ms: own_gaps,
                 outputs: sizes.outputs.as_ref(),
                 compactions: view.compactions,
                 exact: view.exact,
@@ -140,13 +140,13 @@ pub fn restarts(scenario: &Scenario, points: &[u64]) -> Restarts {
             }
         };
         let resumed = Run {
-            gaps_ms: Some(&resume_gaps),
+            gaps_ms: Some(resume_gaps),
             ..*own
         };
         // The resumed replay bills as the run's own when the run is timed
         // (the same gaps) or the gaps it adds reach nothing in the bill:
         // its replay is then the one just made.
-        let resumed_own = (own_gaps.is_none() && own.gaps_reach_bill(cache, rates, &resume_gaps))
+        let resumed_own = (own_gaps.is_none() && own.gaps_reach_bill(cache, rates, resume_gaps))
             .then(|| resumed.restarts(cache, rates, &rows));
         let (extra, extra_sums) = resumed_own
             .as_ref()

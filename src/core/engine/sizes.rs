@@ -396,19 +396,21 @@ impl Sizes {
 
     /// The gap before each request: as recorded, else from the scenario's
     /// timing. `trace` is the trace the sizes are of.
-    pub(crate) fn gaps_ms(&self, trace: &[TraceCall], timing: Option<&Timing>) -> Option<Vec<u64>> {
-        self.gaps
-            .clone()
-            .or_else(|| timing.map(|t| self.timed(trace, t)))
+    pub(crate) fn gaps_ms<'s>(
+        &'s self,
+        trace: &[TraceCall],
+        timing: Option<&'s Timing>,
+    ) -> Option<Gaps<'s>> {
+        match &self.gaps {
+            Some(recorded) => Some(Gaps::Listed(recorded)),
+            None => timing.map(|t| self.timed(trace, t)),
+        }
     }
 
     /// The gap before each request from `timing`: each step's tool
     /// latency, the model's time per step and the pauses.
-    pub(crate) fn timed(&self, trace: &[TraceCall], timing: &Timing) -> Vec<u64> {
-        let tool_ms = self.tool_ms(trace);
-        let mut gaps = Vec::with_capacity(tool_ms.len() + 1);
-        timing.gaps_into(tool_ms.iter().copied(), &mut gaps);
-        gaps
+    pub(crate) fn timed<'s>(&'s self, trace: &[TraceCall], timing: &'s Timing) -> Gaps<'s> {
+        Gaps::timed(self.tool_ms(trace), timing)
     }
 
     /// Per step, the tool latency since the previous request: every row's

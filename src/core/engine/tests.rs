@@ -385,7 +385,7 @@ proptest! {
         // is a rule: the walk again).
         let run = replay::Run {
             outputs: Some(&d.outputs),
-            gaps_ms: timed.then_some(&gaps[..=n]),
+            gaps_ms: timed.then_some(Gaps::Listed(&gaps[..=n])),
             ..replay::Run::new(replay::Scale::new(d.s.assumptions()), &d.bytes, 20)
         };
         let mut keep: Vec<bool> = steps.iter().map(|s| s.4).collect();
@@ -433,7 +433,7 @@ proptest! {
         let run = replay::Run {
             outputs: Some(&d.outputs),
             compactions: (!cached).then_some(&compactions),
-            gaps_ms: timed.then_some(&gaps[..=n]),
+            gaps_ms: timed.then_some(Gaps::Listed(&gaps[..=n])),
             ..replay::Run::new(scale, &d.bytes, 20)
         };
         let mut kept = Vec::new();
@@ -462,7 +462,7 @@ proptest! {
         let (cache, rates) = (if one_hour { Cache::OneHour } else { d.cache }, d.rates());
         let run = replay::Run {
             outputs: (!uniform).then_some(&d.outputs),
-            gaps_ms: Some(&gaps[..=n]),
+            gaps_ms: Some(Gaps::Listed(&gaps[..=n])),
             survival: replay::Run::share(survival.map(|p| Decimal::new(i64::from(p), 2))),
             ..replay::Run::new(replay::Scale::new(d.s.assumptions()), &d.bytes, 20)
         };
@@ -667,4 +667,35 @@ fn steps_of_results_hand_written_and_imported() {
         (sizes.call(&rows, 0), sizes.call(&rows, 1)),
         (Some(1), Some(4))
     );
+}
+
+proptest! {
+    /// Gaps worked out as they are read are the list `Timing::gaps_into`
+    /// makes: the first request's 0 (or its pauses), each later one's tool
+    /// time plus the model's time, pauses added where they fall (before
+    /// request 1, twice before one request, past the run, or before a
+    /// request 0 that does not exist), saturating.
+    #[test]
+    fn timed_gaps_read_as_they_go_are_the_listed_gaps(
+        tool_ms in proptest::collection::vec(prop_oneof![0u64..100_000, Just(u64::MAX - 5)], 0..40),
+        model_ms in prop_oneof![0u64..600_000, Just(u64::MAX)],
+        pauses in proptest::collection::vec((0u64..45, prop_oneof![0u64..4_000_000, Just(u64::MAX)]), 0..5),
+    ) {
+        let timing = crate::scenario::Timing {
+            model_ms_per_step: model_ms,
+            pauses: pauses
+                .iter()
+                .map(|&(before_request, ms)| crate::scenario::Pause { before_request, ms })
+                .collect(),
+        };
+        let mut listed = Vec::new();
+        timing.gaps_into(tool_ms.iter().copied(), &mut listed);
+        let read = Gaps::timed(&tool_ms, &timing);
+        prop_assert_eq!(read.iter().collect::<Vec<_>>(), listed.clone());
+        for k in 0..listed.len() + 3 {
+            prop_assert_eq!(read.get(k), listed.get(k).copied());
+        }
+        let kept = Gaps::Listed(&listed);
+        prop_assert_eq!(kept.iter().collect::<Vec<_>>(), listed.clone());
+    }
 }
