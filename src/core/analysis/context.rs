@@ -239,6 +239,7 @@ pub fn saving(plain: &StrategyRun, run: &StrategyRun) -> Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{Just, Strategy as _};
 
     #[test]
     fn grids() {
@@ -290,28 +291,28 @@ mod tests {
         o.finish()
     }
 
-    #[test]
-    fn an_outline_kept_as_the_points_come_is_the_outline_of_the_whole_line() {
-        // Lengths around the point budget and its stretches, values with
-        // many equal neighbours (ties: the first smallest, the last
-        // largest), and one line of every point.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |m: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % m
-        };
-        for len in [0, 1, 2, 1999, 2000, 2001, 2666, 2667, 4000, 99_991] {
-            for spread in [1, 3, 1_000_000] {
-                let line: Vec<u64> = (0..len).map(|_| next(spread)).collect();
-                assert_eq!(
-                    outline(&line),
-                    thin(&line),
-                    "{len} points, values below {spread}"
-                );
-            }
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Lengths around the point budget and its stretches, values with
+        /// many equal neighbours (ties: the first smallest, the last
+        /// largest) or few.
+        #[test]
+        fn an_outline_kept_as_the_points_come_is_the_outline_of_the_whole_line(
+            line in proptest::prop_oneof![
+                Just(0usize), Just(1), Just(2), Just(1999), Just(2000), Just(2001),
+                Just(2666), Just(2667), Just(4000), Just(9001),
+            ]
+            .prop_flat_map(|len| {
+                proptest::prop_oneof![Just(1u64), Just(3), Just(1_000_000)]
+                    .prop_flat_map(move |spread| proptest::collection::vec(0..spread, len))
+            })
+        ) {
+            proptest::prop_assert_eq!(outline(&line), thin(&line));
         }
+    }
+
+    #[test]
+    fn every_point_is_kept_when_asked_for() {
         let mut every = crate::engine::context::Outline::every();
         (0..5000).for_each(|v| every.push(v));
         assert_eq!(
