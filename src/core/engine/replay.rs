@@ -39,28 +39,17 @@ pub(crate) enum Gaps<'a> {
 }
 
 impl<'a> Gaps<'a> {
-    /// The gaps `timing` gives the steps' tool times `tool_ms`.
-    pub(crate) fn timed(tool_ms: &'a [u64], timing: &'a crate::scenario::Timing) -> Gaps<'a> {
-        Gaps::Timed { tool_ms, timing }
-    }
-
     /// The gap before request `k` (0-based), if there is such a request.
     #[inline(always)]
     pub(crate) fn get(&self, k: usize) -> Option<u64> {
         match self {
             Gaps::Listed(gaps) => gaps.get(k).copied(),
             Gaps::Timed { tool_ms, timing } => {
-                let gap = match k.checked_sub(1) {
-                    None => 0,
-                    Some(step) => timing.step_gap(*tool_ms.get(step)?),
+                let tool = match k.checked_sub(1) {
+                    None => None,
+                    Some(step) => Some(*tool_ms.get(step)?),
                 };
-                Some(timing.pauses.iter().fold(gap, |g, p| {
-                    if p.before_request.wrapping_sub(1) == k as u64 {
-                        g.saturating_add(p.ms)
-                    } else {
-                        g
-                    }
-                }))
+                Some(timing.gap_before(k, tool))
             }
         }
     }

@@ -410,7 +410,10 @@ impl Sizes {
     /// The gap before each request from `timing`: each step's tool
     /// latency, the model's time per step and the pauses.
     pub(crate) fn timed<'s>(&'s self, trace: &[TraceCall], timing: &'s Timing) -> Gaps<'s> {
-        Gaps::timed(self.tool_ms(trace), timing)
+        Gaps::Timed {
+            tool_ms: self.tool_ms(trace),
+            timing,
+        }
     }
 
     /// Per step, the tool latency since the previous request: every row's

@@ -690,7 +690,17 @@ proptest! {
         };
         let mut listed = Vec::new();
         timing.gaps_into(tool_ms.iter().copied(), &mut listed);
-        let read = Gaps::timed(&tool_ms, &timing);
+        // Both read each gap from `Timing::gap_before`; the gaps by hand:
+        let mut want: Vec<u64> = std::iter::once(0)
+            .chain(tool_ms.iter().map(|t| t.saturating_add(model_ms)))
+            .collect();
+        for &(before_request, ms) in &pauses {
+            if let Some(g) = before_request.checked_sub(1).and_then(|i| want.get_mut(usize::try_from(i).ok()?)) {
+                *g = g.saturating_add(ms);
+            }
+        }
+        prop_assert_eq!(&listed, &want);
+        let read = Gaps::Timed { tool_ms: &tool_ms, timing: &timing };
         prop_assert_eq!(read.iter().collect::<Vec<_>>(), listed.clone());
         for k in 0..listed.len() + 3 {
             prop_assert_eq!(read.get(k), listed.get(k).copied());

@@ -134,13 +134,25 @@ impl Timing {
     /// its [`Timing::step_gap`], to which any pause is added.
     pub fn gaps_into(&self, tool_ms: impl IntoIterator<Item = u64>, out: &mut Vec<u64>) {
         out.clear();
-        out.push(0);
-        out.extend(tool_ms.into_iter().map(|t| self.step_gap(t)));
-        for p in &self.pauses {
-            if let Some(g) = out.get_mut((p.before_request as usize).wrapping_sub(1)) {
-                *g = g.saturating_add(p.ms);
-            }
-        }
+        out.push(self.gap_before(0, None));
+        out.extend(
+            tool_ms
+                .into_iter()
+                .enumerate()
+                .map(|(step, t)| self.gap_before(step + 1, Some(t))),
+        );
+    }
+
+    /// The gap before request `k` (0-based): its step's [`Timing::step_gap`]
+    /// (`tool_ms`, the tool time before it; none before the first request,
+    /// whose gap is 0) with every pause before it added, saturating.
+    #[inline(always)]
+    pub fn gap_before(&self, k: usize, tool_ms: Option<u64>) -> u64 {
+        let gap = tool_ms.map_or(0, |t| self.step_gap(t));
+        self.pauses
+            .iter()
+            .filter(|p| p.before_request.wrapping_sub(1) == k as u64)
+            .fold(gap, |g, p| g.saturating_add(p.ms))
     }
 }
 
