@@ -585,7 +585,9 @@ pub(crate) fn read_each_file<E: Send>(
             .map(|(root, path)| read_file(root, path))
             .collect::<Vec<(Option<Session>, Import)>>()
     };
-    overlapped(&files, SESSIONS_AT_ONCE, read_chunk, each, |read| {
+    let bytes: Vec<u64> = files.par_iter().map(|(_, path)| file_len(path)).collect();
+    let chunks = chunked(&files, &bytes, READ_AT_ONCE, LOG_BYTES_AT_ONCE);
+    overlapped(chunks, read_chunk, each, |read| {
         let mut ready = Vec::new();
         for (session, stats) in read {
             import.files += stats.files;
@@ -605,10 +607,57 @@ pub(crate) fn read_each_file<E: Send>(
     Ok(import)
 }
 
-/// Sessions (or session files) read and handed over at a time: enough to
-/// keep every core busy, few enough that memory does not grow with the
-/// size of the logs.
+/// Sessions held back for their families' fits that are prepared and
+/// handed over at a time, once every log is read: enough to keep every
+/// core busy while the writer threads stage the batch before.
 pub const SESSIONS_AT_ONCE: usize = 32;
+
+/// Sessions (or session files) read and handed over at a time: at most
+/// this many, and at most [`LOG_BYTES_AT_ONCE`] of their logs (one
+/// session however large): enough to keep every core busy, few enough that
+/// memory does not grow with the size of the logs. Each chunk ends at a
+/// barrier (the reading of one chunk and the summary of the one before
+/// wait for each other), so chunks of small sessions are taken larger: on
+/// 2,866 sessions of 240 KB, 1.204 s with 32 at a time and 1.178 s with
+/// these limits; on the 1 GB corpus (1.6 MB a session) 64 at a time was no
+/// faster and held 17 MB more, hence the bytes (`benches/HISTORY.md`,
+/// 2026-12-07 07:34).
+pub const READ_AT_ONCE: usize = 64;
+
+/// The logs' bytes read at a time, at most (see [`READ_AT_ONCE`]): about
+/// 32 sessions of the 1 GB corpus.
+pub const LOG_BYTES_AT_ONCE: u64 = 48 << 20;
+
+/// `items` cut into the chunks [`overlapped`] reads: in order, each of at
+/// most `max_items` items and, past its first, at most `max_bytes` of their
+/// `bytes` (the item's logs' size) together.
+pub(crate) fn chunked<'a, I>(
+    items: &'a [I],
+    bytes: &[u64],
+    max_items: usize,
+    max_bytes: u64,
+) -> Vec<&'a [I]> {
+    let mut chunks = Vec::new();
+    let (mut start, mut held) = (0usize, 0u64);
+    for (i, b) in bytes.iter().enumerate().take(items.len()) {
+        let full = i - start == max_items || held.saturating_add(*b) > max_bytes;
+        if i > start && full {
+            chunks.push(&items[start..i]);
+            (start, held) = (i, 0);
+        }
+        held = held.saturating_add(*b);
+    }
+    if start < items.len() {
+        chunks.push(&items[start..]);
+    }
+    chunks
+}
+
+/// The size of the file at `path` in bytes (0 when it cannot be read: the
+/// reading says why).
+pub(crate) fn file_len(path: &std::path::Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
 
 /// Reads `items` a chunk of `size` at a time (`read`, in parallel within
 /// the chunk) while the chunk before is gathered into a batch (`gather`)
@@ -618,16 +667,15 @@ pub const SESSIONS_AT_ONCE: usize = 32;
 /// but one thread idle for a sixteenth of an import's time). `gather` and
 /// `each` see the chunks in order, once each, as they would without the
 /// overlap; once `each` fails, nothing more is gathered or taken.
-pub(crate) fn overlapped<I: Sync, R: Send, B, E: Send>(
-    items: &[I],
-    size: usize,
+pub(crate) fn overlapped<'a, I: Sync + 'a, R: Send, B, E: Send>(
+    chunks: impl IntoIterator<Item = &'a [I]>,
     read: impl Fn(&[I]) -> R + Sync,
     mut each: impl FnMut(B) -> Result<(), E> + Send,
     mut gather: impl FnMut(R) -> B + Send,
 ) -> Result<(), E> {
     let mut pending: Option<R> = None;
     let mut take = |r: R| each(gather(r));
-    for chunk in items.chunks(size) {
+    for chunk in chunks {
         let (read, taken) =
             rayon::join(|| read(chunk), || pending.take().map_or(Ok(()), &mut take));
         taken?;
@@ -640,7 +688,26 @@ pub use tokencast_core::input::epoch_ms;
 
 #[cfg(test)]
 mod overlap_tests {
-    use super::overlapped;
+    use super::{chunked, overlapped};
+
+    #[test]
+    fn chunks_end_at_the_count_or_the_bytes_whichever_comes_first() {
+        let items: Vec<u32> = (0..9).collect();
+        // At most 3 items and 10 bytes: [5, 5] (a third would pass 10),
+        // [1, 1, 1] (the count), [20] (one item however large), [4, 6],
+        // [2] (the rest).
+        let bytes = [5, 5, 1, 1, 1, 20, 4, 6, 2];
+        let cut: Vec<&[u32]> = chunked(&items, &bytes, 3, 10);
+        assert_eq!(
+            cut,
+            [&[0, 1][..], &[2, 3, 4], &[5], &[6, 7], &[8]],
+            "{cut:?}"
+        );
+        // Sizes that never bind: chunks of the count alone, as `chunks(3)`.
+        let by_count: Vec<&[u32]> = chunked(&items, &[0; 9], 3, 10);
+        assert_eq!(by_count, items.chunks(3).collect::<Vec<_>>());
+        assert!(chunked(&[] as &[u32], &[], 3, 10).is_empty());
+    }
 
     #[test]
     fn each_batch_is_taken_in_order_once_while_the_next_is_read() {
@@ -649,8 +716,7 @@ mod overlap_tests {
         let items: Vec<u32> = (0..10).collect();
         let mut taken = Vec::new();
         overlapped(
-            &items,
-            3,
+            items.chunks(3),
             |chunk: &[u32]| chunk.to_vec(),
             |batch: Vec<u32>| -> Result<(), ()> {
                 taken.push(batch);
@@ -670,8 +736,7 @@ mod overlap_tests {
         let items: Vec<u32> = (0..10).collect();
         let mut taken = 0;
         let r = overlapped(
-            &items,
-            3,
+            items.chunks(3),
             |chunk: &[u32]| chunk.len(),
             |n: usize| {
                 taken += 1;
@@ -691,8 +756,7 @@ mod overlap_tests {
     fn nothing_to_read_takes_nothing() {
         let mut taken = 0;
         overlapped(
-            &[] as &[u32],
-            3,
+            [] as [&[u32]; 0],
             |chunk: &[u32]| chunk.len(),
             |_: usize| -> Result<(), ()> {
                 taken += 1;

@@ -374,9 +374,17 @@ pub fn read<E: Send>(
             })
             .collect::<Vec<Vec<FileRecords>>>()
     };
+    let bytes: Vec<u64> = groups
+        .par_iter()
+        .map(|g| g.iter().map(|(_, path)| super::file_len(path)).sum())
+        .collect();
     super::overlapped(
-        &groups,
-        super::SESSIONS_AT_ONCE,
+        super::chunked(
+            &groups,
+            &bytes,
+            super::READ_AT_ONCE,
+            super::LOG_BYTES_AT_ONCE,
+        ),
         read_chunk,
         each,
         |records| {
