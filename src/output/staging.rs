@@ -187,11 +187,26 @@ impl Staging {
         let staged = std::mem::take(&mut self.staged);
         let io = |(path, source): (PathBuf, std::io::Error)| OutputError::Io { path, source };
         // The temporary files lie beside their targets: their folders name
-        // every file system the set is on.
+        // every file system the set is on. A folder this set made is on its
+        // parent's, so the first folder up that it did not make stands for
+        // it (an import's thousands of session folders are not each looked
+        // at again to be synced).
+        let made: std::collections::HashSet<&Path> =
+            self.created.iter().map(PathBuf::as_path).collect();
         let mut folders: std::collections::BTreeSet<PathBuf> = staged
             .iter()
-            .map(|(_, target)| folder_of(target).to_path_buf())
+            .map(|(_, target)| {
+                let mut dir = folder_of(target);
+                while made.contains(dir.as_path()) {
+                    match dir.parent() {
+                        Some(up) if !up.as_os_str().is_empty() => dir = up.to_path_buf(),
+                        _ => break,
+                    }
+                }
+                dir
+            })
             .collect();
+        drop(made);
         folders.extend(self.root.clone());
         let dirs: Vec<&Path> = folders.iter().map(PathBuf::as_path).collect();
         // Temporary files are named by absolute paths: so is everything
@@ -200,8 +215,17 @@ impl Staging {
             Some(r) => Some(std::path::absolute(r).map_err(|e| io((r.clone(), e)))?),
             None => None,
         };
-        let below =
-            |root: &Path, p: &Path| std::path::absolute(p).ok().and_then(|p| relative(root, &p));
+        // The working folder is asked for once, not once per file (each
+        // relative path's `absolute` asks the system again).
+        let cwd = std::env::current_dir().ok();
+        let below = |root: &Path, p: &Path| {
+            match &cwd {
+                Some(cwd) if p.is_relative() => std::path::absolute(cwd.join(p)),
+                _ => std::path::absolute(p),
+            }
+            .ok()
+            .and_then(|p| relative(root, &p))
+        };
         let (inside, outside): (Vec<_>, Vec<_>) = staged.into_iter().partition(|(t, target)| {
             root.as_ref()
                 .is_some_and(|r| below(r, target).is_some() && below(r, t).is_some())
@@ -235,7 +259,7 @@ impl Staging {
                 };
                 // Once the journal is in place the set is committed.
                 plan.write(root, durable_set)?;
-                if !Staging::rename_all(inside, stop).inspect_err(|_| {
+                if !Staging::rename_all(inside, stop, &self.fresh).inspect_err(|_| {
                     let _ = journal::finish(root);
                 })? {
                     // Killed: the journal, the temporary files, the folders stay.
@@ -253,7 +277,7 @@ impl Staging {
             }
             _ => durable_set()?,
         }
-        let result = Staging::rename_all(outside, usize::MAX).map(|_| ());
+        let result = Staging::rename_all(outside, usize::MAX, &self.fresh).map(|_| ());
         // … and the renames (and any new folders) once all are in.
         if result.is_ok() {
             durable(&dirs).map_err(io)?;
@@ -266,10 +290,13 @@ impl Staging {
     }
 
     /// Renames each file into place; true when all were, false when it
-    /// stopped after `stop` of them (leaving the rest as a kill would).
+    /// stopped after `stop` of them (leaving the rest as a kill would). A
+    /// target in a folder of `fresh` (made by this set, holding only its
+    /// files) has nothing to set aside: it is not looked for.
     pub(super) fn rename_all(
         staged: Vec<(tempfile::TempPath, PathBuf)>,
         stop: usize,
+        fresh: &std::collections::HashSet<PathBuf>,
     ) -> Result<bool, OutputError> {
         let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
         let mut left = staged.into_iter();
@@ -284,7 +311,13 @@ impl Staging {
                 });
                 return Ok(false);
             }
-            let aside = match set_aside(&target, journal::aside_of(&tmp)) {
+            let made_here = target.parent().is_some_and(|d| fresh.contains(d));
+            let set = if made_here {
+                Ok(None)
+            } else {
+                set_aside(&target, journal::aside_of(&tmp))
+            };
+            let aside = match set {
                 Ok(a) => a,
                 Err(e) => {
                     undo(done);
