@@ -37,7 +37,10 @@ pub(crate) const NO_ENGINE: Option<&str> = if cfg!(no_web_engine) {
 pub(crate) struct LiveView {
     pub(crate) engine: &'static str,
     pub(crate) script: &'static str,
-    /// The request as JSON, safe inside a `<script>` element.
+    /// The request as JSON, safe inside a `<script>` element: not handed
+    /// to the template (which would copy its megabytes twice) but set into
+    /// the rendered page's empty request element ([`render_template`]).
+    #[serde(skip)]
     pub(crate) request: String,
     pub(crate) version: &'static str,
     pub(crate) groups: Vec<ControlGroup>,
@@ -229,7 +232,6 @@ pub(crate) fn view_block(view: ChartView) -> Block {
     }
 }
 
-/// Renders one of the compiled-in templates (names end in `.html`, so values are escaped).
 /// Prose for a page: the text escaped, each `code span` set as `<code>`
 /// (the terminal keeps the backticks; a page never shows them). The live
 /// page's script does the same (`prose` in live.js).
@@ -260,7 +262,14 @@ pub(crate) fn prose(text: &str) -> String {
     out
 }
 
-pub(crate) fn render_template(name: &str, page: &impl Serialize) -> Result<Vec<u8>, tera::Error> {
+/// Renders one of the compiled-in templates (names end in `.html`, so
+/// values are escaped). A live page's request is set into the rendered
+/// page afterwards, into its element written empty: a page's other text cannot hold this (every
+/// value is escaped, `<` included; the charts and the script are ours).
+pub(crate) fn render_template(
+    name: &str,
+    page: &(impl Serialize + LivePage),
+) -> Result<Vec<u8>, tera::Error> {
     let mut tera = tera::Tera::new();
     tera.register_filter("prose", |x: &str, _: tera::Kwargs, _: &tera::State| {
         prose(x)
@@ -268,7 +277,51 @@ pub(crate) fn render_template(name: &str, page: &impl Serialize) -> Result<Vec<u
     tera.add_raw_templates([("base.html", BASE), ("report.html", REPORT)])?;
     let mut context = tera::Context::from_serialize(page)?;
     context.insert("rounding", crate::report::format::ROUNDING_RULE);
-    tera.render(name, &context).map(String::into_bytes)
+    let html = tera.render(name, &context)?;
+    match page.live() {
+        Some(live) => with_request(html, &live.request),
+        None => Ok(html.into_bytes()),
+    }
+}
+
+/// The request element as the template writes it, empty.
+const REQUEST_ELEMENT: &str = r#"<script type="application/json" id="tc-request"></script>"#;
+
+/// `html` with `request` set into its one empty request element.
+fn with_request(html: String, request: &str) -> Result<Vec<u8>, tera::Error> {
+    let at = match (html.find(REQUEST_ELEMENT), html.rfind(REQUEST_ELEMENT)) {
+        (Some(first), Some(last)) if first == last => {
+            first + REQUEST_ELEMENT.find("</").unwrap_or(0)
+        }
+        _ => {
+            return Err(tera::Error::message(
+                "the live page's template does not hold its request element once",
+            ))
+        }
+    };
+    let mut out = Vec::with_capacity(html.len() + request.len());
+    out.extend_from_slice(&html.as_bytes()[..at]);
+    out.extend_from_slice(request.as_bytes());
+    out.extend_from_slice(&html.as_bytes()[at..]);
+    Ok(out)
+}
+
+/// A page that may be live (its request is set in after rendering).
+pub(crate) trait LivePage {
+    /// Its live parts, if it has them.
+    fn live(&self) -> Option<&LiveView>;
+}
+
+impl LivePage for Page {
+    fn live(&self) -> Option<&LiveView> {
+        self.live.as_ref()
+    }
+}
+
+impl LivePage for SimplePage {
+    fn live(&self) -> Option<&LiveView> {
+        self.live.as_ref()
+    }
 }
 
 /// The footer's facts: each input file and its SHA-256.
@@ -336,6 +389,34 @@ mod prose_tests {
         assert_eq!(prose("a `b` c `d"), "a <code>b</code> c `d");
         assert_eq!(prose("no code"), "no code");
         assert_eq!(prose("`<script>`"), "<code>&lt;script&gt;</code>");
+    }
+}
+
+#[cfg(test)]
+mod request_tests {
+    use super::{script_safe, with_request, BASE, REQUEST_ELEMENT};
+
+    #[test]
+    fn the_request_is_set_into_its_one_empty_element() {
+        // The template writes the element empty, once.
+        assert_eq!(BASE.matches(REQUEST_ELEMENT).count(), 1);
+        let json = script_safe(&serde_json::json!({"name": "</script><b>&"}));
+        assert_eq!(json, r#"{"name":"\u003c/script\u003e\u003cb\u003e\u0026"}"#);
+        let page = format!("<p>before</p>{REQUEST_ELEMENT}<p>after</p>");
+        let out = String::from_utf8(with_request(page, &json).unwrap()).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                r#"<p>before</p><script type="application/json" id="tc-request">{json}</script><p>after</p>"#
+            )
+        );
+        // Absent, or there twice: an error, not a guess.
+        for page in [
+            "<p>no element</p>".to_string(),
+            format!("{REQUEST_ELEMENT}{REQUEST_ELEMENT}"),
+        ] {
+            assert!(with_request(page, &json).is_err());
+        }
     }
 }
 
