@@ -438,15 +438,14 @@ struct Read {
     encoded: crate::import::dataset::store::Encoded,
 }
 
-/// Runs a checked import: read and stage every session, sum them into the
-/// document, stage the set's other files and the dataset's, then commit.
 /// Threads per core the import's pool has (unless `RAYON_NUM_THREADS`
 /// says otherwise): a log not in the page cache is read from the disk, and
 /// while a thread waits for it the others keep the cores busy. The first
 /// import of a machine's logs (2,866 small sessions, evicted from the
 /// cache before each run, 5 interleaved rounds on 2 cores): 1.60 s on 2
 /// threads, 1.26 s on 4, 1.36 s on 8; the 1 GB corpus 1.37 → 1.14 s; from
-/// the page cache 1.19 → 1.16 s (`benches/HISTORY.md`, 2026-12-07 08:20).
+/// the page cache 1.18 → 1.14 s (`benches/HISTORY.md`, 2026-12-07,
+/// 07:14–08:20).
 const THREADS_PER_CORE: usize = 2;
 
 /// The process's thread pool for an import (the first to ask sets it; a
@@ -462,6 +461,8 @@ fn import_pool() {
         .build_global();
 }
 
+/// Runs a checked import: read and stage every session, sum them into the
+/// document, stage the set's other files and the dataset's, then commit.
 pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
     import_pool();
     let opts = summary::Options {

@@ -621,7 +621,7 @@ pub const SESSIONS_AT_ONCE: usize = 32;
 /// 2,866 sessions of 240 KB, 1.204 s with 32 at a time and 1.178 s with
 /// these limits; on the 1 GB corpus (1.6 MB a session) 64 at a time was no
 /// faster and held 17 MB more, hence the bytes (`benches/HISTORY.md`,
-/// 2026-12-07 07:34).
+/// 2026-12-07, 07:14–08:20).
 pub const READ_AT_ONCE: usize = 64;
 
 /// The logs' bytes read at a time, at most (see [`READ_AT_ONCE`]): about
@@ -659,8 +659,8 @@ pub(crate) fn file_len(path: &std::path::Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
 
-/// Reads `items` a chunk of `size` at a time (`read`, in parallel within
-/// the chunk) while the chunk before is gathered into a batch (`gather`)
+/// Reads `chunks` one at a time (`read`, in parallel within the chunk;
+/// [`chunked`] cuts them) while the chunk before is gathered into a batch (`gather`)
 /// and taken (`each`): the summary of one batch runs beside the reading of
 /// the next, so neither waits for the other's slowest file, and neither
 /// waits for the gathering (which, run between the chunks, left both cores
