@@ -10,6 +10,9 @@
 # - `import claude-code` on 686 MB of small sessions (about 2,800 threads of
 #   20-28 requests) beside ccusage on them, with `--format json --no-report`
 #   and with the default outputs (the live page too, written under target/);
+# - the small sessions' import again with their logs dropped from the page
+#   cache first (a machine's first import reads them from the disk), beside
+#   ccusage on them dropped the same way;
 # - on both corpora, the import's floor: serde_json parsing every line once
 #   on both cores, a file a job, nothing measured or written
 #   (examples/json_floor.rs), beside ccusage;
@@ -84,6 +87,19 @@ for d in "$T"/out-*; do [ -e "$d" ] && mv "$d" "$TRASH/"; done
 # reclaims cold pages), and ccusage, run after the import, found them read
 # again by it, while the import read them from the disk.
 warm() { find "$CORPUS/projects" "$SMALL/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
+# And out of it, for a first import of a machine's logs (read from the
+# disk): each log's cached pages dropped (posix_fadvise, no root needed).
+evict() {
+    python3 - "$1" <<'PY'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for f in files:
+        if f.endswith(".jsonl"):
+            fd = os.open(os.path.join(root, f), os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+PY
+}
 for round in $(seq "$RUNS"); do
     warm
     run import "$TOKENCAST" import claude-code "$CORPUS/projects" --format json --no-report --out "$T/out-$round"
@@ -104,6 +120,11 @@ for round in $(seq "$RUNS"); do
         --report "$T/out-page-$round.html"
     CLAUDE_CONFIG_DIR="$SMALL" run ccsmall "$CCUSAGE" claude session --json --offline
     run jsonsmall target/release/examples/json_floor "$SMALL/projects"
+    evict "$SMALL/projects"
+    run smallcold "$TOKENCAST" import claude-code "$SMALL/projects" --format json --no-report \
+        --out "$T/out-smallcold-$round"
+    evict "$SMALL/projects"
+    CLAUDE_CONFIG_DIR="$SMALL" run ccsmallcold "$CCUSAGE" claude session --json --offline
     run wc wc -l "$P/trace.csv"
     run csv target/release/examples/csv_floor "$P/trace.csv"
     run simulate "$TOKENCAST" simulate "$P/plain.toml" --format json --no-report
@@ -134,6 +155,7 @@ rows = [
     ("import claude-code, 686 MB of small sessions", "small", "ccsmall", "ratio <= 0.67"),
     ("  the same, default outputs (page too)", "smallpage", "ccsmall", "ratio <= 0.67"),
     ("  (floor: serde_json, every line, 2 cores)", "jsonsmall", "ccsmall", ""),
+    ("  the same, logs not in the page cache", "smallcold", "ccsmallcold", "(both read from the disk)"),
     ("simulate, 1,000,000 rows", "simulate", "csv", "<= 0.3 s and ratio <= 2.5"),
     ("  (wc -l of the same file)", "wc", None, ""),
     ("simulate with every what-if", "whatifs", "simulate", "ratio <= 2"),
