@@ -1118,3 +1118,54 @@ fn an_import_pages_first_answer_is_its_engines_answer_to_the_request_it_carries(
         assert_eq!(page_table_cells(&page, "import_what_if"), want, "{extra:?}");
     }
 }
+
+/// Every file an import writes, and its document and page, are the same
+/// read on one thread as on the import's pool (two threads per core): no
+/// byte depends on which thread read which log first.
+#[test]
+fn one_thread_or_the_pool_writes_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, threads: Option<&str>| -> (Vec<u8>, Vec<(PathBuf, Vec<u8>)>) {
+        let out = dir.path().join(name);
+        let mut cmd = tokencast();
+        cmd.current_dir(dir.path())
+            .args(["import", "claude-code"])
+            .arg(fixtures())
+            .args(["--format", "json", "--out"])
+            .arg(&out)
+            .arg("--report")
+            .arg(dir.path().join(format!("{name}.html")));
+        match threads {
+            Some(n) => cmd.env("RAYON_NUM_THREADS", n),
+            None => cmd.env_remove("RAYON_NUM_THREADS"),
+        };
+        let o = succeeded(&mut cmd);
+        let mut files: Vec<(PathBuf, Vec<u8>)> = walkdir::WalkDir::new(&out)
+            .sort_by_file_name()
+            .into_iter()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = e.path().strip_prefix(&out).unwrap().to_path_buf();
+                (rel, fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.push((
+            PathBuf::from("page"),
+            fs::read(dir.path().join(format!("{name}.html"))).unwrap(),
+        ));
+        (o.stdout, files)
+    };
+    let (one_doc, one) = run("one", Some("1"));
+    let (pool_doc, pool) = run("pool", None);
+    assert!(one.len() > 5, "the import wrote its sessions' files");
+    assert_eq!(
+        one.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        pool.iter().map(|(p, _)| p).collect::<Vec<_>>()
+    );
+    for ((path, a), (_, b)) in one.iter().zip(&pool) {
+        assert!(a == b, "{} differs", path.display());
+    }
+    // The document names no output path: the same bytes too.
+    assert!(one_doc == pool_doc, "the documents differ");
+}
