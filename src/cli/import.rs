@@ -446,7 +446,7 @@ struct Read {
 /// threads, 1.26 s on 4, 1.36 s on 8; the 1 GB corpus 1.37 → 1.14 s; from
 /// the page cache 1.18 → 1.14 s (`benches/HISTORY.md`, 2026-12-07,
 /// 07:14–08:20).
-const THREADS_PER_CORE: usize = 2;
+const IMPORT_THREADS_PER_CORE: usize = 2;
 
 /// The process's thread pool for an import (the first to ask sets it; a
 /// process that set it already keeps its own).
@@ -454,7 +454,7 @@ fn import_pool() {
     let threads = if std::env::var_os("RAYON_NUM_THREADS").is_some() {
         0
     } else {
-        std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
+        std::thread::available_parallelism().map_or(1, usize::from) * IMPORT_THREADS_PER_CORE
     };
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -639,7 +639,8 @@ pub(crate) fn chunked<'a, I>(
 ) -> Vec<&'a [I]> {
     let mut chunks = Vec::new();
     let (mut start, mut held) = (0usize, 0u64);
-    for (i, b) in bytes.iter().enumerate().take(items.len()) {
+    debug_assert_eq!(items.len(), bytes.len(), "a size for each item");
+    for (i, b) in bytes.iter().enumerate() {
         let full = i - start == max_items || held.saturating_add(*b) > max_bytes;
         if i > start && full {
             chunks.push(&items[start..i]);

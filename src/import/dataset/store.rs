@@ -697,7 +697,7 @@ where
     let count = |p: &Path, rows: usize, import: &mut Import| {
         import.files += 1;
         import.lines += rows as u64;
-        import.bytes += std::fs::metadata(p).map_or(0, |m| m.len());
+        import.bytes += crate::import::file_len(p);
     };
     let schema = tables::schema(tables::SESSIONS);
     let mut session_tables = Vec::new();

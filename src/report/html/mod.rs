@@ -290,8 +290,9 @@ const REQUEST_ELEMENT: &str = r#"<script type="application/json" id="tc-request"
 /// `html` with `request` set into its one empty request element.
 fn with_request(html: String, request: &str) -> Result<Vec<u8>, tera::Error> {
     let at = match (html.find(REQUEST_ELEMENT), html.rfind(REQUEST_ELEMENT)) {
+        // Inside the element: before its closing tag.
         (Some(first), Some(last)) if first == last => {
-            first + REQUEST_ELEMENT.find("</").unwrap_or(0)
+            first + REQUEST_ELEMENT.len() - "</script>".len()
         }
         _ => {
             return Err(tera::Error::message(
