@@ -115,6 +115,9 @@ pub(crate) fn read_csv_blocks(
         if !ok {
             return None;
         }
+        if calls.capacity() == calls.len() {
+            reserve_for_the_rest(&mut calls, read, size);
+        }
         read += more?;
         buf = std::mem::replace(&mut next, src.text.into_bytes());
         if at_end {
@@ -136,6 +139,23 @@ pub(crate) fn read_csv_blocks(
     })
 }
 
+/// Room in `calls` for the rows of a file of `size` bytes, `read` of them
+/// read: as many more as the rows so far a byte, and a sixteenth more.
+/// Growing a vector of millions of rows by doubling copies them, and the
+/// copy's pages are fresh ones; room asked for once is only address space
+/// until a row is written into it.
+fn reserve_for_the_rest<T>(calls: &mut Vec<T>, read: u64, size: u64) {
+    let (Ok(read), Ok(size)) = (usize::try_from(read), usize::try_from(size)) else {
+        return;
+    };
+    let rest = size.saturating_sub(read);
+    if read == 0 || rest == 0 {
+        return;
+    }
+    let more = (rest as f64 * calls.len() as f64 / read as f64 * 17.0 / 16.0) as usize;
+    calls.reserve(more.min(crate::limits::MAX_TRACE_ROWS.saturating_sub(calls.len())));
+}
+
 /// Reads up to `block` more bytes of `blocks` onto `buf`: how many.
 fn fill(blocks: &mut dyn Blocks, buf: &mut Vec<u8>, block: usize) -> Option<u64> {
     let n = blocks.read_into(buf, block).ok()?;
@@ -144,7 +164,7 @@ fn fill(blocks: &mut dyn Blocks, buf: &mut Vec<u8>, block: usize) -> Option<u64>
 
 #[cfg(test)]
 mod tests {
-    use super::{read_csv_blocks, Blocks};
+    use super::{read_csv_blocks, reserve_for_the_rest, Blocks};
     use crate::input::SourceText;
     use crate::scenario::trace::in_parallel::tests::big_trace;
     use crate::scenario::trace::read_csv;
@@ -276,5 +296,25 @@ mod tests {
         }
         // The same text, unchanged, reads.
         assert!(read_csv_blocks(given(base.as_bytes(), 65_536), 65_536).is_some());
+    }
+
+    #[test]
+    fn room_for_the_rest_of_the_file_is_asked_for_once() {
+        // 100 rows in the first 1,000 bytes of 10,000: 900 more rows, and
+        // a sixteenth more (956), beside the 100.
+        let mut calls = vec![0u8; 100];
+        reserve_for_the_rest(&mut calls, 1_000, 10_000);
+        assert!(calls.capacity() >= 1_056, "{}", calls.capacity());
+        assert!(calls.capacity() < 2 * 1_056, "{}", calls.capacity());
+        // Nothing read, or nothing left: no estimate.
+        let mut calls = vec![0u8; 100];
+        reserve_for_the_rest(&mut calls, 0, 10_000);
+        reserve_for_the_rest(&mut calls, 10_000, 10_000);
+        assert_eq!(calls.capacity(), 100);
+        // Never room for more rows than a trace may hold.
+        let max = crate::limits::MAX_TRACE_ROWS;
+        let mut calls = vec![0u8; 10];
+        reserve_for_the_rest(&mut calls, 1, u64::MAX);
+        assert!(calls.capacity() >= max && calls.capacity() < 2 * max);
     }
 }
