@@ -39,7 +39,12 @@ pub(crate) fn read_csv_blocks(
     // the last, up to `block`: no row is read until the first block is in,
     // and the pool would otherwise wait for a whole block.
     let mut want = (block / 16).max(1);
-    let mut buf = Vec::with_capacity(block);
+    // Each buffer holds a block and the start of a line before it (at
+    // most a block): room for both from the start, so neither is grown,
+    // which copies the whole of the old one into fresh pages unless the
+    // allocator remaps it.
+    let room = block.saturating_mul(2);
+    let mut buf = Vec::with_capacity(room);
     read += fill(&mut *blocks, &mut buf, want)?;
     // The header row, as the whole-file reader reads it (more of the file
     // until its line ends, unless it is longer than a block).
@@ -73,7 +78,7 @@ pub(crate) fn read_csv_blocks(
     buf.drain(..header_end);
     let mut calls = Vec::new();
     let mut gathered = Gathered::default();
-    let mut next: Vec<u8> = Vec::with_capacity(block);
+    let mut next: Vec<u8> = Vec::with_capacity(room);
     let mut at_end = false;
     loop {
         // `buf` holds whole lines and the start of the next one; at the
