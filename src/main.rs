@@ -44,8 +44,8 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// jemalloc's options, read once as it starts (`_RJEM_MALLOC_CONF` in the
 /// environment overrides them): an arena per CPU rather than four a CPU,
 /// which keeps an import's peak where glibc's was (84 MB rather than
-/// 100 MB for 1 GB of logs) at the same speed. A C string, NUL-terminated, which
-/// jemalloc looks up by this name.
+/// 100 MB for 1 GB of logs) at the same speed. A NUL-terminated C string,
+/// which jemalloc looks up by this name.
 #[cfg(target_os = "linux")]
 #[export_name = "_rjem_malloc_conf"]
 static MALLOC_CONF: &[u8; 20] = b"percpu_arena:percpu\0";
