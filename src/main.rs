@@ -37,7 +37,7 @@ fn main() -> ExitCode {
 /// glibc's arenas serialize those frees on their locks. The import of
 /// 2,866 small sessions takes 15 % less time, 1 GB of logs 10 % less, at
 /// about the same peak (`benches/HISTORY.md`, 2026-12-07 11:05).
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "jemalloc"))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -46,6 +46,6 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// which keeps an import's peak where glibc's was (84 MB rather than
 /// 100 MB for 1 GB of logs) at the same speed. A NUL-terminated C string,
 /// which jemalloc looks up by this name.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "jemalloc"))]
 #[export_name = "_rjem_malloc_conf"]
 static MALLOC_CONF: &[u8; 20] = b"percpu_arena:percpu\0";
