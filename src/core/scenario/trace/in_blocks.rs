@@ -150,15 +150,15 @@ pub(crate) fn read_csv_blocks(
 /// copy's pages are fresh ones; room asked for once is only address space
 /// until a row is written into it.
 fn reserve_for_the_rest<T>(calls: &mut Vec<T>, read: u64, size: u64) {
-    let (Ok(read), Ok(size)) = (usize::try_from(read), usize::try_from(size)) else {
-        return;
-    };
     let rest = size.saturating_sub(read);
     if read == 0 || rest == 0 {
         return;
     }
-    let more = (rest as f64 * calls.len() as f64 / read as f64 * 17.0 / 16.0) as usize;
-    calls.reserve(more.min(crate::limits::MAX_TRACE_ROWS.saturating_sub(calls.len())));
+    // In 128 bits, where bytes below 2⁶⁴ times rows below 2⁶⁴ fit.
+    let more = u128::from(rest) * calls.len() as u128 / u128::from(read);
+    let more = more.saturating_add(more / 16);
+    let cap = crate::limits::MAX_TRACE_ROWS.saturating_sub(calls.len());
+    calls.reserve(usize::try_from(more).map_or(cap, |m| m.min(cap)));
 }
 
 /// Reads up to `block` more bytes of `blocks` onto `buf`: how many.
