@@ -293,60 +293,130 @@ impl Staging {
     /// stopped after `stop` of them (leaving the rest as a kill would). A
     /// target in a folder of `fresh` (made by this set, holding only its
     /// files) has nothing to set aside: it is not looked for.
+    ///
+    /// A set of many files is renamed a folder at a time, the folders side
+    /// by side (each folder's files in their order, so that a target named
+    /// twice ends up with the later file): an import's thousands of renames
+    /// were half its commit, on one core. A failed rename puts back every
+    /// folder's renames.
     pub(super) fn rename_all(
         staged: Vec<(tempfile::TempPath, PathBuf)>,
         stop: usize,
         fresh: &std::collections::HashSet<PathBuf>,
     ) -> Result<bool, OutputError> {
-        let mut done: Vec<(PathBuf, Option<tempfile::TempPath>)> = Vec::new();
-        let mut left = staged.into_iter();
-        while let Some((tmp, target)) = left.next() {
-            if done.len() == stop {
-                for (old, _) in done.into_iter().filter_map(|(_, a)| a.map(|a| (a, ()))) {
-                    let _ = old.keep();
-                }
-                let _ = tmp.keep();
-                left.for_each(|(t, _)| {
-                    let _ = t.keep();
-                });
-                return Ok(false);
-            }
-            let made_here = target.parent().is_some_and(|d| fresh.contains(d));
-            let set = if made_here {
-                Ok(None)
-            } else {
-                set_aside(&target, journal::aside_of(&tmp))
-            };
-            let aside = match set {
-                Ok(a) => a,
-                Err(e) => {
+        use rayon::prelude::*;
+        if stop != usize::MAX || staged.len() < RENAMES_SIDE_BY_SIDE_FROM {
+            let (done, renamed) = rename_in_order(staged, stop, fresh);
+            return match renamed {
+                Renamed::All => Ok(true),
+                Renamed::Stopped => Ok(false),
+                Renamed::Failed(e) => {
                     undo(done);
-                    return Err(e);
+                    Err(e)
                 }
             };
-            if let Err(e) = tmp.persist(&target) {
-                if let Some(old) = aside {
-                    let _ = std::fs::rename(&old, &target);
-                    let _ = old.keep();
-                }
-                undo(done);
-                return Err(OutputError::Io {
-                    path: target.clone(),
-                    source: e.error,
-                });
-            }
-            done.push((target, aside));
         }
-        if done.len() == stop {
-            // Killed after the last rename, before the removals.
-            done.into_iter().for_each(|(_, a)| {
-                let _ = a.map(tempfile::TempPath::keep);
+        let mut folder_at: std::collections::HashMap<PathBuf, usize> = Default::default();
+        let mut folders: Vec<Vec<(tempfile::TempPath, PathBuf)>> = Vec::new();
+        for (tmp, target) in staged {
+            let i = *folder_at.entry(folder_of(&target)).or_insert_with(|| {
+                folders.push(Vec::new());
+                folders.len() - 1
             });
-            return Ok(false);
+            folders[i].push((tmp, target));
         }
-        // The old files set aside are dropped, so deleted.
-        Ok(true)
+        let renamed: Vec<(Vec<Done>, Renamed)> = folders
+            .into_par_iter()
+            .map(|files| rename_in_order(files, usize::MAX, fresh))
+            .collect();
+        let mut failed = None;
+        let mut done = Vec::with_capacity(renamed.len());
+        for (d, r) in renamed {
+            done.push(d);
+            if let Renamed::Failed(e) = r {
+                failed.get_or_insert(e);
+            }
+        }
+        match failed {
+            // The old files set aside are dropped, so deleted.
+            None => Ok(true),
+            Some(e) => {
+                done.into_iter().rev().for_each(undo);
+                Err(e)
+            }
+        }
     }
+}
+
+/// Files in a set from which [`Staging::rename_all`] renames a folder at a
+/// time, the folders side by side.
+pub(super) const RENAMES_SIDE_BY_SIDE_FROM: usize = 64;
+
+/// A file renamed into place, with the old file set aside (none where the
+/// target was new).
+type Done = (PathBuf, Option<tempfile::TempPath>);
+
+/// How [`rename_in_order`] ended.
+enum Renamed {
+    All,
+    /// Stopped dead, as a kill would stop it.
+    Stopped,
+    /// A rename failed (the old file of its target put back).
+    Failed(OutputError),
+}
+
+/// Renames `staged` into place in order, stopping dead after `stop` of
+/// them; what was renamed is returned for [`undo`] (nothing when stopped:
+/// everything is left where it is).
+fn rename_in_order(
+    staged: Vec<(tempfile::TempPath, PathBuf)>,
+    stop: usize,
+    fresh: &std::collections::HashSet<PathBuf>,
+) -> (Vec<Done>, Renamed) {
+    let mut done: Vec<Done> = Vec::new();
+    let mut left = staged.into_iter();
+    while let Some((tmp, target)) = left.next() {
+        if done.len() == stop {
+            for (_, aside) in done {
+                let _ = aside.map(tempfile::TempPath::keep);
+            }
+            let _ = tmp.keep();
+            left.for_each(|(t, _)| {
+                let _ = t.keep();
+            });
+            return (Vec::new(), Renamed::Stopped);
+        }
+        let made_here = target.parent().is_some_and(|d| fresh.contains(d));
+        let set = if made_here {
+            Ok(None)
+        } else {
+            set_aside(&target, journal::aside_of(&tmp))
+        };
+        let aside = match set {
+            Ok(a) => a,
+            Err(e) => return (done, Renamed::Failed(e)),
+        };
+        if let Err(e) = tmp.persist(&target) {
+            if let Some(old) = aside {
+                let _ = std::fs::rename(&old, &target);
+                let _ = old.keep();
+            }
+            let e = OutputError::Io {
+                path: target,
+                source: e.error,
+            };
+            return (done, Renamed::Failed(e));
+        }
+        done.push((target, aside));
+    }
+    if done.len() == stop {
+        // Killed after the last rename, before the removals.
+        for (_, aside) in done {
+            let _ = aside.map(tempfile::TempPath::keep);
+        }
+        return (Vec::new(), Renamed::Stopped);
+    }
+    (done, Renamed::All)
 }
 
 /// Whether the regular file at `path` holds exactly `bytes` (read only

@@ -242,6 +242,64 @@ fn stagings_of_other_folders_merged_are_one_set_and_leave_nothing_when_dropped()
     assert_eq!(names(dir.path()), ["out"]);
 }
 
+#[test]
+fn a_large_set_is_renamed_a_folder_at_a_time_and_put_back_whole_when_a_rename_fails() {
+    use super::staging::RENAMES_SIDE_BY_SIDE_FROM;
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    for k in 0..10 {
+        std::fs::write(old.join(format!("{k}.csv")), "a,b\nold\n").unwrap();
+    }
+    // Ten files replacing the set's own, two new files in each of forty
+    // new folders, and the first new folder's `main.csv` named twice.
+    let set = |made: &Path, version: &str| {
+        let mut staging = Staging::new(false);
+        for k in 0..10 {
+            let f = csv_at(old.join(format!("{k}.csv")), &format!("a,b\n{version}\n"));
+            staging.stage(&f).unwrap();
+        }
+        for i in 0..40 {
+            for name in ["main.csv", "agent.csv"] {
+                let f = csv_at(made.join(format!("s{i}")).join(name), "a,b\n1,2\n");
+                staging.stage(&f).unwrap();
+            }
+        }
+        let f = csv_at(made.join("s0").join("main.csv"), "a,b\nlater\n");
+        staging.stage(&f).unwrap();
+        assert!(
+            staging.len() >= RENAMES_SIDE_BY_SIDE_FROM,
+            "the folders side by side"
+        );
+        staging
+    };
+    let csv = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+    let count = |d: &Path| std::fs::read_dir(d).unwrap().count();
+    let made = dir.path().join("made");
+    set(&made, "new").commit().unwrap();
+    assert_eq!(csv(old.join("7.csv")), "a,b\nnew\n");
+    assert_eq!(csv(made.join("s0").join("main.csv")), "a,b\nlater\n");
+    assert_eq!(csv(made.join("s39").join("agent.csv")), "a,b\n1,2\n");
+    assert_eq!(
+        count(&old),
+        10,
+        "no temporary or set-aside file left behind"
+    );
+    assert_eq!(count(&made.join("s0")), 2);
+    // A target that became a folder after it was staged: that rename
+    // fails, and every folder's renames are put back.
+    let other = dir.path().join("other");
+    let staging = set(&other, "newer");
+    std::fs::create_dir_all(other.join("s20").join("main.csv").join("x")).unwrap();
+    assert!(matches!(staging.commit(), Err(OutputError::Io { .. })));
+    for k in 0..10 {
+        assert_eq!(csv(old.join(format!("{k}.csv"))), "a,b\nnew\n");
+    }
+    assert_eq!(count(&old), 10, "the old files back, nothing else left");
+    assert_eq!(count(&other), 1, "only the folder in the way is left");
+    assert_eq!(count(&other.join("s20")), 1);
+}
+
 /// A CSV file of header `a,b` at `path`.
 fn csv_at(path: PathBuf, bytes: &str) -> PlannedFile {
     PlannedFile {
