@@ -497,7 +497,15 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
         return Err(e.into());
     }
     let page_threads = sum.page_threads();
-    let doc = sum.finish(&read.import);
+    // The page's first answer is worked out beside the summary's sums.
+    let (doc, live) = std::thread::scope(|s| {
+        let live = s.spawn(|| match (page, page_threads) {
+            (Some(page), Some(read)) => live_import(page, read),
+            _ => Err(String::new()),
+        });
+        let doc = sum.finish(&read.import);
+        (doc, live.join().expect("the page's thread does not panic"))
+    });
     strict(&spec, &doc)?;
     let stdout = stdout_of(
         &doc,
@@ -517,10 +525,6 @@ pub(super) fn run(spec: ImportSpec) -> Result<Outcome, AppError> {
             lock.finished()
         ));
     }
-    let live = match (page, page_threads) {
-        (Some(page), Some(read)) => live_import(page, read),
-        _ => Err(String::new()),
-    };
     let manifests = stage_set(&spec, &doc, &mut read, fitted, live, &mut notes)?;
     // One tokencast at a time writes a machine's files of a dataset; other
     // machines' imports go on beside it.
@@ -563,17 +567,27 @@ fn stage_set(
     live: Result<crate::report::Live, String>,
     notes: &mut Vec<String>,
 ) -> Result<Manifests, AppError> {
-    let page = super::live_page_file(
-        doc,
-        Path::new(&format!("import-{}", spec.source.key())),
-        &spec.page,
-        "",
-        live,
-    )?;
-    if read.scenarios > 0 {
-        stage_book(spec, read)?;
-    }
-    stage_folder_rows(spec, read)?;
+    // The page is drawn beside the staging of the folder's own files.
+    let (page, staged) = std::thread::scope(|s| {
+        let page = s.spawn(|| {
+            super::live_page_file(
+                doc,
+                Path::new(&format!("import-{}", spec.source.key())),
+                &spec.page,
+                "",
+                live,
+            )
+        });
+        let staged = (|| {
+            if read.scenarios > 0 {
+                stage_book(spec, read)?;
+            }
+            stage_folder_rows(spec, read)
+        })();
+        (page.join().expect("the page's thread does not panic"), staged)
+    });
+    let page = page?;
+    staged?;
     let previous = std::fs::read_to_string(spec.out.join(MANIFEST_FILE))
         .ok()
         .and_then(|t| Manifest::parse(&t));
