@@ -10,10 +10,14 @@
 # - `import claude-code` on 686 MB of small sessions (about 2,800 threads of
 #   20-28 requests) beside ccusage on them, with `--format json --no-report`
 #   and with the default outputs (the live page too, written under target/);
+# - `import claude-code` on 1 GB of real Claude Code logs (the shared
+#   corpus's transcripts copied 72 times with ids of their own,
+#   benches/gen_real_copies.py; its rows are left out when the shared corpus
+#   is not there) beside ccusage on them, both ways as the 1 GB corpus;
 # - the small sessions' import again with their logs dropped from the page
 #   cache first (a machine's first import reads them from the disk), beside
 #   ccusage on them dropped the same way;
-# - on both corpora, the import's floor: serde_json parsing every line once
+# - on every corpus, the import's floor: serde_json parsing every line once
 #   on both cores, a file a job, nothing measured or written
 #   (examples/json_floor.rs), beside ccusage;
 # - `simulate --format json --no-report` on 1,000,000 rows (61 MB) beside
@@ -51,6 +55,17 @@ P=target/bench-plans
 P10="$P/10m"
 [ -f "$P10/trace.csv" ] && [ -f "$P10/all.toml" ] || python3 benches/gen_trace.py "$P10" 10000000
 S=target/bench-sweep
+# The second shape: 1 GB of real Claude Code logs (the shared corpus's
+# transcripts copied 72 times, each copy with ids of its own), when the
+# shared corpus is there; the rows are left out, visibly, when it is not.
+CLAUDE_LOGS=${CLAUDE_LOGS:-../shared/corpus/claude-code-jsonl}
+REAL="$I/real-72"
+if [ -d "$CLAUDE_LOGS" ]; then
+    [ -d "$REAL/projects" ] || python3 benches/gen_real_copies.py "$CLAUDE_LOGS" "$REAL" 72
+else
+    echo "no $CLAUDE_LOGS: the real-log corpus's rows are left out" >&2
+    REAL=""
+fi
 LITELLM=${LITELLM:-../shared/corpus/litellm/model_prices_and_context_window_backup.json}
 BOOK=""
 if [ -f "$LITELLM" ]; then
@@ -86,7 +101,7 @@ for d in "$T"/out-*; do [ -e "$d" ] && mv "$d" "$TRASH/"; done
 # the 10,000,000-row runs of the round before push them out (this machine
 # reclaims cold pages), and ccusage, run after the import, found them read
 # again by it, while the import read them from the disk.
-warm() { find "$CORPUS/projects" "$SMALL/projects" -name '*.jsonl' -exec cat {} + > /dev/null; }
+warm() { find "$CORPUS/projects" "$SMALL/projects" ${REAL:+"$REAL/projects"} -name '*.jsonl' -exec cat {} + > /dev/null; }
 # And out of it, for a first import of a machine's logs (read from the
 # disk): each log's cached pages dropped (posix_fadvise, no root needed).
 evict() {
@@ -115,6 +130,14 @@ for round in $(seq "$RUNS"); do
     warm
     CLAUDE_CONFIG_DIR="$CORPUS" run ccusage "$CCUSAGE" claude session --json --offline
     run jsonfloor target/release/examples/json_floor "$CORPUS/projects"
+    if [ -n "$REAL" ]; then
+        warm
+        run real "$TOKENCAST" import claude-code "$REAL/projects" --format json --no-report --out "$T/out-real-$round"
+        run realpage "$TOKENCAST" import claude-code "$REAL/projects" --out "$T/out-realpage-$round" \
+            --report "$T/out-realpage-$round.html"
+        CLAUDE_CONFIG_DIR="$REAL" run ccreal "$CCUSAGE" claude session --json --offline
+        run jsonreal target/release/examples/json_floor "$REAL/projects"
+    fi
     run small "$TOKENCAST" import claude-code "$SMALL/projects" --format json --no-report --out "$T/out-small-$round"
     run smallpage "$TOKENCAST" import claude-code "$SMALL/projects" --out "$T/out-page-$round" \
         --report "$T/out-page-$round.html"
@@ -152,6 +175,9 @@ rows = [
     ("  the same, default outputs (page too)", "importpage", "ccusage", "ratio <= 0.67"),
     ("  (floor: serde_json, every line, 2 cores)", "jsonfloor", "ccusage", ""),
     ("re-import into the same folder", "reimport", "import", "ratio <= 1.0"),
+    ("import claude-code, 1 GB of real logs (x72)", "real", "ccreal", "ratio <= 0.67"),
+    ("  the same, default outputs (page too)", "realpage", "ccreal", "ratio <= 0.67"),
+    ("  (floor: serde_json, every line, 2 cores)", "jsonreal", "ccreal", ""),
     ("import claude-code, 686 MB of small sessions", "small", "ccsmall", "ratio <= 0.67"),
     ("  the same, default outputs (page too)", "smallpage", "ccsmall", "ratio <= 0.67"),
     ("  (floor: serde_json, every line, 2 cores)", "jsonsmall", "ccsmall", ""),
