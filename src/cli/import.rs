@@ -584,7 +584,10 @@ fn stage_set(
             }
             stage_folder_rows(spec, read)
         })();
-        (page.join().expect("the page's thread does not panic"), staged)
+        (
+            page.join().expect("the page's thread does not panic"),
+            staged,
+        )
     });
     let page = page?;
     staged?;

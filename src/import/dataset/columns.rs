@@ -114,6 +114,28 @@ impl<'a> FromIterator<Option<&'a str>> for Strs {
 }
 
 impl Data {
+    /// Makes room for `rows` more rows (and, for strings, `text` more bytes).
+    fn reserve(&mut self, rows: usize, text: usize) {
+        match self {
+            Data::Int(v) | Data::Time(v) => v.reserve_exact(rows),
+            Data::Bool(v) => v.reserve_exact(rows),
+            Data::Str(s) => {
+                s.text.reserve_exact(text);
+                s.ends.reserve_exact(rows);
+                s.present.reserve_exact(rows);
+            }
+            Data::Money(v) => v.reserve_exact(rows),
+        }
+    }
+
+    /// Bytes of text (strings; 0 for other kinds).
+    fn text_len(&self) -> usize {
+        match self {
+            Data::Str(s) => s.text.len(),
+            _ => 0,
+        }
+    }
+
     /// Rows.
     pub fn len(&self) -> usize {
         match self {
@@ -167,6 +189,49 @@ impl Data {
 pub struct Table {
     /// In schema order.
     pub columns: Vec<(&'static str, Data)>,
+}
+
+/// Rows as built, a table at a time (a session's rows, as they come), put
+/// together into one table only when they are written, with room for all
+/// of them made once: appended as they came, every column's vector grew
+/// by doubling and was copied each time (a sixth of the dataset writer's
+/// time on an import of small sessions).
+#[derive(Debug, Default)]
+pub struct Pieces(Vec<Table>);
+
+impl Pieces {
+    /// Rows in all the pieces.
+    pub fn rows(&self) -> usize {
+        self.0.iter().map(Table::rows).sum()
+    }
+
+    /// Adds `t`'s rows after the others (a table without rows adds none).
+    pub fn push(&mut self, t: Table) {
+        if t.rows() > 0 {
+            self.0.push(t);
+        }
+    }
+
+    /// The rows in one table, in order (none: a table without columns).
+    pub fn into_table(self) -> Table {
+        let mut pieces = self.0.into_iter();
+        let Some(mut t) = pieces.next() else {
+            return Table::default();
+        };
+        let rest: Vec<Table> = pieces.collect();
+        for (c, (_, d)) in t.columns.iter_mut().enumerate() {
+            let of = |p: &Table| p.columns.get(c).map(|(_, d)| (d.len(), d.text_len()));
+            let (rows, text) = rest
+                .iter()
+                .filter_map(of)
+                .fold((0, 0), |(r, b), (pr, pb)| (r + pr, b + pb));
+            d.reserve(rows, text);
+        }
+        for p in rest {
+            t.append(p);
+        }
+        t
+    }
 }
 
 /// Why a Parquet file could not be written or read.

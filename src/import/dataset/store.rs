@@ -2,7 +2,7 @@
 //! file of a day, merged with what that file held), and the sessions and
 //! session costs read back from folders, files and globs of them.
 
-use super::columns::{ColumnsError, Data, Table};
+use super::columns::{ColumnsError, Data, Pieces, Table};
 use super::tables::{self, Cols, Key, Replayed, Rows, SessionInfo, Threads};
 use super::{host_file, Anonymiser, Provenance, MARK};
 use crate::document::import::SessionRow;
@@ -141,7 +141,7 @@ struct Group {
     /// Sessions, requests, results: the rows packed so far, as Parquet
     /// parts in order, then the rows as built since.
     packed: [Vec<Vec<u8>>; 3],
-    tables: [Table; 3],
+    tables: [Pieces; 3],
     /// Each session's key and how new it is.
     keys: Vec<(Key, Newness)>,
 }
@@ -149,15 +149,14 @@ struct Group {
 impl Group {
     /// Rows held as built (not yet packed), in the three tables.
     fn held(&self) -> usize {
-        self.tables.iter().map(Table::rows).sum()
+        self.tables.iter().map(Pieces::rows).sum()
     }
 
     /// Packs the rows as built into a Parquet part per table.
     fn pack(&mut self) -> Result<(), ColumnsError> {
         for (parts, t) in self.packed.iter_mut().zip(&mut self.tables) {
             if t.rows() > 0 {
-                parts.push(t.to_part()?);
-                *t = Table::default();
+                parts.push(std::mem::take(t).into_table().to_part()?);
             }
         }
         Ok(())
@@ -176,7 +175,7 @@ impl Group {
         table: &str,
         metadata: &[(String, String)],
     ) -> Result<Vec<u8>, ColumnsError> {
-        let fresh = std::mem::take(&mut self.tables[i]);
+        let fresh = std::mem::take(&mut self.tables[i]).into_table();
         // Every part held rows: the rows as built may be none (no columns).
         let fresh = if fresh.rows() > 0 {
             fresh
@@ -188,7 +187,7 @@ impl Group {
 
     /// Table `i`'s rows in order: the packed parts, then the rows as built.
     fn take_rows(&mut self, i: usize, table: &str) -> Result<Table, ColumnsError> {
-        let fresh = std::mem::take(&mut self.tables[i]);
+        let fresh = std::mem::take(&mut self.tables[i]).into_table();
         if self.packed[i].is_empty() {
             return Ok(fresh);
         }
@@ -284,7 +283,7 @@ impl Writer {
         g.keys.push((r.key, r.newness));
         for (t, new) in g.tables.iter_mut().zip(r.tables) {
             self.held += new.rows();
-            t.append(new);
+            t.push(new);
         }
         if self.held > self.pack_at {
             self.pack_largest()?;
@@ -840,7 +839,7 @@ mod tests {
         // day, one part per table each.
         let first = &packed.groups[&("day=2026-11-01".to_string(), "m".to_string())];
         assert_eq!(first.packed.each_ref().map(Vec::len), [3, 3, 3]);
-        assert_eq!(first.tables.iter().map(Table::rows).sum::<usize>(), 0);
+        assert_eq!(first.tables.iter().map(Pieces::rows).sum::<usize>(), 0);
         // A sixth session of the first day, held as built after its parts.
         packed.pack_at = usize::MAX;
         let (s, row) = session(5, "2026-11-01");

@@ -235,3 +235,51 @@ fn a_part_of_other_columns_is_refused() {
         .to_string();
     assert!(err.contains("other columns than the table"), "{err}");
 }
+
+#[test]
+fn pieces_put_together_hold_every_row_in_order_with_room_made_once() {
+    let other = Table {
+        columns: vec![
+            ("n", Data::Int(vec![Some(40)])),
+            ("b", Data::Bool(vec![Some(true)])),
+            ("s", Data::Str([Some("é→x")].into_iter().collect())),
+            ("t", Data::Time(vec![None])),
+            ("usd", Data::Money(vec![Some(d("2"))])),
+        ],
+    };
+    let mut pieces = Pieces::default();
+    pieces.push(sample());
+    pieces.push(sample().empty_like());
+    pieces.push(other.clone());
+    pieces.push(sample());
+    assert_eq!(pieces.rows(), 7);
+    let t = pieces.into_table();
+    assert_eq!(t.rows(), 7);
+    // Row by row: the first piece, the second (the piece without rows
+    // added none), the third.
+    let want = [sample(), other, sample()];
+    let mut at = 0;
+    for piece in &want {
+        for i in 0..piece.rows() {
+            for ((name, got), (_, w)) in t.columns.iter().zip(&piece.columns) {
+                let mut one = w.empty_like();
+                one.push_from(w, i);
+                let mut mine = got.empty_like();
+                mine.push_from(got, at);
+                assert_eq!(mine, one, "column {name}, row {at}");
+            }
+            at += 1;
+        }
+    }
+    // Room for the rows was made once, to the row: no vector grew past them.
+    for (name, data) in &t.columns {
+        let (len, cap) = match data {
+            Data::Int(v) | Data::Time(v) => (v.len(), v.capacity()),
+            Data::Bool(v) => (v.len(), v.capacity()),
+            Data::Money(v) => (v.len(), v.capacity()),
+            Data::Str(s) => (s.ends.len(), s.ends.capacity()),
+        };
+        assert_eq!(cap, len, "column {name}");
+    }
+    assert_eq!(Pieces::default().into_table(), Table::default());
+}
