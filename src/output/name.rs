@@ -129,12 +129,21 @@ pub fn confined(root: &Path, rel: &Path) -> Result<PathBuf, Escape> {
         return Err(escape("the path is empty"));
     }
     let mut at = root.to_path_buf();
+    // Below a component that is not there, nothing is (a new session's
+    // folder and files are not each looked for).
+    let mut there = true;
     for c in rel.components() {
         match c {
             Component::Normal(part) => {
                 at.push(part);
-                if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
-                    return Err(escape("a symbolic link below the output folder"));
+                if there {
+                    match std::fs::symlink_metadata(&at) {
+                        Ok(m) if m.file_type().is_symlink() => {
+                            return Err(escape("a symbolic link below the output folder"))
+                        }
+                        Ok(_) => {}
+                        Err(_) => there = false,
+                    }
                 }
             }
             Component::CurDir => return Err(escape("a `.` component")),
@@ -240,6 +249,19 @@ mod tests {
             std::os::unix::fs::symlink("/tmp", root.join("link")).unwrap();
             let e = confined(root, Path::new("link/x.csv")).unwrap_err();
             assert_eq!(e.why, "a symbolic link below the output folder");
+            // Deeper down, below a folder that is there.
+            std::fs::create_dir(root.join("real")).unwrap();
+            std::os::unix::fs::symlink("/tmp", root.join("real").join("in")).unwrap();
+            let e = confined(root, Path::new("real/in/x.csv")).unwrap_err();
+            assert_eq!(e.why, "a symbolic link below the output folder");
+            // Below a folder not there yet nothing is looked for, and a
+            // `..` further down is still refused.
+            assert_eq!(
+                confined(root, Path::new("new/deeper/x.csv")).unwrap(),
+                root.join("new/deeper/x.csv")
+            );
+            let e = confined(root, Path::new("new/deeper/../../../x")).unwrap_err();
+            assert_eq!(e.why, "a `..` component");
         }
     }
 }

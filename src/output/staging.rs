@@ -26,6 +26,9 @@ pub struct Staging {
     /// Files under `root` the set removes, relative to it.
     pub(super) removals: Vec<String>,
     pub(super) written: Written,
+    /// The working folder when the set began, which relative targets'
+    /// temporary files are named from (none: it could not be read).
+    pub(super) cwd: Option<PathBuf>,
     /// Dropped last: Ctrl-C waits until the temporary files are gone.
     pub(super) _writing: interrupt::Writing,
 }
@@ -53,6 +56,7 @@ impl Staging {
             root: None,
             removals: Vec::new(),
             written: Written::default(),
+            cwd: std::env::current_dir().ok(),
             _writing: interrupt::Writing::begin(),
         }
     }
@@ -68,7 +72,12 @@ impl Staging {
             return Ok(());
         }
         let mode = if fresh { Some(NEW_FILE_MODE) } else { None };
-        let tmp = stage(&target, &f.bytes, mode)?;
+        let folder = folder_of(&target);
+        let folder = match &self.cwd {
+            Some(cwd) if folder.is_relative() => cwd.join(folder),
+            _ => folder,
+        };
+        let tmp = stage_in(&folder, &target, &f.bytes, mode)?;
         self.staged.push((tmp.into_temp_path(), target));
         Ok(())
     }
@@ -87,6 +96,36 @@ impl Staging {
             // new (named twice, the later file replaces the earlier at the
             // commit, as anywhere).
             return Ok((f.path.clone(), true));
+        }
+        let dir = folder_of(&f.path);
+        if !self.folders.contains(&dir) {
+            // A folder not there yet holds no file to check or to set
+            // aside: it is made now, its files new (an import's thousands
+            // of session folders were each looked for three times, and
+            // their first files twice more).
+            let mut missing = Vec::new();
+            for a in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+                match std::fs::metadata(a) {
+                    Ok(m) if m.is_dir() => break,
+                    Ok(_) => {
+                        return Err(OutputError::ParentIsFile {
+                            path: f.path.clone(),
+                            parent: a.to_path_buf(),
+                        })
+                    }
+                    Err(_) => missing.push(a.to_path_buf()),
+                }
+            }
+            if !missing.is_empty() {
+                self.folders.insert(dir.clone());
+                self.created.extend(missing.into_iter().rev());
+                std::fs::create_dir_all(&dir).map_err(|source| OutputError::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                self.fresh.insert(dir);
+                return Ok((f.path.clone(), true));
+            }
         }
         let target = landing(&f.path);
         check(f, &target, self.force)?;
@@ -515,7 +554,19 @@ const NEW_FILE_MODE: u32 = 0o644;
 /// Writes `bytes` to a temporary file beside `target`, with the permissions
 /// `mode`, else those of the file it will replace (or 0644); [`durable`]
 /// syncs the set.
+#[cfg(test)]
 pub(super) fn stage(
+    target: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<tempfile::NamedTempFile, OutputError> {
+    stage_in(&folder_of(target), target, bytes, mode)
+}
+
+/// [`stage`] into `folder`, the target's folder (named from the root:
+/// otherwise each temporary file asks the system for the working folder).
+fn stage_in(
+    folder: &Path,
     target: &Path,
     bytes: &[u8],
     mode: Option<u32>,
@@ -528,7 +579,7 @@ pub(super) fn stage(
     let mut tmp = tempfile::Builder::new()
         .prefix(".tokencast-")
         .suffix(".tmp")
-        .tempfile_in(folder_of(target))
+        .tempfile_in(folder)
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
     #[cfg(unix)]
@@ -537,7 +588,9 @@ pub(super) fn stage(
         let mode = mode.unwrap_or_else(|| {
             std::fs::metadata(target).map_or(NEW_FILE_MODE, |m| m.permissions().mode())
         });
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode)).map_err(io)?;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .map_err(io)?;
     }
     #[cfg(not(unix))]
     let _ = mode;

@@ -300,6 +300,36 @@ fn a_large_set_is_renamed_a_folder_at_a_time_and_put_back_whole_when_a_rename_fa
     assert_eq!(count(&other.join("s20")), 1);
 }
 
+#[test]
+fn a_file_where_a_new_folder_must_be_is_refused_and_nothing_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let mut staging = Staging::new(false);
+    let e = staging
+        .stage(&csv_at(file.join("s1").join("main.csv"), "a,b\n1,2\n"))
+        .unwrap_err();
+    assert!(
+        matches!(&e, OutputError::ParentIsFile { parent, .. } if *parent == file),
+        "{e:?}"
+    );
+    assert!(staging.created.is_empty() && staging.fresh.is_empty());
+    // A new folder's first file is new, as its others are: nothing is
+    // checked or set aside there.
+    let new = dir.path().join("made").join("s1");
+    staging
+        .stage(&csv_at(new.join("main.csv"), "a,b\n1,2\n"))
+        .unwrap();
+    assert!(staging.fresh.contains(&new));
+    assert_eq!(staging.created, [dir.path().join("made"), new.clone()]);
+    staging.commit().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(new.join("main.csv")).unwrap(),
+        "a,b\n1,2\n"
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}
+
 /// A CSV file of header `a,b` at `path`.
 fn csv_at(path: PathBuf, bytes: &str) -> PlannedFile {
     PlannedFile {
