@@ -254,9 +254,9 @@ impl Staging {
             Some(r) => Some(std::path::absolute(r).map_err(|e| io((r.clone(), e)))?),
             None => None,
         };
-        // The working folder is asked for once, not once per file (each
-        // relative path's `absolute` asks the system again).
-        let cwd = std::env::current_dir().ok();
+        // The working folder the temporary files were named from, not
+        // asked for again per file (each relative path's `absolute` would).
+        let cwd = self.cwd.clone();
         let below = |root: &Path, p: &Path| {
             match &cwd {
                 Some(cwd) if p.is_relative() => std::path::absolute(cwd.join(p)),

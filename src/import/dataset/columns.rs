@@ -194,7 +194,7 @@ pub struct Table {
 /// Rows as built, a table at a time (a session's rows, as they come), put
 /// together into one table only when they are written, with room for all
 /// of them made once: appended as they came, every column's vector grew
-/// by doubling and was copied each time (a sixth of the dataset writer's
+/// by doubling and was copied each time (about a fifth of the dataset writer's
 /// time on an import of small sessions).
 #[derive(Debug, Default)]
 pub struct Pieces(Vec<Table>);
