@@ -458,6 +458,27 @@ fn csv_into_a_file_is_bad_input_and_writes_nothing() {
 }
 
 #[test]
+fn an_output_folder_below_a_file_is_bad_input_and_writes_nothing() {
+    let d = sandbox("tests/fixtures/claude-code");
+    fs::write(d.path().join("notes"), "mine").unwrap();
+    let before = fs::read_dir(d.path()).unwrap().count();
+    fails_with(
+        d.path(),
+        &[
+            "import",
+            "claude-code",
+            ".",
+            "--out",
+            "notes/out",
+            "--no-report",
+        ],
+        &["`notes` is a file, not a folder"],
+    );
+    assert_eq!(fs::read_to_string(d.path().join("notes")).unwrap(), "mine");
+    assert_eq!(fs::read_dir(d.path()).unwrap().count(), before);
+}
+
+#[test]
 fn a_failed_set_leaves_every_old_file_in_place() {
     let d = sandbox("scenarios");
     let (code, err) = run_in(

@@ -181,11 +181,20 @@ impl FolderLock {
     /// a killed run left committed in `dir` is finished first (see
     /// [`journal`]).
     pub fn take(dir: &Path) -> Result<FolderLock, OutputError> {
-        if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
-            return Err(OutputError::ParentIsFile {
-                path: dir.join(LOCK_FILE),
-                parent: dir.to_path_buf(),
-            });
+        // The folder, or the first of its parents that is there, must be a
+        // folder (`--out notes.txt/out` is the user's mistake, not the
+        // file system's).
+        for a in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+            match std::fs::metadata(a) {
+                Ok(m) if m.is_dir() => break,
+                Ok(_) => {
+                    return Err(OutputError::ParentIsFile {
+                        path: dir.to_path_buf(),
+                        parent: a.to_path_buf(),
+                    })
+                }
+                Err(_) => {}
+            }
         }
         let made = (!dir.exists()).then(|| dir.to_path_buf());
         let io = |source| OutputError::Io {

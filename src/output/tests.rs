@@ -19,6 +19,30 @@ fn a_folder_in_use_is_refused_and_released() {
 }
 
 #[test]
+fn an_output_folder_under_a_file_is_the_users_mistake() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    for out in [
+        file.clone(),
+        file.join("out"),
+        file.join("out").join("deeper"),
+    ] {
+        let Err(e) = FolderLock::take(&out) else {
+            panic!("{}: taken", out.display());
+        };
+        assert!(
+            matches!(&e, OutputError::ParentIsFile { parent, .. } if *parent == file),
+            "{}: {e:?}",
+            out.display()
+        );
+        assert!(e.is_user_error());
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
 fn refuses_to_overwrite_a_foreign_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("notes.html");
