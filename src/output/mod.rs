@@ -181,21 +181,11 @@ impl FolderLock {
     /// a killed run left committed in `dir` is finished first (see
     /// [`journal`]).
     pub fn take(dir: &Path) -> Result<FolderLock, OutputError> {
-        // The folder, or the first of its parents that is there, must be a
-        // folder (`--out notes.txt/out` is the user's mistake, not the
-        // file system's).
-        for a in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
-            match std::fs::metadata(a) {
-                Ok(m) if m.is_dir() => break,
-                Ok(_) => {
-                    return Err(OutputError::ParentIsFile {
-                        path: dir.to_path_buf(),
-                        parent: a.to_path_buf(),
-                    })
-                }
-                Err(_) => {}
-            }
-        }
+        // `--out notes.txt/out` is the user's mistake, not the file system's.
+        missing_folders(dir).map_err(|parent| OutputError::ParentIsFile {
+            path: dir.to_path_buf(),
+            parent,
+        })?;
         let made = (!dir.exists()).then(|| dir.to_path_buf());
         let io = |source| OutputError::Io {
             path: dir.to_path_buf(),
@@ -320,6 +310,21 @@ fn landing(path: &Path) -> PathBuf {
     }
 }
 
+/// The folders of `dir` and of its parents that are not there, deepest
+/// first, up to the first that is; that one's path when it is not a folder
+/// (a file where a folder must be).
+fn missing_folders(dir: &Path) -> Result<Vec<PathBuf>, PathBuf> {
+    let mut missing = Vec::new();
+    for a in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+        match std::fs::metadata(a) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => return Err(a.to_path_buf()),
+            Err(_) => missing.push(a.to_path_buf()),
+        }
+    }
+    Ok(missing)
+}
+
 fn folder_of(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -330,20 +335,10 @@ fn folder_of(path: &Path) -> PathBuf {
 /// Checks one target: not a folder or a device, no file where a folder must
 /// be, and tokencast's own unless `force`.
 fn check(f: &PlannedFile, target: &Path, force: bool) -> Result<(), OutputError> {
-    for dir in folder_of(target).ancestors() {
-        if dir.as_os_str().is_empty() {
-            continue;
-        }
-        if let Ok(meta) = std::fs::metadata(dir) {
-            if !meta.is_dir() {
-                return Err(OutputError::ParentIsFile {
-                    path: f.path.clone(),
-                    parent: dir.to_path_buf(),
-                });
-            }
-            break;
-        }
-    }
+    missing_folders(&folder_of(target)).map_err(|parent| OutputError::ParentIsFile {
+        path: f.path.clone(),
+        parent,
+    })?;
     match std::fs::metadata(target) {
         Ok(m) if m.is_dir() => Err(OutputError::IsDirectory(f.path.clone())),
         Ok(m) if !m.is_file() => Err(OutputError::NotRegular(f.path.clone())),

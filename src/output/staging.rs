@@ -3,8 +3,8 @@
 //! the set is made durable once.
 
 use super::{
-    check, folder_of, interrupt, journal, landing, name, remove_owned, remove_stale_temps,
-    OutputError, PlannedFile, Written,
+    check, folder_of, interrupt, journal, landing, missing_folders, name, remove_owned,
+    remove_stale_temps, OutputError, PlannedFile, Written,
 };
 use std::path::{Path, PathBuf};
 
@@ -103,19 +103,10 @@ impl Staging {
             // aside: it is made now, its files new (an import's thousands
             // of session folders were each looked for three times, and
             // their first files twice more).
-            let mut missing = Vec::new();
-            for a in dir.ancestors().filter(|a| !a.as_os_str().is_empty()) {
-                match std::fs::metadata(a) {
-                    Ok(m) if m.is_dir() => break,
-                    Ok(_) => {
-                        return Err(OutputError::ParentIsFile {
-                            path: f.path.clone(),
-                            parent: a.to_path_buf(),
-                        })
-                    }
-                    Err(_) => missing.push(a.to_path_buf()),
-                }
-            }
+            let missing = missing_folders(&dir).map_err(|parent| OutputError::ParentIsFile {
+                path: f.path.clone(),
+                parent,
+            })?;
             if !missing.is_empty() {
                 self.folders.insert(dir.clone());
                 self.created.extend(missing.into_iter().rev());
