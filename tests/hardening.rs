@@ -448,7 +448,10 @@ fn csv_into_a_file_is_bad_input_and_writes_nothing() {
             "--report",
             "out.html",
         ],
-        &["`notes` is a file, not a folder"],
+        &[
+            "`notes` is a file, not a folder",
+            "give a path with no file on the way (--csv and --out take folders)",
+        ],
     );
     assert!(
         !d.path().join("out.html").exists(),
@@ -472,7 +475,10 @@ fn an_output_folder_below_a_file_is_bad_input_and_writes_nothing() {
             "notes/out",
             "--no-report",
         ],
-        &["`notes` is a file, not a folder"],
+        &[
+            "`notes` is a file, not a folder",
+            "give a path with no file on the way (--csv and --out take folders)",
+        ],
     );
     assert_eq!(fs::read_to_string(d.path().join("notes")).unwrap(), "mine");
     assert_eq!(fs::read_dir(d.path()).unwrap().count(), before);

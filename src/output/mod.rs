@@ -140,7 +140,7 @@ impl OutputError {
             OutputError::IsDirectory(_) => "give a file path, not a folder",
             OutputError::NotRegular(_) => "give the path of a regular file",
             OutputError::ParentIsFile { .. } => {
-                "give a folder path (for --csv), or remove the file"
+                "give a path with no file on the way (--csv and --out take folders), or move the file away"
             }
             OutputError::Io { .. } => {
                 "check that the folder exists and is writable; nothing was changed"
