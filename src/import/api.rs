@@ -379,7 +379,7 @@ impl<'n> Cassette<'n> {
 
     /// One pair: the request's new tool results, then the response's usage.
     fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
-        let pair: Pair = match serde_json::from_slice(text) {
+        let pair: Pair = match super::lines::from_json_line(text) {
             Ok(p) => p,
             Err(e) => {
                 stats.problem(self.name, number, not_json(text, &e, "a JSON line"));

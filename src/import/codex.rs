@@ -352,7 +352,7 @@ impl<'n> Rollout<'n> {
     /// One line of the file: a record, or a problem named by its number.
     fn line(&mut self, number: u64, text: &[u8], stats: &mut Import) {
         self.lost_before_line = stats.lost_lines;
-        let rec: LineRec = match serde_json::from_slice(text) {
+        let rec: LineRec = match super::lines::from_json_line(text) {
             Ok(r) => r,
             Err(e) => {
                 stats.lost(self.name, number, not_json(text, &e, "a JSON log line"));

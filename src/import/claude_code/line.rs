@@ -150,9 +150,21 @@ impl Text<'_> {
 /// Parses one line: the whole object, or up to its last needed field (the
 /// line must then still end with the object's closing brace).
 pub(super) fn parse_line(text: &[u8]) -> Result<LineRec<'_>, serde_json::Error> {
+    // See [`crate::import::lines::utf8`]: a line that is UTF-8 throughout
+    // is read as text, whose strings serde_json then takes as they are.
+    match crate::import::lines::utf8(text) {
+        Some(s) => parse_with(text, serde_json::Deserializer::from_str(s)),
+        None => parse_with(text, serde_json::Deserializer::from_slice(text)),
+    }
+}
+
+/// [`parse_line`] with `de` reading `text`.
+fn parse_with<'a, R: serde_json::de::Read<'a>>(
+    text: &'a [u8],
+    mut de: serde_json::Deserializer<R>,
+) -> Result<LineRec<'a>, serde_json::Error> {
     let mut rec = LineRec::default();
     let stopped = std::cell::Cell::new(false);
-    let mut de = serde_json::Deserializer::from_slice(text);
     match de::Deserializer::deserialize_map(&mut de, LineVisitor(&mut rec, &stopped)) {
         Ok(()) => de.end().map(|()| rec),
         Err(_) if stopped.get() => {
@@ -385,5 +397,96 @@ impl UsageWithIterations<'_> {
             }
             .usage(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_line, parse_with, LineRec};
+
+    /// What a test compares of a line read: the fields and the measured
+    /// blocks, or the error's column and kind.
+    fn seen(r: Result<LineRec<'_>, serde_json::Error>) -> String {
+        match r {
+            Ok(l) => {
+                let text = |t: &Option<super::Text>| t.as_ref().map(|t| t.as_str().to_string());
+                let blocks = l.message.as_ref().map(|m| {
+                    m.content
+                        .0
+                        .iter()
+                        .map(|b| (b.kind.to_string(), b.output_bytes()))
+                        .collect::<Vec<_>>()
+                });
+                format!(
+                    "ok {:?} {:?} {:?} {:?} {} {} {:?} {:?}",
+                    text(&l.kind),
+                    text(&l.session_id),
+                    text(&l.timestamp),
+                    l.message.as_ref().map(|m| text(&m.id)),
+                    l.root,
+                    l.is_sidechain,
+                    l.attachment_bytes,
+                    blocks
+                )
+            }
+            Err(e) => format!("err {:?} at {} ({})", e.classify(), e.column(), e.is_eof()),
+        }
+    }
+
+    /// The bytes reader, as every line was read before lines were checked
+    /// as UTF-8 at once.
+    fn from_bytes(text: &[u8]) -> Result<LineRec<'_>, serde_json::Error> {
+        parse_with(text, serde_json::Deserializer::from_slice(text))
+    }
+
+    #[test]
+    fn a_line_reads_the_same_from_its_text_as_from_its_bytes() {
+        let head = r#"{"type":"assistant","sessionId":"s1","parentUuid":null,"#;
+        let lines: Vec<Vec<u8>> = vec![
+            // ASCII, escapes, a surrogate pair, multi-byte text.
+            format!(r#"{head}"message":{{"id":"m1","content":[{{"type":"text","text":"a\"b\\c\u00e9\ud83d\ude00 é 😀"}},{{"type":"tool_use","name":"Bash","input":{{"cmd":"ls ü"}}}}]}},"timestamp":"2026-01-01T00:00:00Z"}}"#).into_bytes(),
+            // Stopped after the fields read: the rest is never looked at.
+            format!(r#"{head}"timestamp":"2026-01-01T00:00:00Z","message":{{"id":"m2","content":"x"}},"toolUseResult":{{"stdout":"é"}}}}"#).into_bytes(),
+            r#"{"type":"attachment","attachment":{"hook":"ö","n":[1,2]},"timestamp":"t"}"#.as_bytes().to_vec(),
+            // Broken: truncated, a bad escape, a lone surrogate, bad grammar.
+            format!(r#"{head}"message":{{"id":"m3","content":[{{"type":"text","text":"abc"#).into_bytes(),
+            format!(r#"{head}"message":{{"id":"m4","content":[{{"type":"text","text":"a\qb"}}]}}}}"#).into_bytes(),
+            format!(r#"{head}"message":{{"id":"m5","content":[{{"type":"text","text":"\ud800"}}]}}}}"#).into_bytes(),
+            format!(r#"{head}"message":{{"id":"m6",}}}}"#).into_bytes(),
+            b"[1,2,3]".to_vec(),
+            b"{\"type\":\"user\"} trailing".to_vec(),
+        ];
+        for line in &lines {
+            assert!(crate::import::lines::utf8(line).is_some());
+            assert_eq!(
+                seen(parse_line(line)),
+                seen(from_bytes(line)),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // The first line's text block, decoded: "a", a quote, "b", a backslash,
+        // "c" (5 bytes), "é" twice (2 each), "😀" twice (4 each), two spaces.
+        assert!(
+            seen(parse_line(&lines[0])).contains("[(\"text\", 19), (\"tool_use\""),
+            "{}",
+            seen(parse_line(&lines[0]))
+        );
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_read_from_its_bytes_as_before() {
+        // A bad byte where the reader never looks: the line is still read.
+        let mut past = br#"{"type":"user","timestamp":"t","message":{"id":"m","content":"x"},"toolUseResult":""#.to_vec();
+        past.extend_from_slice(&[0xff, b'"', b'}']);
+        // One in a field it reads: an error at that byte's string.
+        let mut inside = br#"{"type":"user","message":{"id":"m"#.to_vec();
+        inside.extend_from_slice(&[0xc3, b'"', b'}', b'}']);
+        for line in [&past, &inside] {
+            assert!(crate::import::lines::utf8(line).is_none());
+            assert_eq!(seen(parse_line(line)), seen(from_bytes(line)));
+        }
+        assert!(seen(parse_line(&past)).starts_with("ok Some(\"user\")"));
+        assert!(seen(parse_line(&inside)).starts_with("err"));
     }
 }
