@@ -89,9 +89,26 @@ impl ResultContent {
 
 /// The UTF-8 length of a JSON string literal once decoded (`raw` includes
 /// its quotes and is valid JSON): escapes count as the bytes they stand for.
+///
+/// A string with no escaped backslash (`\\`) and no `\u` escape, as most
+/// web pages, logs and prose a tool returns are, has only two-byte escapes
+/// (`\n`, `\"`, …), each standing for one byte: its length is its bytes
+/// less its backslashes, found in three vectorized passes (`memmem` twice,
+/// `bytecount`). Walked an escape at a time, text with a backslash every 43
+/// bytes (the 1 GB bench corpus's) took a `memchr` call per escape, 8 % of
+/// the import's time. Any other string is walked so.
 pub fn decoded_len(raw: &str) -> u64 {
     let b = raw.as_bytes();
     let (mut i, end) = (1usize, b.len().saturating_sub(1));
+    if i >= end {
+        return 0;
+    }
+    let inner = &b[i..end];
+    if memchr::memmem::find(inner, br"\\").is_none()
+        && memchr::memmem::find(inner, br"\u").is_none()
+    {
+        return (inner.len() - bytecount::count(inner, b'\\')) as u64;
+    }
     let mut len = 0u64;
     while i < end {
         match memchr::memchr(b'\\', &b[i..end]) {
@@ -154,6 +171,42 @@ mod tests {
             assert_eq!(decoded.len() as u64, want, "{raw}");
             assert_eq!(decoded_len(raw), want, "{raw}");
         }
+    }
+
+    /// Every way through: no escape, two-byte escapes only (counted), and
+    /// strings with an escaped backslash or a `\u` escape (walked), against
+    /// serde_json's decoding of the same literal.
+    #[test]
+    fn decoded_length_is_serde_jsons_either_way() {
+        let cases = [
+            r#""plain text""#,
+            r#""line\nnext\t\"quoted\" \/ \b\f\r""#,
+            r#""a\\nb""#,
+            r#""\\u00e9 is no escape""#,
+            r#""\\\\\"""#,
+            r#""\u00e9\n""#,
+            r#""é \n 😀""#,
+        ];
+        for raw in cases {
+            let decoded: String = serde_json::from_str(raw).unwrap();
+            assert_eq!(decoded_len(raw), decoded.len() as u64, "{raw}");
+        }
+        // serde_json writes a control character other than \n, \t and the
+        // like as \u00XX: the strings mix text, escapes and both kinds.
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            "[a-z é😀]{0,8}",
+            Just("\n".to_string()),
+            Just("\"".to_string()),
+            Just("\\".to_string()),
+            Just("\u{1}".to_string()),
+            Just("\\u".to_string()),
+        ];
+        proptest!(|(parts in proptest::collection::vec(piece, 0..24))| {
+            let text: String = parts.concat();
+            let raw = serde_json::to_string(&text).unwrap();
+            prop_assert_eq!(decoded_len(&raw), text.len() as u64, "{}", raw);
+        });
     }
 
     #[test]
