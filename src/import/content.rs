@@ -87,6 +87,12 @@ impl ResultContent {
     }
 }
 
+/// The searchers [`decoded_len`] asks of every text, built once.
+static ESCAPED_BACKSLASH: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(br"\\"));
+static UNICODE_ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(br"\u"));
+
 /// The UTF-8 length of a JSON string literal once decoded (`raw` includes
 /// its quotes and is valid JSON): escapes count as the bytes they stand for.
 ///
@@ -104,9 +110,7 @@ pub fn decoded_len(raw: &str) -> u64 {
         return 0;
     }
     let inner = &b[i..end];
-    if memchr::memmem::find(inner, br"\\").is_none()
-        && memchr::memmem::find(inner, br"\u").is_none()
-    {
+    if ESCAPED_BACKSLASH.find(inner).is_none() && UNICODE_ESCAPE.find(inner).is_none() {
         return (inner.len() - bytecount::count(inner, b'\\')) as u64;
     }
     let mut len = 0u64;
