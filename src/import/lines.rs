@@ -207,9 +207,28 @@ pub fn utf8(text: &[u8]) -> Option<&str> {
 /// A line's JSON read as `T`: from the string when the line is UTF-8 (see
 /// [`utf8`]), else from its bytes.
 pub fn from_json_line<'a, T: serde::Deserialize<'a>>(text: &'a [u8]) -> serde_json::Result<T> {
+    seed_json_line(text, std::marker::PhantomData::<T>)
+}
+
+/// A line's JSON read by `seed` (a reader that keeps what it reads where
+/// the caller says), with nothing after it but blanks, as
+/// [`from_json_line`] reads it: from the string when the line is UTF-8,
+/// else from its bytes.
+pub fn seed_json_line<'a, S: serde::de::DeserializeSeed<'a>>(
+    text: &'a [u8],
+    seed: S,
+) -> serde_json::Result<S::Value> {
+    fn whole<'a, R: serde_json::de::Read<'a>, S: serde::de::DeserializeSeed<'a>>(
+        mut de: serde_json::Deserializer<R>,
+        seed: S,
+    ) -> serde_json::Result<S::Value> {
+        let value = seed.deserialize(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
     match utf8(text) {
-        Some(s) => serde_json::from_str(s),
-        None => serde_json::from_slice(text),
+        Some(s) => whole(serde_json::Deserializer::from_str(s), seed),
+        None => whole(serde_json::Deserializer::from_slice(text), seed),
     }
 }
 
@@ -264,6 +283,54 @@ mod tests {
         assert!(utf8(&bad).is_none());
         assert!(!seen(from_json_line(&bad)).starts_with("ok"));
     }
+    #[test]
+    fn a_seed_reads_a_line_the_same_from_its_text_as_from_its_bytes() {
+        /// Keeps every number of an array where it is told, as the OTLP
+        /// reader keeps its spans.
+        struct Numbers<'v>(&'v mut Vec<u64>);
+        impl<'de> serde::de::DeserializeSeed<'de> for Numbers<'_> {
+            type Value = ();
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                for n in <Vec<u64> as serde::Deserialize>::deserialize(d)? {
+                    self.0.push(n);
+                }
+                Ok(())
+            }
+        }
+        let by_bytes = |line: &[u8]| {
+            let mut kept = Vec::new();
+            let mut de = serde_json::Deserializer::from_slice(line);
+            let r = serde::de::DeserializeSeed::deserialize(Numbers(&mut kept), &mut de)
+                .and_then(|()| de.end());
+            (r.map_err(|e| (e.classify(), e.column())), kept)
+        };
+        let by_line = |line: &[u8]| {
+            let mut kept = Vec::new();
+            let r = seed_json_line(line, Numbers(&mut kept));
+            (r.map_err(|e| (e.classify(), e.column())), kept)
+        };
+        let mut bad = b"[1, 2, \"".to_vec();
+        bad.extend_from_slice(&[0xff, b'"', b']']);
+        let lines: [&[u8]; 5] = [
+            b"[1, 2, 3] ",
+            b"[1, 2, 3] 4",
+            b"[1, 2",
+            br#"[1, "\u00e9"]"#,
+            &bad,
+        ];
+        for line in lines {
+            assert_eq!(
+                by_line(line),
+                by_bytes(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        assert_eq!(by_line(lines[0]), (Ok(()), vec![1, 2, 3]));
+        // Text after the value: the line is refused where the text begins.
+        assert_eq!(by_line(lines[1]).0.unwrap_err().1, 11);
+    }
+
     #[test]
     fn long_lines_are_skipped_and_counted() {
         let text = format!("a\n{}\nb\r\nc", "x".repeat(50));

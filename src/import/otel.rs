@@ -434,11 +434,7 @@ fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mu
     }
     each_line(path, name, stats, |n, t, stats| {
         let mut batches = Vec::new();
-        let mut de = serde_json::Deserializer::from_slice(t);
-        match Export(&mut batches)
-            .deserialize(&mut de)
-            .and_then(|()| de.end())
-        {
+        match super::lines::seed_json_line(t, Export(&mut batches)) {
             Ok(()) => batches.into_iter().for_each(|b| each(stats, b)),
             Err(e) => stats.problem(name, n, not_json(t, &e, "an OTLP/JSON export")),
         }
@@ -457,11 +453,7 @@ fn first_line_is_an_export(path: &Path) -> bool {
         match line {
             super::lines::Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
             super::lines::Line::Text(t) => {
-                let mut de = serde_json::Deserializer::from_slice(t);
-                return Export(&mut Vec::new())
-                    .deserialize(&mut de)
-                    .and_then(|()| de.end())
-                    .is_ok();
+                return super::lines::seed_json_line(t, Export(&mut Vec::new())).is_ok();
             }
             super::lines::Line::TooLong(_) => return false,
         }
@@ -501,9 +493,7 @@ fn whole(path: &Path) -> Option<(Vec<Batch>, u64, u64)> {
     if file.metadata().ok()?.len() <= IN_MEMORY_DOCUMENT {
         let bytes = std::fs::read(path).ok()?;
         let mut batches = Vec::new();
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        Export(&mut batches).deserialize(&mut de).ok()?;
-        de.end().ok()?;
+        super::lines::seed_json_line(&bytes, Export(&mut batches)).ok()?;
         let newlines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
         let lines = newlines + u64::from(bytes.last().is_some_and(|b| *b != b'\n'));
         return Some((batches, lines, bytes.len() as u64));
