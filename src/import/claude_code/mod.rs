@@ -309,12 +309,12 @@ pub(super) fn files_under_with(
 /// deduplicate across files stay small (8 bytes an id) and the result is
 /// the same on every run.
 fn id_hash(id: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    // DefaultHasher::new() has fixed keys: the same id hashes the same way
-    // in every run (collisions: about 1 in 10^8 for a million ids).
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    id.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    // A fixed seed: the same id hashes the same way in every run
+    // (collisions: about 1 in 10^8 for a million ids). foldhash's quality
+    // hasher, at a fraction of SipHash's cost an id.
+    const SEED: u64 = 0x746f_6b65_6e63_6173; // "tokencas"
+    foldhash::quality::FixedState::with_seed(SEED).hash_one(id)
 }
 
 /// Reads every Claude Code log under `paths` and hands the sessions that

@@ -6,31 +6,33 @@ use super::line::*;
 use super::*;
 
 /// What one transcript file has said so far: its records, and the state
-/// that ties a line to the ones before it.
+/// that ties a line to the ones before it. Its maps are keyed by ids read
+/// from the log, hashed with foldhash seeded per map ([`NameHasher`]) rather
+/// than SipHash: a lookup or two a line.
 pub(super) struct Transcript {
     pub(super) rec: FileRecords,
     /// Requests by message id: a response is logged as one line per
     /// content block.
-    by_message: HashMap<String, usize>,
+    by_message: HashMap<String, usize, NameHasher>,
     /// Tool calls by id: their tool and when they were asked for.
-    tool_uses: HashMap<String, (String, Option<i64>)>,
+    tool_uses: HashMap<String, (String, Option<i64>), NameHasher>,
     /// Per thread (None: the file's own; Some: an inline sidechain), what
     /// entered the context and waits for the thread's next request.
-    pending: HashMap<Option<String>, Vec<usize>>,
+    pending: HashMap<Option<String>, Vec<usize>, NameHasher>,
     /// Inline subagent conversations seen so far.
     sidechains: u64,
     /// Threads whose next request follows a compaction marker.
-    compacted: HashSet<Option<String>>,
+    compacted: HashSet<Option<String>, NameHasher>,
     /// Lines of the file whose content was lost ([`Import::lost_lines`])
     /// before the one being read, and per thread as of its last request:
     /// their difference is what the thread's next request's
     /// [`Request::lost_lines_before`] counts. A line that cannot be read
     /// names no thread, so it counts for every thread.
     lost_before_line: u64,
-    lost_at_request: HashMap<Option<String>, u64>,
+    lost_at_request: HashMap<Option<String>, u64, NameHasher>,
     /// Per thread, the results a microcompaction cleared, to be marked
     /// with the thread's next request.
-    clearing: HashMap<Option<String>, Vec<usize>>,
+    clearing: HashMap<Option<String>, Vec<usize>, NameHasher>,
 }
 
 impl Transcript {
@@ -48,14 +50,14 @@ impl Transcript {
                 problems: Vec::new(),
                 replacements: Vec::new(),
             },
-            by_message: HashMap::new(),
-            tool_uses: HashMap::new(),
-            pending: HashMap::new(),
+            by_message: HashMap::with_hasher(name_hasher()),
+            tool_uses: HashMap::with_hasher(name_hasher()),
+            pending: HashMap::with_hasher(name_hasher()),
             sidechains: 0,
-            compacted: HashSet::new(),
+            compacted: HashSet::with_hasher(name_hasher()),
             lost_before_line: 0,
-            lost_at_request: HashMap::new(),
-            clearing: HashMap::new(),
+            lost_at_request: HashMap::with_hasher(name_hasher()),
+            clearing: HashMap::with_hasher(name_hasher()),
         }
     }
 
