@@ -146,7 +146,112 @@ pub fn each_line(
     path: &Path,
     name: &str,
     stats: &mut Import,
-    mut each: impl FnMut(u64, &[u8], &mut Import),
+    each: impl FnMut(u64, &[u8], &mut Import),
+) -> bool {
+    read_lines(
+        path,
+        name,
+        stats,
+        crate::limits::MAX_LINE_BYTES,
+        &mut InTurn(each),
+    )
+}
+
+/// [`each_line`] with the lines read on the pool: `read` takes each
+/// non-blank line (on any thread, a chunk of lines at a time) and `each`
+/// what it made of them, in line order, with the problems of lines too long
+/// or of a read that stops in their place among them. A file of a few long
+/// lines (an OpenTelemetry export a line, a session or more each) is then
+/// read on every core, not one.
+pub fn each_line_on_pool<T: Send>(
+    path: &Path,
+    name: &str,
+    stats: &mut Import,
+    read: impl Fn(&[u8]) -> T + Sync,
+    each: impl FnMut(u64, T, &mut Import),
+) -> bool {
+    let mut chunks = InChunks {
+        read,
+        each,
+        text: Vec::new(),
+        lines: Vec::new(),
+    };
+    let opened = read_lines(
+        path,
+        name,
+        stats,
+        crate::limits::MAX_LINE_BYTES,
+        &mut chunks,
+    );
+    chunks.settle(stats);
+    opened
+}
+
+/// Bytes of lines gathered before they are read on the pool.
+const CHUNK_BYTES: usize = 8 << 20;
+
+/// Lines gathered before they are read on the pool.
+const CHUNK_LINES: usize = 1024;
+
+/// Where [`read_lines`] hands the lines it reads.
+trait Sink {
+    /// A non-blank line.
+    fn line(&mut self, n: u64, text: &[u8], stats: &mut Import);
+    /// Every line so far taken in, before a problem of the file is listed.
+    fn settle(&mut self, _stats: &mut Import) {}
+}
+
+/// Each line taken as it comes.
+struct InTurn<F>(F);
+
+impl<F: FnMut(u64, &[u8], &mut Import)> Sink for InTurn<F> {
+    fn line(&mut self, n: u64, text: &[u8], stats: &mut Import) {
+        (self.0)(n, text, stats);
+    }
+}
+
+/// Lines gathered, read together on the pool, then taken in order.
+struct InChunks<R, E> {
+    read: R,
+    each: E,
+    text: Vec<u8>,
+    /// Each line's number and where it lies in `text`.
+    lines: Vec<(u64, std::ops::Range<usize>)>,
+}
+
+impl<T: Send, R: Fn(&[u8]) -> T + Sync, E: FnMut(u64, T, &mut Import)> Sink for InChunks<R, E> {
+    fn line(&mut self, n: u64, text: &[u8], stats: &mut Import) {
+        let at = self.text.len();
+        self.text.extend_from_slice(text);
+        self.lines.push((n, at..self.text.len()));
+        if self.text.len() >= CHUNK_BYTES || self.lines.len() >= CHUNK_LINES {
+            self.settle(stats);
+        }
+    }
+
+    fn settle(&mut self, stats: &mut Import) {
+        use rayon::prelude::*;
+        let (text, read) = (&self.text, &self.read);
+        let made: Vec<T> = self
+            .lines
+            .par_iter()
+            .map(|(_, at)| read(&text[at.clone()]))
+            .collect();
+        for ((n, _), t) in self.lines.drain(..).zip(made) {
+            (self.each)(n, t, stats);
+        }
+        self.text.clear();
+    }
+}
+
+/// The reading loop of [`each_line`] and [`each_line_on_pool`], with lines
+/// of at most `max` bytes.
+fn read_lines(
+    path: &Path,
+    name: &str,
+    stats: &mut Import,
+    max: usize,
+    sink: &mut impl Sink,
 ) -> bool {
     let file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -155,27 +260,28 @@ pub fn each_line(
             return false;
         }
     };
-    let mut lines = Lines::new(
-        io::BufReader::with_capacity(1 << 20, file),
-        crate::limits::MAX_LINE_BYTES,
-    );
+    let mut lines = Lines::new(io::BufReader::with_capacity(1 << 20, file), max);
     loop {
         match lines.next_line() {
             Ok(Some((n, Line::Text(t)))) => {
                 if !t.iter().all(u8::is_ascii_whitespace) {
-                    each(n, t, stats);
+                    sink.line(n, t, stats);
                 }
             }
-            Ok(Some((n, Line::TooLong(len)))) => stats.lost(
-                name,
-                n,
-                format!(
-                    "line of {len} bytes is longer than {} MiB; skipped",
-                    crate::limits::MAX_LINE_BYTES >> 20
-                ),
-            ),
+            Ok(Some((n, Line::TooLong(len)))) => {
+                sink.settle(stats);
+                stats.lost(
+                    name,
+                    n,
+                    format!(
+                        "line of {len} bytes is longer than {} MiB; skipped",
+                        max >> 20
+                    ),
+                );
+            }
             Ok(None) => break,
             Err(e) => {
+                sink.settle(stats);
                 stats.lost(
                     name,
                     lines.number + 1,
@@ -329,6 +435,93 @@ mod tests {
         assert_eq!(by_line(lines[0]), (Ok(()), vec![1, 2, 3]));
         // Text after the value: the line is refused where the text begins.
         assert_eq!(by_line(lines[1]).0.unwrap_err().1, 11);
+    }
+
+    #[test]
+    fn lines_read_on_the_pool_are_taken_as_lines_read_in_turn() {
+        // Over two chunks of lines, with blank lines, lines too long (and
+        // one at the very end) and lines the reader reports as problems:
+        // the same lines, values and problems, in the same order.
+        let mut text = String::new();
+        for i in 0..2 * CHUNK_LINES + 7 {
+            match i % 97 {
+                5 => text.push_str("   \n"),
+                11 => text.push_str(&format!("{}\n", "y".repeat(3 << 20))),
+                23 => text.push_str(&format!("bad {i}\n")),
+                _ => text.push_str(&format!("line {i}\r\n")),
+            }
+        }
+        text.push_str(&"z".repeat(3 << 20));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, &text).unwrap();
+        let read = |t: &[u8]| String::from_utf8(t.to_vec()).map(|s| s.len());
+        let take =
+            |seen: &mut Vec<(u64, usize)>, n: u64, r: Result<usize, _>, stats: &mut Import| match r
+            {
+                Ok(len) if len >= 4 => seen.push((n, len)),
+                _ => stats.problem("log.jsonl", n, "not a line"),
+            };
+        let (mut in_turn, mut turn_stats) = (Vec::new(), Import::default());
+        let mut each = InTurn(|n, t: &[u8], stats: &mut Import| {
+            let r: Result<usize, ()> = if t.starts_with(b"bad") {
+                Err(())
+            } else {
+                Ok(read(t).unwrap())
+            };
+            take(&mut in_turn, n, r, stats)
+        });
+        assert!(read_lines(
+            &path,
+            "log.jsonl",
+            &mut turn_stats,
+            2 << 20,
+            &mut each
+        ));
+        let (mut on_pool, mut pool_stats) = (Vec::new(), Import::default());
+        let mut chunks = InChunks {
+            read: |t: &[u8]| {
+                if t.starts_with(b"bad") {
+                    Err(())
+                } else {
+                    Ok(read(t).unwrap())
+                }
+            },
+            each: |n, r, stats: &mut Import| take(&mut on_pool, n, r, stats),
+            text: Vec::new(),
+            lines: Vec::new(),
+        };
+        assert!(read_lines(
+            &path,
+            "log.jsonl",
+            &mut pool_stats,
+            2 << 20,
+            &mut chunks
+        ));
+        chunks.settle(&mut pool_stats);
+        drop(chunks);
+        let problems = |s: &Import| {
+            s.problems
+                .iter()
+                .map(|p| (p.line, p.what.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(on_pool, in_turn);
+        assert_eq!(problems(&pool_stats), problems(&turn_stats));
+        assert_eq!(
+            (pool_stats.lines, pool_stats.bytes, pool_stats.lost_lines),
+            (turn_stats.lines, turn_stats.bytes, turn_stats.lost_lines)
+        );
+        // What the file holds: 2,056 lines, 23 too long (the last one
+        // too), 22 blank, 21 reported by the reader.
+        assert_eq!(turn_stats.lines, 2 * CHUNK_LINES as u64 + 8);
+        assert_eq!(turn_stats.lost_lines, 23);
+        assert_eq!(turn_stats.problems.len(), 23 + 21);
+        assert_eq!(in_turn.len(), 2 * CHUNK_LINES + 7 - 22 - 21 - 22);
+        assert_eq!(
+            problems(&turn_stats).last().unwrap().0,
+            2 * CHUNK_LINES as u64 + 8
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //! tokens are part of `output_tokens`. Converted once, here: uncached =
 //! input − cache reads − cache writes (writes as 5-minute writes).
 
-use super::lines::{each_line, not_json};
+use super::lines::not_json;
 use super::{Filter, Import, Request, Session, Thread, ToolResult, Usage};
 use serde::de::DeserializeSeed;
 use serde::Deserialize;
@@ -432,13 +432,24 @@ fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mu
             return;
         }
     }
-    each_line(path, name, stats, |n, t, stats| {
-        let mut batches = Vec::new();
-        match super::lines::seed_json_line(t, Export(&mut batches)) {
-            Ok(()) => batches.into_iter().for_each(|b| each(stats, b)),
-            Err(e) => stats.problem(name, n, not_json(t, &e, "an OTLP/JSON export")),
-        }
-    });
+    // An export's spans are converted as they are read (a tool result's
+    // text counted in o200k_base tokens, most of the time): the lines are
+    // read on the pool, their spans taken in order.
+    super::lines::each_line_on_pool(
+        path,
+        name,
+        stats,
+        |t| {
+            let mut batches = Vec::new();
+            super::lines::seed_json_line(t, Export(&mut batches))
+                .map(|()| batches)
+                .map_err(|e| not_json(t, &e, "an OTLP/JSON export"))
+        },
+        |n, read, stats| match read {
+            Ok(batches) => batches.into_iter().for_each(|b| each(stats, b)),
+            Err(what) => stats.problem(name, n, what),
+        },
+    );
 }
 
 /// True when the first line that is not blank is one whole export (a file
