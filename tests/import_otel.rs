@@ -282,3 +282,52 @@ fn an_events_size_past_the_limit_is_capped_for_that_event() {
         "{trace}"
     );
 }
+
+/// The fixture's lines each in a file of its own read as the one file does;
+/// and a file whose first line is JSON but no export is read a line at a
+/// time (that line reported), not as one document.
+#[test]
+fn an_export_a_file_reads_as_an_export_a_line_and_a_first_line_of_other_json_is_reported() {
+    let text = fs::read_to_string(fixtures().join("spans.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, one_file) = import_json(dir.path(), &fixtures());
+    let split = dir.path().join("split");
+    fs::create_dir_all(&split).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 3, "the fixture has lines to split");
+    for (i, line) in lines.iter().enumerate() {
+        fs::write(
+            split.join(format!("export-{i:02}.jsonl")),
+            format!("{line}\n"),
+        )
+        .unwrap();
+    }
+    let d2 = tempfile::tempdir().unwrap();
+    let (_, files) = import_json(d2.path(), &split);
+    assert_eq!(files["sessions"], one_file["sessions"]);
+    assert_eq!(files["totals"], one_file["totals"]);
+    assert_eq!(
+        files["problems"].as_array().unwrap().len(),
+        one_file["problems"].as_array().unwrap().len()
+    );
+
+    let other = dir.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    fs::write(other.join("spans.jsonl"), format!("[1, 2]\n{text}")).unwrap();
+    let d3 = tempfile::tempdir().unwrap();
+    let (_, after) = import_json(d3.path(), &other);
+    assert_eq!(after["sessions"], one_file["sessions"]);
+    let problems = after["problems"].as_array().unwrap();
+    assert_eq!(
+        problems.len(),
+        one_file["problems"].as_array().unwrap().len() + 1
+    );
+    assert_eq!(problems[0]["line"], 1);
+    assert!(
+        problems[0]["what"]
+            .as_str()
+            .unwrap()
+            .contains("not an OTLP/JSON export"),
+        "{problems:?}"
+    );
+}

@@ -452,8 +452,13 @@ fn exports(path: &Path, name: &str, stats: &mut Import, mut each: impl FnMut(&mu
     );
 }
 
-/// True when the first line that is not blank is one whole export (a file
-/// of one export per line).
+/// True when the first line that is not blank is one whole JSON value: a
+/// file of one export per line (a pretty-printed document's first line is
+/// not). Its JSON is checked, not read as an export (which converts its
+/// spans, counting each tool result's tokens: a file of one export was
+/// read twice): a line that is JSON but not an export routes the file as
+/// reading it would, since the file is then no one document either, and
+/// is reported as the lines are read.
 fn first_line_is_an_export(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return true;
@@ -464,7 +469,7 @@ fn first_line_is_an_export(path: &Path) -> bool {
         match line {
             super::lines::Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
             super::lines::Line::Text(t) => {
-                return super::lines::seed_json_line(t, Export(&mut Vec::new())).is_ok();
+                return super::lines::from_json_line::<serde::de::IgnoredAny>(t).is_ok();
             }
             super::lines::Line::TooLong(_) => return false,
         }
