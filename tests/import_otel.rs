@@ -283,44 +283,58 @@ fn an_events_size_past_the_limit_is_capped_for_that_event() {
     );
 }
 
-/// The fixture's lines each in a file of its own read as the one file does;
-/// and a file whose first line is JSON but no export is read a line at a
-/// time (that line reported), not as one document.
+/// The fixture's lines, with two more broken ones among them, each in a
+/// file of its own read as the one file of them does (the same sessions,
+/// and problems of three kinds in the same order); and a file whose first
+/// line is JSON but no export is read a line at a time (that line
+/// reported), not as one document.
 #[test]
 fn an_export_a_file_reads_as_an_export_a_line_and_a_first_line_of_other_json_is_reported() {
     let text = fs::read_to_string(fixtures().join("spans.jsonl")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (_, one_file) = import_json(dir.path(), &fixtures());
-    let split = dir.path().join("split");
-    fs::create_dir_all(&split).unwrap();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let (_, fixture) = import_json(dir.path(), &fixtures());
+    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     assert!(lines.len() >= 3, "the fixture has lines to split");
+    lines.insert(1, r#"{"resourceSpans": ["#);
+    lines.insert(3, "[1, 2]");
+    let (joined, split) = (dir.path().join("joined"), dir.path().join("split"));
+    fs::create_dir_all(&joined).unwrap();
+    fs::create_dir_all(&split).unwrap();
+    fs::write(joined.join("spans.jsonl"), lines.join("\n")).unwrap();
     for (i, line) in lines.iter().enumerate() {
-        fs::write(
-            split.join(format!("export-{i:02}.jsonl")),
-            format!("{line}\n"),
-        )
-        .unwrap();
+        let file = split.join(format!("export-{i:02}.jsonl"));
+        fs::write(file, format!("{line}\n")).unwrap();
     }
-    let d2 = tempfile::tempdir().unwrap();
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (_, one_file) = import_json(d1.path(), &joined);
     let (_, files) = import_json(d2.path(), &split);
+    assert_eq!(one_file["sessions"], fixture["sessions"]);
     assert_eq!(files["sessions"], one_file["sessions"]);
     assert_eq!(files["totals"], one_file["totals"]);
-    assert_eq!(
-        files["problems"].as_array().unwrap().len(),
-        one_file["problems"].as_array().unwrap().len()
-    );
+    let whats = |doc: &serde_json::Value| -> Vec<String> {
+        doc["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["what"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The fixture's broken line and the two added: three kinds of problem.
+    let seen = whats(&one_file);
+    assert_eq!(seen.len(), whats(&fixture).len() + 2, "{seen:?}");
+    assert!(seen[0].contains("truncated"), "{seen:?}");
+    assert_eq!(whats(&files), seen);
 
     let other = dir.path().join("other");
     fs::create_dir_all(&other).unwrap();
     fs::write(other.join("spans.jsonl"), format!("[1, 2]\n{text}")).unwrap();
     let d3 = tempfile::tempdir().unwrap();
     let (_, after) = import_json(d3.path(), &other);
-    assert_eq!(after["sessions"], one_file["sessions"]);
+    assert_eq!(after["sessions"], fixture["sessions"]);
     let problems = after["problems"].as_array().unwrap();
     assert_eq!(
         problems.len(),
-        one_file["problems"].as_array().unwrap().len() + 1
+        fixture["problems"].as_array().unwrap().len() + 1
     );
     assert_eq!(problems[0]["line"], 1);
     assert!(

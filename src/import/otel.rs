@@ -536,6 +536,54 @@ fn streamed(file: std::fs::File) -> Option<(Vec<Batch>, u64, u64)> {
     Some((batches, lines, counted.bytes))
 }
 
+/// Files read on the pool at a time (their spans are held until taken).
+const FILES_AT_ONCE: usize = 64;
+
+/// One file read on the pool: its name, what reading it counted and the
+/// problems it found, and its resource entries, each with how many of
+/// those problems came before it.
+type FileRead = (String, Import, Vec<(usize, Batch)>);
+
+/// The spans taken so far, by session: its project and its events by start
+/// time; and the spans seen, each counted once.
+#[derive(Default)]
+struct Spans {
+    sessions: BTreeMap<String, (String, Vec<Timed>)>,
+    seen: std::collections::HashSet<(String, String)>,
+}
+
+impl Spans {
+    /// Takes one resource entry's spans, read from the file `name`.
+    fn take(&mut self, import: &mut Import, name: &str, (service, seen): Batch) {
+        for span in seen {
+            if !self.seen.insert((span.trace_id, span.span_id.clone())) {
+                import.skipped.duplicate_messages += 1;
+                continue;
+            }
+            let event = match span.conv {
+                Conv::Event(e) => e,
+                Conv::Capped(e, what) => {
+                    import.problem(name, 0, what);
+                    e
+                }
+                Conv::Problem(what) => {
+                    import.problem(name, 0, what);
+                    continue;
+                }
+                Conv::Other => {
+                    import.skipped.other_lines += 1;
+                    continue;
+                }
+            };
+            self.sessions
+                .entry(span.session)
+                .or_insert_with(|| (service.clone(), Vec::new()))
+                .1
+                .push((span.start, span.span_id, event));
+        }
+    }
+}
+
 /// Reads every `.json` and `.jsonl` file under `paths`, groups the spans into
 /// sessions and hands those that pass `filter` to `each`.
 pub fn read<E: Send>(
@@ -550,45 +598,47 @@ pub fn read<E: Send>(
         problems: listing_problems,
         ..Import::default()
     };
-    // session → (project, file, events by start time)
-    let mut sessions: BTreeMap<String, (String, Vec<Timed>)> = BTreeMap::new();
-    let mut seen_spans = std::collections::HashSet::new();
-    for (root, path) in &files {
-        let name = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .into_owned();
-        import.files += 1;
-        exports(path, &name, &mut import, |import, (service, seen)| {
-            for span in seen {
-                if !seen_spans.insert((span.trace_id, span.span_id.clone())) {
-                    import.skipped.duplicate_messages += 1;
-                    continue;
-                }
-                let event = match span.conv {
-                    Conv::Event(e) => e,
-                    Conv::Capped(e, what) => {
-                        import.problem(&name, 0, what);
-                        e
-                    }
-                    Conv::Problem(what) => {
-                        import.problem(&name, 0, what);
-                        continue;
-                    }
-                    Conv::Other => {
-                        import.skipped.other_lines += 1;
-                        continue;
-                    }
-                };
-                sessions
-                    .entry(span.session)
-                    .or_insert_with(|| (service.clone(), Vec::new()))
-                    .1
-                    .push((span.start, span.span_id, event));
+    let mut spans = Spans::default();
+    // Files are read a few at a time on the pool (and each file's lines on
+    // it too), and what each made is taken in the files' order: a span
+    // exported twice counts where it was first seen, and each file's
+    // problems stay in their place among its spans.
+    for chunk in files.chunks(FILES_AT_ONCE) {
+        use rayon::prelude::*;
+        let read: Vec<FileRead> = chunk
+            .par_iter()
+            .map(|(root, path)| {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap_or(path)
+                    .to_string_lossy()
+                    .into_owned();
+                let mut stats = Import::default();
+                let mut batches = Vec::new();
+                exports(path, &name, &mut stats, |stats, b| {
+                    batches.push((stats.problems.len(), b));
+                });
+                (name, stats, batches)
+            })
+            .collect();
+        for (name, stats, batches) in read {
+            import.files += 1;
+            import.lines += stats.lines;
+            import.bytes += stats.bytes;
+            import.lost_lines += stats.lost_lines;
+            let mut problems = stats.problems.into_iter();
+            let mut taken = 0;
+            for (before, batch) in batches {
+                import
+                    .problems
+                    .extend(problems.by_ref().take(before - taken));
+                taken = before;
+                spans.take(&mut import, &name, batch);
             }
-        });
+            import.problems.extend(problems);
+        }
     }
+    let sessions = spans.sessions;
     let mut ready = Vec::new();
     for (id, (project, events)) in sessions {
         let thread = thread_of(events);
