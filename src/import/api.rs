@@ -323,11 +323,7 @@ fn scan<'a>(
 }
 
 fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
-    let name = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned();
+    let name = super::name_under(root, path);
     let mut stats = Import::default();
     let mut cassette = Cassette::new(&name, path);
     let opened = each_line(path, &name, &mut stats, |number, text, stats| {

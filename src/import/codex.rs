@@ -272,11 +272,7 @@ fn ceil_char(text: &str, mut i: usize) -> usize {
 
 /// One rollout file as a session.
 fn read_file(root: &Path, path: &Path) -> (Option<Session>, Import) {
-    let name = path
-        .strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned();
+    let name = super::name_under(root, path);
     let mut stats = Import::default();
     let stem = path
         .file_stem()

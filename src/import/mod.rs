@@ -558,6 +558,15 @@ where
     }
 }
 
+/// A log's name in problems and outputs: its path under the folder it was
+/// found in (the whole path when it is not under it).
+pub(crate) fn name_under(root: &std::path::Path, path: &std::path::Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Reads sources whose files are one session each: files are read in
 /// parallel, a few dozen at a time, and handed in path order to `keep`
 /// (which may drop a session, or requests already seen, counting them)

@@ -608,11 +608,7 @@ pub fn read<E: Send>(
         let read: Vec<FileRead> = chunk
             .par_iter()
             .map(|(root, path)| {
-                let name = path
-                    .strip_prefix(root)
-                    .unwrap_or(path)
-                    .to_string_lossy()
-                    .into_owned();
+                let name = super::name_under(root, path);
                 let mut stats = Import::default();
                 let mut batches = Vec::new();
                 exports(path, &name, &mut stats, |stats, b| {
