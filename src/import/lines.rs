@@ -389,6 +389,7 @@ mod tests {
         assert!(utf8(&bad).is_none());
         assert!(!seen(from_json_line(&bad)).starts_with("ok"));
     }
+
     #[test]
     fn a_seed_reads_a_line_the_same_from_its_text_as_from_its_bytes() {
         /// Keeps every number of an array where it is told, as the OTLP
