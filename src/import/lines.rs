@@ -111,6 +111,18 @@ impl Import {
         });
     }
 
+    /// Adds the counts of a file read on its own (`file`): the files, lines
+    /// and bytes read, the lines lost and those counting rules removed. Its
+    /// problems are the caller's to place among the others.
+    pub fn add_counts(&mut self, file: &Import) {
+        self.files += file.files;
+        self.lines += file.lines;
+        self.bytes += file.bytes;
+        self.lost_lines += file.lost_lines;
+        self.skipped.repeated_lines += file.skipped.repeated_lines;
+        self.skipped.other_lines += file.skipped.other_lines;
+    }
+
     /// Lists a problem of `file` at `line` that lost the line's content
     /// (see [`Import::lost_lines`]).
     pub fn lost(&mut self, file: &str, line: u64, what: impl Into<String>) {

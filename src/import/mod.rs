@@ -599,11 +599,7 @@ pub(crate) fn read_each_file<E: Send>(
     overlapped(chunks, read_chunk, each, |read| {
         let mut ready = Vec::new();
         for (session, stats) in read {
-            import.files += stats.files;
-            import.lines += stats.lines;
-            import.bytes += stats.bytes;
-            import.skipped.repeated_lines += stats.skipped.repeated_lines;
-            import.skipped.other_lines += stats.skipped.other_lines;
+            import.add_counts(&stats);
             import.problems.extend(stats.problems);
             if let Some(mut s) = session {
                 if keep(&mut s, &mut import.skipped) && filter.keeps(&s) {

@@ -609,7 +609,10 @@ pub fn read<E: Send>(
             .par_iter()
             .map(|(root, path)| {
                 let name = super::name_under(root, path);
-                let mut stats = Import::default();
+                let mut stats = Import {
+                    files: 1,
+                    ..Import::default()
+                };
                 let mut batches = Vec::new();
                 exports(path, &name, &mut stats, |stats, b| {
                     batches.push((stats.problems.len(), b));
@@ -618,10 +621,7 @@ pub fn read<E: Send>(
             })
             .collect();
         for (name, stats, batches) in read {
-            import.files += 1;
-            import.lines += stats.lines;
-            import.bytes += stats.bytes;
-            import.lost_lines += stats.lost_lines;
+            import.add_counts(&stats);
             let mut problems = stats.problems.into_iter();
             let mut taken = 0;
             for (before, batch) in batches {
