@@ -98,3 +98,68 @@ fn a_tool_results_o200k_count_stays_only_for_a_model_of_that_tokenizer() {
         .collect();
     assert_eq!(counts, [(Some(1), Some(7)), (Some(2), None), (None, None)]);
 }
+
+#[test]
+fn spans_converted_on_the_pool_come_back_in_order_each_in_its_resource() {
+    // Resources of 300, 0, 1 and 700 spans, the last over two scopes:
+    // batches of ITEMS_AT_ONCE cross resource and scope boundaries, and
+    // several are converted at once.
+    let sizes = [300usize, 0, 1, 700];
+    let span = |r: usize, i: usize| {
+        format!(
+            r#"{{"traceId": "t{r}", "spanId": "s{r}-{i}", "startTimeUnixNano": "{}",
+            "attributes": [{{"key": "gen_ai.operation.name", "value": {{"stringValue": "execute_tool"}}}},
+                           {{"key": "gen_ai.tool.call.result", "value": {{"stringValue": "{}"}}}}]}}"#,
+            1_000_000_000 + i,
+            "x".repeat(1 + i % 17)
+        )
+    };
+    let resources: Vec<String> = sizes
+        .iter()
+        .enumerate()
+        .map(|(r, &n)| {
+            let spans: Vec<String> = (0..n).map(|i| span(r, i)).collect();
+            let half = spans.len() / 2;
+            format!(
+                r#"{{"resource": {{"attributes": [{{"key": "service.name", "value": {{"stringValue": "svc{r}"}}}}]}},
+                "scopeSpans": [{{"spans": [{}]}}, {{"spans": [{}]}}]}}"#,
+                spans[..half].join(","),
+                spans[half..].join(",")
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"resourceSpans": [{}]}}"#, resources.join(","));
+    let check = |batches: &[Batch]| {
+        assert_eq!(batches.len(), sizes.len());
+        for (r, ((service, seen), &n)) in batches.iter().zip(&sizes).enumerate() {
+            assert_eq!(service, &format!("svc{r}"));
+            let ids: Vec<&str> = seen.iter().map(|s| s.span_id.as_str()).collect();
+            let want: Vec<String> = (0..n).map(|i| format!("s{r}-{i}")).collect();
+            assert_eq!(ids, want, "resource {r}");
+            for (i, s) in seen.iter().enumerate() {
+                assert_eq!(s.trace_id, format!("t{r}"));
+                match &s.conv {
+                    Conv::Event(Event::Tool { result, .. }) => {
+                        assert_eq!(result.bytes, (1 + i % 17) as u64)
+                    }
+                    _ => panic!("span {i} of resource {r} is a tool call"),
+                }
+            }
+        }
+    };
+    let mut batches = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(&text);
+    Export(&mut batches).deserialize(&mut de).unwrap();
+    de.end().unwrap();
+    check(&batches);
+    // Streamed from a file, the same, with its bytes and lines counted.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.json");
+    std::fs::write(&path, &text).unwrap();
+    let (streamed_batches, lines, bytes) = streamed(std::fs::File::open(&path).unwrap()).unwrap();
+    check(&streamed_batches);
+    assert_eq!(
+        (lines, bytes),
+        (text.lines().count() as u64, text.len() as u64)
+    );
+}
