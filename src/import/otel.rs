@@ -520,25 +520,25 @@ fn whole(path: &Path) -> Option<(Vec<Batch>, u64, u64)> {
 /// `file` as one export, read as a stream (memory bounded by a few batches
 /// of spans: see `export::State`).
 fn streamed(file: std::fs::File) -> Option<(Vec<Batch>, u64, u64)> {
-    // serde_json reads a reader a byte at a call: the buffer is the outer
-    // layer, so the bytes and lines are counted a megabyte at a time, not
-    // a byte at a time (a sixth of the document's time).
-    let mut buffered = std::io::BufReader::with_capacity(
-        1 << 20,
-        Counted {
-            inner: file,
-            bytes: 0,
-            lines: 0,
-            last: b'\n',
-        },
-    );
+    let mut counted = Counted {
+        inner: file,
+        bytes: 0,
+        lines: 0,
+        last: b'\n',
+    };
     let mut batches = Vec::new();
     {
-        let mut de = serde_json::Deserializer::from_reader(&mut buffered);
+        // serde_json reads a reader a byte at a call. The buffer is the
+        // outer layer, so the bytes and lines are counted a megabyte at a
+        // time (counted a byte at a time, they were a sixth of the
+        // document's time), and it is given by value: the standard
+        // library takes a byte straight from a `BufReader`'s buffer, and
+        // through a reference it copies it out by a `read` call.
+        let buffered = std::io::BufReader::with_capacity(1 << 20, &mut counted);
+        let mut de = serde_json::Deserializer::from_reader(buffered);
         Export(&mut batches).deserialize(&mut de).ok()?;
         de.end().ok()?;
     }
-    let counted = buffered.get_ref();
     // A last line without its newline is a line too.
     let lines = counted.lines + u64::from(counted.last != b'\n');
     Some((batches, lines, counted.bytes))
