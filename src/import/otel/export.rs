@@ -19,9 +19,9 @@ pub(super) struct Export<'a>(pub(super) &'a mut Vec<Batch>);
 /// the items read and not yet converted. Items are read on this thread and
 /// converted on the others of the pool (a tool result's text counted in
 /// o200k_base tokens is most of an export's time), [`ITEMS_AT_ONCE`] of
-/// them or [`HELD_AT_ONCE`] bytes of their text a batch; with
-/// [`IN_FLIGHT`] batches waiting, this thread converts the next one itself,
-/// so the text held stays bounded. What the batches became is put back in
+/// them or [`HELD_AT_ONCE`] bytes of their text a batch; with as many
+/// batches waiting as the pool has threads, this thread converts the next
+/// one itself, so the text held stays bounded. What the batches became is put back in
 /// order, each item in its resource's batch.
 struct State<'a, 's, S: Signal> {
     batches: &'a mut Vec<Batch>,
@@ -34,6 +34,8 @@ struct State<'a, 's, S: Signal> {
     /// What each converted batch became, by its number.
     done: &'s Mutex<Vec<(usize, Converted)>>,
     in_flight: &'s AtomicUsize,
+    /// Batches waiting to be converted, at most.
+    waiting: usize,
 }
 
 /// What a batch of items became: each with its resource's index.
@@ -44,9 +46,6 @@ const ITEMS_AT_ONCE: usize = 256;
 
 /// Bytes of item text held before the items are converted together.
 const HELD_AT_ONCE: usize = 8 << 20;
-
-/// Batches handed to the pool and not yet converted, at most.
-const IN_FLIGHT: usize = 2;
 
 impl<S: Signal> State<'_, '_, S> {
     /// Takes an item of the resource being read.
@@ -70,7 +69,7 @@ impl<S: Signal> State<'_, '_, S> {
             return;
         }
         let (done, in_flight) = (self.done, self.in_flight);
-        if (last && batch == 0) || in_flight.load(Acquire) >= IN_FLIGHT {
+        if (last && batch == 0) || in_flight.load(Acquire) >= self.waiting {
             let converted = converted::<S>(items);
             lock(done).push((batch, converted));
             return;
@@ -114,6 +113,7 @@ fn resources<'de, S: Signal, A: MapAccess<'de>>(
             handed: 0,
             done: &done,
             in_flight: &in_flight,
+            waiting: rayon::current_num_threads(),
         };
         let read = map.next_value_seed(EachResource(&mut state));
         state.hand_over(true);
