@@ -21,8 +21,8 @@ pub(super) struct Export<'a>(pub(super) &'a mut Vec<Batch>);
 /// o200k_base tokens is most of an export's time), [`ITEMS_AT_ONCE`] of
 /// them or [`HELD_AT_ONCE`] bytes of their text a batch; with as many
 /// batches waiting as the pool has threads, this thread converts the next
-/// one itself, so the text held stays bounded. What the batches became is put back in
-/// order, each item in its resource's batch.
+/// one itself, so the text held stays bounded. What the batches became is
+/// put back in order, each item in its resource's batch.
 struct State<'a, 's, S: Signal> {
     batches: &'a mut Vec<Batch>,
     scope: &'a rayon::Scope<'s>,
@@ -116,7 +116,10 @@ fn resources<'de, S: Signal, A: MapAccess<'de>>(
             waiting: rayon::current_num_threads(),
         };
         let read = map.next_value_seed(EachResource(&mut state));
-        state.hand_over(true);
+        // A list that does not read adds nothing: what is left is dropped.
+        if read.is_ok() {
+            state.hand_over(true);
+        }
         read
     })?;
     let mut done = done
