@@ -611,9 +611,11 @@ pub fn read<E: Send>(
     // it too), and what each made is taken in the files' order: a span
     // exported twice counts where it was first seen, and each file's
     // problems stay in their place among its spans.
-    for chunk in files.chunks(FILES_AT_ONCE) {
+    // (The project's overlap of reading and taking: a chunk is read while
+    // the one before is taken.)
+    let read_chunk = |chunk: &[(std::path::PathBuf, std::path::PathBuf)]| -> Vec<FileRead> {
         use rayon::prelude::*;
-        let read: Vec<FileRead> = chunk
+        chunk
             .par_iter()
             .map(|(root, path)| {
                 let name = super::name_under(root, path);
@@ -627,7 +629,9 @@ pub fn read<E: Send>(
                 });
                 (name, stats, batches)
             })
-            .collect();
+            .collect()
+    };
+    let take_chunk = |read: Vec<FileRead>| {
         for (name, stats, batches) in read {
             import.add_counts(&stats);
             let mut problems = stats.problems.into_iter();
@@ -641,7 +645,14 @@ pub fn read<E: Send>(
             }
             import.problems.extend(problems);
         }
-    }
+    };
+    let taken: Result<(), std::convert::Infallible> = super::overlapped(
+        files.chunks(FILES_AT_ONCE),
+        read_chunk,
+        |()| Ok(()),
+        take_chunk,
+    );
+    let Ok(()) = taken;
     let sessions = spans.sessions;
     let mut ready = Vec::new();
     for (id, (project, events)) in sessions {
